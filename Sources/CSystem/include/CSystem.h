@@ -1,0 +1,42 @@
+// Linux primitives that Glibc's Swift overlay does not declare. Thin pass-throughs only: the Swift side
+// (retry on EINTR, errno handling) lives with the code that uses them.
+#ifndef RUNLOOPSUITE_CSYSTEM_H
+#define RUNLOOPSUITE_CSYSTEM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK [| EFD_SEMAPHORE]); returns the fd or -1 with errno set.
+int csystem_eventfd(int semaphore);
+/// Adds `value` to the eventfd counter; 0 or -1 with errno set.
+int csystem_eventfd_write(int fd, uint64_t value);
+/// Reads (and so drains) the eventfd counter into *value; 0, or -1 with errno set (EAGAIN when it is zero).
+int csystem_eventfd_read(int fd, uint64_t *value);
+
+/// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK); the fd or -1.
+int csystem_timerfd_create(void);
+/// Arms the timerfd one-shot at an absolute CLOCK_MONOTONIC time in nanoseconds (0 disarms).
+int csystem_timerfd_set_abs_ns(int fd, uint64_t deadline_ns);
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int csystem_epoll_create(void);
+/// epoll_ctl ADD/MOD/DEL with EPOLLIN, edge-triggered when `edge` is non-zero, carrying `data` as the event's u64.
+int csystem_epoll_add(int epfd, int fd, uint64_t data, int edge);
+int csystem_epoll_mod(int epfd, int fd, uint64_t data, int edge);
+int csystem_epoll_del(int epfd, int fd);
+/// epoll_wait into parallel arrays of the events' data words; timeout_ms < 0 waits forever.
+int csystem_epoll_wait(int epfd, uint64_t *data, int max_events, int timeout_ms);
+
+/// CLOCK_MONOTONIC in nanoseconds.
+uint64_t csystem_monotonic_ns(void);
+/// The calling thread's kernel id.
+int32_t csystem_gettid(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

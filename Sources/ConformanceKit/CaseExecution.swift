@@ -1,0 +1,261 @@
+// Interprets one case against one engine: creates its items on the case thread, performs its steps, records every
+// callout as a trace line, and runs trigger actions from inside the callouts that match them.
+
+import CSystem
+import EngineKit
+import Foundation
+
+/// One run of one case. Created by the runner, driven on the case thread.
+///
+/// Thread safety: `state` is protected by `lock`. `loop`, `epoch` and `handles` are written once on the case thread
+/// before any callout can happen and only read afterwards; `engine` and `specCase` are immutable.
+final class CaseExecution: @unchecked Sendable {
+    let engine: any RunLoopEngine
+    let specCase: SpecCase
+    private let triggersByEvent: [String: [Trigger]]
+
+    private(set) var loop: (any EngineLoop)?
+    private var epoch: Double = 0
+    private var handles: [String: Handle] = [:]
+
+    private let lock = NSLock()
+    /// Protected by `lock`.
+    private var state = State()
+
+    private struct State {
+        var trace: [String] = []
+        var counts: [String: Int] = [:]
+        /// Set when the steps are done and helper threads have finished: later callouts (a loop torn down at
+        /// thread exit, say) are not part of the case.
+        var closed = false
+        /// Set when the steps are done, so helper threads stop waiting for a state that will not come.
+        var stepsDone = false
+        var runtimeError: String?
+    }
+
+    /// What a declared item became in the engine.
+    private enum Handle {
+        case source(any EngineSource, fd: Int32?)
+        case timer(any EngineTimer)
+        case observer(any EngineObserver)
+        case block
+
+        var item: EngineItem? {
+            switch self {
+            case .source(let source, _): return .source(source)
+            case .timer(let timer): return .timer(timer)
+            case .observer(let observer): return .observer(observer)
+            case .block: return nil
+            }
+        }
+    }
+
+    private let helpers = DispatchGroup()
+
+    init(engine: any RunLoopEngine, specCase: SpecCase) {
+        self.engine = engine
+        self.specCase = specCase
+        self.triggersByEvent = Dictionary(grouping: specCase.triggers, by: \.event)
+    }
+
+    /// The trace so far and any runtime error.
+    var result: (trace: [String], error: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (state.trace, state.runtimeError)
+    }
+
+    /// Runs the case on the calling thread, which must be a fresh thread. Returns when the steps are done and every
+    /// helper thread has finished.
+    func execute() {
+        let loop = engine.currentLoop()
+        self.loop = loop
+        epoch = loop.now
+        for declaration in specCase.items {
+            handles[declaration.name] = makeHandle(declaration, loop: loop)
+        }
+        for step in specCase.steps { perform(step) }
+        lock.withLock { state.stepsDone = true }
+        helpers.wait()
+        lock.withLock { state.closed = true }
+    }
+
+    /// Called by the runner when the watchdog gives up: no further events are recorded, and the loop is asked to
+    /// stop so that an abandoned thread has a chance to finish.
+    func abandon() {
+        lock.withLock {
+            state.closed = true
+            state.stepsDone = true
+        }
+        loop?.stop()
+        loop?.wakeUp()
+    }
+
+    /// Closes the eventfds of version-1 sources. Only after the case thread has finished.
+    func releaseResources() {
+        for case .source(let source, let fd?) in handles.values {
+            source.invalidate()
+            close(fd)
+        }
+    }
+
+    // MARK: Items
+
+    private func makeHandle(_ declaration: ItemDeclaration, loop: any EngineLoop) -> Handle {
+        let name = declaration.name
+        switch declaration.kind {
+        case .source0(let order, let callouts):
+            var callbacks = Source0Callbacks(perform: { [self] in record(Trace.perform(name)) })
+            if callouts {
+                callbacks.schedule = { [self] mode in record(Trace.schedule(name, mode)) }
+                callbacks.cancel = { [self] mode in record(Trace.cancel(name, mode)) }
+            }
+            return .source(loop.makeSource0(order: order, callbacks: callbacks), fd: nil)
+        case .source1(let order):
+            let fd = csystem_eventfd(0)
+            if fd < 0 { fail("eventfd for source1 '\(name)' failed: errno \(errno)") }
+            return .source(loop.makeSource1(order: order, fd: fd, perform: { [self] in record(Trace.perform(name)) }), fd: fd)
+        case .timer(let fire, let interval, let tolerance, let order):
+            let timer = loop.makeTimer(fireDate: epoch + fire, interval: interval, order: order,
+                                       callout: { [self] in record(Trace.fire(name)) })
+            if let tolerance { timer.tolerance = tolerance }
+            return .timer(timer)
+        case .observer(let activities, let repeats, let order):
+            return .observer(loop.makeObserver(activities: activities, repeats: repeats, order: order,
+                                               callout: { [self] activity in record(Trace.observer(name, activity)) }))
+        case .block:
+            return .block
+        }
+    }
+
+    // MARK: Trace and triggers
+
+    /// Appends a trace line and runs the actions of every trigger that matches this occurrence, on this thread.
+    private func record(_ line: String) {
+        let matched: [Trigger] = lock.withLock {
+            guard !state.closed else { return [] }
+            state.trace.append(line)
+            let count = (state.counts[line] ?? 0) + 1
+            state.counts[line] = count
+            return (triggersByEvent[line] ?? []).filter { $0.fires(onOccurrence: count) }
+        }
+        for trigger in matched {
+            for action in trigger.actions { perform(action) }
+        }
+    }
+
+    private func fail(_ message: String) {
+        lock.withLock {
+            if state.runtimeError == nil { state.runtimeError = message }
+        }
+    }
+
+    // MARK: Actions
+
+    private func perform(_ action: Action) {
+        guard let loop else { return }
+        switch action {
+        case .add(let item, let mode):
+            if let engineItem = handles[item]?.item { loop.add(engineItem, mode: mode) }
+        case .remove(let item, let mode):
+            if let engineItem = handles[item]?.item { loop.remove(engineItem, mode: mode) }
+        case .contains(let item, let mode):
+            if let engineItem = handles[item]?.item {
+                record("contains \(item) \(mode) \(loop.contains(engineItem, mode: mode))")
+            }
+        case .addCommonMode(let name):
+            loop.addCommonMode(name)
+        case .signal(let name):
+            if case .source(let source, _)? = handles[name] { source.signal() }
+        case .write(let name):
+            if case .source(_, let fd?)? = handles[name], csystem_eventfd_write(fd, 1) != 0 {
+                fail("writing to source1 '\(name)' failed: errno \(errno)")
+            }
+        case .wakeUp:
+            loop.wakeUp()
+        case .stop:
+            loop.stop()
+        case .stopMode(let name):
+            loop.stopMode(name)
+        case .invalidate(let name):
+            switch handles[name] {
+            case .source(let source, _)?: source.invalidate()
+            case .timer(let timer)?: timer.invalidate()
+            case .observer(let observer)?: observer.invalidate()
+            case .block?, nil: break
+            }
+        case .setNextFireDate(let name, let seconds):
+            if case .timer(let timer)? = handles[name] { timer.nextFireDate = loop.now + seconds }
+        case .setTolerance(let name, let seconds):
+            if case .timer(let timer)? = handles[name] { timer.tolerance = seconds }
+        case .run(let request):
+            record(Trace.run(request.mode))
+            let result = loop.run(mode: request.mode, seconds: request.seconds,
+                                  returnAfterSourceHandled: request.returnAfterSourceHandled)
+            record(Trace.result(result))
+        case .perform(let block, let modes):
+            loop.performBlock(modes: modes) { [self] in record(Trace.block(block)) }
+        case .mark(let text):
+            record(Trace.mark(text))
+        case .stall(let seconds):
+            let end = loop.now + seconds
+            while loop.now < end {}
+        case .query(let query):
+            record(answer(query, loop: loop))
+        case .thread(let wait, let actions):
+            startHelper(wait: wait, actions: actions)
+        }
+    }
+
+    private func answer(_ query: Query, loop: any EngineLoop) -> String {
+        switch query {
+        case .currentMode:
+            return "currentMode \(loop.currentMode.map(ModeName.specName(of:)) ?? "none")"
+        case .isWaiting:
+            return "isWaiting \(loop.isWaiting)"
+        case .allModes:
+            return "allModes [\(loop.allModes.map(ModeName.specName(of:)).sorted().joined(separator: ", "))]"
+        case .nextTimerFireDate(let mode):
+            return "nextTimerFireDate \(mode) \(Trace.relative(loop.nextTimerFireDate(mode: mode), epoch: epoch))"
+        case .fireDate(let name):
+            guard case .timer(let timer)? = handles[name] else { return "fireDate \(name) ?" }
+            return "fireDate \(name) \(Trace.relative(timer.nextFireDate, epoch: epoch))"
+        case .tolerance(let name):
+            guard case .timer(let timer)? = handles[name] else { return "tolerance \(name) ?" }
+            return "tolerance \(name) \(String(format2: timer.tolerance))"
+        case .isValid(let name):
+            let valid: Bool
+            switch handles[name] {
+            case .source(let source, _)?: valid = source.isValid
+            case .timer(let timer)?: valid = timer.isValid
+            case .observer(let observer)?: valid = observer.isValid
+            case .block?, nil: valid = false
+            }
+            return "isValid \(name) \(valid)"
+        }
+    }
+
+    // MARK: Helper threads
+
+    /// Runs `actions` on a new thread once `wait` holds. Waiting is synchronised on loop state (never a sleep): the
+    /// thread yields until the condition holds, and gives up, with a `mark` that fails the case, if the steps end
+    /// first.
+    private func startHelper(wait: ThreadWait, actions: [Action]) {
+        helpers.enter()
+        let thread = Thread { [self] in
+            defer { helpers.leave() }
+            if wait == .waiting {
+                while !(loop?.isWaiting ?? false) {
+                    if lock.withLock({ state.stepsDone }) {
+                        record(Trace.mark("thread gave up: the loop never waited"))
+                        return
+                    }
+                    sched_yield()
+                }
+            }
+            for action in actions { perform(action) }
+        }
+        thread.name = "case helper"
+        thread.start()
+    }
+}

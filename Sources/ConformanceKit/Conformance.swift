@@ -1,0 +1,57 @@
+// The entry point the CLI and the tests share: load the spec, select cases, run them on engines.
+
+import EngineKit
+import Foundation
+
+/// What to run.
+public struct ConformanceRequest: Sendable {
+    /// A spec file or a directory of them.
+    public var specPath: String
+    /// A directory of `<engine>.yaml` expectation files, or nil for none.
+    public var expectationsPath: String?
+    /// Only cases whose id matches this glob (fnmatch), or all when nil.
+    public var filter: String?
+    /// Watchdog per case, in seconds, unless a case sets its own.
+    public var timeout: Double
+    /// How many times to run each case; a case meets its expectation only if every repetition does.
+    public var repetitions: Int
+
+    public init(specPath: String, expectationsPath: String?, filter: String? = nil, timeout: Double = 5,
+                repetitions: Int = 1) {
+        self.specPath = specPath
+        self.expectationsPath = expectationsPath
+        self.filter = filter
+        self.timeout = timeout
+        self.repetitions = repetitions
+    }
+}
+
+/// Loading and running the conformance spec.
+public enum Conformance {
+    /// Loads the spec and returns the selected cases in spec order (file by file, then as written).
+    public static func selectCases(_ request: ConformanceRequest) throws -> [SpecCase] {
+        let cases = try SpecLoader.load(path: request.specPath).flatMap(\.cases)
+        guard let filter = request.filter else { return cases }
+        return cases.filter { fnmatch(filter, $0.id, 0) == 0 }
+    }
+
+    /// Loads each engine's expectations, checked against every case id of the spec.
+    public static func loadExpectations(_ request: ConformanceRequest, engines: [any RunLoopEngine]) throws -> [String: EngineExpectations] {
+        guard let directory = request.expectationsPath else { return [:] }
+        let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
+        var result: [String: EngineExpectations] = [:]
+        for engine in engines {
+            result[engine.name] = try EngineExpectations.load(directory: directory, engine: engine.name, knownIDs: known)
+        }
+        return result
+    }
+
+    /// Loads, selects and runs. Throws ``SpecError`` for a malformed spec or expectations file.
+    public static func run(_ request: ConformanceRequest, engines: [any RunLoopEngine],
+                           progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
+        let cases = try selectCases(request)
+        let expectations = try loadExpectations(request, engines: engines)
+        let runner = ConformanceRunner(defaultTimeout: request.timeout, repetitions: request.repetitions, progress: progress)
+        return runner.run(cases: cases, engines: engines, expectations: expectations)
+    }
+}

@@ -1,0 +1,75 @@
+// Per-engine expected results, kept beside the cases as web-platform-tests keeps its metadata: a known divergence
+// is recorded with its reason, not hidden.
+//
+//   spec_version: 1
+//   engine: cf
+//   expected:
+//     timer.tolerance.get-returns-set-value:
+//       status: FAIL
+//       reason: "CoreFoundation on Linux stores no tolerance: CFRunLoopTimerGetTolerance returns 0 (RL 4739-70)."
+
+import Foundation
+
+/// One engine's expected non-PASS statuses.
+public struct EngineExpectations: Sendable {
+    public struct Entry: Sendable {
+        public var status: CaseStatus
+        public var reason: String
+        public var location: SpecLocation
+    }
+
+    public var engine: String
+    public var entries: [String: Entry]
+
+    public init(engine: String, entries: [String: Entry] = [:]) {
+        self.engine = engine
+        self.entries = entries
+    }
+
+    /// Loads `<directory>/<engine>.yaml` if it exists; an engine without a file expects every case to pass.
+    /// Every id must name a known case.
+    public static func load(directory: String, engine: String, knownIDs: Set<String>) throws -> EngineExpectations {
+        let path = (directory as NSString).appendingPathComponent("\(engine).yaml")
+        guard FileManager.default.fileExists(atPath: path) else { return EngineExpectations(engine: engine) }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
+        }
+        return try parse(text, file: path, engine: engine, knownIDs: knownIDs)
+    }
+
+    /// Parses an expectations file; `file` is used in messages.
+    public static func parse(_ text: String, file: String, engine: String, knownIDs: Set<String>) throws -> EngineExpectations {
+        let root = try SpecLoader.composeYAML(text, file: file)
+        var top = try root.fields()
+        let versionValue = try top.required("spec_version")
+        guard try versionValue.int() == specFormatVersion else {
+            throw versionValue.error("spec_version must be \(specFormatVersion)")
+        }
+        let engineValue = try top.required("engine")
+        guard try engineValue.string() == engine else {
+            throw engineValue.error("this file is for engine '\(try engineValue.string())', but is named for '\(engine)'")
+        }
+        var entries: [String: Entry] = [:]
+        for (id, value) in try top.required("expected").mapping() {
+            var entryValue = value
+            entryValue.caseID = id
+            guard knownIDs.contains(id) else { throw entryValue.error("no case has this id") }
+            var fields = try entryValue.fields()
+            let statusValue = try fields.required("status")
+            let word = try statusValue.string()
+            guard let status = CaseStatus(rawValue: word), status != .pass, status != .skip else {
+                throw statusValue.error("status must be FAIL, TIMEOUT or ERROR, not '\(word)'")
+            }
+            let reasonValue = try fields.required("reason")
+            let reason = try reasonValue.string()
+            guard reason.count >= 20 else { throw reasonValue.error("give the reason and its evidence") }
+            try fields.finish(allowed: ["status", "reason"])
+            entries[id] = Entry(status: status, reason: reason, location: value.location)
+        }
+        try top.finish(allowed: ["spec_version", "engine", "expected"])
+        return EngineExpectations(engine: engine, entries: entries)
+    }
+}

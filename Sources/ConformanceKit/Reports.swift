@@ -1,0 +1,152 @@
+// Renders a conformance report as a cases x engines table, as JSON, or as JUnit XML.
+
+import Foundation
+
+/// The output formats of `runloop conform`.
+public enum ReportFormat: String, CaseIterable, Sendable {
+    case table, json, junit
+
+    public func render(_ report: ConformanceReport) -> String {
+        switch self {
+        case .table: return TableReport.render(report)
+        case .json: return JSONReport.render(report)
+        case .junit: return JUnitReport.render(report)
+        }
+    }
+}
+
+/// How a cell reads: the status, with the expectation when it differs.
+func cellText(_ outcome: CaseOutcome) -> String {
+    if outcome.isUnexpectedPass { return "XPASS!" }
+    if outcome.expected != .pass, outcome.status == outcome.expected { return "x\(outcome.status.rawValue)" }
+    return outcome.meetsExpectation ? outcome.status.rawValue : outcome.status.rawValue + "!"
+}
+
+enum TableReport {
+    static func render(_ report: ConformanceReport) -> String {
+        let idWidth = max(4, report.caseIDs.map(\.count).max() ?? 0)
+        let columnWidth = max(8, report.engines.map(\.count).max() ?? 0)
+        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+        var lines = [pad("case", idWidth) + report.engines.map { "  " + pad($0, columnWidth) }.joined()]
+        lines.append(String(repeating: "-", count: idWidth + report.engines.count * (columnWidth + 2)))
+        for id in report.caseIDs {
+            let cells = report.engines.map { engine in
+                report.outcome(caseID: id, engine: engine).map(cellText) ?? "-"
+            }
+            lines.append(pad(id, idWidth) + cells.map { "  " + pad($0, columnWidth) }.joined())
+        }
+        lines.append("")
+        for engine in report.engines {
+            let counts = report.counts(engine: engine)
+            let summary = CaseStatus.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
+            lines.append("\(engine): \(summary); \(unmet == 0 ? "all as expected" : "\(unmet) not as expected")")
+        }
+        lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, XPASS! = an expected failure passed.")
+        let problems = report.outcomes.filter { !$0.meetsExpectation }
+        for outcome in problems {
+            lines.append("")
+            lines.append("\(outcome.status.rawValue): \(outcome.caseID) on \(outcome.engine) (expected \(outcome.expected.rawValue))")
+            if outcome.isUnexpectedPass, let reason = outcome.expectationReason {
+                lines.append("  the expectations file says: \(reason)")
+            }
+            if let detail = outcome.detail { lines.append(detail) }
+        }
+        lines.append("")
+        lines.append("\(report.outcomes.filter(\.meetsExpectation).count) passed, \(problems.count) failed")
+        return lines.joined(separator: "\n")
+    }
+}
+
+enum JSONReport {
+    struct Document: Encodable {
+        var format_version = 1
+        var summary: [String: [String: Int]]
+        var all_as_expected: Bool
+        var results: [Result]
+    }
+
+    struct Result: Encodable {
+        var id: String
+        var area: String
+        var engine: String
+        var status: String
+        var expected: String
+        var as_expected: Bool
+        var reason: String?
+        var detail: String?
+        var seconds: Double
+        var expected_trace: [String]?
+        var actual_trace: [String]?
+    }
+
+    static func render(_ report: ConformanceReport) -> String {
+        var summary: [String: [String: Int]] = [:]
+        for engine in report.engines {
+            let counts = report.counts(engine: engine)
+            summary[engine] = Dictionary(uniqueKeysWithValues: CaseStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
+        }
+        let results = report.outcomes.map { outcome in
+            let showTraces = outcome.status == .fail || outcome.status == .timeout
+            return Result(id: outcome.caseID, area: outcome.area, engine: outcome.engine, status: outcome.status.rawValue,
+                          expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
+                          reason: outcome.expectationReason, detail: outcome.detail,
+                          seconds: (outcome.seconds * 1000).rounded() / 1000,
+                          expected_trace: showTraces ? outcome.expectedTrace : nil,
+                          actual_trace: showTraces ? outcome.actualTrace : nil)
+        }
+        let document = Document(summary: summary, all_as_expected: report.allMeetExpectations, results: results)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(document) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+enum JUnitReport {
+    static func render(_ report: ConformanceReport) -> String {
+        var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#]
+        let failures = report.outcomes.filter { !$0.meetsExpectation }.count
+        lines.append(#"<testsuites name="runloop conform" tests="\#(report.outcomes.count)" failures="\#(failures)">"#)
+        for engine in report.engines {
+            let outcomes = report.outcomes.filter { $0.engine == engine }
+            let engineFailures = outcomes.filter { !$0.meetsExpectation }.count
+            let skipped = outcomes.filter { $0.status == .skip }.count
+            let time = outcomes.reduce(0) { $0 + $1.seconds }
+            lines.append(#"  <testsuite name="\#(escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" skipped="\#(skipped)" time="\#(time)">"#)
+            for outcome in outcomes {
+                let open = #"    <testcase classname="\#(escape(engine)).\#(escape(outcome.area))" name="\#(escape(outcome.caseID))" time="\#(outcome.seconds)""#
+                if outcome.status == .skip {
+                    lines.append(open + ">")
+                    lines.append(#"      <skipped message="\#(escape(outcome.detail ?? ""))"/>"#)
+                    lines.append("    </testcase>")
+                } else if !outcome.meetsExpectation {
+                    lines.append(open + ">")
+                    let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
+                    lines.append(#"      <failure message="\#(escape(message))">\#(escape(outcome.detail ?? ""))</failure>"#)
+                    lines.append("    </testcase>")
+                } else {
+                    lines.append(open + "/>")
+                }
+            }
+            lines.append("  </testsuite>")
+        }
+        lines.append("</testsuites>")
+        return lines.joined(separator: "\n")
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,257 @@
+// Reads spec files (YAML) into cases, checking everything that can be checked before a case runs: the format
+// version, field names and types, item references and kinds, trace events, and ids unique across files.
+
+import EngineKit
+import Foundation
+import Yams
+
+/// Loads and validates spec files.
+public enum SpecLoader {
+    /// Loads every `*.yaml` file under `path` (a file or a directory), sorted by name, and checks that case ids are
+    /// unique across them.
+    public static func load(path: String) throws -> [SpecFile] {
+        let files = try yamlFiles(at: path)
+        var seen: [String: SpecLocation] = [:]
+        var loaded: [SpecFile] = []
+        for file in files {
+            let spec = try loadFile(file)
+            for specCase in spec.cases {
+                if let first = seen[specCase.id] {
+                    throw SpecError(specCase.location, caseID: specCase.id, field: "id",
+                                    "duplicate id (first defined at \(first))")
+                }
+                seen[specCase.id] = specCase.location
+            }
+            loaded.append(spec)
+        }
+        return loaded
+    }
+
+    /// The YAML files at `path`: the file itself, or the `.yaml`/`.yml` files directly in the directory.
+    static func yamlFiles(at path: String) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw SpecError(SpecLocation(file: path, line: 0), "no such file or directory")
+        }
+        guard isDirectory.boolValue else { return [path] }
+        let names = try FileManager.default.contentsOfDirectory(atPath: path)
+        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+            .map { (path as NSString).appendingPathComponent($0) }
+    }
+
+    /// Loads one spec file.
+    public static func loadFile(_ path: String) throws -> SpecFile {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses spec text; `file` is used in messages.
+    public static func parse(_ text: String, file: String) throws -> SpecFile {
+        let root = try composeYAML(text, file: file)
+        var top = try root.fields()
+        let version = try top.required("spec_version").int()
+        guard version == specFormatVersion else {
+            throw root.error("spec_version \(version) is not supported (this runner reads version \(specFormatVersion))")
+        }
+        let cases = try top.required("cases").sequence().map(parseCase)
+        try top.finish(allowed: ["spec_version", "cases"])
+        return SpecFile(path: file, cases: cases)
+    }
+
+    /// Composes YAML, turning libyaml's errors into ``SpecError``s with the file and line.
+    static func composeYAML(_ text: String, file: String) throws -> YAMLValue {
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw SpecError(SpecLocation(file: file, line: 1), "the file is empty")
+            }
+            return YAMLValue(node: node, file: file, caseID: nil, field: "")
+        } catch let error as YamlError {
+            throw SpecError(SpecLocation(file: file, line: yamlErrorLine(error)), "YAML syntax error: \(yamlProblem(error))")
+        }
+    }
+
+    private static func yamlErrorLine(_ error: YamlError) -> Int {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
+        default: return 0
+        }
+    }
+
+    private static func yamlProblem(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
+             .composer(let context, let problem, _, _):
+            return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        default:
+            return "\(error)"
+        }
+    }
+
+    // MARK: Cases
+
+    static let caseFields = ["id", "rule", "source", "features", "allow", "timeout", "items", "steps", "on", "expect"]
+
+    static func parseCase(_ value: YAMLValue) throws -> SpecCase {
+        var probe = try value.fields()
+        let idValue = try probe.required("id")
+        let id = try idValue.string()
+        guard isValidID(id) else {
+            throw idValue.error("id '\(id)' must be dotted lower-case words, area first (e.g. stop.in-entry-observer)")
+        }
+        var caseValue = value
+        caseValue.caseID = id
+        var fields = try caseValue.fields()
+        _ = fields.optional("id")
+        return try parseCaseBody(id: id, fields: &fields, location: value.location)
+    }
+
+    private static func parseCaseBody(id: String, fields: inout Fields, location: SpecLocation) throws -> SpecCase {
+        let rule = try fields.required("rule").string()
+        let source = try fields.required("source").string()
+        let features = try (fields.optional("features")?.sequence() ?? []).map { value -> EngineFeature in
+            let word = try value.string()
+            guard let feature = EngineFeature(rawValue: word) else {
+                throw value.error("unknown feature '\(word)' (one of \(EngineFeature.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return feature
+        }
+        let allowances = Set(try (fields.optional("allow")?.sequence() ?? []).map { value -> Allowance in
+            let word = try value.string()
+            guard let allowance = Allowance(rawValue: word) else {
+                throw value.error("unknown allowance '\(word)' (one of \(Allowance.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return allowance
+        })
+        var timeout: Double?
+        if let value = fields.optional("timeout") {
+            timeout = try value.double()
+            guard let seconds = timeout, seconds > 0, seconds.isFinite else { throw value.error("timeout must be a positive number of seconds") }
+        }
+        let items = try parseItems(fields.optional("items"))
+        let kinds = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.kind) })
+        let actions = ActionParser(items: kinds)
+        let stepsValue = try fields.required("steps")
+        let steps = try stepsValue.sequence().map(actions.parse)
+        guard !steps.isEmpty else { throw stepsValue.error("a case needs at least one step") }
+        let grammar = TraceGrammar(items: kinds)
+        let triggers = try (fields.optional("on")?.sequence() ?? []).map { try parseTrigger($0, actions: actions, grammar: grammar) }
+        let expectValue = try fields.required("expect")
+        let expected = try expectValue.sequence().map { line -> String in
+            let text = try line.string()
+            if let problem = grammar.problem(in: text) { throw line.error(problem) }
+            return text
+        }
+        try fields.finish(allowed: caseFields)
+        return SpecCase(id: id, rule: rule, source: source, features: features, allowances: allowances,
+                        timeout: timeout, items: items, steps: steps, triggers: triggers, expectedTrace: expected,
+                        location: location)
+    }
+
+    static func isValidID(_ id: String) -> Bool {
+        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && part.allSatisfy { ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "-" }
+        }
+    }
+
+    // MARK: Items
+
+    static func parseItems(_ value: YAMLValue?) throws -> [ItemDeclaration] {
+        guard let value else { return [] }
+        return try value.mapping().map { name, spec in
+            guard isValidName(name) else {
+                throw spec.error("item name '\(name)' must be a letter followed by letters, digits or '_'")
+            }
+            return ItemDeclaration(name: name, kind: try parseItemKind(spec), location: spec.location)
+        }
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.first, first.isLetter else { return false }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
+
+    static func parseItemKind(_ value: YAMLValue) throws -> ItemKind {
+        let (word, argument) = try value.singleKey()
+        var fields = Fields(owner: value, pairs: [])
+        if let argument, !isNull(argument) { fields = try argument.fields() }
+        let kind: ItemKind
+        switch word {
+        case "source0":
+            kind = .source0(order: try fields.optional("order")?.int() ?? 0,
+                            callouts: try fields.optional("callouts")?.bool() ?? false)
+            try fields.finish(allowed: ["order", "callouts"])
+        case "source1":
+            kind = .source1(order: try fields.optional("order")?.int() ?? 0)
+            try fields.finish(allowed: ["order"])
+        case "timer":
+            kind = .timer(fire: try fields.optional("fire")?.double() ?? 0,
+                          interval: try fields.optional("interval")?.double() ?? 0,
+                          tolerance: try fields.optional("tolerance")?.double(),
+                          order: try fields.optional("order")?.int() ?? 0)
+            try fields.finish(allowed: ["fire", "interval", "tolerance", "order"])
+        case "observer":
+            var activities = ActivitySet.all
+            if let list = fields.optional("activities") {
+                activities = try parseActivities(list)
+            }
+            kind = .observer(activities: activities, repeats: try fields.optional("repeats")?.bool() ?? true,
+                             order: try fields.optional("order")?.int() ?? 0)
+            try fields.finish(allowed: ["activities", "repeats", "order"])
+        case "block":
+            kind = .block
+            try fields.finish(allowed: [])
+        default:
+            throw value.error("unknown item kind '\(word)' (one of source0, source1, timer, observer, block)")
+        }
+        return kind
+    }
+
+    static func parseActivities(_ value: YAMLValue) throws -> ActivitySet {
+        if value.isScalar, try value.string() == "all" { return .all }
+        return ActivitySet(try value.sequence().map { entry in
+            let word = try entry.string()
+            guard let activity = Activity(rawValue: word) else {
+                throw entry.error("unknown activity '\(word)' (one of all, \(Activity.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return activity
+        })
+    }
+
+    static func isNull(_ value: YAMLValue) -> Bool {
+        guard case .scalar(let scalar) = value.node else { return false }
+        return scalar.tag == Tag(.null) || scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null"
+    }
+
+    // MARK: Triggers
+
+    static func parseTrigger(_ value: YAMLValue, actions: ActionParser, grammar: TraceGrammar) throws -> Trigger {
+        var fields = try value.fields()
+        let whenValue = try fields.required("when")
+        let event = try whenValue.string()
+        if let problem = grammar.problem(in: event) { throw whenValue.error(problem) }
+        var occurrence = Trigger.Occurrence.nth(1)
+        let nth = fields.optional("nth")
+        let every = fields.optional("every")
+        if let nth {
+            let n = try nth.int()
+            guard n >= 1 else { throw nth.error("nth counts from 1") }
+            occurrence = .nth(n)
+        }
+        if let every, try every.bool() {
+            guard nth == nil else { throw every.error("give either nth or every, not both") }
+            occurrence = .every
+        }
+        let doValue = try fields.required("do")
+        let list = try doValue.sequence().map(actions.parse)
+        guard !list.isEmpty else { throw doValue.error("a trigger needs at least one action") }
+        try fields.finish(allowed: ["when", "nth", "every", "do"])
+        return Trigger(event: event, occurrence: occurrence, actions: list, location: value.location)
+    }
+}

@@ -1,0 +1,169 @@
+// The conformance spec as data: cases, the items they declare, the actions they perform and the trace they expect.
+// The YAML spelling of each type is documented in Sources/ConformanceSpec/INTERPRETING.md.
+
+import EngineKit
+
+/// The version of the spec format this package reads.
+public let specFormatVersion = 1
+
+/// Where something was written: a spec file and a line in it.
+public struct SpecLocation: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+    public var description: String { "\(file):\(line)" }
+}
+
+/// One conformance case.
+public struct SpecCase: Sendable {
+    /// Stable id, `area.behaviour[.detail]`, e.g. `stop.in-entry-observer`.
+    public var id: String
+    /// The one-sentence rule the case checks.
+    public var rule: String
+    /// Where the rule comes from: CF function and source lines, or "observed".
+    public var source: String
+    /// Engine features the case needs; an engine without one reports SKIP.
+    public var features: [EngineFeature]
+    /// Narrow allowances in trace matching (see ``Allowance``).
+    public var allowances: Set<Allowance>
+    /// Watchdog for this case, in seconds, overriding the runner's default.
+    public var timeout: Double?
+    /// The items, in declaration order (they are created in this order).
+    public var items: [ItemDeclaration]
+    /// What the case thread does, in order.
+    public var steps: [Action]
+    /// Actions run from inside callouts when a trace event happens.
+    public var triggers: [Trigger]
+    /// The exact trace the engine must produce.
+    public var expectedTrace: [String]
+    /// Where the case starts.
+    public var location: SpecLocation
+
+    /// The area: the id's first component.
+    public var area: String { String(id.split(separator: ".").first ?? Substring(id)) }
+}
+
+/// Ways a trace may differ from the expected one without the case failing. Each is as narrow as its rule.
+public enum Allowance: String, Sendable, CaseIterable {
+    /// Callout-free passes caused by wake-ups that handled nothing (catalogue rule 9): after a BeforeWaiting,
+    /// extra observer events AfterWaiting, BeforeTimers, BeforeSources, BeforeWaiting, in that order and with
+    /// nothing else between them, are ignored.
+    case idleWakes = "idle-wakes"
+}
+
+/// A named item of a case.
+public struct ItemDeclaration: Sendable {
+    public var name: String
+    public var kind: ItemKind
+    public var location: SpecLocation
+}
+
+/// What an item is, with its creation parameters.
+public enum ItemKind: Sendable {
+    /// A version-0 source; with `callouts`, its schedule and cancel callouts are traced.
+    case source0(order: Int, callouts: Bool)
+    /// A version-1 source over an eventfd the runner creates; `write` makes it readable.
+    case source1(order: Int)
+    /// A timer whose first fire date is `fire` seconds after the case starts (negative: already due).
+    case timer(fire: Double, interval: Double, tolerance: Double?, order: Int)
+    /// An observer of `activities`.
+    case observer(activities: ActivitySet, repeats: Bool, order: Int)
+    /// A block: a name for the closure that `perform` queues.
+    case block
+
+    /// The spec's word for the kind, for messages.
+    public var word: String {
+        switch self {
+        case .source0: return "source0"
+        case .source1: return "source1"
+        case .timer: return "timer"
+        case .observer: return "observer"
+        case .block: return "block"
+        }
+    }
+
+    /// Whether the item can be added to, removed from or looked up in a mode.
+    public var isModeItem: Bool {
+        if case .block = self { return false }
+        return true
+    }
+}
+
+/// The parameters of a run.
+public struct RunRequest: Sendable, Equatable {
+    public var mode: ModeName
+    public var seconds: Double
+    public var returnAfterSourceHandled: Bool
+}
+
+/// A state query whose answer is written into the trace.
+public enum Query: Sendable, Equatable {
+    case currentMode
+    case isWaiting
+    case allModes
+    case nextTimerFireDate(ModeName)
+    case fireDate(String)
+    case tolerance(String)
+    case isValid(String)
+}
+
+/// What a helper thread waits for before it acts.
+public enum ThreadWait: String, Sendable {
+    /// Act at once.
+    case none
+    /// Act once the loop reports it is waiting (CFRunLoopIsWaiting), i.e. it is asleep or about to be.
+    case waiting
+}
+
+/// One thing a case does, as a step or from a trigger.
+public indirect enum Action: Sendable {
+    case add(item: String, mode: ModeName)
+    case remove(item: String, mode: ModeName)
+    case contains(item: String, mode: ModeName)
+    case addCommonMode(String)
+    case signal(String)
+    case write(String)
+    case wakeUp
+    case stop
+    case stopMode(String)
+    case invalidate(String)
+    /// CFRunLoopTimerSetNextFireDate to now + seconds.
+    case setNextFireDate(timer: String, seconds: Double)
+    case setTolerance(timer: String, seconds: Double)
+    case run(RunRequest)
+    case perform(block: String, modes: BlockModes)
+    case mark(String)
+    /// Busy-wait (never sleep) for this many seconds, keeping the loop thread occupied.
+    case stall(Double)
+    case query(Query)
+    case thread(wait: ThreadWait, actions: [Action])
+}
+
+/// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).
+public struct Trigger: Sendable {
+    public enum Occurrence: Sendable, Equatable {
+        case nth(Int)
+        case every
+    }
+
+    public var event: String
+    public var occurrence: Occurrence
+    public var actions: [Action]
+    public var location: SpecLocation
+
+    func fires(onOccurrence count: Int) -> Bool {
+        switch occurrence {
+        case .every: return true
+        case .nth(let n): return n == count
+        }
+    }
+}
+
+/// A spec file after loading: its cases in file order.
+public struct SpecFile: Sendable {
+    public var path: String
+    public var cases: [SpecCase]
+}

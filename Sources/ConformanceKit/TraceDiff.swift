@@ -1,0 +1,31 @@
+// A line diff of expected and actual traces, for failure reports.
+
+/// Renders a unified-style diff: `  ` unchanged, `- ` expected but missing, `+ ` present but not expected.
+public enum TraceDiff {
+    public static func render(expected: [String], actual: [String]) -> String {
+        // Longest common subsequence table; traces are short (tens to hundreds of lines).
+        let n = expected.count, m = actual.count
+        var table = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            for j in stride(from: m - 1, through: 0, by: -1) {
+                table[i][j] = expected[i] == actual[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
+            }
+        }
+        var lines = ["--- expected", "+++ actual"]
+        var i = 0, j = 0
+        while i < n || j < m {
+            if i < n, j < m, expected[i] == actual[j] {
+                lines.append("  " + expected[i])
+                i += 1
+                j += 1
+            } else if j < m, i == n || table[i][j + 1] >= table[i + 1][j] {
+                lines.append("+ " + actual[j])
+                j += 1
+            } else {
+                lines.append("- " + expected[i])
+                i += 1
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,150 @@
+// The trace: one line per observable event, engine-independent, compared exactly.
+//
+//   <observer>.<activity>         an observer callout (o.entry, o.beforeWaiting, ...)
+//   perform <source>              a source0 or source1 perform callout
+//   fire <timer>                  a timer callout
+//   block <block>                 a block ran
+//   schedule <source> <mode>      a source0 schedule callout (sources declared with callouts: true)
+//   cancel <source> <mode>        a source0 cancel callout
+//   run <mode>                    a run begins (top-level or nested)
+//   return <result>               that run returned finished | stopped | timedOut | handledSource
+//   mark <text>                   a `mark` action
+//   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
+//                                 tolerance, isValid, contains)
+
+import EngineKit
+
+/// Builds trace lines, so that the interpreter and the grammar check agree on the spelling.
+enum Trace {
+    static func observer(_ name: String, _ activity: Activity) -> String { "\(name).\(activity.rawValue)" }
+    static func perform(_ name: String) -> String { "perform \(name)" }
+    static func fire(_ name: String) -> String { "fire \(name)" }
+    static func block(_ name: String) -> String { "block \(name)" }
+    static func schedule(_ name: String, _ mode: String) -> String { "schedule \(name) \(ModeName.specName(of: mode))" }
+    static func cancel(_ name: String, _ mode: String) -> String { "cancel \(name) \(ModeName.specName(of: mode))" }
+    static func run(_ mode: ModeName) -> String { "run \(mode)" }
+    static func result(_ result: RunResult) -> String { "return \(result)" }
+    static func mark(_ text: String) -> String { "mark \(text)" }
+
+    /// Seconds relative to the case's start, to 0.01 s: cases choose dates far from a rounding boundary.
+    static func relative(_ date: Double, epoch: Double) -> String {
+        date == 0 ? "none" : String(format2: date - epoch)
+    }
+
+    static let queryWords: Set<String> = [
+        "currentMode", "isWaiting", "allModes", "nextTimerFireDate", "fireDate", "tolerance", "isValid", "contains",
+    ]
+}
+
+extension String {
+    /// A number with two decimals, "-0.00" written as "0.00". Avoids Foundation's String(format:).
+    init(format2 value: Double) {
+        let hundredths = (value * 100).rounded()
+        let sign = hundredths < 0 ? "-" : ""
+        let magnitude = Int(abs(hundredths))
+        let fraction = magnitude % 100
+        self = "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// Checks that a trace line (an expectation or a trigger's event) is well formed and names declared items of the
+/// right kind. Returns a message for the first problem, or nil.
+struct TraceGrammar {
+    let items: [String: ItemKind]
+
+    func problem(in line: String) -> String? {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let head = words.first else { return "empty trace event" }
+        if words.count == 1, let dot = head.firstIndex(of: ".") {
+            let name = String(head[..<dot])
+            let activity = String(head[head.index(after: dot)...])
+            if let problem = expect(name, kind: "observer") { return problem }
+            if Activity(rawValue: activity) == nil {
+                return "unknown activity '\(activity)' in '\(line)' (one of \(Activity.allCases.map(\.rawValue).joined(separator: ", ")))"
+            }
+            return nil
+        }
+        switch head {
+        case "perform":
+            guard words.count == 2 else { return "'perform' takes one source: '\(line)'" }
+            return expect(words[1], kind: "source0", "source1")
+        case "fire":
+            guard words.count == 2 else { return "'fire' takes one timer: '\(line)'" }
+            return expect(words[1], kind: "timer")
+        case "block":
+            guard words.count == 2 else { return "'block' takes one block: '\(line)'" }
+            return expect(words[1], kind: "block")
+        case "schedule", "cancel":
+            guard words.count == 3 else { return "'\(head)' takes a source and a mode: '\(line)'" }
+            return expect(words[1], kind: "source0")
+        case "run":
+            return words.count == 2 ? nil : "'run' takes one mode: '\(line)'"
+        case "return":
+            guard words.count == 2, RunResult.allCases.contains(where: { $0.description == words[1] }) else {
+                return "'return' takes one of \(RunResult.allCases.map(\.description).joined(separator: ", ")): '\(line)'"
+            }
+            return nil
+        case "mark":
+            return words.count >= 2 ? nil : "'mark' needs text: '\(line)'"
+        default:
+            if Trace.queryWords.contains(head) { return words.count >= 2 ? nil : "query '\(head)' needs its answer" }
+            return "unknown trace event '\(line)' (expected <observer>.<activity>, perform, fire, block, schedule, cancel, run, return, mark or a query answer)"
+        }
+    }
+
+    private func expect(_ name: String, kind words: String...) -> String? {
+        guard let kind = items[name] else { return "'\(name)' is not a declared item" }
+        return words.contains(kind.word) ? nil : "'\(name)' is a \(kind.word), not a \(words.joined(separator: " or "))"
+    }
+}
+
+/// Removes callout-free wake cycles (catalogue rule 9) for cases that allow ``Allowance/idleWakes``.
+enum IdleWakeFilter {
+    private static let cycle: [Activity] = [.afterWaiting, .beforeTimers, .beforeSources, .beforeWaiting]
+
+    /// After each BeforeWaiting event, drops every following segment that consists only of observer events whose
+    /// activities run AfterWaiting, BeforeTimers, BeforeSources, BeforeWaiting in pass order (each at most once,
+    /// ending with BeforeWaiting): exactly what one pass that handles nothing reports.
+    static func apply(_ trace: [String]) -> [String] {
+        var output: [String] = []
+        var index = 0
+        while index < trace.count {
+            output.append(trace[index])
+            if activity(of: trace[index]) == .beforeWaiting {
+                // Skip the rest of this BeforeWaiting group first.
+                index += 1
+                while index < trace.count, activity(of: trace[index]) == .beforeWaiting {
+                    output.append(trace[index])
+                    index += 1
+                }
+                while let end = idleSegmentEnd(in: trace, from: index) { index = end }
+                continue
+            }
+            index += 1
+        }
+        return output
+    }
+
+    /// If an idle cycle starts at `start`, the index just past it (past its whole BeforeWaiting group).
+    private static func idleSegmentEnd(in trace: [String], from start: Int) -> Int? {
+        var position = 0 // index into `cycle` of the last activity seen
+        var index = start
+        var sawAny = false
+        while index < trace.count, let activity = activity(of: trace[index]),
+              let rank = cycle.firstIndex(of: activity), rank >= position {
+            if activity == .beforeWaiting {
+                while index < trace.count, self.activity(of: trace[index]) == .beforeWaiting { index += 1 }
+                return sawAny || index > start ? index : nil
+            }
+            position = rank
+            sawAny = true
+            index += 1
+        }
+        return nil
+    }
+
+    private static func activity(of line: String) -> Activity? {
+        guard !line.contains(" "), let dot = line.firstIndex(of: ".") else { return nil }
+        return Activity(rawValue: String(line[line.index(after: dot)...]))
+    }
+}

@@ -1,0 +1,14 @@
+// Where the shipped spec lives once the package is built: the cases and the per-engine expectations are copied as
+// resources, so `runloop conform` finds them without being told.
+
+import Foundation
+
+/// Paths of the spec shipped with this package.
+public enum SpecResources {
+    /// The directory of case files (`*.yaml`).
+    public static var casesDirectory: String? { Bundle.module.url(forResource: "cases", withExtension: nil)?.path }
+    /// The directory of per-engine expectations (`<engine>.yaml`).
+    public static var expectationsDirectory: String? {
+        Bundle.module.url(forResource: "expectations", withExtension: nil)?.path
+    }
+}

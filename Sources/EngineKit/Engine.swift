@@ -1,0 +1,130 @@
+// The contract between the conformance runner and a run-loop implementation ("engine").
+//
+// The runner never touches an engine's own API: it interprets a spec case by calling the members below, on the
+// case's loop thread unless a member says it may be called from any thread. Every member mirrors one CFRunLoop
+// function; its doc comment names it, so an engine author can read the CF documentation for the exact meaning.
+// Version 1 of this contract is described in Sources/ConformanceSpec/INTERPRETING.md.
+
+/// A run-loop implementation the conformance runner can drive.
+public protocol RunLoopEngine: Sendable {
+    /// Short, stable name used on the command line and in reports (`cf`, `ref`).
+    var name: String { get }
+    /// Optional capabilities; a case that needs a missing one is reported SKIP, not FAIL.
+    var features: Set<EngineFeature> { get }
+    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case.
+    func currentLoop() -> any EngineLoop
+}
+
+/// Optional capabilities of an engine. Cases list the ones they need (`features:` in the spec).
+public enum EngineFeature: String, CaseIterable, Sendable, Codable {
+    /// Version-1 sources that wait on a file descriptor.
+    case source1
+    /// `_CFRunLoopStopMode`: a persistent per-mode stop request.
+    case stopMode
+    /// Timer tolerance that is stored and honoured (CFRunLoopTimerSetTolerance / GetTolerance).
+    case timerTolerance
+    /// CFRunLoopPerformBlock.
+    case blocks
+}
+
+/// One loop, bound to the thread that created it.
+///
+/// Members marked "any thread" must be safe to call concurrently with a running loop; the others are called on the
+/// loop's own thread only.
+public protocol EngineLoop: AnyObject, Sendable {
+    /// The engine's absolute clock in seconds (CFAbsoluteTimeGetCurrent); timer fire dates use it. Any thread.
+    var now: Double { get }
+
+    /// CFRunLoopSourceCreate with a version-0 context.
+    func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource
+    /// CFRunLoopSourceCreate with a version-1 context whose port is `fd`: when `fd` is readable the loop reads
+    /// 8 bytes from it and calls `perform`. Needs ``EngineFeature/source1``.
+    func makeSource1(order: Int, fd: Int32, perform: @escaping @Sendable () -> Void) -> any EngineSource
+    /// CFRunLoopTimerCreateWithHandler. `fireDate` is absolute in ``now``'s clock; `interval` <= 0 means one-shot.
+    func makeTimer(fireDate: Double, interval: Double, order: Int,
+                   callout: @escaping @Sendable () -> Void) -> any EngineTimer
+    /// CFRunLoopObserverCreateWithHandler.
+    func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
+                      callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver
+
+    /// CFRunLoopAddSource / AddTimer / AddObserver. Any thread.
+    func add(_ item: EngineItem, mode: ModeName)
+    /// CFRunLoopRemoveSource / RemoveTimer / RemoveObserver. Any thread.
+    func remove(_ item: EngineItem, mode: ModeName)
+    /// CFRunLoopContainsSource / ContainsTimer / ContainsObserver. Any thread.
+    func contains(_ item: EngineItem, mode: ModeName) -> Bool
+    /// CFRunLoopAddCommonMode. Any thread.
+    func addCommonMode(_ name: String)
+    /// CFRunLoopPerformBlock: queue `block` for the given modes; does not wake the loop. Any thread.
+    /// Needs ``EngineFeature/blocks``.
+    func performBlock(modes: BlockModes, _ block: @escaping @Sendable () -> Void)
+
+    /// CFRunLoopRunInMode. Loop thread; may be called re-entrantly from a callout (a nested run).
+    func run(mode: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult
+    /// CFRunLoopStop. Any thread.
+    func stop()
+    /// _CFRunLoopStopMode. Any thread. Needs ``EngineFeature/stopMode``.
+    func stopMode(_ name: String)
+    /// CFRunLoopWakeUp. Any thread.
+    func wakeUp()
+    /// CFRunLoopIsWaiting. Any thread.
+    var isWaiting: Bool { get }
+    /// CFRunLoopCopyCurrentMode: the innermost running mode, or nil when not running. Any thread.
+    var currentMode: String? { get }
+    /// CFRunLoopCopyAllModes, in any order. Any thread.
+    var allModes: [String] { get }
+    /// CFRunLoopGetNextTimerFireDate: the earliest fire date in `mode`, or 0 when there is none.
+    func nextTimerFireDate(mode: ModeName) -> Double
+}
+
+/// A source created by ``EngineLoop/makeSource0(order:callbacks:)`` or ``EngineLoop/makeSource1(order:fd:perform:)``.
+public protocol EngineSource: AnyObject, Sendable {
+    /// CFRunLoopSourceSignal. Any thread.
+    func signal()
+    /// CFRunLoopSourceInvalidate. Any thread.
+    func invalidate()
+    /// CFRunLoopSourceIsValid. Any thread.
+    var isValid: Bool { get }
+}
+
+/// A timer created by ``EngineLoop/makeTimer(fireDate:interval:order:callout:)``.
+public protocol EngineTimer: AnyObject, Sendable {
+    /// CFRunLoopTimerInvalidate. Any thread.
+    func invalidate()
+    /// CFRunLoopTimerIsValid. Any thread.
+    var isValid: Bool { get }
+    /// CFRunLoopTimerGetNextFireDate / SetNextFireDate (absolute, in ``EngineLoop/now``'s clock). Any thread.
+    var nextFireDate: Double { get set }
+    /// CFRunLoopTimerGetTolerance / SetTolerance. Any thread.
+    var tolerance: Double { get set }
+}
+
+/// An observer created by ``EngineLoop/makeObserver(activities:repeats:order:callout:)``.
+public protocol EngineObserver: AnyObject, Sendable {
+    /// CFRunLoopObserverInvalidate. Any thread.
+    func invalidate()
+    /// CFRunLoopObserverIsValid. Any thread.
+    var isValid: Bool { get }
+}
+
+/// Anything that can be added to a mode.
+public enum EngineItem: Sendable {
+    case source(any EngineSource)
+    case timer(any EngineTimer)
+    case observer(any EngineObserver)
+}
+
+/// Callouts of a version-0 source. `schedule` and `cancel` receive the concrete mode name.
+public struct Source0Callbacks: Sendable {
+    public var perform: @Sendable () -> Void
+    public var schedule: @Sendable (String) -> Void
+    public var cancel: @Sendable (String) -> Void
+
+    public init(perform: @escaping @Sendable () -> Void,
+                schedule: @escaping @Sendable (String) -> Void = { _ in },
+                cancel: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.perform = perform
+        self.schedule = schedule
+        self.cancel = cancel
+    }
+}
