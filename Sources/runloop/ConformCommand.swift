@@ -33,6 +33,12 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Run each case this many times; a case passes only if every repetition does.")
     var `repeat`: Int = 1
 
+    @Option(name: .long, help: "Also write the report as JSON to this file.")
+    var jsonOut: String?
+
+    @Option(name: .long, help: "Also write the report as JUnit XML to this file.")
+    var junitOut: String?
+
     @Flag(name: .long, help: "Print a line per case as it finishes (to standard error).")
     var progress = false
 
@@ -67,6 +73,14 @@ struct ConformCommand: ParsableCommand {
         }
         if report.caseIDs.isEmpty { throw failure("no case matches --filter '\(filter ?? "")'") }
         print(ReportFormat(rawValue: format)!.render(report))
+        for (path, extra) in [(jsonOut, ReportFormat.json), (junitOut, ReportFormat.junit)] {
+            guard let path else { continue }
+            do {
+                try extra.render(report).write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw failure("cannot write \(path): \(error.localizedDescription)")
+            }
+        }
         if !report.allMeetExpectations { throw ExitCode(1) }
     }
 

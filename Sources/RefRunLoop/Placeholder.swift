@@ -1,0 +1,2 @@
+// The reference run loop is being written; this placeholder keeps the package building.
+public enum RefRunLoopPlaceholder {}

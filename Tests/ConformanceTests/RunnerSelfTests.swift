@@ -1,0 +1,144 @@
+// The runner checks itself: a wrong expectation must FAIL with a diff, a hanging case must TIMEOUT without stopping
+// the run, a missing feature must SKIP, and a stale expected failure must be reported.
+
+import CFEngine
+@testable import ConformanceKit
+import EngineKit
+import Testing
+
+@Suite("Runner self-test", .serialized)
+struct RunnerSelfTests {
+    static func cases(_ body: String) throws -> [SpecCase] {
+        try SpecLoader.parse("spec_version: 1\ncases:\n" + body, file: "self-test.yaml").cases
+    }
+
+    static let pollCase = """
+          - id: self.poll
+            rule: A poll pass in a mode with a source reports Entry, BeforeTimers, BeforeSources, Exit.
+            source: observed
+            items:
+              o: observer
+              s: source0
+            steps:
+              - add: o
+              - add: s
+              - run
+            expect: [run default, o.entry, o.beforeTimers, o.beforeSources, o.exit, return timedOut]
+
+        """
+
+    @Test func correctExpectationPasses() throws {
+        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine())
+        #expect(outcome.status == .pass, "\(outcome.detail ?? "")")
+    }
+
+    @Test func wrongExpectationFailsWithDiff() throws {
+        let wrong = Self.pollCase.replacingOccurrences(of: "return timedOut", with: "return finished")
+        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine())
+        #expect(outcome.status == .fail)
+        #expect(outcome.detail?.contains("- return finished") == true)
+        #expect(outcome.detail?.contains("+ return timedOut") == true)
+        #expect(!outcome.meetsExpectation)
+    }
+
+    @Test func hangingCaseTimesOutAndTheRunGoesOn() throws {
+        let hanging = """
+              - id: self.hang
+                rule: A run with an infinite timeout in a mode that only a source keeps alive never returns by itself.
+                source: observed
+                timeout: 0.5
+                items:
+                  s: source0
+                steps:
+                  - add: s
+                  - run: {seconds: .inf}
+                expect: [run default, return stopped]
+
+            """
+        let cases = try Self.cases(hanging + Self.pollCase)
+        let report = ConformanceRunner().run(cases: cases, engines: [CoreFoundationEngine()], expectations: [:])
+        #expect(report.outcomes.map(\.status) == [.timeout, .pass])
+        #expect(!report.allMeetExpectations)
+    }
+
+    @Test func missingFeatureSkips() throws {
+        let needsSource1 = """
+              - id: self.needs-source1
+                rule: A version-1 source performs when its descriptor is readable.
+                source: observed
+                features: [source1]
+                items:
+                  p: {source1: {}}
+                steps: [{add: p}, {write: p}, run]
+                expect: [run default, perform p, return timedOut]
+
+            """
+        let outcome = ConformanceRunner().run(try Self.cases(needsSource1)[0], on: FeaturelessEngine())
+        #expect(outcome.status == .skip)
+        #expect(outcome.meetsExpectation)
+    }
+
+    @Test func expectedFailureThatPassesIsReported() throws {
+        let entry = EngineExpectations.Entry(status: .fail, reason: "pretend this fails on cf",
+                                             location: SpecLocation(file: "x", line: 1))
+        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine(), expected: entry)
+        #expect(outcome.status == .pass)
+        #expect(outcome.isUnexpectedPass)
+        #expect(!outcome.meetsExpectation)
+    }
+
+    @Test func expectedFailureThatFailsMeetsExpectation() throws {
+        let wrong = Self.pollCase.replacingOccurrences(of: "return timedOut", with: "return finished")
+        let entry = EngineExpectations.Entry(status: .fail, reason: "known divergence", location: SpecLocation(file: "x", line: 1))
+        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine(), expected: entry)
+        #expect(outcome.status == .fail)
+        #expect(outcome.meetsExpectation)
+    }
+
+    @Test func reportsRenderEveryFormat() throws {
+        let cases = try Self.cases(Self.pollCase)
+        let report = ConformanceRunner().run(cases: cases, engines: [CoreFoundationEngine()], expectations: [:])
+        #expect(ReportFormat.table.render(report).contains("self.poll"))
+        #expect(ReportFormat.json.render(report).contains("\"PASS\" : 1"))
+        #expect(ReportFormat.junit.render(report).contains("<testcase classname=\"cf.self\" name=\"self.poll\""))
+    }
+}
+
+/// The cf engine with no optional features, to see cases skip.
+struct FeaturelessEngine: RunLoopEngine {
+    var name: String { "featureless" }
+    var features: Set<EngineFeature> { [] }
+    func currentLoop() -> any EngineLoop { CoreFoundationEngine().currentLoop() }
+}
+
+@Suite("Trace matching")
+struct TraceMatchingTests {
+    @Test func idleWakeCyclesAreRemovedAfterBeforeWaiting() {
+        let actual = ["o.beforeWaiting", "o.afterWaiting", "o.beforeTimers", "o.beforeSources", "o.beforeWaiting",
+                      "o.afterWaiting", "fire t", "o.exit"]
+        #expect(IdleWakeFilter.apply(actual) == ["o.beforeWaiting", "o.afterWaiting", "fire t", "o.exit"])
+    }
+
+    @Test func idleWakeFilterKeepsCyclesWithCallouts() {
+        let actual = ["o.beforeWaiting", "o.afterWaiting", "perform s", "o.beforeTimers", "o.beforeSources",
+                      "o.beforeWaiting"]
+        #expect(IdleWakeFilter.apply(actual) == actual)
+    }
+
+    @Test func idleWakeFilterHandlesSeveralObservers() {
+        let actual = ["a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting", "b.afterWaiting", "a.beforeTimers",
+                      "a.beforeSources", "a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting", "b.afterWaiting", "a.exit"]
+        #expect(IdleWakeFilter.apply(actual) == ["a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting",
+                                                 "b.afterWaiting", "a.exit"])
+    }
+
+    @Test func idleWakeFilterRejectsOutOfOrderActivities() {
+        let actual = ["o.beforeWaiting", "o.beforeSources", "o.afterWaiting", "o.beforeWaiting"]
+        #expect(IdleWakeFilter.apply(actual) == actual)
+    }
+
+    @Test func diffMarksMissingAndExtraLines() {
+        let diff = TraceDiff.render(expected: ["a", "b", "c"], actual: ["a", "c", "d"])
+        #expect(diff == "--- expected\n+++ actual\n  a\n- b\n  c\n+ d")
+    }
+}

@@ -1,0 +1,27 @@
+# Shared set-up for the scripts: Debian packages the project needs, installed only when missing, quietly.
+# Source it; then call `ensure_packages PKG...` and `require_swift`.
+
+ensure_packages() {
+    local missing=()
+    local package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    echo "installing: ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq >/dev/null
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+require_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        echo "error: swift is not on PATH; this project needs a Swift 6 toolchain (6.3.1 is what it is tested with)" >&2
+        exit 2
+    fi
+}
+
+# Debian packages every part of the project needs (the benchmark harness adds its own).
+base_packages=(pkg-config)
