@@ -11,20 +11,20 @@ public enum SpecLoader {
     /// unique across them.
     public static func load(path: String) throws -> [SpecFile] {
         let files = try yamlFiles(at: path)
-        var seen: [String: SpecLocation] = [:]
-        var loaded: [SpecFile] = []
-        for file in files {
-            let spec = try loadFile(file)
-            for specCase in spec.cases {
-                if let first = seen[specCase.id] {
-                    throw SpecError(specCase.location, caseID: specCase.id, field: "id",
-                                    "duplicate id (first defined at \(first))")
-                }
-                seen[specCase.id] = specCase.location
-            }
-            loaded.append(spec)
-        }
+        let loaded = try files.map(loadFile)
+        try checkUniqueIDs(loaded.flatMap(\.cases))
         return loaded
+    }
+
+    /// Fails on the second case that reuses an id.
+    static func checkUniqueIDs(_ cases: [SpecCase]) throws {
+        var seen: [String: SpecLocation] = [:]
+        for specCase in cases {
+            if let first = seen[specCase.id] {
+                throw SpecError(specCase.location, caseID: specCase.id, field: "id", "duplicate id (first defined at \(first))")
+            }
+            seen[specCase.id] = specCase.location
+        }
     }
 
     /// The YAML files at `path`: the file itself, or the `.yaml`/`.yml` files directly in the directory.
@@ -59,6 +59,7 @@ public enum SpecLoader {
             throw root.error("spec_version \(version) is not supported (this runner reads version \(specFormatVersion))")
         }
         let cases = try top.required("cases").sequence().map(parseCase)
+        try checkUniqueIDs(cases)
         try top.finish(allowed: ["spec_version", "cases"])
         return SpecFile(path: file, cases: cases)
     }
@@ -103,8 +104,8 @@ public enum SpecLoader {
         guard isValidID(id) else {
             throw idValue.error("id '\(id)' must be dotted lower-case words, area first (e.g. stop.in-entry-observer)")
         }
-        var caseValue = value
-        caseValue.caseID = id
+        // Inside a case, fields are named relative to the case.
+        let caseValue = YAMLValue(node: value.node, file: value.file, caseID: id, field: "")
         var fields = try caseValue.fields()
         _ = fields.optional("id")
         return try parseCaseBody(id: id, fields: &fields, location: value.location)

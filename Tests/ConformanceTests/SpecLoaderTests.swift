@@ -55,9 +55,9 @@ struct SpecLoaderTests {
         let error = try #require(loadError(Self.document(steps: "- add: o\n      - jump: o")))
         #expect(error.caseID == "area.valid-case")
         #expect(error.field == "steps[1]")
-        #expect(error.location.line == 10)
+        #expect(error.location.line == 11)
         #expect(error.message.contains("unknown action 'jump'"))
-        #expect(error.description.hasPrefix("cases/bad.yaml:10: case 'area.valid-case': field 'steps[1]'"))
+        #expect(error.description.hasPrefix("cases/bad.yaml:11: case 'area.valid-case': field 'steps[1]'"))
     }
 
     @Test func unknownActivityInItem() throws {
@@ -126,7 +126,8 @@ struct SpecLoaderTests {
 
     @Test func duplicateItemName() throws {
         let error = try #require(loadError(Self.document(items: "o: observer\n      o: source0")))
-        #expect(error.message.contains("duplicate key 'o'"))
+        #expect(error.location.line == 8)
+        #expect(error.message.contains("duplicated key(s): 'o'") || error.message.contains("duplicate key 'o'"))
     }
 
     @Test func unsupportedVersion() throws {
