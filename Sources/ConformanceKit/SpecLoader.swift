@@ -79,6 +79,7 @@ public enum SpecLoader {
     private static func yamlErrorLine(_ error: YamlError) -> Int {
         switch error {
         case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
+        case .duplicatedKeysInMapping(_, let context): return context.mark.line
         default: return 0
         }
     }
@@ -88,6 +89,8 @@ public enum SpecLoader {
         case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
              .composer(let context, let problem, _, _):
             return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        case .duplicatedKeysInMapping(let duplicates, _):
+            return "duplicate key \(duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")) in one mapping"
         default:
             return "\(error)"
         }
@@ -98,14 +101,15 @@ public enum SpecLoader {
     static let caseFields = ["id", "rule", "source", "features", "allow", "timeout", "items", "steps", "on", "expect"]
 
     static func parseCase(_ value: YAMLValue) throws -> SpecCase {
-        var probe = try value.fields()
+        // Inside a case, fields are named relative to the case.
+        var caseValue = YAMLValue(node: value.node, file: value.file, caseID: nil, field: "")
+        var probe = try caseValue.fields()
         let idValue = try probe.required("id")
         let id = try idValue.string()
         guard isValidID(id) else {
             throw idValue.error("id '\(id)' must be dotted lower-case words, area first (e.g. stop.in-entry-observer)")
         }
-        // Inside a case, fields are named relative to the case.
-        let caseValue = YAMLValue(node: value.node, file: value.file, caseID: id, field: "")
+        caseValue.caseID = id
         var fields = try caseValue.fields()
         _ = fields.optional("id")
         return try parseCaseBody(id: id, fields: &fields, location: value.location)
