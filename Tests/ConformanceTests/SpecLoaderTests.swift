@@ -126,7 +126,7 @@ struct SpecLoaderTests {
 
     @Test func duplicateItemName() throws {
         let error = try #require(loadError(Self.document(items: "o: observer\n      o: source0")))
-        #expect(error.location.line == 8)
+        #expect(error.location.line == 7) // the mapping that holds the duplicate
         #expect(error.message.contains("duplicated key(s): 'o'") || error.message.contains("duplicate key 'o'"))
     }
 
