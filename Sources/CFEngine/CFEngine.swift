@@ -31,8 +31,8 @@ enum CFPrivate {
 
     /// `_CFRunLoopStopMode(rl, modeName)`, looked up once; nil if this CF build does not export it.
     static let stopMode: StopModeFunction? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "_CFRunLoopStopMode") // RTLD_DEFAULT is 0
-                ?? dlsym(nil, "_CFRunLoopStopMode") else { return nil }
+        // dlopen(NULL) is the program and every library it loaded, libFoundation.so among them.
+        guard let program = dlopen(nil, RTLD_NOW), let symbol = dlsym(program, "_CFRunLoopStopMode") else { return nil }
         return unsafeBitCast(symbol, to: StopModeFunction.self)
     }()
 }
