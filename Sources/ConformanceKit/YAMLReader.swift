@@ -143,7 +143,9 @@ struct Fields {
 
     mutating func required(_ key: String) throws -> YAMLValue {
         guard let value = optional(key) else {
-            var message = owner.error("missing field '\(key)'")
+            let unknown = remaining.map(\.key)
+            let hint = unknown.isEmpty ? "" : " (found instead: \(unknown.joined(separator: ", ")))"
+            var message = owner.error("missing field '\(key)'" + hint)
             message.field = owner.field.isEmpty ? key : owner.field + "." + key
             throw message
         }
