@@ -84,9 +84,11 @@ public struct ConformanceRunner: Sendable {
             return outcome
         }
         let comparable = specCase.allowances.contains(.idleWakes) ? IdleWakeFilter.apply(trace) : trace
-        if comparable != specCase.expectedTrace {
+        let expected = TraceMatch.alignUnordered(expected: specCase.expectedTrace, ranges: specCase.unorderedRanges,
+                                                 actual: comparable)
+        if comparable != expected {
             outcome.status = .fail
-            outcome.detail = TraceDiff.render(expected: specCase.expectedTrace, actual: comparable)
+            outcome.detail = TraceDiff.render(expected: expected, actual: comparable)
         }
         return outcome
     }

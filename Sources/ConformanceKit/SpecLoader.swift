@@ -146,15 +146,32 @@ public enum SpecLoader {
         let grammar = TraceGrammar(items: kinds)
         let triggers = try (fields.optional("on")?.sequence() ?? []).map { try parseTrigger($0, actions: actions, grammar: grammar) }
         let expectValue = try fields.required("expect")
-        let expected = try expectValue.sequence().map { line -> String in
+        var expected: [String] = []
+        var unordered: [Range<Int>] = []
+        func traceLine(_ line: YAMLValue) throws -> String {
             let text = try line.string()
             if let problem = grammar.problem(in: text) { throw line.error(problem) }
             return text
         }
+        for entry in try expectValue.sequence() {
+            if entry.isScalar {
+                expected.append(try traceLine(entry))
+                continue
+            }
+            var group = try entry.fields()
+            let linesValue = try group.required("any-order")
+            let lines = try linesValue.sequence().map(traceLine)
+            guard lines.count >= 2 else { throw linesValue.error("an any-order group needs at least two lines") }
+            try group.finish(allowed: ["any-order"])
+            unordered.append(expected.count..<expected.count + lines.count)
+            expected += lines
+        }
         try fields.finish(allowed: caseFields)
-        return SpecCase(id: id, rule: rule, source: source, features: features, allowances: allowances,
-                        timeout: timeout, items: items, steps: steps, triggers: triggers, expectedTrace: expected,
-                        location: location)
+        var specCase = SpecCase(id: id, rule: rule, source: source, features: features, allowances: allowances,
+                                timeout: timeout, items: items, steps: steps, triggers: triggers,
+                                expectedTrace: expected, location: location)
+        specCase.unorderedRanges = unordered
+        return specCase
     }
 
     static func isValidID(_ id: String) -> Bool {

@@ -39,6 +39,9 @@ public struct SpecCase: Sendable {
     public var triggers: [Trigger]
     /// The exact trace the engine must produce.
     public var expectedTrace: [String]
+    /// Ranges of `expectedTrace` whose lines may come in any order (an `any-order` group: CF iterates a set, so
+    /// the order of, say, schedule callouts across several modes is unspecified).
+    public var unorderedRanges: [Range<Int>] = []
     /// Where the case starts.
     public var location: SpecLocation
 

@@ -29,3 +29,18 @@ public enum TraceDiff {
         return lines.joined(separator: "\n")
     }
 }
+
+/// Exact matching with `any-order` groups.
+public enum TraceMatch {
+    /// The expected trace with each unordered group rearranged into the order the actual trace has at the same
+    /// position, when the group's lines are exactly the actual lines there (as a multiset). Comparing the result
+    /// with the actual trace line by line is then the whole match; the rest of the trace stays exact.
+    public static func alignUnordered(expected: [String], ranges: [Range<Int>], actual: [String]) -> [String] {
+        var aligned = expected
+        for range in ranges where range.upperBound <= actual.count {
+            let window = Array(actual[range])
+            if window.sorted() == expected[range].sorted() { aligned.replaceSubrange(range, with: window) }
+        }
+        return aligned
+    }
+}

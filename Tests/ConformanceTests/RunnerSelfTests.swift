@@ -142,3 +142,40 @@ struct TraceMatchingTests {
         #expect(diff == "--- expected\n+++ actual\n  a\n- b\n  c\n+ d")
     }
 }
+
+@Suite("Unordered groups")
+struct UnorderedGroupTests {
+    @Test func groupMatchesAnyPermutationAtItsPosition() {
+        let expected = ["run default", "schedule s a", "schedule s b", "return timedOut"]
+        let actual = ["run default", "schedule s b", "schedule s a", "return timedOut"]
+        #expect(TraceMatch.alignUnordered(expected: expected, ranges: [1..<3], actual: actual) == actual)
+    }
+
+    @Test func groupDoesNotMatchOtherLinesOrPositions() {
+        let expected = ["schedule s a", "schedule s b", "run default"]
+        let shifted = ["run default", "schedule s b", "schedule s a"]
+        #expect(TraceMatch.alignUnordered(expected: expected, ranges: [0..<2], actual: shifted) == expected)
+        let other = ["schedule s a", "schedule s c", "run default"]
+        #expect(TraceMatch.alignUnordered(expected: expected, ranges: [0..<2], actual: other) == expected)
+    }
+
+    @Test func loaderReadsAnyOrderGroups() throws {
+        let text = """
+            spec_version: 1
+            cases:
+              - id: a.b
+                rule: r
+                source: observed
+                items: {s: {source0: {callouts: true}}}
+                steps: [{add: [s, common]}]
+                expect:
+                  - {any-order: [schedule s default, schedule s tracking]}
+            """
+        let loaded = try SpecLoader.parse(text, file: "x.yaml").cases[0]
+        #expect(loaded.expectedTrace == ["schedule s default", "schedule s tracking"])
+        #expect(loaded.unorderedRanges == [0..<2])
+        #expect(throws: SpecError.self) {
+            try SpecLoader.parse(text.replacingOccurrences(of: "schedule s tracking", with: "schedule ghost x"), file: "x.yaml")
+        }
+    }
+}
