@@ -116,6 +116,7 @@ public enum SpecLoader {
     }
 
     private static func parseCaseBody(id: String, fields: inout Fields, location: SpecLocation) throws -> SpecCase {
+        try fields.rejectUnknown(allowed: caseFields)
         let rule = try fields.required("rule").string()
         let source = try fields.required("source").string()
         let features = try (fields.optional("features")?.sequence() ?? []).map { value -> EngineFeature in

@@ -152,6 +152,14 @@ struct Fields {
         return value
     }
 
+    /// Fails on the first key not in `allowed`, before any is read, so a misspelt field is named as such rather
+    /// than surfacing as a consequence (an item "not declared" because `items` was misspelt).
+    func rejectUnknown(allowed: [String]) throws {
+        if let extra = remaining.first(where: { !allowed.contains($0.key) }) {
+            throw extra.value.error("unknown field '\(extra.key)' (allowed: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
     /// Fails on the first key that was not read: a misspelt field is an error, not silently ignored.
     func finish(allowed: [String]) throws {
         if let extra = remaining.first {

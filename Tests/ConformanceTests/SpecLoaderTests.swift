@@ -187,3 +187,17 @@ struct SpecLoaderTests {
         #expect(loaded.entries["area.valid-case"]?.status == .fail)
     }
 }
+
+@Suite("Spec loader: misspelt case fields")
+struct MisspeltCaseFieldTests {
+    @Test func misspeltItemsIsNamedAsUnknown() throws {
+        let text = SpecLoaderTests.document().replacingOccurrences(of: "    items:", with: "    itmes:")
+        do {
+            _ = try SpecLoader.parse(text, file: "x.yaml")
+            Issue.record("a misspelt field loaded")
+        } catch let error as SpecError {
+            #expect(error.message.contains("unknown field 'itmes'"))
+            #expect(error.caseID == "area.valid-case")
+        }
+    }
+}
