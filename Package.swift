@@ -44,7 +44,7 @@ let package = Package(
             dependencies: ["EngineKit", "CSystem", .product(name: "Yams", package: "Yams")]
         ),
         // Reading benchmark CSVs and comparing them with statistics.
-        .target(name: "CompareKit"),
+        .target(name: "CompareKit", exclude: ["COMPARING.md"]),
         // The command-line tool: parses arguments and calls the libraries.
         .executableTarget(
             name: "runloop",

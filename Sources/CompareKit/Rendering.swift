@@ -1,0 +1,319 @@
+// Rendering a comparison report as a plain-text table, Markdown, JSON or CSV.
+import Foundation
+
+/// The output formats of `runloop compare`.
+public enum OutputFormat: String, Sendable, CaseIterable, Codable {
+    /// An aligned plain-text table for terminals.
+    case table
+    /// GitHub-flavoured Markdown (for pull-request comments and CI summaries).
+    case markdown
+    /// A JSON document with every number, for tools.
+    case json
+    /// One CSV row per benchmark, for spreadsheets.
+    case csv
+}
+
+/// Turns a `ComparisonReport` into text.
+public enum ReportRenderer {
+    /// Renders `report` in `format`. The result ends with a newline.
+    public static func render(_ report: ComparisonReport, as format: OutputFormat) -> String {
+        switch format {
+        case .table: return table(report)
+        case .markdown: return markdown(report)
+        case .json: return json(report)
+        case .csv: return csv(report)
+        }
+    }
+
+    // MARK: - Plain text
+
+    /// The aligned plain-text rendering.
+    public static func table(_ report: ComparisonReport) -> String {
+        var out = title(report) + "\n\n"
+        let context = contextRows(report)
+        if !context.isEmpty {
+            out += aligned(context.map { [$0.key, $0.base, $0.new, $0.differs ? "<- differs" : ""] }, indent: "  ") + "\n"
+        }
+        let header = ["Benchmark", report.base.label, report.new.label, "Change", "p-value", "n", "Verdict"]
+        out += aligned([header] + report.comparisons.map { cells($0, time: report.unit != nil) }, indent: "", underlineHeader: true)
+        out += "\n" + summaryLines(report).joined(separator: "\n") + "\n"
+        for (title, items) in apartLists(report) where !items.isEmpty {
+            out += "\n\(title) (\(items.count)):\n" + items.map { "  \($0)" }.joined(separator: "\n") + "\n"
+        }
+        if !report.warnings.isEmpty {
+            out += "\nWarnings:\n" + report.warnings.map { "  - \($0)" }.joined(separator: "\n") + "\n"
+        }
+        return out + "\n" + resultLine(report) + "\n"
+    }
+
+    // MARK: - Markdown
+
+    /// The GitHub-flavoured Markdown rendering.
+    public static func markdown(_ report: ComparisonReport) -> String {
+        var out = "### " + title(report) + "\n\n"
+        let context = contextRows(report)
+        if !context.isEmpty {
+            out += "| | \(escapeMarkdown(report.base.label)) | \(escapeMarkdown(report.new.label)) |\n|---|---|---|\n"
+            for row in context {
+                let key = row.differs ? "**\(escapeMarkdown(row.key))**" : escapeMarkdown(row.key)
+                out += "| \(key) | \(escapeMarkdown(row.base)) | \(escapeMarkdown(row.new)) |\n"
+            }
+            out += "\n"
+        }
+        out += "| Benchmark | \(escapeMarkdown(report.base.label)) | \(escapeMarkdown(report.new.label)) "
+            + "| Change | p-value | n | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n"
+        for comparison in report.comparisons {
+            var row = cells(comparison, time: report.unit != nil).map(escapeMarkdown)
+            row[0] = "`\(comparison.name)`"
+            if comparison.verdict == .slower { row[6] = "**\(row[6])**" }
+            out += "| " + row.joined(separator: " | ") + " |\n"
+        }
+        out += "\n" + summaryLines(report).map { line in
+            line.hasPrefix("  ") ? "  - " + line.trimmingCharacters(in: .whitespaces) : "- " + line
+        }.joined(separator: "\n") + "\n"
+        for (title, items) in apartLists(report) where !items.isEmpty {
+            out += "\n**\(title)** (\(items.count)):\n\n" + items.map { "- `\($0)`" }.joined(separator: "\n") + "\n"
+        }
+        if !report.warnings.isEmpty {
+            out += "\n> **Warnings**\n" + report.warnings.map { "> - \(escapeMarkdown($0))" }.joined(separator: "\n") + "\n"
+        }
+        return out + "\n**" + resultLine(report) + "**\n"
+    }
+
+    // MARK: - JSON
+
+    /// The JSON document: `{"exitCode": 0|1, "regressions": [...names], "report": {...}}`.
+    public static func json(_ report: ComparisonReport) -> String {
+        struct Envelope: Encodable {
+            let exitCode: Int32
+            let regressions: [String]
+            let report: ComparisonReport
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        let envelope = Envelope(exitCode: report.exitCode, regressions: report.regressions.map(\.name), report: report)
+        guard let data = try? encoder.encode(envelope) else { return "{}\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    // MARK: - CSV
+
+    /// The CSV columns written by `csv(_:)`.
+    public static let csvColumns = [
+        "benchmark", "family", "parameters", "metric", "unit", "base_median", "new_median", "ratio",
+        "change_percent", "u", "p_value", "test", "base_n", "new_n", "verdict", "threshold_only",
+    ]
+
+    /// One row per compared benchmark, then rows with verdict `only in base` / `only in new`.
+    /// Times are in nanoseconds (`unit` column).
+    public static func csv(_ report: ComparisonReport) -> String {
+        var lines = [csvColumns.joined(separator: ",")]
+        let unit = report.unit ?? ""
+        for c in report.comparisons {
+            let fields: [String] = [
+                c.name, c.family, c.parameters, report.metric, unit, number(c.base.median), number(c.new.median),
+                c.ratio.map(number) ?? "", c.change.map { number($0 * 100) } ?? "",
+                c.test.map { number($0.u) } ?? "", c.test.map { number($0.pValue) } ?? "",
+                c.test?.method.rawValue ?? "", "\(c.base.count)", "\(c.new.count)", c.verdict.rawValue,
+                c.thresholdOnly ? "true" : "false",
+            ]
+            lines.append(fields.map(escapeCSV).joined(separator: ","))
+        }
+        for (names, verdict) in [(report.onlyInBase, "only in base"), (report.onlyInNew, "only in new")] {
+            for name in names {
+                let benchmark = BenchmarkName(name)
+                let fields = [name, benchmark.family, benchmark.parameters, report.metric, unit,
+                              "", "", "", "", "", "", "", "", "", verdict, ""]
+                lines.append(fields.map(escapeCSV).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Pieces shared by the text formats
+
+    /// "Comparing real_time (lower is better) ...".
+    static func title(_ report: ComparisonReport) -> String {
+        let direction = report.higherIsBetter ? "higher is better" : "lower is better"
+        let what: String
+        switch report.mode {
+        case .files:
+            what = "\(report.new.path) against \(report.base.path)"
+        case .engines:
+            what = "engine \(report.new.label) against engine \(report.base.label) in \(report.base.path) "
+                + "(ratio = \(report.new.label) / \(report.base.label))"
+        }
+        return "runloop compare: \(what): \(report.metric) (\(direction)), threshold "
+            + "\(Comparator.formatPercent(report.thresholdPercent)), alpha \(number(report.alpha)), "
+            + "two-sided Mann-Whitney U"
+    }
+
+    /// The context keys of both sides, with whether they differ. Engine mode shows one file.
+    static func contextRows(_ report: ComparisonReport) -> [(key: String, base: String, new: String, differs: Bool)] {
+        var keys: [String] = []
+        for entry in report.base.context + report.new.context where !keys.contains(entry.key) { keys.append(entry.key) }
+        var rows: [(String, String, String, Bool)] = []
+        if report.mode == .files {
+            rows.append(("file", report.base.path, report.new.path, false))
+        }
+        for key in keys {
+            let base = report.base.context.first(where: { $0.key == key })?.value ?? "-"
+            let new = report.new.context.first(where: { $0.key == key })?.value ?? "-"
+            rows.append((key, base, new, report.mode == .files && base != new))
+        }
+        if report.mode == .files {
+            // Google Benchmark's own "Run on (...)" line identifies the machine.
+            let baseRun = report.base.otherContext.first(where: { $0.hasPrefix("Run on") }) ?? "-"
+            let newRun = report.new.otherContext.first(where: { $0.hasPrefix("Run on") }) ?? "-"
+            if baseRun != "-" || newRun != "-" { rows.append(("machine", baseRun, newRun, baseRun != newRun)) }
+        }
+        return rows
+    }
+
+    /// The table cells of one comparison.
+    static func cells(_ c: BenchmarkComparison, time: Bool) -> [String] {
+        let unit = c.base.source == .repetitions ? "" : " (agg)"
+        return [
+            c.name,
+            format(c.base.median, time: time) + unit,
+            format(c.new.median, time: time) + (c.new.source == .repetitions ? "" : " (agg)"),
+            c.change.map(signedPercent) ?? "n/a",
+            c.test.map { pValue($0.pValue) } ?? "-",
+            "\(c.base.count)/\(c.new.count)",
+            c.verdict.rawValue + (c.thresholdOnly ? " *" : ""),
+        ]
+    }
+
+    /// Geometric means and counts.
+    static func summaryLines(_ report: ComparisonReport) -> [String] {
+        var lines: [String] = []
+        let ratioName = report.mode == .engines ? "\(report.new.label)/\(report.base.label)" : "new/base"
+        if let mean = report.geometricMean {
+            lines.append("Geometric mean of \(report.comparisons.count) ratio(s) (\(ratioName)): "
+                + String(format: "%.4f", mean) + " (\(signedPercent(mean - 1)))")
+        } else {
+            lines.append("Geometric mean of ratios: n/a (no positive ratios)")
+        }
+        if report.families.count > 1 || report.mode == .engines {
+            for family in report.families {
+                let mean = family.geometricMean.map { String(format: "%.4f", $0) + " (\(signedPercent($0 - 1)))" } ?? "n/a"
+                lines.append("  \(family.family): \(mean) over \(family.count), \(family.slower) slower, \(family.faster) faster")
+            }
+        }
+        let counts = Verdict.allCases.map { verdict in
+            "\(report.comparisons.filter { $0.verdict == verdict }.count) \(verdict.rawValue)"
+        }
+        lines.append("Verdicts: " + counts.joined(separator: ", "))
+        return lines
+    }
+
+    /// The "listed apart" sections.
+    static func apartLists(_ report: ComparisonReport) -> [(String, [String])] {
+        [
+            ("Only in \(report.base.label)", report.onlyInBase),
+            ("Only in \(report.new.label)", report.onlyInNew),
+            ("No value for \(report.metric)", report.withoutValues),
+            ("Errored rows (error_occurred=true)", erroredLines(report.errored)),
+        ]
+    }
+
+    /// One line per file, benchmark and message: `file:first-last: name: message (n rows)`.
+    static func erroredLines(_ rows: [ErroredRow]) -> [String] {
+        var groups: [(row: ErroredRow, last: Int, count: Int)] = []
+        for row in rows {
+            if let index = groups.lastIndex(where: {
+                $0.row.file == row.file && $0.row.benchmark == row.benchmark && $0.row.message == row.message
+            }) {
+                groups[index].last = row.line
+                groups[index].count += 1
+            } else {
+                groups.append((row, row.line, 1))
+            }
+        }
+        return groups.map { group in
+            let lines = group.count == 1 ? "\(group.row.line)" : "\(group.row.line)-\(group.last)"
+            let count = group.count == 1 ? "" : " (\(group.count) rows)"
+            return "\(group.row.file):\(lines): \(group.row.benchmark): \(group.row.message)\(count)"
+        }
+    }
+
+    /// The final line stating the gate's outcome.
+    static func resultLine(_ report: ComparisonReport) -> String {
+        let slower = report.regressions
+        if slower.isEmpty {
+            return "Result: no benchmark is significantly slower beyond "
+                + "\(Comparator.formatPercent(report.thresholdPercent)) (exit 0)"
+        }
+        let qualifier = slower.allSatisfy(\.thresholdOnly) ? "" : "significantly "
+        return "Result: \(slower.count) benchmark(s) \(qualifier)slower beyond "
+            + "\(Comparator.formatPercent(report.thresholdPercent)) (exit 1): "
+            + slower.map(\.name).joined(separator: ", ")
+    }
+
+    // MARK: - Formatting helpers
+
+    /// Lays out rows in columns padded to the widest cell.
+    static func aligned(_ rows: [[String]], indent: String, underlineHeader: Bool = false) -> String {
+        guard let columns = rows.map(\.count).max(), columns > 0 else { return "" }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var lines: [String] = []
+        for (index, row) in rows.enumerated() {
+            let line = row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+            lines.append(indent + line.trimmingCharacters(in: .whitespaces))
+            if underlineHeader && index == 0 {
+                lines.append(indent + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A time in nanoseconds with an appropriate unit, or a plain number.
+    public static func format(_ value: Double, time: Bool) -> String {
+        guard time else { return number(value) }
+        let magnitude = abs(value)
+        let (scaled, unit): (Double, String) =
+            magnitude >= 1e9 ? (value / 1e9, "s") : magnitude >= 1e6 ? (value / 1e6, "ms")
+            : magnitude >= 1e3 ? (value / 1e3, "us") : (value, "ns")
+        return significant(scaled) + " " + unit
+    }
+
+    /// About four significant digits without exponent for ordinary magnitudes.
+    static func significant(_ value: Double) -> String {
+        let magnitude = abs(value)
+        if magnitude == 0 { return "0" }
+        if magnitude >= 1e6 || magnitude < 1e-3 { return String(format: "%.4g", value) }
+        let decimals = magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : 3
+        return String(format: "%.\(decimals)f", value)
+    }
+
+    /// A number for machine-readable output (shortest round-trip form).
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+
+    /// `+12.3%`.
+    static func signedPercent(_ fraction: Double) -> String {
+        String(format: "%+.1f%%", fraction * 100)
+    }
+
+    /// A p-value with four decimals, or `<0.0001`.
+    static func pValue(_ p: Double) -> String {
+        p < 1e-4 ? "<0.0001" : String(format: "%.4f", p)
+    }
+
+    /// Quotes a CSV field when needed.
+    static func escapeCSV(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Escapes the characters that break a Markdown table cell.
+    static func escapeMarkdown(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|")
+    }
+}

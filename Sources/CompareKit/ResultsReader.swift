@@ -1,0 +1,193 @@
+// Reading a results CSV: turning the tokenized document into validated rows, telling
+// repetitions, aggregates, complexity rows and error rows apart.
+import Foundation
+
+/// Reads Google Benchmark CSV output (and this package's results CSVs, which are the same format
+/// with `# key: value` context lines before the header) into a validated `ResultsFile`.
+///
+/// Validation is strict where a wrong number would silently skew a comparison: every numeric
+/// cell must be a finite number, every data row must have as many fields as the header (except
+/// error rows, which Google Benchmark writes without counter cells), the time unit must be one
+/// of ns/us/ms/s and the same for all rows of one benchmark.
+public enum ResultsReader {
+    /// The columns Google Benchmark always writes; any other column is a user counter.
+    public static let standardColumns: [String] = [
+        "name", "iterations", "real_time", "cpu_time", "time_unit", "bytes_per_second",
+        "items_per_second", "label", "error_occurred", "error_message",
+    ]
+
+    /// The columns a file must have.
+    public static let requiredColumns: [String] = ["name", "real_time", "cpu_time", "time_unit"]
+
+    /// The aggregate suffixes Google Benchmark appends with `--benchmark_repetitions`.
+    public static let aggregateSuffixes: [String] = ["mean", "median", "stddev", "cv"]
+
+    /// The complexity suffixes Google Benchmark appends for `->Complexity()` benchmarks.
+    public static let complexitySuffixes: [String] = ["BigO", "RMS"]
+
+    /// Reads and validates the file at `path`.
+    /// - Throws: `CompareInputError` naming the file, line and field of the first problem.
+    public static func read(path: String) throws -> ResultsFile {
+        try interpret(CSVReader.read(path: path), file: path)
+    }
+
+    /// Parses and validates CSV `text`; `file` is used for error messages and as the path.
+    /// - Throws: `CompareInputError` naming the file, line and field of the first problem.
+    public static func parse(text: String, file: String) throws -> ResultsFile {
+        try interpret(CSVReader.parse(text: text, file: file), file: file)
+    }
+
+    /// Validates a tokenized document and builds the rows.
+    static func interpret(_ document: CSVDocument, file: String) throws -> ResultsFile {
+        let header = document.header
+        var index: [String: Int] = [:]
+        for (position, column) in header.enumerated() {
+            if index[column] != nil {
+                throw CompareInputError(
+                    .duplicateColumn, file: file, line: document.headerLine, field: column,
+                    detail: "the column appears more than once in the header")
+            }
+            index[column] = position
+        }
+        for column in requiredColumns where index[column] == nil {
+            throw CompareInputError(
+                .missingColumn, file: file, line: document.headerLine, field: column,
+                detail: "the header lacks the required column '\(column)' (header: \(header.joined(separator: ",")))")
+        }
+        let counterColumns = header.filter { $0 != "" && !["name", "iterations", "real_time", "cpu_time", "time_unit",
+                                                           "label", "error_occurred", "error_message"].contains($0) }
+        guard !document.records.isEmpty else {
+            throw CompareInputError(
+                .noBenchmarks, file: file, line: document.headerLine,
+                detail: "the header is followed by no benchmark rows (truncated file?)")
+        }
+
+        // First pass: shape, error flag and raw name of every record.
+        var raw: [(record: CSVRecord, name: String, isError: Bool)] = []
+        for record in document.records {
+            func cell(_ column: String) -> String? {
+                guard let position = index[column], position < record.fields.count else { return nil }
+                return record.fields[position]
+            }
+            let isError = cell("error_occurred")?.trimmingCharacters(in: .whitespaces).lowercased() == "true"
+            if record.fields.count > header.count || (record.fields.count < header.count && !isError) {
+                throw CompareInputError(
+                    .wrongFieldCount, file: file, line: record.line,
+                    detail: "the row has \(record.fields.count) field(s) but the header has \(header.count) "
+                        + "(truncated or garbled row)")
+            }
+            let name = cell("name") ?? ""
+            if name.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw CompareInputError(.missingValue, file: file, line: record.line, field: "name",
+                                        detail: "the benchmark name is empty")
+            }
+            raw.append((record, name, isError))
+        }
+        let kinds = classify(raw.map { ($0.name, $0.isError) })
+
+        // Second pass: values, with the unit of each benchmark checked for consistency.
+        var rows: [BenchmarkRow] = []
+        var unitOf: [String: (unit: BenchmarkTimeUnit, line: Int)] = [:]
+        for (position, entry) in raw.enumerated() {
+            let record = entry.record
+            let (kind, benchmark) = kinds[position]
+            func cell(_ column: String) -> String {
+                guard let position = index[column], position < record.fields.count else { return "" }
+                return record.fields[position].trimmingCharacters(in: .whitespaces)
+            }
+            func number(_ column: String, required: Bool) throws -> Double? {
+                let text = cell(column)
+                if text.isEmpty {
+                    if required {
+                        throw CompareInputError(.missingValue, file: file, line: record.line, field: column,
+                                                detail: "the cell is empty in a row of '\(entry.name)'")
+                    }
+                    return nil
+                }
+                guard let value = Double(text), value.isFinite else {
+                    throw CompareInputError(.nonNumeric, file: file, line: record.line, field: column,
+                                            detail: "'\(text)' is not a finite number (benchmark '\(entry.name)')")
+                }
+                return value
+            }
+            if kind == .error {
+                rows.append(BenchmarkRow(
+                    line: record.line, rawName: entry.name, benchmark: benchmark, kind: kind, iterations: nil,
+                    realTime: nil, cpuTime: nil, timeUnit: nil, label: cell("label"),
+                    errorMessage: cell("error_message"), counters: [:]))
+                continue
+            }
+            let isData = kind == .repetition || kind == .aggregate("median") || kind == .aggregate("mean")
+            let iterations = try number("iterations", required: false)
+            let realTime = try number("real_time", required: isData)
+            let cpuTime = try number("cpu_time", required: isData)
+            var counters: [String: Double] = [:]
+            for column in counterColumns {
+                if let value = try number(column, required: false) { counters[column] = value }
+            }
+            var unit: BenchmarkTimeUnit?
+            if case .complexity = kind {
+                unit = nil  // `_BigO` rows hold a complexity ("N^2") here, `_RMS` rows nothing.
+            } else {
+                let text = cell("time_unit")
+                guard let parsed = BenchmarkTimeUnit(rawValue: text) else {
+                    throw CompareInputError(
+                        .unknownUnit, file: file, line: record.line, field: "time_unit",
+                        detail: "'\(text)' is not one of ns, us, ms, s (benchmark '\(entry.name)')")
+                }
+                if let previous = unitOf[benchmark], previous.unit != parsed {
+                    throw CompareInputError(
+                        .mixedUnits, file: file, line: record.line, field: "time_unit",
+                        detail: "benchmark '\(benchmark)' uses '\(parsed.rawValue)' here but "
+                            + "'\(previous.unit.rawValue)' on line \(previous.line)")
+                }
+                if unitOf[benchmark] == nil { unitOf[benchmark] = (parsed, record.line) }
+                unit = parsed
+            }
+            rows.append(BenchmarkRow(
+                line: record.line, rawName: entry.name, benchmark: benchmark, kind: kind, iterations: iterations,
+                realTime: realTime, cpuTime: cpuTime, timeUnit: unit, label: cell("label"),
+                errorMessage: nil, counters: counters))
+        }
+        return ResultsFile(path: file, contextLines: document.contextLines, headerLine: document.headerLine,
+                           columns: header, rows: rows)
+    }
+
+    /// Tells repetition rows from aggregate and complexity rows by their names.
+    ///
+    /// Google Benchmark's CSV has no run-type column, so a row `X_S` is an aggregate of statistic
+    /// `S` when `S` is alphanumeric and either `X` is itself a (non-suffixed) row of the file, or
+    /// `S` is one of mean/median/stddev/cv and another such suffix exists for `X` (the shape of
+    /// `--benchmark_report_aggregates_only`). `X_BigO` / `X_RMS` rows are complexity rows.
+    /// - Returns: for each input row, its kind and the benchmark it belongs to.
+    static func classify(_ rows: [(name: String, isError: Bool)]) -> [(RowKind, String)] {
+        let names = Set(rows.map(\.name))
+        func split(_ name: String) -> (base: String, suffix: String)? {
+            guard let underscore = name.lastIndex(of: "_") else { return nil }
+            let suffix = String(name[name.index(after: underscore)...])
+            let base = String(name[..<underscore])
+            guard !base.isEmpty, !suffix.isEmpty,
+                  suffix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+            return (base, suffix)
+        }
+        // Bases that have at least two known aggregate suffixes among the names.
+        var knownSuffixCount: [String: Int] = [:]
+        for name in names {
+            if let (base, suffix) = split(name), aggregateSuffixes.contains(suffix) {
+                knownSuffixCount[base, default: 0] += 1
+            }
+        }
+        return rows.map { row in
+            guard let (base, suffix) = split(row.name) else {
+                return (row.isError ? .error : .repetition, row.name)
+            }
+            if complexitySuffixes.contains(suffix), names.contains(base) || names.contains(base + "_" + (suffix == "BigO" ? "RMS" : "BigO")) {
+                return (.complexity(suffix), base)
+            }
+            let isAggregate = (names.contains(base) && split(base).map { !aggregateSuffixes.contains($0.suffix) } ?? true)
+                || (aggregateSuffixes.contains(suffix) && (knownSuffixCount[base] ?? 0) >= 2)
+            if isAggregate { return (row.isError ? .error : .aggregate(suffix), base) }
+            return (row.isError ? .error : .repetition, row.name)
+        }
+    }
+}
