@@ -22,10 +22,12 @@ let package = Package(
         .target(name: "CSystem"),
         // The contract every engine implements so the conformance runner can drive it.
         .target(name: "EngineKit"),
+        // Declarations of CF functions libFoundation.so exports but the toolchain's headers hide on Linux.
+        .target(name: "CFPrivate"),
         // The `cf` engine: the real CoreFoundation shipped with the toolchain.
         .target(
             name: "CFEngine",
-            dependencies: ["EngineKit"],
+            dependencies: ["EngineKit", "CFPrivate"],
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
@@ -61,3 +63,4 @@ let package = Package(
         .testTarget(name: "CompareTests", dependencies: ["CompareKit"]),
     ]
 )
+

@@ -4,10 +4,6 @@
 import CoreFoundation
 import EngineKit
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// CoreFoundation's CFRunLoop (libFoundation.so in the toolchain).
 public struct CoreFoundationEngine: RunLoopEngine {
     public init() {}
@@ -15,26 +11,12 @@ public struct CoreFoundationEngine: RunLoopEngine {
     public var name: String { "cf" }
 
     public var features: Set<EngineFeature> {
-        // Tolerance is not listed: on Linux CF stores none (Get returns 0), which the spec records as expected
-        // failures rather than hiding behind a skip.
-        var set: Set<EngineFeature> = [.source1, .blocks, .timerTolerance]
-        if CFPrivate.stopMode != nil { set.insert(.stopMode) }
-        return set
+        // Tolerance is listed although CF on Linux stores none (Get returns 0): the spec records that as expected
+        // failures with their evidence rather than hiding it behind a skip.
+        [.source1, .blocks, .timerTolerance, .stopMode]
     }
 
     public func currentLoop() -> any EngineLoop { CFLoop(CFRunLoopGetCurrent()) }
-}
-
-/// CF functions that exist in libFoundation.so but are not declared for Linux in the toolchain's headers.
-enum CFPrivate {
-    typealias StopModeFunction = @convention(c) (CFRunLoop?, CFString?) -> Void
-
-    /// `_CFRunLoopStopMode(rl, modeName)`, looked up once; nil if this CF build does not export it.
-    static let stopMode: StopModeFunction? = {
-        // dlopen(NULL) is the program and every library it loaded, libFoundation.so among them.
-        guard let program = dlopen(nil, RTLD_NOW), let symbol = dlsym(program, "_CFRunLoopStopMode") else { return nil }
-        return unsafeBitCast(symbol, to: StopModeFunction.self)
-    }()
 }
 
 /// Converts between the spec's mode names and CFStrings.

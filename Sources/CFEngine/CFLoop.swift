@@ -1,5 +1,6 @@
 // One CFRunLoop behind the EngineLoop contract.
 
+import CFPrivate
 import CoreFoundation
 import EngineKit
 
@@ -86,10 +87,9 @@ final class CFLoop: EngineLoop, @unchecked Sendable {
     func stop() { CFRunLoopStop(loop) }
 
     func stopMode(_ name: String) {
-        guard let function = CFPrivate.stopMode else {
-            fatalError("stopMode called although the cf engine does not list the stopMode feature")
-        }
-        function(loop, CFModes.cfString(name))
+        let mode = CFModes.cfString(name)
+        _CFRunLoopStopMode(Unmanaged.passUnretained(loop).toOpaque(), Unmanaged.passUnretained(mode).toOpaque())
+        withExtendedLifetime(mode) {}
     }
 
     func wakeUp() { CFRunLoopWakeUp(loop) }
