@@ -24,7 +24,7 @@ check() {
     fi
 }
 
-check "conform on cf, json" 0 '"FAIL" : 0' -- "$runloop" conform --engine cf --format json
+check "conform on cf, json" 0 '"all_as_expected" : true' -- "$runloop" conform --engine cf --format json
 check "conform junit" 0 '<testsuites' -- "$runloop" conform --engine cf --format junit --filter 'order.*'
 check "unknown engine" 2 "unknown engine 'nope'" -- "$runloop" conform --engine nope
 check "unknown format" 2 "unknown format 'yaml'" -- "$runloop" conform --format yaml
@@ -38,9 +38,27 @@ check "malformed spec: YAML syntax" 2 "syntax.yaml:[0-9]+: YAML syntax error" --
     "$runloop" conform --spec "$work/syntax.yaml" --expectations none
 check "missing spec path" 2 "no such file or directory" -- "$runloop" conform --spec "$work/none.yaml"
 
-printf 'spec_version: 1\ncases:\n  - id: self.wrong\n    rule: x\n    source: observed\n    steps: [run]\n    expect: [run default, return finished]\n' >"$work/wrong.yaml"
-check "a failing case exits 1 with a diff" 1 '\+ return timedOut' -- \
+printf 'spec_version: 1\ncases:\n  - id: self.wrong\n    rule: x\n    source: observed\n    steps: [run]\n    expect: [run default, return stopped]\n' >"$work/wrong.yaml"
+check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
     "$runloop" conform --engine cf --spec "$work/wrong.yaml" --expectations none
+
+# runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
+{
+    echo '# commit: cli-check'
+    echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message,latency_p50_ns'
+    for rep in 1 2 3 4 5 6 7 8 9; do
+        echo "BM_WakeLatency/engine:cf/pin:same,1000,$((6000 + rep * 37)),$((5000 + rep * 11)),ns,,,,,,$((5900 + rep))"
+        echo "BM_WakeLatency/engine:ref/pin:same,1000,$((4000 + rep * 29)),$((3500 + rep * 13)),ns,,,,,,$((3900 + rep))"
+    done
+} >"$work/base.csv"
+awk -F, 'BEGIN { OFS = "," } /^BM_/ { $3 = $3 * 1.5; $4 = $4 * 1.5 } { print }' "$work/base.csv" >"$work/slower.csv"
+head -c 300 "$work/base.csv" >"$work/truncated.csv"
+printf 'this is not a csv\n\x00\x01garbage\n' >"$work/garbage.csv"
+check "compare: a file with itself" 0 "no significant change" -- "$runloop" compare "$work/base.csv" "$work/base.csv"
+check "compare: every time x1.5" 1 "slower" -- "$runloop" compare "$work/base.csv" "$work/slower.csv"
+check "compare: truncated file" 2 "truncated.csv" -- "$runloop" compare "$work/base.csv" "$work/truncated.csv"
+check "compare: garbage file" 2 "garbage.csv" -- "$runloop" compare "$work/garbage.csv" "$work/base.csv"
+check "compare: engines in one file" 0 "ref" -- "$runloop" compare "$work/base.csv" --engines cf,ref
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
