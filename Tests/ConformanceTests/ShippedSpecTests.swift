@@ -6,20 +6,25 @@ import ConformanceSpec
 import EngineKit
 import Testing
 
+/// The shipped spec, loaded once for all the parameterised tests.
 enum ShippedSpec {
-    static var request: ConformanceRequest {
-        ConformanceRequest(specPath: SpecResources.casesDirectory ?? "missing-spec-directory",
-                           expectationsPath: SpecResources.expectationsDirectory)
-    }
+    static let request = ConformanceRequest(specPath: SpecResources.casesDirectory ?? "missing-spec-directory",
+                                            expectationsPath: SpecResources.expectationsDirectory)
 
-    /// Every case id; a spec that does not load yields no ids, and `specLoads` reports why.
-    static let caseIDs: [String] = (try? Conformance.selectCases(request).map(\.id)) ?? []
+    /// Every case, or the reason the spec does not load (reported by `specLoads`).
+    static let loaded: Result<[SpecCase], Error> = Result { try Conformance.selectCases(request) }
+
+    static let cases: [String: SpecCase] = Dictionary(
+        uniqueKeysWithValues: ((try? loaded.get()) ?? []).map { ($0.id, $0) })
+
+    /// Every case id, in spec order; a spec that does not load yields none.
+    static let caseIDs: [String] = ((try? loaded.get()) ?? []).map(\.id)
 
     static func check(_ id: String, on engine: any RunLoopEngine) throws {
-        var request = request
-        request.filter = id
-        let report = try Conformance.run(request, engines: [engine])
-        let outcome = try #require(report.outcomes.first)
+        let specCase = try #require(cases[id])
+        let directory = try #require(request.expectationsPath)
+        let expectations = try EngineExpectations.load(directory: directory, engine: engine.name, knownIDs: Set(caseIDs))
+        let outcome = ConformanceRunner().run(specCase, on: engine, expected: expectations.entries[id])
         #expect(outcome.meetsExpectation,
                 "\(id) on \(engine.name): \(outcome.status.rawValue), expected \(outcome.expected.rawValue)\n\(outcome.detail ?? "")")
     }
@@ -28,7 +33,7 @@ enum ShippedSpec {
 @Suite("Shipped spec", .serialized)
 struct ShippedSpecTests {
     @Test func specLoadsWithEnoughCases() throws {
-        let cases = try Conformance.selectCases(ShippedSpec.request)
+        let cases = try ShippedSpec.loaded.get()
         #expect(cases.count >= 120)
         let engines: [any RunLoopEngine] = [CoreFoundationEngine()]
         _ = try Conformance.loadExpectations(ShippedSpec.request, engines: engines)
