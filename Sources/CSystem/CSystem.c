@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <errno.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,37 @@ int csystem_epoll_wait(int epfd, uint64_t *data, int max_events, int timeout_ms)
     int n = epoll_wait(epfd, events, max_events, timeout_ms);
     for (int i = 0; i < n; i++) data[i] = events[i].data.u64;
     return n;
+}
+
+int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t timeout_ns) {
+    struct epoll_event events[64];
+    if (max_events > 64) max_events = 64;
+    if (max_events < 1) max_events = 1;
+    int n;
+    if (timeout_ns < 0) {
+        n = epoll_wait(epfd, events, max_events, -1);
+    } else {
+        struct timespec ts;
+        ts.tv_sec = (time_t)(timeout_ns / 1000000000);
+        ts.tv_nsec = (long)(timeout_ns % 1000000000);
+        n = epoll_pwait2(epfd, events, max_events, &ts, NULL);
+        if (n < 0 && errno == ENOSYS) {
+            /* Kernels before 5.11: millisecond resolution, rounded up so the wait never ends early. */
+            int64_t ms = (timeout_ns + 999999) / 1000000;
+            n = epoll_wait(epfd, events, max_events, ms > 0x7fffffff ? 0x7fffffff : (int)ms);
+        }
+    }
+    for (int i = 0; i < n; i++) data[i] = events[i].data.u64;
+    return n;
+}
+
+int csystem_errno(void) { return errno; }
+
+int csystem_read_u64(int fd, uint64_t *value) {
+    ssize_t n = read(fd, value, sizeof(*value));
+    if (n == (ssize_t)sizeof(*value)) return 0;
+    if (n >= 0) { errno = EIO; }
+    return -1;
 }
 
 uint64_t csystem_monotonic_ns(void) {

@@ -2,10 +2,11 @@
 
 import CFEngine
 import EngineKit
+import RefEngine
 
 enum EngineRegistry {
     /// Every engine, in the order of the report's columns.
-    static let all: [any RunLoopEngine] = [CoreFoundationEngine()]
+    static let all: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine()]
 
     static var names: [String] { all.map(\.name) }
 

@@ -4,6 +4,7 @@ import CFEngine
 import ConformanceKit
 import ConformanceSpec
 import EngineKit
+import RefEngine
 import Testing
 
 /// The shipped spec, loaded once for all the parameterised tests.
@@ -35,12 +36,24 @@ struct ShippedSpecTests {
     @Test func specLoadsWithEnoughCases() throws {
         let cases = try ShippedSpec.loaded.get()
         #expect(cases.count >= 120)
-        let engines: [any RunLoopEngine] = [CoreFoundationEngine()]
+        let engines: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine()]
         _ = try Conformance.loadExpectations(ShippedSpec.request, engines: engines)
     }
 
     @Test("each case on cf", arguments: ShippedSpec.caseIDs)
     func onCoreFoundation(_ id: String) throws {
         try ShippedSpec.check(id, on: CoreFoundationEngine())
+    }
+
+    @Test("each case on ref", arguments: ShippedSpec.caseIDs)
+    func onReference(_ id: String) throws {
+        try ShippedSpec.check(id, on: ReferenceEngine())
+    }
+
+    @Test func referenceEngineHasNoExpectedFailures() throws {
+        let directory = try #require(ShippedSpec.request.expectationsPath)
+        let expectations = try EngineExpectations.load(directory: directory, engine: "ref",
+                                                       knownIDs: Set(ShippedSpec.caseIDs))
+        #expect(expectations.entries.isEmpty)
     }
 }

@@ -30,6 +30,14 @@ int csystem_epoll_del(int epfd, int fd);
 /// epoll_wait into parallel arrays of the events' data words; timeout_ms < 0 waits forever.
 int csystem_epoll_wait(int epfd, uint64_t *data, int max_events, int timeout_ms);
 
+/// Like csystem_epoll_wait with a nanosecond timeout (epoll_pwait2; epoll_wait with the timeout rounded up to
+/// milliseconds on kernels without it). timeout_ns < 0 waits forever.
+int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t timeout_ns);
+/// The calling thread's errno (Swift cannot read the errno macro reliably after another C call).
+int csystem_errno(void);
+/// read(fd, value, 8): 0 when 8 bytes were read, -1 with errno set otherwise (EAGAIN when nothing is readable).
+int csystem_read_u64(int fd, uint64_t *value);
+
 /// CLOCK_MONOTONIC in nanoseconds.
 uint64_t csystem_monotonic_ns(void);
 /// The calling thread's kernel id.

@@ -1,0 +1,199 @@
+// The C ABI declared in Sources/CSystem/include/RefRunLoopABI.h: thin `@_cdecl` wrappers, one Swift call each.
+// Opaque C pointers are Unmanaged Swift objects: loops borrowed, items retained once by their _create function.
+
+/// A C callout and its argument. The C caller promises `info` may be used from the loop's thread.
+private struct CCallout: @unchecked Sendable {
+    let function: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    let info: UnsafeMutableRawPointer?
+    func callAsFunction() { function(info) }
+}
+
+private struct CObserverCallout: @unchecked Sendable {
+    let function: @convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void
+    let info: UnsafeMutableRawPointer?
+}
+
+@inline(__always)
+private func object<T: AnyObject>(_ pointer: OpaquePointer) -> T {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+}
+
+@inline(__always)
+private func retained(_ object: AnyObject) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
+}
+
+@inline(__always)
+private func release<T: AnyObject>(_ pointer: OpaquePointer, as type: T.Type) {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).release()
+}
+
+/// A C mode argument: NULL is kCFRunLoopCommonModes.
+private func mode(_ name: UnsafePointer<CChar>?) -> RefRunLoopMode {
+    guard let name else { return .common }
+    return .named(String(cString: name))
+}
+
+// MARK: Loops
+
+@_cdecl("ref_runloop_current")
+public func refRunLoopCurrent() -> OpaquePointer {
+    OpaquePointer(Unmanaged.passUnretained(RefRunLoop.current).toOpaque())
+}
+
+@_cdecl("ref_runloop_main")
+public func refRunLoopMain() -> OpaquePointer {
+    OpaquePointer(Unmanaged.passUnretained(RefRunLoop.main).toOpaque())
+}
+
+@_cdecl("ref_runloop_now")
+public func refRunLoopNow() -> Double { RefClock.now }
+
+@_cdecl("ref_runloop_run")
+public func refRunLoopRun(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>?, _ seconds: Double,
+                          _ returnAfterSourceHandled: Int32) -> Int32 {
+    let loop: RefRunLoop = object(loop)
+    return loop.run(mode: mode(name), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0).rawValue
+}
+
+@_cdecl("ref_runloop_stop")
+public func refRunLoopStop(_ loop: OpaquePointer) { (object(loop) as RefRunLoop).stop() }
+
+@_cdecl("ref_runloop_stop_mode")
+public func refRunLoopStopMode(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>) {
+    (object(loop) as RefRunLoop).stop(mode: String(cString: name))
+}
+
+@_cdecl("ref_runloop_wake_up")
+public func refRunLoopWakeUp(_ loop: OpaquePointer) { (object(loop) as RefRunLoop).wakeUp() }
+
+@_cdecl("ref_runloop_is_waiting")
+public func refRunLoopIsWaiting(_ loop: OpaquePointer) -> Int32 { (object(loop) as RefRunLoop).isWaiting ? 1 : 0 }
+
+@_cdecl("ref_runloop_add_common_mode")
+public func refRunLoopAddCommonMode(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>) {
+    (object(loop) as RefRunLoop).addCommonMode(String(cString: name))
+}
+
+@_cdecl("ref_runloop_perform")
+public func refRunLoopPerform(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>?,
+                              _ callout: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                              _ info: UnsafeMutableRawPointer?) {
+    let call = CCallout(function: callout, info: info)
+    (object(loop) as RefRunLoop).perform(modes: .one(mode(name))) { call() }
+}
+
+@_cdecl("ref_runloop_wakeup_count")
+public func refRunLoopWakeUpCount(_ loop: OpaquePointer) -> UInt64 { (object(loop) as RefRunLoop).wakeUpCount }
+
+@_cdecl("ref_runloop_pass_count")
+public func refRunLoopPassCount(_ loop: OpaquePointer) -> UInt64 { (object(loop) as RefRunLoop).passCount }
+
+// MARK: Sources
+
+@_cdecl("ref_runloop_source0_create")
+public func refRunLoopSource0Create(_ order: Int, _ perform: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                                    _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+    let call = CCallout(function: perform, info: info)
+    return retained(RefRunLoopSource(order: order, perform: { call() }))
+}
+
+@_cdecl("ref_runloop_source1_create")
+public func refRunLoopSource1Create(_ order: Int, _ fd: Int32,
+                                    _ perform: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                                    _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+    let call = CCallout(function: perform, info: info)
+    return retained(RefRunLoopSource(order: order, fileDescriptor: fd, perform: { call() }))
+}
+
+@_cdecl("ref_runloop_source_signal")
+public func refRunLoopSourceSignal(_ source: OpaquePointer) { (object(source) as RefRunLoopSource).signal() }
+
+@_cdecl("ref_runloop_source_invalidate")
+public func refRunLoopSourceInvalidate(_ source: OpaquePointer) { (object(source) as RefRunLoopSource).invalidate() }
+
+@_cdecl("ref_runloop_source_release")
+public func refRunLoopSourceRelease(_ source: OpaquePointer) { release(source, as: RefRunLoopSource.self) }
+
+@_cdecl("ref_runloop_add_source")
+public func refRunLoopAddSource(_ loop: OpaquePointer, _ source: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).add(object(source) as RefRunLoopSource, mode: mode(name))
+}
+
+@_cdecl("ref_runloop_remove_source")
+public func refRunLoopRemoveSource(_ loop: OpaquePointer, _ source: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).remove(object(source) as RefRunLoopSource, mode: mode(name))
+}
+
+// MARK: Timers
+
+@_cdecl("ref_runloop_timer_create")
+public func refRunLoopTimerCreate(_ fireDate: Double, _ interval: Double, _ order: Int,
+                                  _ callout: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                                  _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+    let call = CCallout(function: callout, info: info)
+    return retained(RefRunLoopTimer(fireDate: fireDate, interval: interval, order: order) { _ in call() })
+}
+
+@_cdecl("ref_runloop_timer_set_tolerance")
+public func refRunLoopTimerSetTolerance(_ timer: OpaquePointer, _ tolerance: Double) {
+    (object(timer) as RefRunLoopTimer).tolerance = tolerance
+}
+
+@_cdecl("ref_runloop_timer_set_next_fire_date")
+public func refRunLoopTimerSetNextFireDate(_ timer: OpaquePointer, _ date: Double) {
+    (object(timer) as RefRunLoopTimer).nextFireDate = date
+}
+
+@_cdecl("ref_runloop_timer_next_fire_date")
+public func refRunLoopTimerNextFireDate(_ timer: OpaquePointer) -> Double {
+    (object(timer) as RefRunLoopTimer).nextFireDate
+}
+
+@_cdecl("ref_runloop_timer_invalidate")
+public func refRunLoopTimerInvalidate(_ timer: OpaquePointer) { (object(timer) as RefRunLoopTimer).invalidate() }
+
+@_cdecl("ref_runloop_timer_release")
+public func refRunLoopTimerRelease(_ timer: OpaquePointer) { release(timer, as: RefRunLoopTimer.self) }
+
+@_cdecl("ref_runloop_add_timer")
+public func refRunLoopAddTimer(_ loop: OpaquePointer, _ timer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).add(object(timer) as RefRunLoopTimer, mode: mode(name))
+}
+
+@_cdecl("ref_runloop_remove_timer")
+public func refRunLoopRemoveTimer(_ loop: OpaquePointer, _ timer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).remove(object(timer) as RefRunLoopTimer, mode: mode(name))
+}
+
+// MARK: Observers
+
+@_cdecl("ref_runloop_observer_create")
+public func refRunLoopObserverCreate(_ activities: UInt32, _ repeats: Int32, _ order: Int,
+                                     _ callout: @convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void,
+                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+    let call = CObserverCallout(function: callout, info: info)
+    let observer = RefRunLoopObserver(activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
+                                      order: order) { _, activity in
+        call.function(UInt32(truncatingIfNeeded: activity.rawValue), call.info)
+    }
+    return retained(observer)
+}
+
+@_cdecl("ref_runloop_observer_invalidate")
+public func refRunLoopObserverInvalidate(_ observer: OpaquePointer) {
+    (object(observer) as RefRunLoopObserver).invalidate()
+}
+
+@_cdecl("ref_runloop_observer_release")
+public func refRunLoopObserverRelease(_ observer: OpaquePointer) { release(observer, as: RefRunLoopObserver.self) }
+
+@_cdecl("ref_runloop_add_observer")
+public func refRunLoopAddObserver(_ loop: OpaquePointer, _ observer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).add(object(observer) as RefRunLoopObserver, mode: mode(name))
+}
+
+@_cdecl("ref_runloop_remove_observer")
+public func refRunLoopRemoveObserver(_ loop: OpaquePointer, _ observer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).remove(object(observer) as RefRunLoopObserver, mode: mode(name))
+}

@@ -1,0 +1,252 @@
+// Sources, timers and observers: the items a mode holds.
+//
+// Lock order: a loop's lock may be held while taking an item's lock, never the reverse. No lock is held during a
+// callout.
+
+/// A run-loop source (CFRunLoopSource): version 0 (signalled by hand) or version 1 (a readable file descriptor).
+///
+/// A source can be in several modes of several loops. Signal, invalidate and the queries work from any thread.
+public final class RefRunLoopSource: @unchecked Sendable {
+    enum Kind {
+        case version0(perform: @Sendable () -> Void, schedule: @Sendable (String) -> Void,
+                      cancel: @Sendable (String) -> Void)
+        case version1(fileDescriptor: Int32, perform: @Sendable () -> Void)
+    }
+
+    /// Sources with a lower order are performed first (rule 48).
+    public let order: Int
+    let kind: Kind
+    let lock = Lock("RefRunLoopSource.lock")
+    /// Protected by `lock`.
+    var valid = true
+    /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule 48) or invalidated.
+    var signalled = false
+    /// Protected by `lock`. The sequence number of the first signal since the last perform: ties in `order` are
+    /// performed in signal order.
+    var signalSequence: UInt64 = 0
+    /// Protected by `lock`. The loops that hold this source, with how many of their modes do (CF's `_runLoops` bag).
+    var loops: [ObjectIdentifier: (loop: RefRunLoop, count: Int)] = [:]
+
+    /// A version-0 source. `schedule` and `cancel` receive the concrete mode name, once per mode the source is
+    /// added to or removed from (rules 43-44).
+    public init(order: Int = 0, perform: @escaping @Sendable () -> Void,
+                schedule: @escaping @Sendable (String) -> Void = { _ in },
+                cancel: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.order = order
+        self.kind = .version0(perform: perform, schedule: schedule, cancel: cancel)
+    }
+
+    /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads
+    /// 8 bytes from it and calls `perform`, one source per pass (rule 51). The caller owns the descriptor; it must
+    /// stay open while the source is in a mode.
+    public init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
+        self.order = order
+        self.kind = .version1(fileDescriptor: fileDescriptor, perform: perform)
+    }
+
+    var isVersion0: Bool {
+        if case .version0 = kind { return true }
+        return false
+    }
+
+    var fileDescriptor: Int32? {
+        if case .version1(let fd, _) = kind { return fd }
+        return nil
+    }
+
+    /// CFRunLoopSourceSignal: marks the source to be performed by the next pass that reaches it, keeping the time of
+    /// the first signal. Does not wake any loop (rule 45). O(1). Any thread.
+    public func signal() {
+        lock.withLock {
+            guard valid else { return }
+            if !signalled {
+                signalled = true
+                signalSequence = SequenceNumber.next()
+            }
+        }
+    }
+
+    /// CFRunLoopSourceInvalidate: the source is never performed again and leaves every mode of every loop, with a
+    /// cancel callout per mode (rule 52). O(modes of the loops holding it). Any thread.
+    public func invalidate() {
+        let holders: [RefRunLoop] = lock.withLock {
+            guard valid else { return [] }
+            valid = false
+            signalled = false
+            let holders = loops.values.map(\.loop)
+            loops = [:]
+            return holders
+        }
+        for loop in holders { loop.removeEverywhere(.source(self)) }
+    }
+
+    /// CFRunLoopSourceIsValid. Any thread.
+    public var isValid: Bool { lock.withLock { valid } }
+
+    /// CFRunLoopSourceIsSignalled. Any thread.
+    public var isSignalled: Bool { lock.withLock { signalled } }
+}
+
+/// A run-loop timer (CFRunLoopTimer).
+///
+/// A timer belongs to at most one loop at a time (rule 54) but can be in several of its modes. Its fire dates are
+/// in ``RefClock`` seconds.
+public final class RefRunLoopTimer: @unchecked Sendable {
+    /// Seconds between fires; 0 for a one-shot timer (negative intervals become 0, rule 53).
+    public let interval: Double
+    /// Stored for API parity; CF ignores it when ordering timers (rule 55).
+    public let order: Int
+    let callout: @Sendable (RefRunLoopTimer) -> Void
+    let lock = Lock("RefRunLoopTimer.lock")
+    /// Protected by `lock`.
+    var valid = true
+    /// Protected by `lock`. Set while the callout runs: nested runs skip the timer and arming ignores it (rule 69).
+    var firing = false
+    /// Protected by `lock`. What ``nextFireDate`` returns (CF's `_nextFireDate`).
+    var fireDate: Double
+    /// Protected by `lock`. The soft deadline in CLOCK_MONOTONIC nanoseconds (CF's `_fireTSR`).
+    var deadline: UInt64
+    /// Protected by `lock`. The tolerance after Darwin's clamp.
+    var storedTolerance: Double = 0
+    /// Protected by `lock`. The loop whose modes hold the timer, nil when it is in none.
+    var loop: RefRunLoop?
+    /// Protected by the lock of `loop`. The timer's entry in each mode's queue.
+    var entries: [(mode: LoopMode, entry: TimerQueue<RefRunLoopTimer>.Entry)] = []
+
+    /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
+    /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
+    public init(fireDate: Double, interval: Double = 0, order: Int = 0,
+                callout: @escaping @Sendable (RefRunLoopTimer) -> Void) {
+        precondition(!interval.isNaN, "NaN was used as an interval for a RefRunLoopTimer")
+        self.interval = interval < 0 ? 0 : interval
+        self.order = order
+        self.callout = callout
+        self.fireDate = fireDate.isNaN ? RefClock.dateLimit : min(fireDate, RefClock.dateLimit)
+        self.deadline = RefClock.deadline(forFireDate: fireDate)
+    }
+
+    /// Whether the timer repeats (interval > 0).
+    public var repeats: Bool { interval > 0 }
+
+    /// CFRunLoopTimerInvalidate: the timer never fires again and leaves every mode. O(modes × log n). Any thread.
+    public func invalidate() {
+        let holder: RefRunLoop? = lock.withLock {
+            guard valid else { return nil }
+            valid = false
+            return loop
+        }
+        holder?.removeEverywhere(.timer(self))
+    }
+
+    /// CFRunLoopTimerIsValid. Any thread.
+    public var isValid: Bool { lock.withLock { valid } }
+
+    /// CFRunLoopTimerGetNextFireDate / SetNextFireDate. The getter returns 0 for an invalid timer; the setter does
+    /// nothing on one, repositions the timer in each of its modes (O(modes × log n)) and, from another thread, wakes
+    /// its loop as CF does (rule 62). Any thread.
+    public var nextFireDate: Double {
+        get { lock.withLock { valid ? fireDate : 0 } }
+        set { setNextFireDate(newValue) }
+    }
+
+    /// CFRunLoopTimerGetTolerance / SetTolerance with Darwin's clamp (``TimerTolerance/clamped(_:interval:)``).
+    /// The timer fires within [fire date, fire date + tolerance], never early. O(modes). Any thread.
+    public var tolerance: Double {
+        get { lock.withLock { storedTolerance } }
+        set { setTolerance(newValue) }
+    }
+
+    /// The window length in nanoseconds. Caller holds `lock`.
+    var windowNanoseconds: UInt64 { TimerTolerance.windowNanoseconds(storedTolerance) }
+
+    private func setNextFireDate(_ date: Double) {
+        let clamped = date.isNaN ? RefClock.dateLimit : min(date, RefClock.dateLimit)
+        let newDeadline = RefClock.deadline(forFireDate: clamped)
+        while true {
+            let holder: RefRunLoop? = lock.withLock {
+                guard valid else { return nil }
+                if loop == nil {
+                    fireDate = clamped
+                    deadline = newDeadline
+                }
+                return loop
+            }
+            guard let holder else { return }
+            if holder.rescheduleTimer(self, fireDate: clamped, deadline: newDeadline) {
+                if !holder.isCurrentThread { holder.wakeUp() }
+                return
+            }
+            // The timer left that loop in the meantime: try again with its new state.
+        }
+    }
+
+    private func setTolerance(_ value: Double) {
+        while true {
+            let holder: RefRunLoop? = lock.withLock {
+                if loop == nil { storedTolerance = TimerTolerance.clamped(value, interval: interval) }
+                return loop
+            }
+            guard let holder else { return }
+            if holder.setTimerTolerance(self, value) { return }
+        }
+    }
+}
+
+/// A run-loop observer (CFRunLoopObserver).
+///
+/// An observer belongs to at most one loop at a time (rule 75) but can be in several of its modes.
+public final class RefRunLoopObserver: @unchecked Sendable {
+    /// The activities it is called for.
+    public let activities: RefRunLoopActivity
+    /// Whether it stays valid after its first callout (rule 73).
+    public let repeats: Bool
+    /// Observers with a lower order are called first; equal orders in the order they were added (rule 70).
+    public let order: Int
+    let callout: @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
+    let lock = Lock("RefRunLoopObserver.lock")
+    /// Protected by `lock`.
+    var valid = true
+    /// Protected by `lock`. Set during its callout: nested runs do not re-enter it (rule 74).
+    var firing = false
+    /// Protected by `lock`. The loop whose modes hold it, nil when none does.
+    var loop: RefRunLoop?
+    /// Protected by the lock of `loop`. Its node in each mode's observer store.
+    var nodes: [(mode: LoopMode, node: OrderedStore<RefRunLoopObserver>.Node)] = []
+
+    /// CFRunLoopObserverCreate.
+    public init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
+                callout: @escaping @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void) {
+        self.activities = activities
+        self.repeats = repeats
+        self.order = order
+        self.callout = callout
+    }
+
+    /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
+    public func invalidate() {
+        let holder: RefRunLoop? = lock.withLock {
+            guard valid else { return nil }
+            valid = false
+            return loop
+        }
+        holder?.removeEverywhere(.observer(self))
+    }
+
+    /// CFRunLoopObserverIsValid. Any thread.
+    public var isValid: Bool { lock.withLock { valid } }
+}
+
+/// Any item a mode can hold.
+enum LoopItem {
+    case source(RefRunLoopSource)
+    case timer(RefRunLoopTimer)
+    case observer(RefRunLoopObserver)
+
+    var identifier: ObjectIdentifier {
+        switch self {
+        case .source(let source): return ObjectIdentifier(source)
+        case .timer(let timer): return ObjectIdentifier(timer)
+        case .observer(let observer): return ObjectIdentifier(observer)
+        }
+    }
+}

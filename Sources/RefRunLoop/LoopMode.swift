@@ -1,0 +1,103 @@
+// One mode of one loop: its sources, timers and observers, and its persistent stop request.
+
+/// A mode. Every property is protected by the owning loop's lock.
+///
+/// Modes are created by adding an item to a concrete name, by performing a block for it, or by stop(mode:), and are
+/// never destroyed (rule 24).
+final class LoopMode {
+    let name: String
+    /// Immutable. The mode's wait set (CF's `_portSet`): the loop's wake-up eventfd and timerfd, and the descriptors
+    /// of the mode's version-1 sources, all edge-triggered. One set per mode, as in CF, so the kernel keeps each
+    /// mode's readiness and its order (a descriptor that became readable while another mode ran is reported when
+    /// this mode next waits; one added while readable is reported after the ones already ready).
+    let epollFD: Int32
+    /// Immutable. The mode's timerfd (CF's `_timerPort`), in `epollFD`: armed at the coalesced wake-up time of the
+    /// mode's timers whenever they change, from any thread, as CF arms its per-mode timer; never read (setting it
+    /// clears its expiry count); disarmed when the mode has no timer left (rule 66 fixed).
+    let timerFD: Int32
+    /// The absolute time `timerFD` is armed at; nil when disarmed; 0 when it expired and was not set since.
+    var armedDeadline: UInt64?
+    /// Changes to timers whose deadlines are all later than this cannot move the wake-up time
+    /// (``TimerCoalescing/Scan/bound``): adding the 100,000th far-future timer costs no scan and no system call.
+    var armBound: UInt64 = .max
+    /// Version-0 sources. Unordered: a pass sorts the signalled ones by (order, first signal).
+    var sources0: [ObjectIdentifier: RefRunLoopSource] = [:]
+    /// Version-1 sources.
+    var sources1: [ObjectIdentifier: RefRunLoopSource] = [:]
+    /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
+    var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:]
+    /// Timers by (deadline, insertion).
+    var timers = TimerQueue<RefRunLoopTimer>()
+    /// Observers by (order, insertion).
+    var observers = OrderedStore<RefRunLoopObserver>()
+    /// The union of the activities of every observer ever added (CF never narrows it either): a pass skips the
+    /// snapshot for activities nobody watches.
+    var observerMask: UInt = 0
+    /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule 33).
+    var stopped = false
+
+    init(name: String, epollFD: Int32, timerFD: Int32) {
+        self.name = name
+        self.epollFD = epollFD
+        self.timerFD = timerFD
+    }
+
+    /// Whether the mode has a source, a timer or (checked by the loop) a pending block. Observers do not count
+    /// (rules 20-21).
+    var hasSourcesOrTimers: Bool { !sources0.isEmpty || !sources1.isEmpty || !timers.isEmpty }
+
+    func contains(_ item: LoopItem) -> Bool {
+        switch item {
+        case .source(let source):
+            let id = ObjectIdentifier(source)
+            return sources0[id] != nil || sources1[id] != nil
+        case .timer(let timer):
+            return timer.entries.contains { $0.mode === self }
+        case .observer(let observer):
+            return observer.nodes.contains { $0.mode === self }
+        }
+    }
+}
+
+/// A block queued by ``RefRunLoop/perform(modes:_:)``.
+struct PendingBlock {
+    /// The mode names it may run in; ``RefRunLoopMode/commonModesName`` stands for every common mode.
+    let modes: Set<String>
+    let block: @Sendable () -> Void
+
+    /// CF's matching rule (rule 77): the block's modes name the current mode, or include the common-modes string
+    /// while the current mode is common. CF compares with CFEqual, so the literal string counts as the constant.
+    func matches(_ mode: String, commonModes: Set<String>) -> Bool {
+        modes.contains(mode) || (modes.contains(RefRunLoopMode.commonModesName) && commonModes.contains(mode))
+    }
+}
+
+/// The per-run data of one (possibly nested) run: CF's `_per_run_data` plus the run's mode and timeout.
+/// Every property is protected by the owning loop's lock.
+final class RunFrame {
+    let mode: LoopMode
+    /// CFRunLoopStop's flag. Only the innermost run's is set (rule 26).
+    var stopped = false
+    /// Set from the return of the wait to the top of the next pass: wake-ups are dropped then (rule 83).
+    var ignoreWakeUps = false
+    /// CLOCK_MONOTONIC nanoseconds after which the run times out; 0 for a poll, `.max` for no timeout. Set when the
+    /// first pass starts, after the Entry observers (CF takes its start time in __CFRunLoopRun).
+    private(set) var termination: UInt64 = .max
+    /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule 90).
+    var timeoutDelivered = true
+
+    init(mode: LoopMode) {
+        self.mode = mode
+    }
+
+    func startClock(termination: UInt64) {
+        self.termination = termination
+        timeoutDelivered = termination == 0 || termination == .max
+    }
+
+    /// The passes are over: the timeout no longer wakes the loop (CF cancels its timeout timer before the Exit
+    /// observers, so a run nested in one of them is not woken by it).
+    func stopClock() {
+        timeoutDelivered = true
+    }
+}

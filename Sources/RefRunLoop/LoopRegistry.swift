@@ -1,0 +1,100 @@
+// One loop per thread, created on first use and torn down when the thread exits; the main thread's loop is reachable
+// from any thread and never torn down (rule 87-88).
+
+import CSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RefRunLoop {
+    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). O(1) after the first call.
+    public static var current: RefRunLoop { LoopRegistry.current() }
+
+    /// The main thread's loop (CFRunLoopGetMain), from any thread. The main thread is the one whose kernel thread id
+    /// is the process id.
+    public static var main: RefRunLoop { LoopRegistry.main() }
+
+    /// Thread exit: remove every source (with cancel callouts), detach timers and observers (they stay valid), drop
+    /// pending blocks, close the descriptors (rule 88). Runs on the exiting thread.
+    func tearDown() {
+        var callouts: [() -> Void] = []
+        var detachedTimers: [RefRunLoopTimer] = []
+        var detachedObservers: [RefRunLoopObserver] = []
+        lock.withLock {
+            guard lifecycle == .open else { return }
+            for mode in modes.values {
+                for source in Array(mode.sources0.values) + Array(mode.sources1.values) {
+                    source.lock.withLock { source.loops[ObjectIdentifier(self)] = nil }
+                    if case .version0(_, _, let cancel) = source.kind {
+                        let name = mode.name
+                        callouts.append { cancel(name) }
+                    }
+                }
+                mode.sources0 = [:]
+                mode.sources1 = [:]
+                mode.sourcesByDescriptor = [:]
+                for entry in mode.timers.unorderedEntries { detachedTimers.append(entry.payload) }
+                mode.timers = TimerQueue()
+                detachedObservers.append(contentsOf: mode.observers.elementsInOrder())
+                mode.observers = OrderedStore()
+            }
+            for timer in detachedTimers {
+                timer.entries = []
+                timer.lock.withLock { timer.loop = nil }
+            }
+            for observer in detachedObservers {
+                observer.nodes = []
+                observer.lock.withLock { observer.loop = nil }
+            }
+            commonItems = [:]
+            blocks = []
+            lifecycle = .closed
+            closeDescriptors()
+        }
+        for callout in callouts { callout() }
+    }
+}
+
+/// The per-thread loops.
+enum LoopRegistry {
+    /// Guards `mainLoop`'s creation.
+    private static let lock = Lock("LoopRegistry.lock")
+    /// Protected by `lock`.
+    nonisolated(unsafe) private static var mainLoop: RefRunLoop?
+    /// The thread-specific key holding each thread's loop (retained), with a destructor that tears it down.
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            let loop = Unmanaged<RefRunLoop>.fromOpaque(pointer).takeRetainedValue()
+            if loop !== LoopRegistry.mainIfCreated() { loop.tearDown() }
+        }
+        precondition(result == 0, "pthread_key_create failed: \(result)")
+        return key
+    }()
+
+    /// The calling thread's loop, nil if it never asked for one.
+    @inline(__always)
+    static func registered() -> UnsafeMutableRawPointer? { pthread_getspecific(key) }
+
+    static func current() -> RefRunLoop {
+        if let pointer = registered() {
+            return Unmanaged<RefRunLoop>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let loop = csystem_gettid() == getpid() ? main() : RefRunLoop()
+        pthread_setspecific(key, Unmanaged.passRetained(loop).toOpaque())
+        return loop
+    }
+
+    static func main() -> RefRunLoop {
+        lock.withLock {
+            if let mainLoop { return mainLoop }
+            let loop = RefRunLoop()
+            mainLoop = loop
+            return loop
+        }
+    }
+
+    static func mainIfCreated() -> RefRunLoop? { lock.withLock { mainLoop } }
+}

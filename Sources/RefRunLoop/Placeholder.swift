@@ -1,2 +1,0 @@
-// The reference run loop is being written; this placeholder keeps the package building.
-public enum RefRunLoopPlaceholder {}

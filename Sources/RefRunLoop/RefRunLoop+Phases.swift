@@ -1,0 +1,186 @@
+// The phases of a pass that call out: observers, blocks, version-0 sources, timers, version-1 sources. Each takes a
+// snapshot under the loop's lock, releases it, and calls out with no lock held, so a callout may do anything to the
+// loop, including running it again (a nested run).
+
+extension RefRunLoop {
+    // MARK: Observers (rules 70-74)
+
+    /// __CFRunLoopDoObservers: calls the mode's valid, non-firing observers watching `activity`, in order. The
+    /// snapshot is taken first: an observer added during the batch is not called in it; one removed is still called;
+    /// one invalidated is skipped (rule 72). A non-repeating observer is invalidated after its callout (rule 73).
+    func notifyObservers(_ activity: RefRunLoopActivity, in mode: LoopMode) {
+        let observers: [RefRunLoopObserver] = lock.withLock {
+            guard mode.observerMask & activity.rawValue != 0, !mode.observers.isEmpty else { return [] }
+            return mode.observers.elementsInOrder()
+        }
+        for observer in observers where observer.activities.contains(activity) {
+            // Rechecked at call time, like CF (which also filters firing observers at snapshot time; the outcome is
+            // the same because an observer stops firing only when its own callout returns).
+            let shouldCall: Bool = observer.lock.withLock {
+                guard observer.valid, !observer.firing else { return false }
+                observer.firing = true
+                return true
+            }
+            guard shouldCall else { continue }
+            observer.callout(observer, activity)
+            if !observer.repeats { observer.invalidate() }
+            observer.lock.withLock { observer.firing = false }
+        }
+    }
+
+    // MARK: Blocks (rules 76-80)
+
+    /// __CFRunLoopDoBlocks: takes the whole queue, runs the blocks that match the mode in FIFO order, and puts the
+    /// others back ahead of any block queued meanwhile (rule 79). Blocks never count as handled (rule 80).
+    func performBlocks(in mode: LoopMode) {
+        let (taken, common): ([PendingBlock], Set<String>) = lock.withLock {
+            guard !blocks.isEmpty else { return ([], []) }
+            let taken = blocks
+            blocks = []
+            return (taken, commonModes)
+        }
+        guard !taken.isEmpty else { return }
+        var kept: [PendingBlock] = []
+        for pending in taken {
+            if pending.matches(mode.name, commonModes: common) {
+                pending.block()
+            } else {
+                kept.append(pending)
+            }
+        }
+        guard !kept.isEmpty else { return }
+        lock.withLock { blocks = kept + blocks }
+    }
+
+    // MARK: Version-0 sources (rules 45-50)
+
+    /// __CFRunLoopDoSources0: performs the mode's valid, signalled version-0 sources ordered by (order, first
+    /// signal), clearing each one's signal first. With `stopAfterHandle` it stops after the first perform.
+    ///
+    /// The result is CF's: whether the last source examined was performed (catalogue difference B.2), so a batch
+    /// whose last source was invalidated by an earlier perform reports "not handled".
+    func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
+        let candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = lock.withLock {
+            var found: [(RefRunLoopSource, Int, UInt64)] = []
+            for source in mode.sources0.values {
+                source.lock.withLock {
+                    if source.valid && source.signalled { found.append((source, source.order, source.signalSequence)) }
+                }
+            }
+            return found
+        }
+        guard !candidates.isEmpty else { return false }
+        let ordered = candidates.count == 1 ? candidates : candidates.sorted {
+            $0.order != $1.order ? $0.order < $1.order : $0.sequence < $1.sequence
+        }
+        var handled = false
+        for candidate in ordered {
+            handled = performSource0(candidate.source)
+            if stopAfterHandle && handled { break }
+        }
+        return handled
+    }
+
+    /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule 50: one
+    /// invalidated earlier in the batch is skipped; one merely removed is still performed).
+    private func performSource0(_ source: RefRunLoopSource) -> Bool {
+        let perform: (@Sendable () -> Void)? = source.lock.withLock {
+            guard source.signalled else { return nil }
+            source.signalled = false
+            guard source.valid, case .version0(let perform, _, _) = source.kind else { return nil }
+            return perform
+        }
+        guard let perform else { return false }
+        perform()
+        return true
+    }
+
+    // MARK: Version-1 sources (rule 51)
+
+    /// __CFRunLoopDoSource1: performs the mode's source for the descriptor the wait returned (its 8 bytes were read
+    /// then), if the mode still has one and it is valid. Counts as handled.
+    func performSource1(fd: Int32, in mode: LoopMode) -> Bool {
+        let perform: (@Sendable () -> Void)? = lock.withLock {
+            guard let source = mode.sourcesByDescriptor[fd] else { return nil }
+            return source.lock.withLock {
+                guard source.valid, case .version1(_, let perform) = source.kind else { return nil }
+                return perform
+            }
+        }
+        guard let perform else { return false }
+        perform()
+        return true
+    }
+
+    // MARK: Timers (rules 56-61)
+
+    /// __CFRunLoopDoTimers: snapshots the valid, non-firing timers due now, in (deadline, insertion) order, and fires
+    /// each after checking it again (a timer that becomes due during an earlier callout waits for a later pass,
+    /// rule 57).
+    func fireDueTimers(in mode: LoopMode) {
+        let now = RefClock.nanoseconds
+        let due: [RefRunLoopTimer] = lock.withLock {
+            mode.timers.due(atOrBefore: now).map(\.payload).filter { timer in
+                timer.lock.withLock { timer.valid && !timer.firing }
+            }
+        }
+        var fired = false
+        for timer in due where fire(timer, in: mode) { fired = true }
+        if !fired {
+            // Nothing was due after all (the timer moved meanwhile): arm again for what is left (rule 67).
+            lock.withLock { rearmTimerLocked(mode) }
+        }
+    }
+
+    /// __CFRunLoopDoTimer: one timer's callout and its rescheduling.
+    private func fire(_ timer: RefRunLoopTimer, in mode: LoopMode) -> Bool {
+        let previousDeadline: UInt64? = lock.withLock {
+            let start: UInt64? = timer.lock.withLock {
+                guard timer.valid, !timer.firing, timer.loop === self, timer.deadline <= RefClock.nanoseconds else { return nil }
+                timer.firing = true
+                return timer.deadline
+            }
+            // A firing timer is left out of arming (rule 69): arm for the next one, as CF does before the callout.
+            if let start { timersChangedLocked(in: mode, touching: start) }
+            return start
+        }
+        guard let previousDeadline else { return false }
+        timer.callout(timer)
+        // A one-shot timer is invalidated even if its callout set a new fire date (rule 59).
+        if !timer.repeats { timer.invalidate() }
+        lock.withLock {
+            let reposition: (deadline: UInt64, hard: UInt64)? = timer.lock.withLock {
+                timer.firing = false
+                guard timer.valid else { return nil }
+                // A new fire date set in the callout is honoured only if it is later than the one that fired.
+                if previousDeadline < timer.deadline { return nil }
+                let next = Self.nextGridDeadline(after: previousDeadline, interval: timer.interval, now: RefClock.nanoseconds)
+                timer.deadline = next
+                timer.fireDate = Double(next) / 1e9
+                return (next, TimerTolerance.hardDeadline(deadline: next, window: timer.windowNanoseconds))
+            }
+            guard let reposition, timer.loop === self else {
+                timersChangedLocked(in: mode, touching: previousDeadline)
+                return
+            }
+            for (holder, entry) in timer.entries {
+                holder.timers.reschedule(entry, deadline: reposition.deadline, hardDeadline: reposition.hard)
+                timersChangedLocked(in: holder, touching: previousDeadline)
+            }
+        }
+        return true
+    }
+
+    /// The repeating-timer grid (rule 60): previous + k × interval for the smallest k >= 1 that is after `now`, so
+    /// missed fires are skipped and the phase is kept. The interval is clamped to CF's limit (rule 61).
+    static func nextGridDeadline(after previous: UInt64, interval: Double, now: UInt64) -> UInt64 {
+        let step = max(RefClock.nanoseconds(fromSeconds: min(interval, RefClock.intervalLimit)), 1)
+        if UInt64(Int64.max) - step <= previous { return UInt64(Int64.max) }
+        guard now >= previous else { return previous + step }
+        let steps = (now - previous) / step + 1
+        let (product, overflow) = steps.multipliedReportingOverflow(by: step)
+        if overflow { return UInt64(Int64.max) }
+        let (next, overflow2) = previous.addingReportingOverflow(product)
+        return overflow2 ? UInt64(Int64.max) : next
+    }
+}

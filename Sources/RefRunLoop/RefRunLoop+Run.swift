@@ -1,0 +1,169 @@
+// Running: CFRunLoopRunSpecific and __CFRunLoopRun. The pass reads as catalogue rule 4, steps a-m.
+
+/// How a pass's wait ended: the one live port it handles (rule 4k).
+enum LivePort {
+    /// Timeout, poll with nothing ready, or a wake-up: nothing to handle.
+    case none
+    /// The timerfd expired with timers due.
+    case timer
+    /// A version-1 descriptor of the mode became readable; its 8 bytes are read already.
+    case source1(fd: Int32)
+}
+
+extension RefRunLoop {
+    /// CFRunLoopRunInMode: runs the loop in `mode` until a result applies.
+    ///
+    /// - `seconds` <= 0 makes exactly one pass (a poll); a huge value (over about 16 years), +infinity or NaN means
+    ///   no timeout (rules 89-91).
+    /// - Returns `.finished` at once, without Entry or Exit, for `.common`, a mode named "kCFRunLoopCommonModes", a
+    ///   missing mode or an empty one (rule 1).
+    /// - May be called from a callout of this loop (a nested run, in any mode).
+    ///
+    /// Must be called on the loop's thread.
+    public func run(mode: RefRunLoopMode, seconds: Double, returnAfterSourceHandled: Bool) -> RefRunLoopResult {
+        precondition(isCurrentThread, "RefRunLoop.run must be called on the loop's own thread (use RefRunLoop.current)")
+        guard case .named(let name) = mode, name != RefRunLoopMode.commonModesName else { return .finished }
+        let frame: RunFrame? = lock.withLock {
+            guard lifecycle == .open, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
+            let frame = RunFrame(mode: mode)
+            frames.append(frame)
+            return frame
+        }
+        guard let frame else { return .finished }
+        notifyObservers(.entry, in: frame.mode)
+        let result = runPasses(frame, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
+        lock.withLock { frame.stopClock() }
+        notifyObservers(.exit, in: frame.mode)
+        lock.withLock {
+            let popped = frames.popLast()
+            precondition(popped === frame, "internal bug: run frames popped out of order")
+        }
+        return result
+    }
+
+    /// CFRunLoopRun: runs the default mode until it is stopped or finished (rule 17). Loop thread.
+    public func run() {
+        while true {
+            let result = run(mode: .default, seconds: 1e10, returnAfterSourceHandled: false)
+            if result == .stopped || result == .finished { return }
+        }
+    }
+
+    /// The monotonic time a run ends: 0 for a poll, `.max` for none (rules 89-91).
+    static func termination(start: UInt64, seconds: Double) -> UInt64 {
+        if seconds <= 0 { return 0 }
+        if seconds <= RefClock.intervalLimit {
+            return TimerTolerance.hardDeadline(deadline: start, window: RefClock.nanoseconds(fromSeconds: seconds))
+        }
+        return .max  // larger than the limit, +infinity, or NaN (every comparison above is false)
+    }
+
+    /// __CFRunLoopRun: passes until one of the four results applies.
+    private func runPasses(_ frame: RunFrame, seconds: Double, returnAfterSourceHandled stopAfterHandle: Bool)
+        -> RefRunLoopResult {
+        // The timeout counts from here, after the Entry observers, as in CF.
+        let start = RefClock.nanoseconds
+        lock.withLock { frame.startClock(termination: Self.termination(start: start, seconds: seconds)) }
+        // A stop requested before the first pass (in the Entry observer, say) is consumed at once (rule 11).
+        if let early = consumeEarlyStop(frame) { return early }
+        let mode = frame.mode
+        let poll0 = frame.termination == 0
+        while true {
+            passCounter.wrappingAdd(1, ordering: .relaxed)
+            // a. wake-ups count again from here until the wait returns
+            lock.withLock { frame.ignoreWakeUps = false }
+            // b. BeforeTimers, then BeforeSources (timers do not fire here: rule 5)
+            notifyObservers(.beforeTimers, in: mode)
+            notifyObservers(.beforeSources, in: mode)
+            // c. blocks
+            performBlocks(in: mode)
+            // d. version-0 sources, then blocks again if one was performed
+            var handled = performSources0(in: mode, stopAfterHandle: stopAfterHandle)
+            if handled { performBlocks(in: mode) }
+            // e. poll when a source was handled or the run has no timeout
+            let poll = handled || poll0
+            // f. (no main-queue fast path: the reference loop has no libdispatch main queue)
+            // g. BeforeWaiting, only when about to sleep (rule 6)
+            if !poll { notifyObservers(.beforeWaiting, in: mode) }
+            // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
+            let live = waitForLivePort(frame, poll: poll)
+            // j. AfterWaiting, paired with BeforeWaiting (rule 8)
+            if !poll { notifyObservers(.afterWaiting, in: mode) }
+            // k. handle the one live port
+            switch live {
+            case .none:
+                break
+            case .timer:
+                fireDueTimers(in: mode)
+            case .source1(let fd):
+                handled = performSource1(fd: fd, in: mode) || handled
+            }
+            // l. blocks
+            performBlocks(in: mode)
+            // m. the exit checks, in CF's order (rule 10)
+            if let result = exitCheck(frame, handled: handled, stopAfterHandle: stopAfterHandle) { return result }
+        }
+    }
+
+    private func consumeEarlyStop(_ frame: RunFrame) -> RefRunLoopResult? {
+        lock.withLock {
+            if frame.stopped {
+                frame.stopped = false
+                return .stopped
+            }
+            if frame.mode.stopped {
+                frame.mode.stopped = false
+                return .stopped
+            }
+            return nil
+        }
+    }
+
+    /// Rule 10: HandledSource, then TimedOut, then the run's stop flag, then the mode's, then Finished if empty.
+    private func exitCheck(_ frame: RunFrame, handled: Bool, stopAfterHandle: Bool) -> RefRunLoopResult? {
+        if handled && stopAfterHandle { return .handledSource }
+        if frame.termination < RefClock.nanoseconds { return .timedOut }
+        return lock.withLock {
+            if frame.stopped {
+                frame.stopped = false
+                return .stopped
+            }
+            if frame.mode.stopped {
+                frame.mode.stopped = false
+                return .stopped
+            }
+            return isEmptyLocked(frame.mode) ? .finished : nil
+        }
+    }
+
+    /// __CFRunLoopModeIsEmpty (rules 20-22): no source, no timer, no pending block for it. Observers do not count.
+    /// The reference loop has no main dispatch queue, so the main-thread exception (rule 22) does not apply.
+    /// Caller holds `lock`.
+    func isEmptyLocked(_ mode: LoopMode) -> Bool {
+        if mode.hasSourcesOrTimers { return false }
+        return !blocks.contains { $0.matches(mode.name, commonModes: commonModes) }
+    }
+
+    // MARK: Stop (any thread)
+
+    /// CFRunLoopStop: ends the innermost run with `.stopped` at its next check, and wakes the loop. Does nothing when
+    /// the loop is not running (rule 25). Any thread.
+    public func stop() {
+        let running: Bool = lock.withLock {
+            guard lifecycle == .open, let frame = frames.last else { return false }
+            frame.stopped = true
+            return true
+        }
+        if running { wakeUp() }
+    }
+
+    /// _CFRunLoopStopMode: a persistent request that the next check in `mode` returns `.stopped`, ranked below a run
+    /// stop (rule 33). Creates the mode if needed, and wakes the loop. Any thread.
+    public func stop(mode name: String) {
+        lock.withLock {
+            guard lifecycle == .open else { return }
+            modeLocked(name, create: true)?.stopped = true
+        }
+        wakeUp()
+    }
+}

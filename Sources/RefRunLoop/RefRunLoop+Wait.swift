@@ -1,0 +1,158 @@
+// Sleeping and waking: the OS wait of a pass (rule 4h-i), CFRunLoopWakeUp, and arming the timers.
+//
+// As in CF, each mode has its own epoll set holding the loop's wake-up eventfd, the mode's timerfd and the mode's
+// version-1 descriptors, all edge-triggered; a pass waits on its mode's set for one event (maxevents 1: one live port
+// per pass), so the kernel keeps each mode's readiness and its order exactly as CF's sets do. Unlike CF:
+// - the wake-up eventfd is never read. A write is one edge and each set reports it once; `wakePending` keeps at most
+//   one write unreported, so a report with no wake-up pending is a stale edge left in another mode's set, and is
+//   absorbed. CF pays ppoll + epoll_wait + read per wake-up; this loop pays one epoll_wait.
+// - the timerfd is never read either (setting it clears its expiry count). It is armed at the coalesced wake-up time
+//   of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
+//   removing the last timer leaves no stale expiry behind (rule 66).
+// - a timer expiry with no timer due is absorbed too: the loop goes back to sleep without running observers, so
+//   there is no callout-free BeforeWaiting/AfterWaiting cycle (rule 9).
+// - the run timeout is the wait's own timeout (epoll_pwait2, in nanoseconds): no helper thread, no descriptor.
+
+extension RefRunLoop {
+    /// CFRunLoopWakeUp: makes the current or next wait return. Ignored while the loop is not running, and between the
+    /// return of a wait and the top of the next pass (rule 83); coalesces with a wake-up not yet reported (rule 84).
+    /// A wake-up never ends a run by itself (rule 85). Any thread.
+    public func wakeUp() {
+        lock.withLock {
+            guard lifecycle == .open, let frame = frames.last, !frame.ignoreWakeUps, !wakePending else { return }
+            wakePending = true
+            EventFD.signal(wakeFD)
+        }
+    }
+
+    /// Steps h and i of a pass: set the waiting flag, wait for one live port (at once when polling), then ignore
+    /// wake-ups until the next pass.
+    func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
+        lock.lock()
+        sleeping.store(true, ordering: .releasing)
+        var live = LivePort.none
+        while true {
+            let timeout = poll ? 0 : waitTimeoutLocked()
+            lock.unlock()
+            let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
+            wakeUpCounter.wrappingAdd(1, ordering: .relaxed)
+            lock.lock()
+            guard let token else {
+                // Timeout: the run's deadline (or an outer run's) passed; CF's timeout timer would have called
+                // WakeUp once (rule 90).
+                if !poll { markTimeoutsDeliveredLocked() }
+                break
+            }
+            if let result = classifyLocked(token, mode: frame.mode, poll: poll) {
+                live = result
+                break
+            }
+            // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes once, so
+            // this ends), as if the report had never reached this mode's wait set.
+        }
+        frame.ignoreWakeUps = true
+        sleeping.store(false, ordering: .releasing)
+        lock.unlock()
+        return live
+    }
+
+    /// What an epoll report means for the running mode, or nil if it is to be absorbed. Caller holds `lock`.
+    private func classifyLocked(_ token: UInt64, mode: LoopMode, poll: Bool) -> LivePort? {
+        switch token {
+        case Self.wakeToken:
+            // Every write is made with `wakePending` set; a report without it is an edge another mode's set kept.
+            guard wakePending else { return nil }
+            wakePending = false
+            return LivePort.none
+        case Self.timerToken:
+            // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again.
+            mode.armedDeadline = 0
+            if hasDueTimerLocked(in: mode) { return .timer }
+            // Nothing due after all (the timer moved meanwhile): arm for what is left and sleep on (rule 67).
+            rearmTimerLocked(mode)
+            return nil
+        default:
+            let fd = Int32(truncatingIfNeeded: token - Self.firstDescriptorToken)
+            guard mode.sourcesByDescriptor[fd] != nil else { return nil }
+            // CF acknowledges the descriptor as soon as the wait returns, before AfterWaiting (it reads 8 bytes in
+            // __CFRunLoopServiceFileDescriptors) and looks the source up only afterwards: an AfterWaiting observer
+            // that removes the source loses the event. Nothing to read: another reader took it; nothing to handle.
+            let drained: UInt64?
+            do { drained = try EventFD.read(fd) } catch { drained = nil }
+            return drained == nil ? LivePort.none : .source1(fd: fd)
+        }
+    }
+
+    /// Whether a valid, non-firing timer of the mode is due. Caller holds `lock`.
+    private func hasDueTimerLocked(in mode: LoopMode) -> Bool {
+        let now = RefClock.nanoseconds
+        var found = false
+        mode.timers.visitInOrder { entry in
+            guard entry.deadline <= now else { return false }
+            let timer = entry.payload
+            found = timer.lock.withLock { timer.valid && !timer.firing }
+            return !found
+        }
+        return found
+    }
+
+    /// The wait's timeout: until the earliest run deadline that has not woken the loop yet (an outer run's deadline
+    /// wakes a nested run once, as CF's timeout timer does), or this run's own deadline in any case; nil for none.
+    ///
+    /// Better than CF: when an outer run's single timeout wake-up was spent inside a nested run, CF's outer run then
+    /// sleeps past its deadline, possibly forever; here its own deadline always bounds its wait.
+    /// Caller holds `lock`.
+    private func waitTimeoutLocked() -> UInt64? {
+        var earliest = UInt64.max
+        for frame in frames where !frame.timeoutDelivered {
+            earliest = min(earliest, frame.termination)
+        }
+        // The innermost run is waiting now, so its clock is running: its own deadline always counts.
+        if let innermost = frames.last, innermost.termination != 0 { earliest = min(earliest, innermost.termination) }
+        guard earliest != .max else { return nil }
+        let now = RefClock.nanoseconds
+        // One nanosecond past the deadline: the exit check is strict (termination < now, rule 92).
+        return earliest >= now ? earliest - now + 1 : 0
+    }
+
+    /// Marks the deadlines that have passed as delivered. One that has not (a wait that returned a hair early) stays
+    /// pending, so the next wait has a short timeout instead of none.
+    private func markTimeoutsDeliveredLocked() {
+        let now = RefClock.nanoseconds
+        for frame in frames where !frame.timeoutDelivered && frame.termination < now { frame.timeoutDelivered = true }
+    }
+
+    /// Arms the mode's timerfd at the coalesced wake-up time of its timers, or disarms it when it has none. Makes
+    /// the system call only when the time changes; an expired timerfd needs no disarming (its expiry was reported
+    /// already). O(k log k) for the first k timers (see ``wakeTimeLocked(for:)``). Caller holds `lock`.
+    func rearmTimerLocked(_ mode: LoopMode) {
+        // Every path that changes which timers are eligible (firing, validity) or their windows comes here or
+        // through timersChangedLocked, so `armBound` is always that of the current queue.
+        guard lifecycle == .open else { return }
+        let desired = wakeTimeLocked(for: mode)
+        guard desired != mode.armedDeadline else { return }
+        if let desired {
+            TimerFD.arm(mode.timerFD, atNanoseconds: desired)
+        } else if let armed = mode.armedDeadline, armed != 0 {
+            TimerFD.disarm(mode.timerFD)
+        }
+        mode.armedDeadline = desired
+    }
+
+    /// ``TimerCoalescing`` over the mode's valid, non-firing timers in deadline order. O(k log k) for the k timers in
+    /// the first group (at most ``TimerCoalescing/maximumGroup``). Caller holds `lock`.
+    func wakeTimeLocked(for mode: LoopMode) -> UInt64? {
+        guard !mode.timers.isEmpty else {
+            mode.armBound = .max
+            return nil
+        }
+        var scan = TimerCoalescing.Scan()
+        mode.timers.visitInOrder { entry in
+            let timer = entry.payload
+            guard timer.lock.withLock({ timer.valid && !timer.firing }) else { return true }
+            return scan.add(TimerCoalescing.Window(soft: entry.deadline, hard: entry.hardDeadline))
+        }
+        mode.armBound = scan.bound
+        return scan.wake
+    }
+}

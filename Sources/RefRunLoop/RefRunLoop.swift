@@ -1,0 +1,402 @@
+// The loop object: its kernel objects, its mode tables and the operations that change them from any thread.
+// The run pass is in RefRunLoop+Run.swift, its phases in RefRunLoop+Phases.swift, waiting and waking in
+// RefRunLoop+Wait.swift.
+
+import CSystem
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A run loop with CFRunLoop's semantics, on epoll, an eventfd and a timerfd.
+///
+/// Each thread has one, created on first use (``current``); ``main`` is the main thread's. Running happens on the
+/// loop's own thread; adding, removing, signalling, waking and stopping work from any thread.
+///
+/// Thread safety: one lock (`lock`) protects the mode tables, the block queue, the run stack and the arming state;
+/// it is never held during a callout. Items have their own locks, always taken after the loop's.
+public final class RefRunLoop: @unchecked Sendable {
+    enum Lifecycle {
+        /// Usable.
+        case open
+        /// Torn down when its thread exited: every operation is a no-op and the descriptors are closed.
+        case closed
+    }
+
+    /// epoll token of the wake-up eventfd.
+    static let wakeToken: UInt64 = 0
+    /// epoll token of the timerfd.
+    static let timerToken: UInt64 = 1
+    /// Version-1 descriptors use token fd + 2.
+    static let firstDescriptorToken: UInt64 = 2
+
+    let lock = Lock("RefRunLoop.lock")
+    /// Immutable. The wake-up eventfd: in every mode's wait set, edge-triggered, never read.
+    let wakeFD: Int32
+
+    /// Protected by `lock`.
+    var lifecycle = Lifecycle.open
+    /// Protected by `lock`. Every mode ever created, by name.
+    var modes: [String: LoopMode] = [:]
+    /// Protected by `lock`. The common modes; `commonModeOrder` lists them in the order they became common.
+    var commonModes: Set<String> = []
+    /// Protected by `lock`.
+    var commonModeOrder: [String] = []
+    /// Protected by `lock`. Items added to `.common` (CF's `_commonModeItems`), with an insertion sequence so that a
+    /// new common mode receives them in a stable order.
+    var commonItems: [ObjectIdentifier: (item: LoopItem, sequence: UInt64)] = [:]
+    /// Protected by `lock`. Blocks waiting for a pass in a matching mode, in FIFO order.
+    var blocks: [PendingBlock] = []
+    /// Protected by `lock`. One frame per active (possibly nested) run, innermost last.
+    var frames: [RunFrame] = []
+    /// Protected by `lock`. An eventfd write is in flight that no wait has reported yet: further wake-ups need no
+    /// write of their own.
+    var wakePending = false
+
+    /// CFRunLoopIsWaiting: set around the OS wait (rule 86). Atomic so that other threads can poll it cheaply.
+    let sleeping = Atomic<Bool>(false)
+    /// Returns from the OS wait so far (benchmark counter).
+    let wakeUpCounter = Atomic<UInt64>(0)
+    /// Passes run so far (benchmark counter).
+    let passCounter = Atomic<UInt64>(0)
+
+    init() {
+        wakeFD = EventFD.create()
+        _ = modeLocked(RefRunLoopMode.defaultModeName, create: true)
+        commonModes = [RefRunLoopMode.defaultModeName]
+        commonModeOrder = [RefRunLoopMode.defaultModeName]
+    }
+
+    deinit {
+        if lifecycle == .open { closeDescriptors() }
+    }
+
+    /// Closes every descriptor the loop owns. Caller holds `lock` (or is deinit).
+    func closeDescriptors() {
+        for mode in modes.values {
+            Descriptor.close(mode.epollFD)
+            Descriptor.close(mode.timerFD)
+        }
+        Descriptor.close(wakeFD)
+    }
+
+    /// Whether the caller runs on the loop's thread: the thread whose ``current`` loop this is. O(1), no system call.
+    public var isCurrentThread: Bool {
+        if LoopRegistry.registered() == Unmanaged.passUnretained(self).toOpaque() { return true }
+        // The main loop may have been created from another thread before the main thread asked for it.
+        return LoopRegistry.registered() == nil && csystem_gettid() == getpid() && self === LoopRegistry.mainIfCreated()
+    }
+
+    // MARK: Adding and removing items (any thread)
+
+    /// CFRunLoopAddSource. A version-0 source gets a schedule callout per mode it newly joins (rule 43). Adding to
+    /// `.common` adds to every common mode. O(1) per mode (plus one epoll_ctl for a new descriptor). Any thread.
+    public func add(_ source: RefRunLoopSource, mode: RefRunLoopMode) { add(.source(source), mode: mode) }
+    /// CFRunLoopAddTimer. Ignored if the timer is invalid or in another loop. Does not wake the loop; a timer added
+    /// from another thread while the loop waits in that mode still fires on time (rule 68). O(log n); when the timer
+    /// is among the next to fire, also one coalescing scan of at most ``TimerCoalescing/maximumGroup`` timers and one
+    /// timerfd_settime. Any thread.
+    public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { add(.timer(timer), mode: mode) }
+    /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(log n) expected. Any thread.
+    public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { add(.observer(observer), mode: mode) }
+
+    /// CFRunLoopRemoveSource, with a cancel callout for a version-0 source (rule 44). O(1) per mode. Any thread.
+    public func remove(_ source: RefRunLoopSource, mode: RefRunLoopMode) { remove(.source(source), mode: mode) }
+    /// CFRunLoopRemoveTimer. O(log n), plus a coalescing rescan (as for adding) when it was among the next to
+    /// fire. Any thread.
+    public func remove(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { remove(.timer(timer), mode: mode) }
+    /// CFRunLoopRemoveObserver. O(log n) expected. Any thread.
+    public func remove(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { remove(.observer(observer), mode: mode) }
+
+    /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule 38). O(1). Any thread.
+    public func contains(_ source: RefRunLoopSource, mode: RefRunLoopMode) -> Bool { contains(.source(source), mode: mode) }
+    /// CFRunLoopContainsTimer. O(modes of the timer). Any thread.
+    public func contains(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) -> Bool { contains(.timer(timer), mode: mode) }
+    /// CFRunLoopContainsObserver. O(modes of the observer). Any thread.
+    public func contains(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) -> Bool {
+        contains(.observer(observer), mode: mode)
+    }
+
+    func add(_ item: LoopItem, mode: RefRunLoopMode) {
+        switch item {
+        case .source(let source):
+            guard source.isValid else { return }
+        case .timer(let timer):
+            guard timer.lock.withLock({ timer.valid && (timer.loop == nil || timer.loop === self) }) else { return }
+        case .observer(let observer):
+            guard observer.lock.withLock({ observer.valid && (observer.loop == nil || observer.loop === self) }) else { return }
+        }
+        let names: [String] = lock.withLock {
+            guard lifecycle == .open else { return [] }
+            switch mode {
+            case .common:
+                if commonItems[item.identifier] == nil {
+                    commonItems[item.identifier] = (item, SequenceNumber.next())
+                }
+                return commonModeOrder
+            case .named(let name):
+                return [name]
+            }
+        }
+        for name in names { changeOneMode { addLocked(item, to: name, callouts: &$0) } }
+    }
+
+    func remove(_ item: LoopItem, mode: RefRunLoopMode) {
+        let names: [String] = lock.withLock {
+            guard lifecycle == .open else { return [] }
+            switch mode {
+            case .common:
+                guard commonItems.removeValue(forKey: item.identifier) != nil else { return [] }
+                return commonModeOrder
+            case .named(let name):
+                return [name]
+            }
+        }
+        for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
+    }
+
+    /// One mode's change under the lock, then its schedule or cancel callouts without it: as CF's add and remove
+    /// functions do one mode at a time, a callout for one mode runs before the next mode changes.
+    private func changeOneMode(_ change: (inout [() -> Void]) -> Void) {
+        var callouts: [() -> Void] = []
+        lock.withLock {
+            guard lifecycle == .open else { return }
+            change(&callouts)
+        }
+        for callout in callouts { callout() }
+    }
+
+    func contains(_ item: LoopItem, mode: RefRunLoopMode) -> Bool {
+        if case .timer(let timer) = item, !timer.lock.withLock({ timer.loop === self }) { return false }
+        return lock.withLock {
+            switch mode {
+            case .common: return commonItems[item.identifier] != nil
+            case .named(let name): return modes[name]?.contains(item) ?? false
+            }
+        }
+    }
+
+    /// Removes an item from every mode and from the common items: the loop's half of an invalidation.
+    func removeEverywhere(_ item: LoopItem) {
+        let names: [String] = lock.withLock {
+            guard lifecycle == .open else { return [] }
+            switch item {
+            case .source: return Array(modes.keys)
+            case .timer(let timer): return timer.entries.map(\.mode.name)
+            case .observer(let observer): return observer.nodes.map(\.mode.name)
+            }
+        }
+        for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
+        lock.withLock { _ = commonItems.removeValue(forKey: item.identifier) }
+    }
+
+    /// The mode of that name, created if asked. Caller holds `lock`.
+    func modeLocked(_ name: String, create: Bool) -> LoopMode? {
+        if let mode = modes[name] { return mode }
+        guard create else { return nil }
+        let epollFD = Epoll.create()
+        let timerFD = TimerFD.create()
+        do {
+            try Epoll.add(epollFD, fd: wakeFD, token: Self.wakeToken)
+            try Epoll.add(epollFD, fd: timerFD, token: Self.timerToken)
+        } catch {
+            fatalError("RefRunLoop: cannot register the wake-up and timer descriptors: \(error)")
+        }
+        let mode = LoopMode(name: name, epollFD: epollFD, timerFD: timerFD)
+        modes[name] = mode
+        return mode
+    }
+
+    /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
+    func addLocked(_ item: LoopItem, to name: String, callouts: inout [() -> Void]) {
+        guard let mode = modeLocked(name, create: true), !mode.contains(item) else { return }
+        switch item {
+        case .source(let source):
+            // An invalid source is never added (CF checks in CFRunLoopAddSource, also when a new common mode
+            // receives the common items, which may still list a source invalidated while in no mode).
+            guard source.isValid else { return }
+            let id = ObjectIdentifier(source)
+            if source.isVersion0 { mode.sources0[id] = source } else { mode.sources1[id] = source }
+            if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
+            source.lock.withLock {
+                let key = ObjectIdentifier(self)
+                source.loops[key] = (self, (source.loops[key]?.count ?? 0) + 1)
+            }
+            if case .version0(_, let schedule, _) = source.kind { callouts.append { schedule(name) } }
+        case .timer(let timer):
+            let key: (UInt64, UInt64)? = timer.lock.withLock {
+                guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
+                timer.loop = self
+                return (timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds))
+            }
+            guard let (deadline, hard) = key else { return }
+            let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
+            timer.entries.append((mode, entry))
+            timersChangedLocked(in: mode, touching: deadline)
+        case .observer(let observer):
+            let bound: Bool = observer.lock.withLock {
+                guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
+                observer.loop = self
+                return true
+            }
+            guard bound else { return }
+            let node = mode.observers.insert(observer, order: observer.order)
+            observer.nodes.append((mode, node))
+            mode.observerMask |= observer.activities.rawValue
+        }
+    }
+
+    /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
+    private func removeLocked(_ item: LoopItem, from name: String, callouts: inout [() -> Void]) {
+        guard let mode = modes[name] else { return }
+        switch item {
+        case .source(let source):
+            let id = ObjectIdentifier(source)
+            guard mode.sources0.removeValue(forKey: id) != nil || mode.sources1.removeValue(forKey: id) != nil else { return }
+            if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
+            source.lock.withLock {
+                let key = ObjectIdentifier(self)
+                if let held = source.loops[key] {
+                    source.loops[key] = held.count > 1 ? (self, held.count - 1) : nil
+                }
+            }
+            if case .version0(_, _, let cancel) = source.kind { callouts.append { cancel(name) } }
+        case .timer(let timer):
+            guard let index = timer.entries.firstIndex(where: { $0.mode === mode }) else { return }
+            let entry = timer.entries[index].entry
+            mode.timers.remove(entry)
+            timer.entries.remove(at: index)
+            if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
+            timersChangedLocked(in: mode, touching: entry.deadline)
+        case .observer(let observer):
+            guard let index = observer.nodes.firstIndex(where: { $0.mode === mode }) else { return }
+            mode.observers.remove(observer.nodes[index].node)
+            observer.nodes.remove(at: index)
+            if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }
+        }
+    }
+
+    /// Puts a version-1 descriptor in the mode's wait set (CF: __CFPortSetInsert). A descriptor already there (two
+    /// sources with one descriptor) stays registered once; the map points at the last source, as CF's does.
+    private func registerDescriptorLocked(_ fd: Int32, source: RefRunLoopSource, in mode: LoopMode) {
+        switch Epoll.addForeign(mode.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
+        case 0, EEXIST:
+            // EEXIST: registered already by another source with the same descriptor.
+            break
+        case EBADF where fcntl(mode.epollFD, F_GETFD) < 0:
+            fatalError("internal bug: the wait set of mode \(mode.name) is closed")
+        case let code:
+            // The caller's descriptor is closed or cannot be polled: like CF, the source just never fires.
+            _ = code
+        }
+        mode.sourcesByDescriptor[fd] = source
+    }
+
+    /// Takes a version-1 descriptor out of the mode's wait set (CF: __CFPortSetRemove).
+    private func unregisterDescriptorLocked(_ fd: Int32, in mode: LoopMode) {
+        mode.sourcesByDescriptor[fd] = nil
+        Epoll.remove(mode.epollFD, fd: fd)
+    }
+
+    // MARK: Timers (called by RefRunLoopTimer)
+
+    /// Moves a timer of this loop to a new date in all its modes. Returns false if the timer is not in this loop
+    /// any more (the caller retries).
+    func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
+        lock.withLock {
+            let hard: UInt64? = timer.lock.withLock {
+                guard timer.loop === self else { return nil }
+                guard timer.valid else { return 0 }
+                timer.fireDate = fireDate
+                timer.deadline = deadline
+                return TimerTolerance.hardDeadline(deadline: deadline, window: timer.windowNanoseconds)
+            }
+            guard let hard else { return false }
+            guard hard != 0 else { return true }
+            for (mode, entry) in timer.entries {
+                let previous = entry.deadline
+                mode.timers.reschedule(entry, deadline: deadline, hardDeadline: hard)
+                timersChangedLocked(in: mode, touching: min(previous, deadline))
+            }
+            return true
+        }
+    }
+
+    /// Stores a new tolerance and widens or narrows the timer's windows. Returns false if the timer left the loop.
+    func setTimerTolerance(_ timer: RefRunLoopTimer, _ value: Double) -> Bool {
+        lock.withLock {
+            let hard: UInt64? = timer.lock.withLock {
+                guard timer.loop === self else { return nil }
+                timer.storedTolerance = TimerTolerance.clamped(value, interval: timer.interval)
+                return TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
+            }
+            guard let hard else { return false }
+            for (mode, entry) in timer.entries {
+                mode.timers.setHardDeadline(entry, hard)
+                timersChangedLocked(in: mode, touching: entry.deadline)
+            }
+            return true
+        }
+    }
+
+    /// A mode's timers changed: its timerfd moves now, whichever thread made the change and whether or not the mode
+    /// is running (so a timer added from another thread fires on time without a wake-up, rule 68, and the order in
+    /// which a due timer and a readable descriptor are reported is CF's). Caller holds `lock`.
+    /// `deadline` is the earliest deadline the change involved (old or new): a change beyond the mode's arming bound
+    /// cannot move the wake-up time and costs nothing. O(1) then, else O(k log k) (``rearmTimerLocked(_:)``).
+    func timersChangedLocked(in mode: LoopMode, touching deadline: UInt64) {
+        guard deadline <= mode.armBound else { return }
+        rearmTimerLocked(mode)
+    }
+
+    // MARK: Common modes, blocks, queries (any thread)
+
+    /// CFRunLoopAddCommonMode: makes `name` common and adds every common item to it (rule 36). There is no way to
+    /// make a mode uncommon (rule 39). O(common items). Any thread.
+    public func addCommonMode(_ name: String) {
+        let items: [LoopItem] = lock.withLock {
+            guard lifecycle == .open, !commonModes.contains(name) else { return [] }
+            commonModes.insert(name)
+            commonModeOrder.append(name)
+            return commonItems.values.sorted { $0.sequence < $1.sequence }.map(\.item)
+        }
+        for item in items { changeOneMode { addLocked(item, to: name, callouts: &$0) } }
+    }
+
+    /// CFRunLoopPerformBlock: queues `block` to run in a pass of a matching mode, creating the named modes. Does not
+    /// wake the loop (rule 76). O(1) amortised. Any thread.
+    public func perform(modes: RefBlockModes, _ block: @escaping @Sendable () -> Void) {
+        let names = modes.names
+        lock.withLock {
+            guard lifecycle == .open else { return }
+            for name in names { _ = modeLocked(name, create: true) }
+            blocks.append(PendingBlock(modes: names, block: block))
+        }
+    }
+
+    /// CFRunLoopCopyCurrentMode: the innermost running mode, nil when not running. Any thread.
+    public var currentMode: String? { lock.withLock { frames.last?.mode.name } }
+
+    /// CFRunLoopCopyAllModes, unordered. Any thread.
+    public var allModes: [String] { lock.withLock { Array(modes.keys) } }
+
+    /// The common modes, in the order they became common. Any thread.
+    public var allCommonModes: [String] { lock.withLock { commonModeOrder } }
+
+    /// CFRunLoopIsWaiting. Any thread.
+    public var isWaiting: Bool { sleeping.load(ordering: .acquiring) }
+
+    /// CFRunLoopGetNextTimerFireDate: the fire date of the mode's first timer, 0 if none. `.common` names the literal
+    /// mode "kCFRunLoopCommonModes", as in CF. O(1). Any thread.
+    public func nextTimerFireDate(mode: RefRunLoopMode) -> Double {
+        let timer: RefRunLoopTimer? = lock.withLock { modes[mode.name]?.timers.first?.payload }
+        return timer?.nextFireDate ?? 0
+    }
+
+    /// Returns from the OS wait so far: the number of times the loop woke up. Any thread.
+    public var wakeUpCount: UInt64 { wakeUpCounter.load(ordering: .relaxed) }
+
+    /// Passes of the run loop so far. Any thread.
+    public var passCount: UInt64 { passCounter.load(ordering: .relaxed) }
+}

@@ -1,0 +1,220 @@
+// The timers of one mode: an indexed binary min-heap keyed by (deadline, sequence).
+//
+// CF keeps each mode's timers in an array sorted by fire time, stable for equal times (catalogue rule 55), and
+// inserts with a binary search and a memmove: O(n) per add. The heap gives the same order — the sequence number is
+// taken at every insertion or reposition, so a timer moved to an equal deadline goes after the ones already there,
+// exactly like CF's insertion index — at O(log n) per add, remove and reposition. Each entry knows its index, so
+// removal needs no search and no lazy tombstones.
+
+/// A min-heap of timer entries ordered by (deadline, sequence), with O(log n) removal through the entry itself.
+///
+/// Not thread-safe: the owning loop's lock protects it.
+public struct TimerQueue<Payload> {
+    /// One element. The queue owns `index`; `deadline` and `hardDeadline` change only through the queue.
+    public final class Entry {
+        /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
+        public fileprivate(set) var deadline: UInt64
+        /// The hard deadline: deadline + tolerance. Coalescing never delays a timer past it.
+        public fileprivate(set) var hardDeadline: UInt64
+        /// Tie-break among equal deadlines: insertion order.
+        public fileprivate(set) var sequence: UInt64
+        /// Position in the heap array, or -1 once removed.
+        public fileprivate(set) var index: Int
+        public let payload: Payload
+
+        fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
+            self.payload = payload
+            self.deadline = deadline
+            self.hardDeadline = max(hardDeadline, deadline)
+            self.sequence = sequence
+            self.index = -1
+        }
+
+        /// Whether the entry is still in a queue.
+        public var isQueued: Bool { index >= 0 }
+
+        @inline(__always)
+        fileprivate func precedes(_ other: Entry) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+        }
+    }
+
+    private var heap: [Entry] = []
+    private var nextSequence: UInt64 = 0
+
+    public init() {}
+
+    /// The number of queued entries. O(1).
+    public var count: Int { heap.count }
+    /// Whether the queue is empty. O(1).
+    public var isEmpty: Bool { heap.isEmpty }
+    /// The entry with the smallest (deadline, sequence). O(1).
+    public var first: Entry? { heap.first }
+
+    /// Adds a payload. O(log n).
+    @discardableResult
+    public mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
+        let entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
+        entry.index = heap.count
+        heap.append(entry)
+        siftUp(entry.index)
+        return entry
+    }
+
+    /// Removes an entry of this queue. O(log n). Removing an entry that is no longer queued does nothing.
+    public mutating func remove(_ entry: Entry) {
+        let index = entry.index
+        guard index >= 0 else { return }
+        precondition(index < heap.count && heap[index] === entry, "internal bug: a timer entry from another queue")
+        let last = heap.removeLast()
+        entry.index = -1
+        if last !== entry {
+            heap[index] = last
+            last.index = index
+            siftDown(index)
+            siftUp(last.index)
+        }
+    }
+
+    /// Moves an entry to a new deadline. It goes after the entries that already have that deadline, as a re-insert
+    /// into CF's sorted array does. O(log n).
+    public mutating func reschedule(_ entry: Entry, deadline: UInt64, hardDeadline: UInt64) {
+        precondition(entry.isQueued && heap[entry.index] === entry, "internal bug: rescheduling an entry that is not queued")
+        entry.deadline = deadline
+        entry.hardDeadline = max(hardDeadline, deadline)
+        entry.sequence = takeSequence()
+        siftDown(entry.index)
+        siftUp(entry.index)
+    }
+
+    /// Changes only the hard deadline (a tolerance change). The order does not depend on it. O(1).
+    public mutating func setHardDeadline(_ entry: Entry, _ hardDeadline: UInt64) {
+        entry.hardDeadline = max(hardDeadline, entry.deadline)
+    }
+
+    /// The entries whose deadline is at or before `limit`, in (deadline, sequence) order: the snapshot CF's
+    /// __CFRunLoopDoTimers takes. O(k log k) for k results: subtrees whose root is later than `limit` are skipped.
+    public func due(atOrBefore limit: UInt64) -> [Entry] {
+        guard let root = heap.first, root.deadline <= limit else { return [] }
+        var result: [Entry] = []
+        var stack = [0]
+        while let index = stack.popLast() {
+            let entry = heap[index]
+            guard entry.deadline <= limit else { continue }
+            result.append(entry)
+            let left = 2 * index + 1
+            if left < heap.count { stack.append(left) }
+            if left + 1 < heap.count { stack.append(left + 1) }
+        }
+        result.sort { $0.precedes($1) }
+        return result
+    }
+
+    /// Visits entries in (deadline, sequence) order until `body` returns false. O(k log k) for k visited entries:
+    /// a best-first walk of the heap with a small frontier heap, so a long queue costs nothing beyond what is visited.
+    public func visitInOrder(_ body: (Entry) -> Bool) {
+        guard !heap.isEmpty else { return }
+        var frontier = FrontierHeap(heap: heap)
+        frontier.push(0)
+        while let index = frontier.pop() {
+            guard body(heap[index]) else { return }
+            let left = 2 * index + 1
+            if left < heap.count { frontier.push(left) }
+            if left + 1 < heap.count { frontier.push(left + 1) }
+        }
+    }
+
+    /// All entries, in heap order (not sorted). O(1) to obtain.
+    public var unorderedEntries: [Entry] { heap }
+
+    /// Checks the heap property and every entry's index. O(n); for tests and debug builds.
+    public func checkInvariants() -> String? {
+        for (index, entry) in heap.enumerated() {
+            if entry.index != index { return "entry at \(index) believes it is at \(entry.index)" }
+            if index > 0 {
+                let parent = heap[(index - 1) / 2]
+                if entry.precedes(parent) { return "entry at \(index) precedes its parent" }
+            }
+            if entry.hardDeadline < entry.deadline { return "entry at \(index) has a hard deadline before its deadline" }
+        }
+        return nil
+    }
+
+    // MARK: Heap mechanics
+
+    private mutating func takeSequence() -> UInt64 {
+        nextSequence &+= 1
+        return nextSequence
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var index = start
+        let entry = heap[index]
+        while index > 0 {
+            let parentIndex = (index - 1) / 2
+            let parent = heap[parentIndex]
+            guard entry.precedes(parent) else { break }
+            heap[index] = parent
+            parent.index = index
+            index = parentIndex
+        }
+        heap[index] = entry
+        entry.index = index
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var index = start
+        let entry = heap[index]
+        let count = heap.count
+        while true {
+            let left = 2 * index + 1
+            guard left < count else { break }
+            var child = left
+            if left + 1 < count && heap[left + 1].precedes(heap[left]) { child = left + 1 }
+            guard heap[child].precedes(entry) else { break }
+            heap[index] = heap[child]
+            heap[index].index = index
+            index = child
+        }
+        heap[index] = entry
+        entry.index = index
+    }
+
+    /// A min-heap of indices into the main heap, for ``visitInOrder(_:)``.
+    private struct FrontierHeap {
+        let heap: [Entry]
+        var items: [Int] = []
+
+        init(heap: [Entry]) { self.heap = heap }
+
+        mutating func push(_ index: Int) {
+            items.append(index)
+            var child = items.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard heap[items[child]].precedes(heap[items[parent]]) else { break }
+                items.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func pop() -> Int? {
+            guard let top = items.first else { return nil }
+            let last = items.removeLast()
+            if !items.isEmpty {
+                items[0] = last
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1
+                    guard left < items.count else { break }
+                    var child = left
+                    if left + 1 < items.count && heap[items[left + 1]].precedes(heap[items[left]]) { child = left + 1 }
+                    guard heap[items[child]].precedes(heap[items[parent]]) else { break }
+                    items.swapAt(child, parent)
+                    parent = child
+                }
+            }
+            return top
+        }
+    }
+}
