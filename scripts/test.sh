@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need, then runs them: the Swift test suites (the whole spec on every engine, the loader's,
-# runner's and libraries' own tests), then checks of the command line's exit codes and bad-input messages.
+# runner's and libraries' own tests), checks of the command line's exit codes and bad-input messages, and a
+# one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 require_swift
-ensure_packages "${base_packages[@]}"
+ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
 swift build --build-tests
 swift test --skip-build
 scripts/cli-checks.sh .build/debug/runloop
+scripts/bench-smoke.sh

@@ -25,3 +25,7 @@ require_swift() {
 
 # Debian packages every part of the project needs (the benchmark harness adds its own).
 base_packages=(pkg-config)
+
+# Debian packages the benchmark harness needs (scripts/bench.sh, scripts/bench-smoke.sh, and any `swift build` of
+# the whole package, which builds the harness too): Google Benchmark and the peer event loops.
+bench_packages=(libbenchmark-dev libglib2.0-dev libuv1-dev libevent-dev)

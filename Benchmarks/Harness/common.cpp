@@ -1,0 +1,228 @@
+// Shared machinery of the harness; see common.h.
+#include "common.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+namespace rlbench {
+
+Profile &profile() {
+    static Profile value;
+    return value;
+}
+
+const std::vector<const bench_engine *> &all_engines() {
+    // The order of the results tables: the candidate, the ground truth, the peers, the floor.
+    static const std::vector<const bench_engine *> list = {&bench_engine_ref,  &bench_engine_cf,
+                                                           &bench_engine_glib, &bench_engine_libuv,
+                                                           &bench_engine_libevent, &bench_engine_epoll};
+    return list;
+}
+
+static std::vector<const bench_engine *> &selected() {
+    static std::vector<const bench_engine *> list = all_engines();
+    return list;
+}
+
+const std::vector<const bench_engine *> &engines() { return selected(); }
+
+bool select_engines(const std::string &comma_separated, std::string *why) {
+    std::vector<const bench_engine *> chosen;
+    std::stringstream stream(comma_separated);
+    std::string name;
+    while (std::getline(stream, name, ',')) {
+        if (name.empty()) continue;
+        auto found = std::find_if(all_engines().begin(), all_engines().end(),
+                                  [&](const bench_engine *engine) { return name == engine->name; });
+        if (found == all_engines().end()) {
+            *why = "unknown engine '" + name + "' (engines: ref, cf, glib, libuv, libevent, epoll)";
+            return false;
+        }
+        chosen.push_back(*found);
+    }
+    selected() = chosen;
+    return true;
+}
+
+// MARK: errors
+
+/// Google Benchmark 1.7.1 writes the message into a quoted CSV field but scripts read it with plain tools: keep it
+/// on one line, without commas or quotes.
+static std::string csv_safe(std::string text) {
+    for (char &c : text) {
+        if (c == ',' || c == '\n') c = ';';
+        if (c == '"') c = '\'';
+    }
+    return text;
+}
+
+void skip(benchmark::State &state, const std::string &reason) {
+    state.SkipWithError(csv_safe("skipped: " + reason).c_str());
+}
+
+void fail(benchmark::State &state, const std::string &reason) {
+    state.SkipWithError(csv_safe("error: " + reason).c_str());
+}
+
+// MARK: CPUs
+
+const std::vector<int> &usable_cpus() {
+    static const std::vector<int> cpus = [] {
+        std::vector<int> list;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof set, &set) == 0) {
+            for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, &set)) list.push_back(cpu);
+        }
+        return list;
+    }();
+    return cpus;
+}
+
+int loop_cpu() { return usable_cpus().empty() ? -1 : usable_cpus().back(); }
+int client_cpu() { return usable_cpus().empty() ? -1 : usable_cpus().front(); }
+
+static void pin_calling_thread(int cpu) {
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+ScopedPin::ScopedPin(int cpu) {
+    if (cpu < 0) return;
+    restore_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
+    pin_calling_thread(cpu);
+}
+
+ScopedPin::~ScopedPin() {
+    if (restore_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+}
+
+Burner::Burner(int cpu) {
+    thread_ = std::thread([this, cpu] {
+        pin_calling_thread(cpu);
+        volatile uint64_t sink = 0;
+        while (!stop_.load(std::memory_order_relaxed)) {
+            for (int i = 0; i < 1000; i++) sink = sink * 6364136223846793005u + 1;
+        }
+    });
+}
+
+Burner::~Burner() {
+    stop_.store(true);
+    thread_.join();
+}
+
+// MARK: LoopThread
+
+LoopThread::LoopThread(const bench_engine *engine, unsigned flags, int cpu, Hook setup, Hook teardown)
+    : engine_(engine), setup_(std::move(setup)), teardown_(std::move(teardown)) {
+    thread_ = std::thread([this, cpu, flags] { body(cpu, flags); });
+}
+
+void LoopThread::body(int cpu, unsigned flags) {
+    pin_calling_thread(cpu);
+    tid_.store((pid_t)syscall(SYS_gettid));
+    pthread_getcpuclockid(pthread_self(), &cpu_clock_);
+    const char *why = "the engine could not create a loop";
+    loop_ = engine_->create(flags, &why);
+    if (!loop_) {
+        why_ = why;
+        set_state(2);
+        return;
+    }
+    if (setup_) setup_(loop_);
+    set_state(1);
+    engine_->run(loop_);
+    set_state(3);
+    if (teardown_) teardown_(loop_);
+    engine_->destroy(loop_);
+}
+
+void LoopThread::set_state(int value) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    state_.store(value);
+    changed_.notify_all();
+}
+
+void LoopThread::wait_started() {
+    std::unique_lock<std::mutex> guard(mutex_);
+    changed_.wait(guard, [this] { return state_.load() != 0; });
+}
+
+bool LoopThread::wait_ready(std::string *why) {
+    wait_started();
+    if (state_.load() == 2) {
+        if (why) *why = why_;
+        return false;
+    }
+    return true;
+}
+
+void LoopThread::stop() {
+    if (joined_) return;
+    wait_started();
+    if (state_.load() != 2) {
+        // A stop that lands just before `run` enters the engine's wait can be lost (CFRunLoopStop before a run
+        // does nothing): ask again every 2 ms until `run` has returned.
+        while (state_.load() == 1) {
+            engine_->stop(loop_);
+            for (int i = 0; i < 20 && state_.load() == 1; i++) usleep(100);
+        }
+    }
+    thread_.join();
+    joined_ = true;
+}
+
+LoopThread::~LoopThread() { stop(); }
+
+// MARK: measurements
+
+uint64_t voluntary_switches(pid_t tid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    char line[256];
+    unsigned long long value = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (sscanf(line, "voluntary_ctxt_switches: %llu", &value) == 1) break;
+    }
+    fclose(file);
+    return value;
+}
+
+uint64_t thread_cpu_ns(clockid_t clock) {
+    struct timespec now;
+    if (clock_gettime(clock, &now) != 0) return 0;
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+double quantile(std::vector<uint64_t> &samples, double q) {
+    if (samples.empty()) return 0;
+    size_t rank = (size_t)(q * (double)samples.size());
+    if (rank >= samples.size()) rank = samples.size() - 1;
+    std::nth_element(samples.begin(), samples.begin() + (long)rank, samples.end());
+    return (double)samples[rank];
+}
+
+void sleep_until_ns(uint64_t deadline) {
+    struct timespec when = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &when, nullptr) != 0) {
+    }
+}
+
+}  // namespace rlbench

@@ -1,0 +1,143 @@
+// What the four benchmark families share: the engine list, the run profile, CPU pinning, a loop running on its own
+// thread, a CPU-burning thread, per-thread kernel statistics, percentiles and the error conventions.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sched.h>
+#include <sys/types.h>
+
+#include "bench_engine.h"
+
+namespace rlbench {
+
+/// How much each benchmark measures: `full` (scripts/bench.sh), `quick` (bench.sh --quick) or `smoke`
+/// (scripts/bench-smoke.sh: every code path once, no meaningful figures).
+struct Profile {
+    std::string name = "full";
+    /// Timer coalescing: the measured window per repetition, in nanoseconds (10,000 fires a second).
+    uint64_t coalescing_window_ns = 1000000000u;
+    /// Scale: the largest N. CF's observer insertion is O(N) (it checks the mode's array for a duplicate first),
+    /// so N = 100,000 costs CF about 45 s per repetition: only the full run goes that far.
+    int scale_max = 100000;
+};
+Profile &profile();
+
+/// The engines selected on the command line (all six by default), in a fixed order.
+const std::vector<const bench_engine *> &engines();
+bool select_engines(const std::string &comma_separated, std::string *why);
+/// Every engine, selected or not.
+const std::vector<const bench_engine *> &all_engines();
+
+/// Registration entry points, one per family (one file each).
+void register_wake_latency();
+void register_observer_dispatch();
+void register_timer_coalescing();
+void register_scale();
+
+// MARK: errors
+
+/// Reports that an engine cannot run this benchmark, with the reason. Google Benchmark 1.7.1 has no separate skip
+/// state, so a skip is an error row whose message starts with "skipped:"; scripts/bench-smoke.sh tells the two apart.
+void skip(benchmark::State &state, const std::string &reason);
+/// Reports a real failure (an error row whose message starts with "error:").
+void fail(benchmark::State &state, const std::string &reason);
+
+// MARK: CPUs
+
+/// The CPUs this process may run on, from sched_getaffinity at start-up.
+const std::vector<int> &usable_cpus();
+/// The CPU loop threads are pinned to (the last usable one) and the other one for the client thread (the first).
+int loop_cpu();
+int client_cpu();
+
+/// Pins the calling thread to one CPU for its lifetime and restores the previous affinity afterwards.
+class ScopedPin {
+   public:
+    explicit ScopedPin(int cpu);
+    ~ScopedPin();
+    ScopedPin(const ScopedPin &) = delete;
+    ScopedPin &operator=(const ScopedPin &) = delete;
+
+   private:
+    cpu_set_t saved_;
+    bool restore_ = false;
+};
+
+/// A thread that spins on one CPU until destroyed: "a thread burning CPU".
+class Burner {
+   public:
+    explicit Burner(int cpu);
+    ~Burner();
+    Burner(const Burner &) = delete;
+    Burner &operator=(const Burner &) = delete;
+
+   private:
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+// MARK: a loop on its own thread
+
+/// Runs an engine's loop on a new thread (pinned when `cpu` >= 0): creates it there, calls `setup` on that thread
+/// before running, and `teardown` on it after the run, so every engine is used from its own thread only.
+class LoopThread {
+   public:
+    using Hook = std::function<void(bench_loop *)>;
+    LoopThread(const bench_engine *engine, unsigned flags, int cpu, Hook setup, Hook teardown);
+    /// Stops and joins if still running.
+    ~LoopThread();
+    LoopThread(const LoopThread &) = delete;
+    LoopThread &operator=(const LoopThread &) = delete;
+
+    /// Waits until the loop exists and `setup` has returned. False (with the engine's reason) if it could not start.
+    bool wait_ready(std::string *why);
+    /// Stops the run (repeating `stop` until `run` returns), then lets the thread tear down and joins it.
+    void stop();
+
+    bench_loop *loop() const { return loop_; }
+    /// The loop thread's kernel id and CPU-time clock, for its statistics.
+    pid_t tid() const { return tid_.load(); }
+    clockid_t cpu_clock() const { return cpu_clock_; }
+
+   private:
+    void body(int cpu, unsigned flags);
+    void set_state(int value);
+    void wait_started();
+
+    const bench_engine *engine_;
+    Hook setup_, teardown_;
+    bench_loop *loop_ = nullptr;
+    std::string why_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::atomic<int> state_{0};  // 0 starting, 1 running, 2 failed, 3 run returned; changes under mutex_
+    std::atomic<pid_t> tid_{0};
+    clockid_t cpu_clock_{};
+    std::thread thread_;
+    bool joined_ = false;
+};
+
+// MARK: measurements
+
+/// Voluntary context switches of one thread so far (it blocked that many times), from /proc.
+uint64_t voluntary_switches(pid_t tid);
+/// A thread's CPU time so far, in nanoseconds.
+uint64_t thread_cpu_ns(clockid_t clock);
+/// The q-quantile (0...1) of the samples by nearest rank; reorders them. 0 for no samples.
+double quantile(std::vector<uint64_t> &samples, double q);
+/// Sleeps until a CLOCK_MONOTONIC time.
+void sleep_until_ns(uint64_t deadline);
+
+inline uint64_t now_ns() { return bench_now_ns(); }
+
+}  // namespace rlbench

@@ -1,0 +1,163 @@
+// Family BM_TimerCoalescing: how often a loop wakes to fire many timers, and how late they fire.
+//
+// K repeating timers with the same interval and staggered dates: timer i fires at T0 + i * 100 us + n * interval,
+// interval = K * 100 us (100 ms for K = 1,000). So the loop has to fire 10,000 timers a second whatever K is; K sets
+// how many timers are in the queue and, with tolerance, how many windows overlap. tolerance:10pct gives every timer a
+// window of 10 % of its interval (10 ms at K = 1,000, so about 100 windows overlap); tolerance:0pct none. burn:yes
+// adds a thread spinning on the loop's CPU.
+//
+// The loop runs on its own thread, pinned. Each callout checks its date against CLOCK_MONOTONIC, records the
+// lateness and sets the timer's next date (timer_set_next), so every engine fires the same schedule, phase kept.
+// Only timers dated inside the measured window count. It opens 10 ms after the first date and at least 10 ms after
+// the K timers are added (if adding overran the lead, the overdue timers fire before the window). One iteration is
+// one window (Iterations(1), UseManualTime with the window's length).
+//
+// Counters:
+//   fires             timer fires dated inside the window
+//   wakeups_per_fire  loop wake-ups (the engine's count of returns from its blocking wait) per fire
+//   csw_per_fire      voluntary context switches of the loop thread per fire (the kernel's count: a cross-check)
+//   cpu_ns_per_fire   CPU time of the loop thread per fire
+//   lateness_p50_ns, lateness_p99_ns, lateness_max_ns   fire time minus fire date
+//   late_fires        fires later than tolerance + 1 ms
+//   early_fires       fires before their date: always 0, else the benchmark reports an error
+#include <algorithm>
+#include <memory>
+
+#include "common.h"
+
+namespace rlbench {
+namespace {
+
+constexpr uint64_t kSpacingNs = 100000;   // 100 us between consecutive timers' dates: 10,000 fires a second
+constexpr uint64_t kLeadNs = 30000000;    // 30 ms before the first date, plus kLeadPerTimerNs per timer, for adding
+constexpr uint64_t kLeadPerTimerNs = 5000;
+constexpr uint64_t kSettleNs = 10000000;  // the window opens 10 ms after the first date (and after setup)
+constexpr uint64_t kLateSlackNs = 1000000;  // "lateness never beyond tolerance + 1 ms"
+
+struct Run;
+
+struct Timer {
+    Run *run;
+    bench_item *item;
+    uint64_t due;
+};
+
+struct Run {
+    const bench_engine *engine;
+    bench_loop *loop;
+    uint64_t interval;
+    uint64_t tolerance;
+    uint64_t window_start, window_end;
+    std::vector<uint64_t> lateness;  // loop thread only, read after the loop thread is joined
+    uint64_t early = 0;
+    uint64_t earliest_by = 0;
+    uint64_t late = 0;
+};
+
+void fired(void *context) {
+    Timer *timer = static_cast<Timer *>(context);
+    Run *run = timer->run;
+    uint64_t now = now_ns();
+    if (now < timer->due) {
+        run->early++;
+        run->earliest_by = std::max(run->earliest_by, timer->due - now);
+    } else if (timer->due >= run->window_start && timer->due < run->window_end) {
+        uint64_t lateness = now - timer->due;
+        run->lateness.push_back(lateness);
+        if (lateness > run->tolerance + kLateSlackNs) run->late++;
+    }
+    timer->due += run->interval;
+    run->engine->timer_set_next(run->loop, timer->item, timer->due);
+}
+
+void timer_coalescing(benchmark::State &state, const bench_engine *engine, int count, int tolerance_pct, bool burn) {
+    const uint64_t window = profile().coalescing_window_ns;
+    Run run{};
+    run.engine = engine;
+    run.interval = (uint64_t)count * kSpacingNs;
+    run.tolerance = run.interval * (uint64_t)tolerance_pct / 100;
+    run.lateness.reserve((size_t)(window / kSpacingNs) + 1024);
+    std::vector<Timer> timers((size_t)count);
+
+    for (auto _ : state) {
+        uint64_t first = now_ns() + kLeadNs + (uint64_t)count * kLeadPerTimerNs;
+        int loop_on = loop_cpu();
+        LoopThread loop_thread(
+            engine, BENCH_COUNT_WAKEUPS, loop_on,
+            [&](bench_loop *loop) {
+                run.loop = loop;
+                for (int i = 0; i < count; i++) {
+                    Timer &timer = timers[(size_t)i];
+                    timer.run = &run;
+                    timer.due = first + (uint64_t)i * kSpacingNs;
+                    timer.item = engine->timer_add(loop, timer.due, run.interval, run.tolerance, fired, &timer);
+                }
+                run.window_start = std::max(first, now_ns()) + kSettleNs;
+                run.window_end = run.window_start + window;
+            },
+            [&](bench_loop *loop) {
+                for (Timer &timer : timers) engine->timer_remove(loop, timer.item);
+            });
+        std::string why;
+        if (!loop_thread.wait_ready(&why)) {
+            skip(state, why);
+            return;
+        }
+        std::unique_ptr<Burner> burner;
+        if (burn) burner.reset(new Burner(loop_on));
+
+        sleep_until_ns(run.window_start);
+        uint64_t wakeups0 = engine->wakeups(loop_thread.loop());
+        uint64_t switches0 = voluntary_switches(loop_thread.tid());
+        uint64_t cpu0 = thread_cpu_ns(loop_thread.cpu_clock());
+        sleep_until_ns(run.window_end);
+        uint64_t wakeups1 = engine->wakeups(loop_thread.loop());
+        uint64_t switches1 = voluntary_switches(loop_thread.tid());
+        uint64_t cpu1 = thread_cpu_ns(loop_thread.cpu_clock());
+        burner.reset();
+        loop_thread.stop();
+        state.SetIterationTime((double)window / 1e9);
+
+        if (run.early) {
+            fail(state, std::to_string(run.early) + " early fires (the earliest " + std::to_string(run.earliest_by) +
+                            " ns before its date)");
+            return;
+        }
+        double fires = (double)run.lateness.size();
+        if (fires == 0) {
+            fail(state, "no timer fired inside the window");
+            return;
+        }
+        state.counters["fires"] = fires;
+        state.counters["wakeups_per_fire"] = (double)(wakeups1 - wakeups0) / fires;
+        state.counters["csw_per_fire"] = (double)(switches1 - switches0) / fires;
+        state.counters["cpu_ns_per_fire"] = (double)(cpu1 - cpu0) / fires;
+        state.counters["late_fires"] = (double)run.late;
+        state.counters["early_fires"] = 0;
+        state.counters["lateness_max_ns"] = (double)*std::max_element(run.lateness.begin(), run.lateness.end());
+        state.counters["lateness_p50_ns"] = quantile(run.lateness, 0.50);
+        state.counters["lateness_p99_ns"] = quantile(run.lateness, 0.99);
+    }
+}
+
+}  // namespace
+
+void register_timer_coalescing() {
+    for (const bench_engine *engine : engines()) {
+        for (int count : {100, 1000, 10000}) {
+            for (int tolerance : {0, 10}) {
+                for (bool burn : {false, true}) {
+                    std::string name = std::string("BM_TimerCoalescing/engine:") + engine->name + "/timers:" +
+                                       std::to_string(count) + "/tolerance:" + std::to_string(tolerance) + "pct" +
+                                       "/burn:" + (burn ? "yes" : "no");
+                    benchmark::RegisterBenchmark(name.c_str(), timer_coalescing, engine, count, tolerance, burn)
+                        ->Iterations(1)
+                        ->UseManualTime()
+                        ->Unit(benchmark::kMillisecond);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace rlbench

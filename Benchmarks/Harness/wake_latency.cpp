@@ -1,0 +1,133 @@
+// Family BM_WakeLatency: a cross-thread round trip through an engine.
+//
+// The benchmark thread signals a source and wakes the loop (one engine call: source_signal); the loop thread wakes,
+// runs the source's callout, which writes a reply eventfd; the benchmark thread, blocked in read() on that eventfd,
+// returns. One iteration is one round trip, timed on the benchmark thread with CLOCK_MONOTONIC and reported with
+// SetIterationTime (UseManualTime: the work happens on another thread, and setup is excluded). The reply path is
+// the same for every engine, so differences between engines are differences in the signal-wake-dispatch path.
+//
+// Arguments:
+//   pin:same   both threads pinned to one CPU: no idle-CPU wake-up by the hypervisor, the loop's own cost shows
+//   pin:diff   the threads on two CPUs: dominated by waking an idle vCPU (see toolchain-notes.md)
+//   load:none  nothing else in the loop
+//   load:idle1000  1,000 idle sources and 1,000 idle timers (due in an hour) registered as well
+//   load:burn  a thread spinning on the loop thread's CPU
+// Counters: latency_p50_ns and latency_p99_ns over every round trip of the repetition.
+#include <cerrno>
+#include <memory>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "common.h"
+
+namespace rlbench {
+namespace {
+
+enum class Pin { same, diff };
+enum class Load { none, idle, burn };
+
+constexpr int kIdleItems = 1000;
+constexpr int kWarmupRoundTrips = 200;
+
+struct Reply {
+    int fd;
+};
+
+void reply(void *context) {
+    uint64_t one = 1;
+    ssize_t written = write(static_cast<Reply *>(context)->fd, &one, sizeof one);
+    (void)written;
+}
+
+void nothing(void *) {}
+
+void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load) {
+    if (pin == Pin::diff && usable_cpus().size() < 2) {
+        skip(state, "pin:diff needs two CPUs and this process may use only one");
+        return;
+    }
+    int loop_on = loop_cpu();
+    ScopedPin pinned(pin == Pin::same ? loop_on : client_cpu());
+
+    Reply replies{eventfd(0, EFD_CLOEXEC)};  // blocking: the benchmark thread sleeps in read()
+    bench_item *source = nullptr;
+    std::vector<bench_item *> idle_sources, idle_timers;
+    LoopThread loop_thread(
+        engine, 0, loop_on,
+        [&](bench_loop *loop) {
+            source = engine->source_add(loop, reply, &replies);
+            if (load == Load::idle) {
+                uint64_t later = now_ns() + 3600ull * 1000000000u;
+                for (int i = 0; i < kIdleItems; i++) {
+                    idle_sources.push_back(engine->source_add(loop, nothing, nullptr));
+                    idle_timers.push_back(engine->timer_add(loop, later + (uint64_t)i * 1000u, 0, 0, nothing, nullptr));
+                }
+            }
+        },
+        [&](bench_loop *loop) {
+            for (bench_item *item : idle_sources) engine->source_remove(loop, item);
+            for (bench_item *item : idle_timers) engine->timer_remove(loop, item);
+            engine->source_remove(loop, source);
+        });
+    std::string why;
+    if (!loop_thread.wait_ready(&why)) {
+        close(replies.fd);
+        skip(state, why);
+        return;
+    }
+    std::unique_ptr<Burner> burner;
+    if (load == Load::burn) burner.reset(new Burner(loop_on));
+
+    auto round_trip = [&]() -> bool {
+        engine->source_signal(loop_thread.loop(), source);
+        uint64_t value;
+        ssize_t got;
+        do {
+            got = read(replies.fd, &value, sizeof value);
+        } while (got < 0 && errno == EINTR);
+        return got == sizeof value;
+    };
+    // Untimed warm-up: first wakes fault pages in and grow the engines' internal arrays.
+    for (int i = 0; i < kWarmupRoundTrips; i++) round_trip();
+
+    std::vector<uint64_t> samples;
+    samples.reserve((size_t)state.max_iterations);
+    bool broken = false;
+    for (auto _ : state) {
+        uint64_t start = now_ns();
+        if (!round_trip()) broken = true;
+        uint64_t elapsed = now_ns() - start;
+        samples.push_back(elapsed);
+        state.SetIterationTime((double)elapsed / 1e9);
+    }
+    burner.reset();
+    loop_thread.stop();
+    close(replies.fd);
+    if (broken) {
+        fail(state, "read() on the reply eventfd failed");
+        return;
+    }
+    state.counters["latency_p50_ns"] = quantile(samples, 0.50);
+    state.counters["latency_p99_ns"] = quantile(samples, 0.99);
+}
+
+}  // namespace
+
+void register_wake_latency() {
+    const std::pair<Pin, const char *> pins[] = {{Pin::same, "same"}, {Pin::diff, "diff"}};
+    const std::pair<Load, const char *> loads[] = {{Load::none, "none"}, {Load::idle, "idle1000"}, {Load::burn, "burn"}};
+    for (const bench_engine *engine : engines()) {
+        for (auto [pin, pin_name] : pins) {
+            for (auto [load, load_name] : loads) {
+                std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
+                                   "/load:" + load_name;
+                benchmark::RegisterBenchmark(name.c_str(), wake_latency, engine, pin, load)
+                    ->UseManualTime()
+                    ->Unit(benchmark::kNanosecond);
+            }
+        }
+    }
+}
+
+}  // namespace rlbench

@@ -1,0 +1,322 @@
+// Engine `epoll`: the smallest loop that can do the benchmarks' work, standing for the physical floor.
+//
+// One epoll set holding a wake-up eventfd and a timerfd, both edge-triggered and never read (a write or an expiry is
+// one edge; re-arming a timerfd resets its count), so a cross-thread wake costs exactly one eventfd write and one
+// epoll_wait return. Sources are flags on a lock-free pending stack; timers are a binary min-heap with one timerfd
+// armed at the earliest deadline; observers are two hooks per pass, before and after the wait. No modes, no
+// tolerance, no locks: every other engine does at least this much work per wake.
+#define _GNU_SOURCE
+#include "bench_engine.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { WAKE_TOKEN = 0, TIMER_TOKEN = 1 };
+
+struct bench_item {
+    bench_callout callout;
+    void *context;
+    // Sources: set while on the pending stack, so a second signal before the callout pushes nothing.
+    atomic_int pending;
+    struct bench_item *next_pending;
+    // Timers: position in the heap and sort key (deadline, then insertion order).
+    size_t heap_index;
+    uint64_t due;
+    uint64_t sequence;
+    // Observers: a doubly linked list, so removing one of 100,000 is O(1).
+    struct bench_item *prev, *next;
+};
+
+struct bench_loop {
+    int epoll_fd, wake_fd, timer_fd;
+    atomic_int stop_requested;
+    int count_wakeups;
+    atomic_uint_fast64_t wakeups;
+    _Atomic(struct bench_item *) pending;  // Treiber stack of signalled sources, newest first
+    struct bench_item observers;           // list head (sentinel)
+    struct bench_item **heap;
+    size_t timer_count, heap_capacity;
+    uint64_t next_sequence;
+    uint64_t armed_due;                    // what the timerfd is armed at; 0 when disarmed
+    struct bench_item **due_batch;         // scratch for firing: collect every due timer first, then fire
+    size_t due_capacity;
+};
+
+uint64_t bench_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+// MARK: timer heap, ordered by (due, sequence) so ties keep insertion order
+
+static int heap_less(const struct bench_item *a, const struct bench_item *b) {
+    return a->due < b->due || (a->due == b->due && a->sequence < b->sequence);
+}
+
+static void heap_place(bench_loop *loop, size_t index, struct bench_item *item) {
+    loop->heap[index] = item;
+    item->heap_index = index;
+}
+
+static void heap_sift_up(bench_loop *loop, size_t index) {
+    struct bench_item *item = loop->heap[index];
+    while (index > 0) {
+        size_t parent = (index - 1) / 2;
+        if (!heap_less(item, loop->heap[parent])) break;
+        heap_place(loop, index, loop->heap[parent]);
+        index = parent;
+    }
+    heap_place(loop, index, item);
+}
+
+static void heap_sift_down(bench_loop *loop, size_t index) {
+    struct bench_item *item = loop->heap[index];
+    for (;;) {
+        size_t child = 2 * index + 1;
+        if (child >= loop->timer_count) break;
+        if (child + 1 < loop->timer_count && heap_less(loop->heap[child + 1], loop->heap[child])) child++;
+        if (!heap_less(loop->heap[child], item)) break;
+        heap_place(loop, index, loop->heap[child]);
+        index = child;
+    }
+    heap_place(loop, index, item);
+}
+
+static void heap_push(bench_loop *loop, struct bench_item *item) {
+    if (loop->timer_count == loop->heap_capacity) {
+        loop->heap_capacity = loop->heap_capacity ? 2 * loop->heap_capacity : 64;
+        loop->heap = realloc(loop->heap, loop->heap_capacity * sizeof *loop->heap);
+    }
+    item->sequence = loop->next_sequence++;
+    heap_place(loop, loop->timer_count++, item);
+    heap_sift_up(loop, item->heap_index);
+}
+
+static void heap_remove(bench_loop *loop, struct bench_item *item) {
+    size_t index = item->heap_index;
+    struct bench_item *last = loop->heap[--loop->timer_count];
+    if (index == loop->timer_count) return;
+    heap_place(loop, index, last);
+    heap_sift_up(loop, index);
+    heap_sift_down(loop, last->heap_index);
+}
+
+// Only touch the timerfd when the earliest deadline moved: timerfd_settime is a system call per change.
+static void arm_timer(bench_loop *loop) {
+    uint64_t due = loop->timer_count ? loop->heap[0]->due : 0;
+    if (due == loop->armed_due) return;
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(due / 1000000000u);
+    spec.it_value.tv_nsec = (long)(due % 1000000000u);
+    timerfd_settime(loop->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL);
+    loop->armed_due = due;
+}
+
+// MARK: the pass
+
+static void call_observers(bench_loop *loop) {
+    for (struct bench_item *observer = loop->observers.next; observer != &loop->observers; observer = observer->next)
+        observer->callout(observer->context);
+}
+
+static void perform_sources(bench_loop *loop) {
+    struct bench_item *stack = atomic_exchange_explicit(&loop->pending, NULL, memory_order_acquire);
+    // The stack is newest first: reverse it so sources run in signal order.
+    struct bench_item *ordered = NULL;
+    while (stack) {
+        struct bench_item *next = stack->next_pending;
+        stack->next_pending = ordered;
+        ordered = stack;
+        stack = next;
+    }
+    while (ordered) {
+        struct bench_item *source = ordered;
+        ordered = ordered->next_pending;
+        atomic_store_explicit(&source->pending, 0, memory_order_release);
+        source->callout(source->context);
+    }
+}
+
+static void fire_timers(bench_loop *loop) {
+    uint64_t now = bench_now_ns();
+    size_t count = 0;
+    while (loop->timer_count && loop->heap[0]->due <= now) {
+        struct bench_item *timer = loop->heap[0];
+        heap_remove(loop, timer);
+        timer->heap_index = (size_t)-1;  // off the heap until re-armed
+        if (count == loop->due_capacity) {
+            loop->due_capacity = loop->due_capacity ? 2 * loop->due_capacity : 64;
+            loop->due_batch = realloc(loop->due_batch, loop->due_capacity * sizeof *loop->due_batch);
+        }
+        loop->due_batch[count++] = timer;
+    }
+    for (size_t i = 0; i < count; i++) loop->due_batch[i]->callout(loop->due_batch[i]->context);
+}
+
+static void pass(bench_loop *loop, int timeout_ms) {
+    call_observers(loop);  // "before waiting"
+    arm_timer(loop);
+    struct epoll_event events[4];
+    int count = epoll_wait(loop->epoll_fd, events, 4, timeout_ms);
+    if (timeout_ms != 0 && loop->count_wakeups)
+        atomic_fetch_add_explicit(&loop->wakeups, 1, memory_order_relaxed);
+    call_observers(loop);  // "after waiting"
+    int timer_ready = 0;
+    for (int i = 0; i < count; i++) {
+        if (events[i].data.u64 == TIMER_TOKEN) timer_ready = 1;
+    }
+    // The pending stack is checked every pass, not only on a wake-up report: a signal may land during the pass.
+    if (atomic_load_explicit(&loop->pending, memory_order_relaxed)) perform_sources(loop);
+    if (timer_ready) {
+        loop->armed_due = 0;  // the one-shot timerfd expired
+        fire_timers(loop);
+    }
+}
+
+// MARK: the engine table
+
+static bench_loop *epoll_create_loop(unsigned flags, const char **why) {
+    bench_loop *loop = calloc(1, sizeof *loop);
+    loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    loop->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    loop->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (loop->epoll_fd < 0 || loop->wake_fd < 0 || loop->timer_fd < 0) {
+        *why = "epoll_create1, eventfd or timerfd_create failed";
+        free(loop);
+        return NULL;
+    }
+    struct epoll_event wake = {.events = EPOLLIN | EPOLLET, .data.u64 = WAKE_TOKEN};
+    struct epoll_event timer = {.events = EPOLLIN | EPOLLET, .data.u64 = TIMER_TOKEN};
+    epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &wake);
+    epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->timer_fd, &timer);
+    loop->observers.next = loop->observers.prev = &loop->observers;
+    loop->count_wakeups = (flags & BENCH_COUNT_WAKEUPS) != 0;
+    return loop;
+}
+
+static void epoll_destroy(bench_loop *loop) {
+    close(loop->epoll_fd);
+    close(loop->wake_fd);
+    close(loop->timer_fd);
+    free(loop->heap);
+    free(loop->due_batch);
+    free(loop);
+}
+
+static void epoll_run(bench_loop *loop) {
+    while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire)) pass(loop, -1);
+    atomic_store(&loop->stop_requested, 0);
+}
+
+static void epoll_wake(bench_loop *loop) {
+    uint64_t one = 1;
+    ssize_t written = write(loop->wake_fd, &one, sizeof one);
+    (void)written;
+}
+
+static void epoll_stop(bench_loop *loop) {
+    atomic_store_explicit(&loop->stop_requested, 1, memory_order_release);
+    epoll_wake(loop);
+}
+
+static void epoll_poll_once(bench_loop *loop) { pass(loop, 0); }
+
+static bench_item *epoll_source_add(bench_loop *loop, bench_callout callout, void *context) {
+    (void)loop;
+    bench_item *source = calloc(1, sizeof *source);
+    source->callout = callout;
+    source->context = context;
+    return source;
+}
+
+static void epoll_source_signal(bench_loop *loop, bench_item *source) {
+    if (!atomic_exchange_explicit(&source->pending, 1, memory_order_acq_rel)) {
+        struct bench_item *head = atomic_load_explicit(&loop->pending, memory_order_relaxed);
+        do {
+            source->next_pending = head;
+        } while (!atomic_compare_exchange_weak_explicit(&loop->pending, &head, source, memory_order_release,
+                                                        memory_order_relaxed));
+    }
+    epoll_wake(loop);
+}
+
+static void epoll_source_remove(bench_loop *loop, bench_item *source) {
+    // A source still on the pending stack would be performed after being freed: run the stack first.
+    if (atomic_load(&source->pending)) perform_sources(loop);
+    free(source);
+}
+
+static bench_item *epoll_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
+                                   bench_callout callout, void *context) {
+    (void)interval_ns;
+    (void)tolerance_ns;  // the floor has no tolerance: it fires every timer at its date
+    bench_item *timer = calloc(1, sizeof *timer);
+    timer->callout = callout;
+    timer->context = context;
+    timer->due = due_ns;
+    heap_push(loop, timer);
+    return timer;
+}
+
+static void epoll_timer_set_next(bench_loop *loop, bench_item *timer, uint64_t due_ns) {
+    if (timer->heap_index != (size_t)-1) heap_remove(loop, timer);
+    timer->due = due_ns;
+    heap_push(loop, timer);
+}
+
+static void epoll_timer_remove(bench_loop *loop, bench_item *timer) {
+    if (timer->heap_index != (size_t)-1) heap_remove(loop, timer);
+    free(timer);
+}
+
+static bench_item *epoll_observer_add(bench_loop *loop, bench_callout callout, void *context) {
+    bench_item *observer = calloc(1, sizeof *observer);
+    observer->callout = callout;
+    observer->context = context;
+    observer->prev = loop->observers.prev;
+    observer->next = &loop->observers;
+    loop->observers.prev->next = observer;
+    loop->observers.prev = observer;
+    return observer;
+}
+
+static void epoll_observer_remove(bench_loop *loop, bench_item *observer) {
+    (void)loop;
+    observer->prev->next = observer->next;
+    observer->next->prev = observer->prev;
+    free(observer);
+}
+
+static uint64_t epoll_wakeups(bench_loop *loop) {
+    return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
+}
+
+static const char *epoll_describe(void) {
+    return "eventfd + timerfd + epoll, edge-triggered, no reads (this package's floor loop)";
+}
+
+const bench_engine bench_engine_epoll = {
+    .name = "epoll",
+    .describe = epoll_describe,
+    .create = epoll_create_loop,
+    .destroy = epoll_destroy,
+    .run = epoll_run,
+    .stop = epoll_stop,
+    .poll_once = epoll_poll_once,
+    .source_add = epoll_source_add,
+    .source_signal = epoll_source_signal,
+    .source_remove = epoll_source_remove,
+    .timer_add = epoll_timer_add,
+    .timer_set_next = epoll_timer_set_next,
+    .timer_remove = epoll_timer_remove,
+    .observer_add = epoll_observer_add,
+    .observer_remove = epoll_observer_remove,
+    .wakeups = epoll_wakeups,
+};

@@ -1,0 +1,163 @@
+// Engine `ref`: this package's reference run loop (Sources/RefRunLoop), through its C ABI
+// (Sources/CSystem/include/RefRunLoopABI.h, implemented with @_cdecl in Sources/RefRunLoop/CABI.swift).
+//
+// Used exactly like the `cf` shim uses CoreFoundation: the calling thread's loop, everything in the default mode,
+// version-0 sources signalled and then woken, repeating timers whose next date the harness sets from the callout,
+// observers of all activities; a timer's next date is left to the loop's own repeat when that is the date asked for
+// (see engine_cf.c for why). Differences that matter for the figures:
+// - tolerance is honoured (the loop arms its timerfd at the coalesced wake-up time of overlapping windows);
+// - dates are seconds on CLOCK_MONOTONIC (ref_runloop_now), so a date converts without CF's wall-clock round trip;
+//   the loop rounds seconds up to whole nanoseconds, so a converted date is never early;
+// - wake-ups come from the loop's own counter (ref_runloop_wakeup_count: every return from epoll), always on.
+// Each mode argument is a C string the ABI converts to a Swift String per call; that cost is part of the figures.
+#include "bench_engine.h"
+
+#include "RefRunLoopABI.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define MODE REF_RUNLOOP_DEFAULT_MODE
+
+struct bench_item {
+    union {
+        ref_runloop_source *source;
+        ref_runloop_timer *timer;
+        ref_runloop_observer *observer;
+    } object;
+    bench_callout callout;
+    void *context;
+    // Timers: the date the loop's own repeat will give the next fire (old date + interval, phase kept: rule 60).
+    uint64_t natural_next;
+    uint64_t interval;
+};
+
+struct bench_loop {
+    ref_runloop *run_loop;
+    atomic_int stop_requested;
+};
+
+static bench_item *new_item(bench_callout callout, void *context) {
+    bench_item *item = calloc(1, sizeof *item);
+    item->callout = callout;
+    item->context = context;
+    return item;
+}
+
+static void observe(uint32_t activity, void *info) {
+    (void)activity;
+    bench_item *item = info;
+    item->callout(item->context);
+}
+
+static double seconds(uint64_t ns) { return (double)ns / 1e9; }
+
+static void fire_timer(void *info) {
+    bench_item *item = info;
+    item->natural_next += item->interval;
+    item->callout(item->context);
+}
+
+static bench_loop *ref_create(unsigned flags, const char **why) {
+    (void)flags;  // the wake-up counter is always on and costs one relaxed atomic add per wait
+    (void)why;
+    bench_loop *loop = calloc(1, sizeof *loop);
+    loop->run_loop = ref_runloop_current();
+    return loop;
+}
+
+static void ref_destroy(bench_loop *loop) { free(loop); }  // the loop itself lives as long as its thread
+
+static void ref_run(bench_loop *loop) {
+    while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire))
+        ref_runloop_run(loop->run_loop, MODE, 1e10, 0);
+    atomic_store(&loop->stop_requested, 0);
+}
+
+static void ref_stop(bench_loop *loop) {
+    atomic_store_explicit(&loop->stop_requested, 1, memory_order_release);
+    ref_runloop_stop(loop->run_loop);
+}
+
+static void ref_poll_once(bench_loop *loop) { ref_runloop_run(loop->run_loop, MODE, 0, 0); }
+
+static bench_item *ref_source_add(bench_loop *loop, bench_callout callout, void *context) {
+    bench_item *item = new_item(callout, context);
+    item->object.source = ref_runloop_source0_create(0, callout, context);
+    ref_runloop_add_source(loop->run_loop, item->object.source, MODE);
+    return item;
+}
+
+static void ref_source_signal(bench_loop *loop, bench_item *source) {
+    ref_runloop_source_signal(source->object.source);
+    ref_runloop_wake_up(loop->run_loop);
+}
+
+static void ref_source_remove(bench_loop *loop, bench_item *source) {
+    ref_runloop_remove_source(loop->run_loop, source->object.source, MODE);
+    ref_runloop_source_release(source->object.source);
+    free(source);
+}
+
+static bench_item *ref_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
+                                 bench_callout callout, void *context) {
+    bench_item *item = new_item(callout, context);
+    item->natural_next = due_ns;
+    item->interval = interval_ns;
+    item->object.timer = ref_runloop_timer_create(seconds(due_ns), seconds(interval_ns), 0, fire_timer, item);
+    if (tolerance_ns) ref_runloop_timer_set_tolerance(item->object.timer, seconds(tolerance_ns));
+    ref_runloop_add_timer(loop->run_loop, item->object.timer, MODE);
+    return item;
+}
+
+static void ref_timer_set_next(bench_loop *loop, bench_item *timer, uint64_t due_ns) {
+    (void)loop;
+    // The loop's repeat rounds the interval up to whole nanoseconds: never earlier than the date asked for.
+    if (timer->interval && due_ns == timer->natural_next && due_ns > bench_now_ns()) return;
+    ref_runloop_timer_set_next_fire_date(timer->object.timer, seconds(due_ns));
+    timer->natural_next = due_ns;
+}
+
+static void ref_timer_remove(bench_loop *loop, bench_item *timer) {
+    ref_runloop_remove_timer(loop->run_loop, timer->object.timer, MODE);
+    ref_runloop_timer_release(timer->object.timer);
+    free(timer);
+}
+
+static bench_item *ref_observer_add(bench_loop *loop, bench_callout callout, void *context) {
+    bench_item *item = new_item(callout, context);
+    item->object.observer = ref_runloop_observer_create(REF_RUNLOOP_ACTIVITY_ALL, 1, 0, observe, item);
+    ref_runloop_add_observer(loop->run_loop, item->object.observer, MODE);
+    return item;
+}
+
+static void ref_observer_remove(bench_loop *loop, bench_item *observer) {
+    ref_runloop_remove_observer(loop->run_loop, observer->object.observer, MODE);
+    ref_runloop_observer_release(observer->object.observer);
+    free(observer);
+}
+
+static uint64_t ref_wakeups(bench_loop *loop) { return ref_runloop_wakeup_count(loop->run_loop); }
+
+static const char *ref_describe(void) {
+    return "RefRunLoop (this package, Swift, epoll + eventfd + timerfd) through its C ABI";
+}
+
+const bench_engine bench_engine_ref = {
+    .name = "ref",
+    .describe = ref_describe,
+    .create = ref_create,
+    .destroy = ref_destroy,
+    .run = ref_run,
+    .stop = ref_stop,
+    .poll_once = ref_poll_once,
+    .source_add = ref_source_add,
+    .source_signal = ref_source_signal,
+    .source_remove = ref_source_remove,
+    .timer_add = ref_timer_add,
+    .timer_set_next = ref_timer_set_next,
+    .timer_remove = ref_timer_remove,
+    .observer_add = ref_observer_add,
+    .observer_remove = ref_observer_remove,
+    .wakeups = ref_wakeups,
+};

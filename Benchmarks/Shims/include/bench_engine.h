@@ -1,0 +1,97 @@
+// The one C interface every benchmarked run loop implements: a table of function pointers per engine.
+//
+// The harness (Benchmarks/Harness, C++) only talks to engines through this table, so the six engines run exactly
+// the same benchmark code. Each engine lives in one file (Benchmarks/Shims/engine_<name>.c).
+//
+// Threading contract (the strictest of the six libraries, libuv, sets it):
+// - `create` makes a loop whose thread is the calling thread. Everything except `source_signal`, `stop` and
+//   `wakeups` must then be called on that thread, either before `run`, between runs, or from inside a callout.
+// - `source_signal`, `stop` and `wakeups` may be called from any thread at any time while the loop exists.
+// - Callouts (`bench_callout`) always run on the loop's thread.
+// Times are CLOCK_MONOTONIC nanoseconds (what epoll, timerfd, libuv, GLib and libevent's precise timer all use).
+#ifndef RUNLOOPSUITE_BENCH_ENGINE_H
+#define RUNLOOPSUITE_BENCH_ENGINE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// An engine's loop; each shim defines the struct.
+typedef struct bench_loop bench_loop;
+/// A source, timer or observer of a loop; each shim defines the struct.
+typedef struct bench_item bench_item;
+/// What a source, timer or observer calls: the harness's function with the context it registered.
+typedef void (*bench_callout)(void *context);
+
+/// `create` flags.
+enum {
+    /// Count returns from the loop's blocking wait (see `wakeups`). Opt-in because for some engines (cf) counting
+    /// costs a callout per wake, which would tax the wake-latency figures.
+    BENCH_COUNT_WAKEUPS = 1u << 0,
+};
+
+typedef struct bench_engine {
+    /// The engine's name in benchmark names (`engine:<name>`).
+    const char *name;
+    /// What the library is, with its version, for the results' context lines.
+    const char *(*describe)(void);
+
+    /// A new loop on the calling thread, or NULL with a reason in `*why` (static storage).
+    bench_loop *(*create)(unsigned flags, const char **why);
+    /// Frees the loop. Everything added must have been removed first. Loop thread, not running.
+    void (*destroy)(bench_loop *loop);
+    /// Runs the loop, blocking in the engine's wait whenever idle, until `stop`. Loop thread.
+    void (*run)(bench_loop *loop);
+    /// Makes `run` return soon. Any thread. Idempotent; the harness repeats it until `run` has returned, so a
+    /// stop that races with the start of `run` may be lost (CFRunLoopStop before a run is, by design: rule 25).
+    void (*stop)(bench_loop *loop);
+    /// One pass of the loop that does not wait (a poll): observers/prepare/check hooks run, nothing blocks.
+    void (*poll_once)(bench_loop *loop);
+
+    /// A source the harness can trigger from another thread; `callout` runs on the loop thread once per trigger
+    /// (triggers that arrive before it runs may coalesce into one callout).
+    bench_item *(*source_add)(bench_loop *loop, bench_callout callout, void *context);
+    /// Triggers a source and wakes the loop (CF: CFRunLoopSourceSignal + CFRunLoopWakeUp). Any thread.
+    void (*source_signal)(bench_loop *loop, bench_item *source);
+    void (*source_remove)(bench_loop *loop, bench_item *source);
+
+    /// A timer that fires first at `due_ns`, with a nominal repeat `interval_ns` (engines with repeating timers use
+    /// it, e.g. for Darwin's tolerance clamp) and a firing window `tolerance_ns` (engines without tolerance ignore
+    /// it). The harness re-arms the timer from its callout with `timer_set_next`, so every engine fires on the same
+    /// schedule; an engine whose clock is coarser than a nanosecond rounds the date up, never down.
+    bench_item *(*timer_add)(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
+                             bench_callout callout, void *context);
+    /// The timer's next fire date. Loop thread, normally from the timer's own callout.
+    void (*timer_set_next)(bench_loop *loop, bench_item *timer, uint64_t due_ns);
+    void (*timer_remove)(bench_loop *loop, bench_item *timer);
+
+    /// An observer of every activity of the loop, or NULL when the engine has no observers and no analogue (then
+    /// `no_observers` says why). Engines with an analogue use it (libuv: a prepare and a check handle; GLib: a
+    /// GSource's prepare and check functions; epoll: hooks before and after the wait).
+    bench_item *(*observer_add)(bench_loop *loop, bench_callout callout, void *context);
+    void (*observer_remove)(bench_loop *loop, bench_item *observer);
+    /// Why `observer_add` is NULL.
+    const char *no_observers;
+
+    /// Returns from the loop's blocking wait so far (each is one loop wake-up), if the loop was created with
+    /// BENCH_COUNT_WAKEUPS. How each engine counts is in its file and in Benchmarks/README.md. Any thread.
+    uint64_t (*wakeups)(bench_loop *loop);
+} bench_engine;
+
+extern const bench_engine bench_engine_ref;
+extern const bench_engine bench_engine_cf;
+extern const bench_engine bench_engine_glib;
+extern const bench_engine bench_engine_libuv;
+extern const bench_engine bench_engine_libevent;
+extern const bench_engine bench_engine_epoll;
+
+/// CLOCK_MONOTONIC now, in nanoseconds.
+uint64_t bench_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

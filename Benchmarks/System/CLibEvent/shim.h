@@ -1,0 +1,2 @@
+#include <event2/event.h>
+#include <event2/thread.h>
