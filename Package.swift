@@ -33,6 +33,8 @@ let package = Package(
         ),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
         .target(name: "RefRunLoop", dependencies: ["CSystem"]),
+        // The reference run loop's C header, for C and C++ callers (the benchmark shims); implemented in RefRunLoop.
+        .target(name: "RefRunLoopABI"),
         // The `ref` engine: the reference run loop behind the engine contract.
         .target(name: "RefEngine", dependencies: ["RefRunLoop", "EngineKit"]),
         // The spec files (cases, per-engine expectations, format documentation) as package resources.
@@ -105,11 +107,11 @@ package.targets.append(contentsOf: [
                    providers: [.apt(["libuv1-dev"])]),
     .systemLibrary(name: "CLibEvent", path: "Benchmarks/System/CLibEvent", pkgConfig: "libevent_pthreads",
                    providers: [.apt(["libevent-dev"])]),
-    // One C shim per engine behind one interface (include/bench_engine.h): ref (its C ABI, in CSystem and
+    // One C shim per engine behind one interface (include/bench_engine.h): ref (its C ABI, RefRunLoopABI and
     // RefRunLoop), cf (CoreFoundation's C API from libFoundation.so), glib, libuv, libevent, and the epoll floor.
     .target(
         name: "BenchShims",
-        dependencies: ["CGLib", "CLibUV", "CLibEvent", "CSystem", "RefRunLoop"],
+        dependencies: ["CGLib", "CLibUV", "CLibEvent", "CSystem", "RefRunLoopABI", "RefRunLoop"],
         path: "Benchmarks/Shims",
         cSettings: [.unsafeFlags(benchCoreFoundationFlags)],
         linkerSettings: [.linkedLibrary("Foundation")]

@@ -1,5 +1,5 @@
 // Engine `ref`: this package's reference run loop (Sources/RefRunLoop), through its C ABI
-// (Sources/CSystem/include/RefRunLoopABI.h, implemented with @_cdecl in Sources/RefRunLoop/CABI.swift).
+// (Sources/RefRunLoopABI/include/RefRunLoopABI.h, implemented with @_cdecl in Sources/RefRunLoop/CABI.swift).
 //
 // Used exactly like the `cf` shim uses CoreFoundation: the calling thread's loop, everything in the default mode,
 // version-0 sources signalled and then woken, repeating timers whose next date the harness sets from the callout,

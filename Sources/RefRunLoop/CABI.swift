@@ -1,4 +1,4 @@
-// The C ABI declared in Sources/CSystem/include/RefRunLoopABI.h: thin `@_cdecl` wrappers, one Swift call each.
+// The C ABI declared in Sources/RefRunLoopABI/include/RefRunLoopABI.h: thin `@_cdecl` wrappers, one Swift call each.
 // Opaque C pointers are Unmanaged Swift objects: loops borrowed, items retained once by their _create function.
 
 /// A C callout and its argument. The C caller promises `info` may be used from the loop's thread.
