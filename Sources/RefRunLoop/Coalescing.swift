@@ -54,11 +54,11 @@ public enum TimerCoalescing {
     /// Scans windows in ascending `soft` order (ties in queue order), the way CF computes its soft and hard
     /// deadlines (__CFArmNextTimerInMode), and returns the wake-up time:
     ///
-    /// the group is the longest prefix whose every window starts no later than the earliest end among the windows
-    /// before it; the wake-up is the latest start in the group. Then every timer whose window has started by the
+    /// the group is the longest prefix whose every window starts no later than the earliest end, less its
+    /// ``margin(_:)``, among the windows before it; the wake-up is the latest start in the group. Then every timer whose window has started by the
     /// wake-up is in the group and its window has not ended: all of them fire, none early, none late; and the next
-    /// window cannot join without making someone late. Equivalently, the result is the latest window start `t` such
-    /// that every window starting at or before `t` ends at or after `t`.
+    /// window cannot join without cutting into someone's margin. Equivalently, the result is the latest window start
+    /// `t` such that every window starting at or before `t` ends at or after `t` + its margin.
     ///
     /// Returns nil for no windows. O(k) for the k windows read: it stops at the first window that cannot join, or
     /// after `limit` windows.
@@ -69,10 +69,21 @@ public enum TimerCoalescing {
         return state.wake
     }
 
+    /// The slack kept before a window's end: a group's wake-up is at least this much before every member's hard
+    /// deadline, so the timerfd's own latency, a busy CPU and the callouts of the members before it do not make the
+    /// last member late. min(1 ms, 10 % of the window): 1 ms is what the benchmarks allow beyond the tolerance
+    /// (Benchmarks/README.md, `late_fires`), and a short window keeps 90 % of its batching. Never more than the
+    /// window, so every window can at least form a group of its own.
+    @inline(__always)
+    public static func margin(_ window: Window) -> UInt64 {
+        min(1_000_000, (window.hard - window.soft) / 10)
+    }
+
     /// The incremental form of ``wakeTime(_:limit:)``, for callers that walk a queue lazily.
     public struct Scan {
         public private(set) var wake: UInt64?
-        private var earliestHard = UInt64.max
+        /// The earliest `hard - margin` of the group: a later window joins only if it starts by then.
+        private var earliestCap = UInt64.max
         private var taken = 0
         private let limit: Int
 
@@ -82,15 +93,15 @@ public enum TimerCoalescing {
         /// group is full of windows that come before it), so adding, removing or moving one needs no new scan.
         public var bound: UInt64 {
             guard let wake else { return .max }
-            return taken >= limit ? wake : earliestHard
+            return taken >= limit ? wake : earliestCap
         }
 
         /// Offers the next window in ascending soft order. Returns false when the scan is over (this window did not
         /// join, or the group is full); `wake` is then final.
         public mutating func add(_ window: Window) -> Bool {
-            guard taken < limit, window.soft <= earliestHard else { return false }
+            guard taken < limit, window.soft <= earliestCap else { return false }
             wake = window.soft
-            earliestHard = min(earliestHard, window.hard)
+            earliestCap = min(earliestCap, window.hard - TimerCoalescing.margin(window))
             taken += 1
             return taken < limit
         }

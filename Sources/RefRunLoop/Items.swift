@@ -1,7 +1,9 @@
 // Sources, timers and observers: the items a mode holds.
 //
-// Lock order: a loop's lock may be held while taking an item's lock, never the reverse. No lock is held during a
-// callout.
+// Lock order: a loop's lock may be held while taking an item's lock, never the reverse; a loop's `signalLock` comes
+// last of all (a source's lock may be held while taking it). No lock is held during a callout.
+
+import Synchronization
 
 /// A run-loop source (CFRunLoopSource): version 0 (signalled by hand) or version 1 (a readable file descriptor).
 ///
@@ -56,13 +58,15 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// CFRunLoopSourceSignal: marks the source to be performed by the next pass that reaches it, keeping the time of
     /// the first signal. Does not wake any loop (rule 45). O(1). Any thread.
+    ///
+    /// The first signal also puts the source on the signalled list of every loop holding it, so that a pass visits
+    /// only signalled sources (``RefRunLoop/performSources0(in:stopAfterHandle:)``). O(loops holding it).
     public func signal() {
         lock.withLock {
-            guard valid else { return }
-            if !signalled {
-                signalled = true
-                signalSequence = SequenceNumber.next()
-            }
+            guard valid, !signalled else { return }
+            signalled = true
+            signalSequence = SequenceNumber.next()
+            for holder in loops.values { holder.loop.enqueueSignalled(self) }
         }
     }
 
@@ -204,10 +208,13 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     public let order: Int
     let callout: @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
     let lock = Lock("RefRunLoopObserver.lock")
-    /// Protected by `lock`.
-    var valid = true
-    /// Protected by `lock`. Set during its callout: nested runs do not re-enter it (rule 74).
-    var firing = false
+    /// Validity and firing in one atomic word (``invalidBit``, ``firingBit``), so that a callout costs one
+    /// compare-exchange and one atomic AND instead of two mutex round trips. `invalidBit` is only ever set, and only
+    /// with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees validity and `loop` together); `firingBit` is set
+    /// and cleared around the callout by the loop running it (rule 74: nested runs do not re-enter it).
+    let state = Atomic<UInt8>(0)
+    static let invalidBit: UInt8 = 1 << 0
+    static let firingBit: UInt8 = 1 << 1
     /// Protected by `lock`. The loop whose modes hold it, nil when none does.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. Its node in each mode's observer store.
@@ -225,15 +232,39 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
     public func invalidate() {
         let holder: RefRunLoop? = lock.withLock {
-            guard valid else { return nil }
-            valid = false
+            let previous = state.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
+            guard previous & Self.invalidBit == 0 else { return nil }
             return loop
         }
         holder?.removeEverywhere(.observer(self))
     }
 
-    /// CFRunLoopObserverIsValid. Any thread.
-    public var isValid: Bool { lock.withLock { valid } }
+    /// CFRunLoopObserverIsValid. Any thread, no lock.
+    public var isValid: Bool { valid }
+
+    /// Whether the observer is still valid. Any thread, no lock.
+    @inline(__always)
+    var valid: Bool { state.load(ordering: .acquiring) & Self.invalidBit == 0 }
+
+    /// Marks the observer firing if it is valid and not firing already; returns whether it did (the caller then
+    /// calls out and ends with ``endFiring()``). One compare-exchange, no lock.
+    @inline(__always)
+    func beginFiring() -> Bool {
+        var current = state.load(ordering: .relaxed)
+        while current & (Self.invalidBit | Self.firingBit) == 0 {
+            let (exchanged, original) = state.compareExchange(
+                expected: current, desired: current | Self.firingBit, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Clears the firing mark set by ``beginFiring()``.
+    @inline(__always)
+    func endFiring() {
+        state.bitwiseAnd(~Self.firingBit, ordering: .releasing)
+    }
 }
 
 /// Any item a mode can hold.

@@ -1,6 +1,8 @@
 // One mode of one loop: its sources, timers and observers, and its persistent stop request.
 
-/// A mode. Every property is protected by the owning loop's lock.
+import Synchronization
+
+/// A mode. Every property is protected by the owning loop's lock unless it says otherwise.
 ///
 /// Modes are created by adding an item to a concrete name, by performing a block for it, or by stop(mode:), and are
 /// never destroyed (rule 24).
@@ -28,11 +30,16 @@ final class LoopMode {
     var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:]
     /// Timers by (deadline, insertion).
     var timers = TimerQueue<RefRunLoopTimer>()
-    /// Observers by (order, insertion).
+    /// Observers by (order, insertion). Every change must call ``observersChanged()``.
     var observers = OrderedStore<RefRunLoopObserver>()
-    /// The union of the activities of every observer ever added (CF never narrows it either): a pass skips the
-    /// snapshot for activities nobody watches.
-    var observerMask: UInt = 0
+    /// Bumped (with the loop's lock held) after every change to `observers`; read without the lock by the loop's
+    /// thread to tell whether `observerSnapshots` is still current.
+    let observersVersion = Atomic<UInt64>(1)
+    /// Confined to the loop's thread (only a run pass reads or writes it). Per activity bit (index = bit number),
+    /// the mode's observers watching that activity in call order, as of `snapshotVersion`.
+    var observerSnapshots: [ObserverBatch] = Array(repeating: ObserverBatch(owners: []), count: 8)
+    /// Confined to the loop's thread. The `observersVersion` that `observerSnapshots` were built at (0: never).
+    var snapshotVersion: UInt64 = 0
     /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule 33).
     var stopped = false
 
@@ -40,6 +47,32 @@ final class LoopMode {
         self.name = name
         self.epollFD = epollFD
         self.timerFD = timerFD
+    }
+
+    /// Call with the loop's lock held after changing `observers`: the loop thread rebuilds its snapshots.
+    func observersChanged() {
+        observersVersion.wrappingAdd(1, ordering: .releasing)
+    }
+
+    /// The observers watching `activity` (a single activity bit) in call order, as a ready array: O(1) and lockless
+    /// while the observers do not change; after a change, one O(n) rebuild of every activity's array under `lock`
+    /// (the loop's). Loop thread only.
+    @inline(__always)
+    func observers(watching activity: RefRunLoopActivity, lock: Lock) -> ObserverBatch {
+        if observersVersion.load(ordering: .acquiring) != snapshotVersion { rebuildSnapshots(lock: lock) }
+        let index = activity.rawValue.trailingZeroBitCount
+        return index < observerSnapshots.count ? observerSnapshots[index] : ObserverBatch(owners: [])
+    }
+
+    private func rebuildSnapshots(lock: Lock) {
+        lock.withLock {
+            snapshotVersion = observersVersion.load(ordering: .relaxed)
+            let all = observers.elementsInOrder()
+            for index in observerSnapshots.indices {
+                let bit = RefRunLoopActivity(rawValue: 1 << UInt(index))
+                observerSnapshots[index] = ObserverBatch(owners: all.filter { $0.activities.contains(bit) })
+            }
+        }
     }
 
     /// Whether the mode has a source, a timer or (checked by the loop) a pending block. Observers do not count
@@ -56,6 +89,18 @@ final class LoopMode {
         case .observer(let observer):
             return observer.nodes.contains { $0.mode === self }
         }
+    }
+}
+
+/// The observers of one activity in call order, ready to walk without reference counting: `owners` keeps every
+/// one alive (also one removed during the batch), `references` lists the same observers unretained.
+struct ObserverBatch {
+    let owners: [RefRunLoopObserver]
+    let references: [Unmanaged<RefRunLoopObserver>]
+
+    init(owners: [RefRunLoopObserver]) {
+        self.owners = owners
+        self.references = owners.map { Unmanaged.passUnretained($0) }
     }
 }
 

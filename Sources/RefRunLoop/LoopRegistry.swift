@@ -38,6 +38,7 @@ extension RefRunLoop {
                 mode.timers = TimerQueue()
                 detachedObservers.append(contentsOf: mode.observers.elementsInOrder())
                 mode.observers = OrderedStore()
+                mode.observersChanged()
             }
             for timer in detachedTimers {
                 timer.entries = []
@@ -49,8 +50,9 @@ extension RefRunLoop {
             }
             commonItems = [:]
             blocks = []
+            signalLock.withLock { signalledSources = [] }
             lifecycle = .closed
-            closeDescriptors()
+            closeModeDescriptors()
         }
         for callout in callouts { callout() }
     }

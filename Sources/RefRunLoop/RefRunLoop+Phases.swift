@@ -9,22 +9,22 @@ extension RefRunLoop {
     /// snapshot is taken first: an observer added during the batch is not called in it; one removed is still called;
     /// one invalidated is skipped (rule 72). A non-repeating observer is invalidated after its callout (rule 73).
     func notifyObservers(_ activity: RefRunLoopActivity, in mode: LoopMode) {
-        let observers: [RefRunLoopObserver] = lock.withLock {
-            guard mode.observerMask & activity.rawValue != 0, !mode.observers.isEmpty else { return [] }
-            return mode.observers.elementsInOrder()
-        }
-        for observer in observers where observer.activities.contains(activity) {
-            // Rechecked at call time, like CF (which also filters firing observers at snapshot time; the outcome is
-            // the same because an observer stops firing only when its own callout returns).
-            let shouldCall: Bool = observer.lock.withLock {
-                guard observer.valid, !observer.firing else { return false }
-                observer.firing = true
-                return true
+        // The mode's cached array for this activity: no lock, no allocation while the observers do not change.
+        let batch = mode.observers(watching: activity, lock: lock)
+        guard !batch.references.isEmpty else { return }
+        // `batch.owners` keeps every observer of the batch alive, even one removed by an earlier callout, so the
+        // walk needs no retain and release per observer.
+        withExtendedLifetime(batch.owners) {
+            for reference in batch.references {
+                reference._withUnsafeGuaranteedRef { observer in
+                    // Rechecked at call time, like CF (which also filters firing observers at snapshot time; the
+                    // outcome is the same because an observer stops firing only when its own callout returns).
+                    guard observer.beginFiring() else { return }
+                    observer.callout(observer, activity)
+                    if !observer.repeats { observer.invalidate() }
+                    observer.endFiring()
+                }
             }
-            guard shouldCall else { continue }
-            observer.callout(observer, activity)
-            if !observer.repeats { observer.invalidate() }
-            observer.lock.withLock { observer.firing = false }
         }
     }
 
@@ -33,6 +33,7 @@ extension RefRunLoop {
     /// __CFRunLoopDoBlocks: takes the whole queue, runs the blocks that match the mode in FIFO order, and puts the
     /// others back ahead of any block queued meanwhile (rule 79). Blocks never count as handled (rule 80).
     func performBlocks(in mode: LoopMode) {
+        guard hasBlocks.load(ordering: .acquiring) else { return }
         let (taken, common): ([PendingBlock], Set<String>) = lock.withLock {
             guard !blocks.isEmpty else { return ([], []) }
             let taken = blocks
@@ -59,24 +60,53 @@ extension RefRunLoop {
     ///
     /// The result is CF's: whether the last source examined was performed (catalogue difference B.2), so a batch
     /// whose last source was invalidated by an earlier perform reports "not handled".
+    ///
+    /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
+    /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
-        let candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = lock.withLock {
+        // Idle fast path: nothing signalled anywhere in the loop; the loop's lock is not taken.
+        if signalLock.withLock({ signalledSources.isEmpty }) { return false }
+        var candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = lock.withLock {
+            let taken: [RefRunLoopSource] = signalLock.withLock {
+                defer { signalledSources = [] }
+                return signalledSources
+            }
             var found: [(RefRunLoopSource, Int, UInt64)] = []
-            for source in mode.sources0.values {
+            var kept: [RefRunLoopSource] = []
+            let key = ObjectIdentifier(self)
+            for source in taken {
+                let inMode = mode.sources0[ObjectIdentifier(source)] != nil
                 source.lock.withLock {
-                    if source.valid && source.signalled { found.append((source, source.order, source.signalSequence)) }
+                    // Stale (performed or invalidated since, or in no mode of this loop): dropped; signalling again
+                    // or adding it to a mode puts it back.
+                    guard source.valid && source.signalled, source.loops[key] != nil else { return }
+                    if inMode { found.append((source, source.order, source.signalSequence)) } else { kept.append(source) }
                 }
             }
+            if !kept.isEmpty { signalLock.withLock { signalledSources.insert(contentsOf: kept, at: 0) } }
             return found
         }
         guard !candidates.isEmpty else { return false }
-        let ordered = candidates.count == 1 ? candidates : candidates.sorted {
-            $0.order != $1.order ? $0.order < $1.order : $0.sequence < $1.sequence
+        if candidates.count > 1 {
+            candidates.sort { $0.order != $1.order ? $0.order < $1.order : $0.sequence < $1.sequence }
+            // A source can be listed twice (re-added to a mode while signalled): duplicates sort next to each other,
+            // since no two sources share a signal sequence.
+            var unique = 0
+            for index in candidates.indices where unique == 0 || candidates[index].source !== candidates[unique - 1].source {
+                candidates[unique] = candidates[index]
+                unique += 1
+            }
+            candidates.removeLast(candidates.count - unique)
         }
         var handled = false
-        for candidate in ordered {
+        for (index, candidate) in candidates.enumerated() {
             handled = performSource0(candidate.source)
-            if stopAfterHandle && handled { break }
+            if stopAfterHandle && handled {
+                // The rest stay signalled: back on the list for a later pass.
+                let rest = candidates[(index + 1)...].map(\.source)
+                if !rest.isEmpty { signalLock.withLock { signalledSources.insert(contentsOf: rest, at: 0) } }
+                break
+            }
         }
         return handled
     }

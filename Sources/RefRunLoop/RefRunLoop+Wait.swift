@@ -17,12 +17,18 @@ extension RefRunLoop {
     /// CFRunLoopWakeUp: makes the current or next wait return. Ignored while the loop is not running, and between the
     /// return of a wait and the top of the next pass (rule 83); coalesces with a wake-up not yet reported (rule 84).
     /// A wake-up never ends a run by itself (rule 85). Any thread.
+    ///
+    /// The decision is made under `lock`, the eventfd write after releasing it: the write wakes the loop's thread,
+    /// which takes `lock` at once, and on a shared CPU it would otherwise block on the lock this thread still held.
+    /// `wakePending` is set before the write, so a report of the write always finds it set; the eventfd stays open
+    /// until deinit, so a write racing the loop's teardown is harmless.
     public func wakeUp() {
-        lock.withLock {
-            guard lifecycle == .open, let frame = frames.last, !frame.ignoreWakeUps, !wakePending else { return }
+        let write: Bool = lock.withLock {
+            guard lifecycle == .open, let frame = frames.last, !frame.ignoreWakeUps, !wakePending else { return false }
             wakePending = true
-            EventFD.signal(wakeFD)
+            return true
         }
+        if write { EventFD.signal(wakeFD) }
     }
 
     /// Steps h and i of a pass: set the waiting flag, wait for one live port (at once when polling), then ignore

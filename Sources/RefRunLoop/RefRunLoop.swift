@@ -32,7 +32,7 @@ public final class RefRunLoop: @unchecked Sendable {
     static let firstDescriptorToken: UInt64 = 2
 
     let lock = Lock("RefRunLoop.lock")
-    /// Immutable. The wake-up eventfd: in every mode's wait set, edge-triggered, never read.
+    /// Immutable. The wake-up eventfd: in every mode's wait set, edge-triggered, never read. Open until deinit.
     let wakeFD: Int32
 
     /// Protected by `lock`.
@@ -47,9 +47,23 @@ public final class RefRunLoop: @unchecked Sendable {
     /// new common mode receives them in a stable order.
     var commonItems: [ObjectIdentifier: (item: LoopItem, sequence: UInt64)] = [:]
     /// Protected by `lock`. Blocks waiting for a pass in a matching mode, in FIFO order.
-    var blocks: [PendingBlock] = []
+    var blocks: [PendingBlock] = [] {
+        didSet { hasBlocks.store(!blocks.isEmpty, ordering: .releasing) }
+    }
+    /// Whether `blocks` is non-empty: written with `lock` held (by `blocks`' didSet), read without it by the loop's
+    /// thread so that the block phases of an idle pass take no lock. A block queued just after the read waits for
+    /// the next pass, as it would had it been queued a moment later.
+    let hasBlocks = Atomic<Bool>(false)
     /// Protected by `lock`. One frame per active (possibly nested) run, innermost last.
     var frames: [RunFrame] = []
+    /// A leaf lock, taken last (after `lock` and after a source's lock), so that ``RefRunLoopSource/signal()`` can
+    /// push onto `signalledSources` while holding the source's lock.
+    let signalLock = Lock("RefRunLoop.signalLock")
+    /// Protected by `signalLock`. Every version-0 source of this loop that is valid and signalled is here (possibly
+    /// with stale entries: sources performed, invalidated or removed since, and duplicates, which a pass drops):
+    /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
+    /// scanning every source of its mode.
+    var signalledSources: [RefRunLoopSource] = []
     /// Protected by `lock`. An eventfd write is in flight that no wait has reported yet: further wake-ups need no
     /// write of their own.
     var wakePending = false
@@ -69,16 +83,17 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     deinit {
-        if lifecycle == .open { closeDescriptors() }
+        if lifecycle == .open { closeModeDescriptors() }
+        Descriptor.close(wakeFD)
     }
 
-    /// Closes every descriptor the loop owns. Caller holds `lock` (or is deinit).
-    func closeDescriptors() {
+    /// Closes every mode's descriptors. The wake-up eventfd stays open until deinit: ``wakeUp()`` writes it after
+    /// releasing `lock`, so it must stay valid as long as anyone holds the loop. Caller holds `lock` (or is deinit).
+    func closeModeDescriptors() {
         for mode in modes.values {
             Descriptor.close(mode.epollFD)
             Descriptor.close(mode.timerFD)
         }
-        Descriptor.close(wakeFD)
     }
 
     /// Whether the caller runs on the loop's thread: the thread whose ``current`` loop this is. O(1), no system call.
@@ -222,6 +237,8 @@ public final class RefRunLoop: @unchecked Sendable {
             source.lock.withLock {
                 let key = ObjectIdentifier(self)
                 source.loops[key] = (self, (source.loops[key]?.count ?? 0) + 1)
+                // Signalled while not in this mode (or this loop): the pass must find it.
+                if source.signalled && source.isVersion0 { enqueueSignalled(source) }
             }
             if case .version0(_, let schedule, _) = source.kind { callouts.append { schedule(name) } }
         case .timer(let timer):
@@ -242,8 +259,8 @@ public final class RefRunLoop: @unchecked Sendable {
             }
             guard bound else { return }
             let node = mode.observers.insert(observer, order: observer.order)
+            mode.observersChanged()
             observer.nodes.append((mode, node))
-            mode.observerMask |= observer.activities.rawValue
         }
     }
 
@@ -272,6 +289,7 @@ public final class RefRunLoop: @unchecked Sendable {
         case .observer(let observer):
             guard let index = observer.nodes.firstIndex(where: { $0.mode === mode }) else { return }
             mode.observers.remove(observer.nodes[index].node)
+            mode.observersChanged()
             observer.nodes.remove(at: index)
             if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }
         }
@@ -297,6 +315,12 @@ public final class RefRunLoop: @unchecked Sendable {
     private func unregisterDescriptorLocked(_ fd: Int32, in mode: LoopMode) {
         mode.sourcesByDescriptor[fd] = nil
         Epoll.remove(mode.epollFD, fd: fd)
+    }
+
+    /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and the source's lock.
+    @inline(__always)
+    func enqueueSignalled(_ source: RefRunLoopSource) {
+        signalLock.withLock { signalledSources.append(source) }
     }
 
     // MARK: Timers (called by RefRunLoopTimer)

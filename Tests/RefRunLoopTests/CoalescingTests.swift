@@ -53,6 +53,18 @@ private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {
     #expect(TimerCoalescing.wakeTime(windows) == 150)
 }
 
+@Test func coalescedWakeKeepsAMarginBeforeEveryHardDeadline() {
+    // 10 ms windows 100 µs apart: margin 1 ms, so the group ends at the first window's end less 1 ms (9 ms after
+    // its start), and the wake-up leaves every member at least 1 ms of its window.
+    let ms: UInt64 = 1_000_000
+    let windows = (0..<200).map { TimerCoalescing.Window(soft: UInt64($0) * 100_000, hard: UInt64($0) * 100_000 + 10 * ms) }
+    let wake = TimerCoalescing.wakeTime(windows, limit: 200)
+    #expect(wake == 9 * ms)
+    // A short window's margin is 10 % of it; an empty window has none.
+    #expect(TimerCoalescing.margin(.init(soft: 0, hard: 500_000)) == 50_000)
+    #expect(TimerCoalescing.margin(.init(soft: 7, hard: 7)) == 0)
+}
+
 @Test func toleranceIsClampedAsOnDarwin() {
     let cases: [(tolerance: Double, interval: Double, expected: Double)] = [
         (0.05, 0, 0.05),      // one-shot: kept
