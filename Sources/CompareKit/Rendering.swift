@@ -32,7 +32,11 @@ public enum ReportRenderer {
         var out = title(report) + "\n\n"
         let context = contextRows(report)
         if !context.isEmpty {
-            out += aligned(context.map { [$0.key, $0.base, $0.new, $0.differs ? "<- differs" : ""] }, indent: "  ") + "\n"
+            // Two engines of one file share one context: show it once.
+            let rows = report.mode == .files
+                ? context.map { [$0.key, $0.base, $0.new, $0.differs ? "<- differs" : ""] }
+                : context.map { [$0.key, $0.base] }
+            out += aligned(rows, indent: "  ") + "\n"
         }
         let header = ["Benchmark", report.base.label, report.new.label, "Change", "p-value", "n", "Verdict"]
         out += aligned([header] + report.comparisons.map { cells($0, time: report.unit != nil) }, indent: "", underlineHeader: true)
