@@ -118,7 +118,8 @@ struct PendingBlock {
 }
 
 /// The per-run data of one (possibly nested) run: CF's `_per_run_data` plus the run's mode and timeout.
-/// Every property is protected by the owning loop's lock.
+/// Every property is protected by the owning loop's lock; `termination` and `timeoutDelivered` are also written
+/// only by the loop's thread, which may read them without the lock.
 final class RunFrame {
     let mode: LoopMode
     /// CFRunLoopStop's flag. Only the innermost run's is set (rule 26).

@@ -64,27 +64,34 @@ extension RefRunLoop {
     /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
     /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
-        // Idle fast path: nothing signalled anywhere in the loop; the loop's lock is not taken.
-        if signalLock.withLock({ signalledSources.isEmpty }) { return false }
-        var candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = lock.withLock {
-            let taken: [RefRunLoopSource] = signalLock.withLock {
-                defer { signalledSources = [] }
-                return signalledSources
-            }
-            var found: [(RefRunLoopSource, Int, UInt64)] = []
+        // The loop thread's buffers, taken out while in use: a nested run (from a perform below) finds them empty
+        // and allocates its own, and the outer pass puts its (larger) ones back at the end.
+        var taken = swapOut(&sources0Taken)
+        var candidates = swapOut(&sources0Candidates)
+        defer {
+            taken.removeAll(keepingCapacity: true)
+            candidates.removeAll(keepingCapacity: true)
+            sources0Taken = taken
+            sources0Candidates = candidates
+        }
+        // Take the whole signalled list; the idle path (nothing signalled anywhere in the loop) stops here without
+        // the loop's lock. `signalLock` is a leaf lock, so taking it alone first keeps the lock order.
+        signalLock.withLock { swap(&taken, &signalledSources) }
+        if taken.isEmpty { return false }
+        lock.withLock {
             var kept: [RefRunLoopSource] = []
             let key = ObjectIdentifier(self)
             for source in taken {
                 let inMode = mode.sources0[ObjectIdentifier(source)] != nil
                 source.lock.withLock {
                     // Stale (performed or invalidated since, or in no mode of this loop): dropped; signalling again
-                    // or adding it to a mode puts it back.
-                    guard source.valid && source.signalled, source.loops[key] != nil else { return }
-                    if inMode { found.append((source, source.order, source.signalSequence)) } else { kept.append(source) }
+                    // or adding it to a mode puts it back. A source in `mode` is in this loop (both change together
+                    // under `lock`; invalidation clears `valid` with `loops`): only one outside it needs the lookup.
+                    guard source.valid && source.signalled, inMode || source.loops[key] != nil else { return }
+                    if inMode { candidates.append((source, source.order, source.signalSequence)) } else { kept.append(source) }
                 }
             }
             if !kept.isEmpty { signalLock.withLock { signalledSources.insert(contentsOf: kept, at: 0) } }
-            return found
         }
         guard !candidates.isEmpty else { return false }
         if candidates.count > 1 {
@@ -99,8 +106,8 @@ extension RefRunLoop {
             candidates.removeLast(candidates.count - unique)
         }
         var handled = false
-        for (index, candidate) in candidates.enumerated() {
-            handled = performSource0(candidate.source)
+        for index in candidates.indices {
+            handled = performSource0(candidates[index].source)
             if stopAfterHandle && handled {
                 // The rest stay signalled: back on the list for a later pass.
                 let rest = candidates[(index + 1)...].map(\.source)
@@ -109,6 +116,14 @@ extension RefRunLoop {
             }
         }
         return handled
+    }
+
+    /// Moves a buffer out of its property, leaving an empty one without storage. Loop thread only.
+    @inline(__always)
+    private func swapOut<T>(_ buffer: inout [T]) -> [T] {
+        var out: [T] = []
+        swap(&out, &buffer)
+        return out
     }
 
     /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule 50: one

@@ -63,15 +63,15 @@ extension RefRunLoop {
         -> RefRunLoopResult {
         // The timeout counts from here, after the Entry observers, as in CF.
         let start = RefClock.nanoseconds
-        lock.withLock { frame.startClock(termination: Self.termination(start: start, seconds: seconds)) }
         // A stop requested before the first pass (in the Entry observer, say) is consumed at once (rule 11).
-        if let early = consumeEarlyStop(frame) { return early }
+        if let early = startPasses(frame, termination: Self.termination(start: start, seconds: seconds)) { return early }
         let mode = frame.mode
         let poll0 = frame.termination == 0
         while true {
             passCounter.wrappingAdd(1, ordering: .relaxed)
-            // a. wake-ups count again from here until the wait returns
-            lock.withLock { frame.ignoreWakeUps = false }
+            // a. wake-ups count again from here until the wait returns: done under the lock of the check that let
+            //    this pass start (startPasses for the first, exitCheck at step m for the others), nothing runs
+            //    between that check and here, so one acquisition serves both
             // b. BeforeTimers, then BeforeSources (timers do not fire here: rule 5)
             notifyObservers(.beforeTimers, in: mode)
             notifyObservers(.beforeSources, in: mode)
@@ -105,8 +105,11 @@ extension RefRunLoop {
         }
     }
 
-    private func consumeEarlyStop(_ frame: RunFrame) -> RefRunLoopResult? {
+    /// Starts the run's clock and consumes a stop requested before the first pass; when there is none, does step a
+    /// of the first pass (wake-ups count again). One acquisition of `lock`.
+    private func startPasses(_ frame: RunFrame, termination: UInt64) -> RefRunLoopResult? {
         lock.withLock {
+            frame.startClock(termination: termination)
             if frame.stopped {
                 frame.stopped = false
                 return .stopped
@@ -115,14 +118,18 @@ extension RefRunLoop {
                 frame.mode.stopped = false
                 return .stopped
             }
+            frame.ignoreWakeUps = false  // step a of the first pass
             return nil
         }
     }
 
     /// Rule 10: HandledSource, then TimedOut, then the run's stop flag, then the mode's, then Finished if empty.
+    /// When the run goes on, also does step a of the next pass under the same acquisition of `lock`.
     private func exitCheck(_ frame: RunFrame, handled: Bool, stopAfterHandle: Bool) -> RefRunLoopResult? {
         if handled && stopAfterHandle { return .handledSource }
-        if frame.termination < RefClock.nanoseconds { return .timedOut }
+        // A run without timeout (.max) cannot time out: no clock read.
+        let termination = frame.termination
+        if termination != .max && termination < RefClock.nanoseconds { return .timedOut }
         return lock.withLock {
             if frame.stopped {
                 frame.stopped = false
@@ -132,7 +139,9 @@ extension RefRunLoop {
                 frame.mode.stopped = false
                 return .stopped
             }
-            return isEmptyLocked(frame.mode) ? .finished : nil
+            if isEmptyLocked(frame.mode) { return .finished }
+            frame.ignoreWakeUps = false  // step a of the next pass
+            return nil
         }
     }
 

@@ -33,13 +33,14 @@ extension RefRunLoop {
 
     /// Steps h and i of a pass: set the waiting flag, wait for one live port (at once when polling), then ignore
     /// wake-ups until the next pass.
+    ///
+    /// One acquisition of `lock` per report: the timeout needs only the run frames and their clocks, which only
+    /// this (the loop's) thread writes, so it reads them without the lock.
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
-        lock.lock()
         sleeping.store(true, ordering: .releasing)
         var live = LivePort.none
         while true {
-            let timeout = poll ? 0 : waitTimeoutLocked()
-            lock.unlock()
+            let timeout = poll ? 0 : waitTimeout()
             let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
             wakeUpCounter.wrappingAdd(1, ordering: .relaxed)
             lock.lock()
@@ -55,6 +56,7 @@ extension RefRunLoop {
             }
             // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes once, so
             // this ends), as if the report had never reached this mode's wait set.
+            lock.unlock()
         }
         frame.ignoreWakeUps = true
         sleeping.store(false, ordering: .releasing)
@@ -107,8 +109,8 @@ extension RefRunLoop {
     ///
     /// Better than CF: when an outer run's single timeout wake-up was spent inside a nested run, CF's outer run then
     /// sleeps past its deadline, possibly forever; here its own deadline always bounds its wait.
-    /// Caller holds `lock`.
-    private func waitTimeoutLocked() -> UInt64? {
+    /// Loop thread only (it alone writes `frames` and the frames' clocks, so it reads them without `lock`).
+    private func waitTimeout() -> UInt64? {
         var earliest = UInt64.max
         for frame in frames where !frame.timeoutDelivered {
             earliest = min(earliest, frame.termination)

@@ -54,7 +54,9 @@ public final class RefRunLoop: @unchecked Sendable {
     /// thread so that the block phases of an idle pass take no lock. A block queued just after the read waits for
     /// the next pass, as it would had it been queued a moment later.
     let hasBlocks = Atomic<Bool>(false)
-    /// Protected by `lock`. One frame per active (possibly nested) run, innermost last.
+    /// Protected by `lock`, and written only by the loop's thread: other threads read it under `lock`; the loop's
+    /// thread may read it without (``waitForLivePort(_:poll:)``). One frame per active (possibly nested) run,
+    /// innermost last.
     var frames: [RunFrame] = []
     /// A leaf lock, taken last (after `lock` and after a source's lock), so that ``RefRunLoopSource/signal()`` can
     /// push onto `signalledSources` while holding the source's lock.
@@ -64,6 +66,11 @@ public final class RefRunLoop: @unchecked Sendable {
     /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
     /// scanning every source of its mode.
     var signalledSources: [RefRunLoopSource] = []
+    /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
+    /// each pass to take `signalledSources`, so a pass allocates nothing; empty between passes.
+    var sources0Taken: [RefRunLoopSource] = []
+    /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
+    var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
     /// Protected by `lock`. An eventfd write is in flight that no wait has reported yet: further wake-ups need no
     /// write of their own.
     var wakePending = false
