@@ -74,6 +74,17 @@ void fail(benchmark::State &state, const std::string &reason) {
     state.SkipWithError(csv_safe("error: " + reason).c_str());
 }
 
+bench_loop *create_loop_or_skip(benchmark::State &state, const bench_engine *engine, bool needs_observers) {
+    if (needs_observers && !engine->observer_add) {
+        skip(state, engine->no_observers ? engine->no_observers : "the engine has no observers");
+        return nullptr;
+    }
+    const char *why = "the engine could not create a loop";
+    bench_loop *loop = engine->create(0, &why);
+    if (!loop) skip(state, why);
+    return loop;
+}
+
 // MARK: CPUs
 
 const std::vector<int> &usable_cpus() {

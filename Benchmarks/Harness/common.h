@@ -51,6 +51,9 @@ void register_scale();
 void skip(benchmark::State &state, const std::string &reason);
 /// Reports a real failure (an error row whose message starts with "error:").
 void fail(benchmark::State &state, const std::string &reason);
+/// A loop on the calling thread for a benchmark that drives it from this thread, or nullptr after reporting a skip:
+/// when `needs_observers` and the engine has none, or when the engine cannot create a loop.
+bench_loop *create_loop_or_skip(benchmark::State &state, const bench_engine *engine, bool needs_observers);
 
 // MARK: CPUs
 

@@ -23,16 +23,8 @@ void count(void *context) { ++*static_cast<uint64_t *>(context); }
 void nothing(void *) {}
 
 void observer_dispatch(benchmark::State &state, const bench_engine *engine, int observers) {
-    if (!engine->observer_add) {
-        skip(state, engine->no_observers ? engine->no_observers : "the engine has no observers");
-        return;
-    }
-    const char *why = "the engine could not create a loop";
-    bench_loop *loop = engine->create(0, &why);
-    if (!loop) {
-        skip(state, why);
-        return;
-    }
+    bench_loop *loop = create_loop_or_skip(state, engine, true);
+    if (!loop) return;
     uint64_t callouts = 0;
     bench_item *keep_alive = engine->source_add(loop, nothing, nullptr);
     std::vector<bench_item *> added;

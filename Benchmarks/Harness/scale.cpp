@@ -16,16 +16,8 @@ enum class Kind { timer, observer, source };
 void nothing(void *) {}
 
 void scale(benchmark::State &state, const bench_engine *engine, Kind kind, int count) {
-    if (kind == Kind::observer && !engine->observer_add) {
-        skip(state, engine->no_observers ? engine->no_observers : "the engine has no observers");
-        return;
-    }
-    const char *why = "the engine could not create a loop";
-    bench_loop *loop = engine->create(0, &why);
-    if (!loop) {
-        skip(state, why);
-        return;
-    }
+    bench_loop *loop = create_loop_or_skip(state, engine, kind == Kind::observer);
+    if (!loop) return;
     std::vector<bench_item *> items((size_t)count);
     uint64_t add_ns = 0, remove_ns = 0;
     for (auto _ : state) {

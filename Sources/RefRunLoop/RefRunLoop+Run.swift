@@ -110,14 +110,7 @@ extension RefRunLoop {
     private func startPasses(_ frame: RunFrame, termination: UInt64) -> RefRunLoopResult? {
         lock.withLock {
             frame.startClock(termination: termination)
-            if frame.stopped {
-                frame.stopped = false
-                return .stopped
-            }
-            if frame.mode.stopped {
-                frame.mode.stopped = false
-                return .stopped
-            }
+            if consumeStopLocked(frame) { return .stopped }
             frame.ignoreWakeUps = false  // step a of the first pass
             return nil
         }
@@ -131,18 +124,25 @@ extension RefRunLoop {
         let termination = frame.termination
         if termination != .max && termination < RefClock.nanoseconds { return .timedOut }
         return lock.withLock {
-            if frame.stopped {
-                frame.stopped = false
-                return .stopped
-            }
-            if frame.mode.stopped {
-                frame.mode.stopped = false
-                return .stopped
-            }
+            if consumeStopLocked(frame) { return .stopped }
             if isEmptyLocked(frame.mode) { return .finished }
             frame.ignoreWakeUps = false  // step a of the next pass
             return nil
         }
+    }
+
+    /// Consumes the run's stop flag, else the mode's (rules 10c-d, 11, 32, 33): true if either was set. Caller holds
+    /// `lock`.
+    private func consumeStopLocked(_ frame: RunFrame) -> Bool {
+        if frame.stopped {
+            frame.stopped = false
+            return true
+        }
+        if frame.mode.stopped {
+            frame.mode.stopped = false
+            return true
+        }
+        return false
     }
 
     /// __CFRunLoopModeIsEmpty (rules 20-22): no source, no timer, no pending block for it. Observers do not count.
