@@ -18,6 +18,13 @@ private func object<T: AnyObject>(_ pointer: OpaquePointer) -> T {
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
 }
 
+/// Calls `body` with the object behind `pointer` borrowed: no retain and release around the call (the C caller
+/// holds the object for the duration). For the calls made once per wake-up or timer fire.
+@inline(__always)
+private func borrowing<T: AnyObject, R>(_ pointer: OpaquePointer, as type: T.Type, _ body: (T) -> R) -> R {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
+}
+
 @inline(__always)
 private func retained(_ object: AnyObject) -> OpaquePointer {
     OpaquePointer(Unmanaged.passRetained(object).toOpaque())
@@ -65,7 +72,7 @@ public func refRunLoopStopMode(_ loop: OpaquePointer, _ name: UnsafePointer<CCha
 }
 
 @_cdecl("ref_runloop_wake_up")
-public func refRunLoopWakeUp(_ loop: OpaquePointer) { (object(loop) as RefRunLoop).wakeUp() }
+public func refRunLoopWakeUp(_ loop: OpaquePointer) { borrowing(loop, as: RefRunLoop.self) { $0.wakeUp() } }
 
 @_cdecl("ref_runloop_is_waiting")
 public func refRunLoopIsWaiting(_ loop: OpaquePointer) -> Int32 { (object(loop) as RefRunLoop).isWaiting ? 1 : 0 }
@@ -107,7 +114,7 @@ public func refRunLoopSource1Create(_ order: Int, _ fd: Int32,
 }
 
 @_cdecl("ref_runloop_source_signal")
-public func refRunLoopSourceSignal(_ source: OpaquePointer) { (object(source) as RefRunLoopSource).signal() }
+public func refRunLoopSourceSignal(_ source: OpaquePointer) { borrowing(source, as: RefRunLoopSource.self) { $0.signal() } }
 
 @_cdecl("ref_runloop_source_invalidate")
 public func refRunLoopSourceInvalidate(_ source: OpaquePointer) { (object(source) as RefRunLoopSource).invalidate() }
@@ -142,7 +149,7 @@ public func refRunLoopTimerSetTolerance(_ timer: OpaquePointer, _ tolerance: Dou
 
 @_cdecl("ref_runloop_timer_set_next_fire_date")
 public func refRunLoopTimerSetNextFireDate(_ timer: OpaquePointer, _ date: Double) {
-    (object(timer) as RefRunLoopTimer).nextFireDate = date
+    borrowing(timer, as: RefRunLoopTimer.self) { $0.nextFireDate = date }
 }
 
 @_cdecl("ref_runloop_timer_next_fire_date")

@@ -10,24 +10,43 @@ import Synchronization
 /// A source can be in several modes of several loops. Signal, invalidate and the queries work from any thread.
 public final class RefRunLoopSource: @unchecked Sendable {
     enum Kind {
-        case version0(perform: @Sendable () -> Void, schedule: @Sendable (String) -> Void,
-                      cancel: @Sendable (String) -> Void)
-        case version1(fileDescriptor: Int32, perform: @Sendable () -> Void)
+        case version0(schedule: @Sendable (String) -> Void, cancel: @Sendable (String) -> Void)
+        case version1(fileDescriptor: Int32)
     }
 
     /// Sources with a lower order are performed first (rule 48).
     public let order: Int
     let kind: Kind
+    /// The perform callout, of either version. Immutable: a pass calls it without a lock.
+    let perform: @Sendable () -> Void
     let lock = Lock("RefRunLoopSource.lock")
     /// Protected by `lock`.
     var valid = true
     /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule 48) or invalidated.
     var signalled = false
-    /// Protected by `lock`. The sequence number of the first signal since the last perform: ties in `order` are
-    /// performed in signal order.
-    var signalSequence: UInt64 = 0
-    /// Protected by `lock`. The loops that hold this source, with how many of their modes do (CF's `_runLoops` bag).
-    var loops: [ObjectIdentifier: (loop: RefRunLoop, count: Int)] = [:]
+    /// One loop holding the source, and which of its modes do.
+    struct Holding {
+        /// Keeps the loop alive while it holds the source.
+        let loop: RefRunLoop
+        /// The same loop unretained: ``signal()`` reads only this field, so it copies no reference.
+        let reference: Unmanaged<RefRunLoop>
+        var modes: [LoopMode]
+        /// The loop's number for the first signal since the last perform (or for the moment the loop took the
+        /// source while signalled): ties in `order` are performed in that order.
+        var signalSequence: UInt64 = 0
+
+        init(loop: RefRunLoop, modes: [LoopMode]) {
+            self.loop = loop
+            self.reference = Unmanaged.passUnretained(loop)
+            self.modes = modes
+        }
+    }
+
+    /// Protected by `lock`, and changed with the holding loop's lock held too. The loops that hold this source and
+    /// which of their modes do (CF's `_runLoops` bag counts the modes), so that a pass can tell whether a signalled
+    /// source is in its mode under this lock alone. An array searched by identity: a source is almost always in one
+    /// loop, and then signalling and a pass's check cost no hashing.
+    var loops: [Holding] = []
 
     /// A version-0 source. `schedule` and `cancel` receive the concrete mode name, once per mode the source is
     /// added to or removed from (rules 43-44).
@@ -35,7 +54,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
                 schedule: @escaping @Sendable (String) -> Void = { _ in },
                 cancel: @escaping @Sendable (String) -> Void = { _ in }) {
         self.order = order
-        self.kind = .version0(perform: perform, schedule: schedule, cancel: cancel)
+        self.kind = .version0(schedule: schedule, cancel: cancel)
+        self.perform = perform
     }
 
     /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads
@@ -43,7 +63,56 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// stay open while the source is in a mode.
     public init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
         self.order = order
-        self.kind = .version1(fileDescriptor: fileDescriptor, perform: perform)
+        self.kind = .version1(fileDescriptor: fileDescriptor)
+        self.perform = perform
+    }
+
+    /// Where a signalled source stands for a pass of `loop` in `mode`. Caller holds `lock`.
+    enum PassStanding {
+        /// Not valid, not signalled (performed since it was listed), or in no mode of the loop: dropped from the
+        /// loop's signalled list (signalling it again or adding it to a mode lists it again).
+        case stale
+        /// Signalled and in the loop, but not in that mode: kept for a pass in another mode.
+        case elsewhere
+        /// To be performed by the pass; ties in `order` go by the sequence number.
+        case due(sequence: UInt64)
+    }
+
+    /// See ``PassStanding``. O(loops holding the source + its modes in `loop`). Caller holds `lock`.
+    func standingLocked(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
+        guard valid && signalled, let index = holdingIndexLocked(loop) else { return .stale }
+        return loops[index].modes.contains { $0 === mode } ? .due(sequence: loops[index].signalSequence) : .elsewhere
+    }
+
+    /// Where `loop` is in `loops`, compared by unretained reference. Caller holds `lock`.
+    private func holdingIndexLocked(_ loop: RefRunLoop) -> Int? {
+        let wanted = Unmanaged.passUnretained(loop).toOpaque()
+        return loops.firstIndex { $0.reference.toOpaque() == wanted }
+    }
+
+    /// Records that `mode` of `loop` holds the source; a signalled version-0 source goes on the loop's signalled
+    /// list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
+    func addHoldingLocked(_ loop: RefRunLoop, _ mode: LoopMode) {
+        let index: Int
+        if let held = holdingIndexLocked(loop) {
+            index = held
+            loops[index].modes.append(mode)
+        } else {
+            index = loops.count
+            loops.append(Holding(loop: loop, modes: [mode]))
+        }
+        guard signalled && isVersion0 else { return }
+        let sequence = loop.enqueueSignalled(self)
+        // A loop that did not hold the source counts its signal from now; one that did keeps the first signal's.
+        if loops[index].modes.count == 1 { loops[index].signalSequence = sequence }
+    }
+
+    /// Records that `mode` of `loop` (or, with nil, every mode of it) no longer holds the source. Caller holds `lock`
+    /// and the loop's lock.
+    func removeHoldingLocked(_ loop: RefRunLoop, _ mode: LoopMode?) {
+        guard let index = holdingIndexLocked(loop) else { return }
+        if let mode { loops[index].modes.removeAll { $0 === mode } }
+        if mode == nil || loops[index].modes.isEmpty { loops.remove(at: index) }
     }
 
     var isVersion0: Bool {
@@ -52,7 +121,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     }
 
     var fileDescriptor: Int32? {
-        if case .version1(let fd, _) = kind { return fd }
+        if case .version1(let fd) = kind { return fd }
         return nil
     }
 
@@ -65,8 +134,10 @@ public final class RefRunLoopSource: @unchecked Sendable {
         lock.withLock {
             guard valid, !signalled else { return }
             signalled = true
-            signalSequence = SequenceNumber.next()
-            for holder in loops.values { holder.loop.enqueueSignalled(self) }
+            // Unretained references (each holding keeps its loop alive): no reference counting per signal.
+            for index in loops.indices {
+                loops[index].signalSequence = loops[index].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
+            }
         }
     }
 
@@ -77,8 +148,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
             guard valid else { return [] }
             valid = false
             signalled = false
-            let holders = loops.values.map(\.loop)
-            loops = [:]
+            let holders = loops.map(\.loop)
+            loops = []
             return holders
         }
         for loop in holders { loop.removeEverywhere(.source(self)) }

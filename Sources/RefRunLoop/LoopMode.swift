@@ -18,7 +18,9 @@ final class LoopMode {
     /// clears its expiry count); disarmed when the mode has no timer left (rule 66 fixed).
     let timerFD: Int32
     /// The absolute time `timerFD` is armed at; nil when disarmed; 0 when it expired and was not set since.
-    var armedDeadline: UInt64?
+    var armedDeadline: UInt64? {
+        didSet { updateQuietUntil() }
+    }
     /// Changes to timers whose deadlines are all later than this cannot move the wake-up time
     /// (``TimerCoalescing/Scan/bound``): adding the 100,000th far-future timer costs no scan and no system call.
     var armBound: UInt64 = .max
@@ -27,7 +29,14 @@ final class LoopMode {
     /// Version-1 sources.
     var sources1: [ObjectIdentifier: RefRunLoopSource] = [:]
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
-    var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:]
+    var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
+        didSet { updateQuietUntil() }
+    }
+    /// Written with the loop's lock held (by the two properties above), read without it by the loop's thread: until
+    /// this time, nothing in the mode's wait set but the wake-up eventfd can be reported. 0 while the mode has
+    /// descriptors (one may become readable at any time); the armed time while the timerfd is armed (it cannot
+    /// expire earlier); `.max` when it is disarmed or has expired and been reported (an edge is reported once).
+    let quietUntil = Atomic<UInt64>(.max)
     /// Timers by (deadline, insertion).
     var timers = TimerQueue<RefRunLoopTimer>()
     /// Observers by (order, insertion). Every change must call ``observersChanged()``.
@@ -40,6 +49,9 @@ final class LoopMode {
     var observerSnapshots: [ObserverBatch] = Array(repeating: ObserverBatch(owners: []), count: 8)
     /// Confined to the loop's thread. The `observersVersion` that `observerSnapshots` were built at (0: never).
     var snapshotVersion: UInt64 = 0
+    /// Confined to the loop's thread. The activities some observer of the mode watches, as of `snapshotVersion`: an
+    /// activity nobody watches costs a pass one comparison, no array copy.
+    var observedActivities: RefRunLoopActivity = []
     /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule 33).
     var stopped = false
 
@@ -49,28 +61,42 @@ final class LoopMode {
         self.timerFD = timerFD
     }
 
+    private func updateQuietUntil() {
+        let quiet: UInt64
+        if !sourcesByDescriptor.isEmpty {
+            quiet = 0
+        } else if let armed = armedDeadline, armed != 0 {
+            quiet = armed
+        } else {
+            quiet = .max
+        }
+        quietUntil.store(quiet, ordering: .releasing)
+    }
+
     /// Call with the loop's lock held after changing `observers`: the loop thread rebuilds its snapshots.
     func observersChanged() {
         observersVersion.wrappingAdd(1, ordering: .releasing)
     }
 
-    /// The observers watching `activity` (a single activity bit) in call order, as a ready array: O(1) and lockless
-    /// while the observers do not change; after a change, one O(n) rebuild of every activity's array under `lock`
-    /// (the loop's). Loop thread only.
+    /// The observers watching `activity` (a single activity bit) in call order, as a ready array, or nil when there
+    /// are none: O(1) and lockless while the observers do not change; after a change, one O(n) rebuild of every
+    /// activity's array under `lock` (the loop's). Loop thread only.
     @inline(__always)
-    func observers(watching activity: RefRunLoopActivity, lock: Lock) -> ObserverBatch {
+    func observers(watching activity: RefRunLoopActivity, lock: Lock) -> ObserverBatch? {
         if observersVersion.load(ordering: .acquiring) != snapshotVersion { rebuildSnapshots(lock: lock) }
-        let index = activity.rawValue.trailingZeroBitCount
-        return index < observerSnapshots.count ? observerSnapshots[index] : ObserverBatch(owners: [])
+        guard observedActivities.contains(activity) else { return nil }
+        return observerSnapshots[activity.rawValue.trailingZeroBitCount]
     }
 
     private func rebuildSnapshots(lock: Lock) {
         lock.withLock {
             snapshotVersion = observersVersion.load(ordering: .relaxed)
             let all = observers.elementsInOrder()
+            observedActivities = []
             for index in observerSnapshots.indices {
                 let bit = RefRunLoopActivity(rawValue: 1 << UInt(index))
                 observerSnapshots[index] = ObserverBatch(owners: all.filter { $0.activities.contains(bit) })
+                if !observerSnapshots[index].owners.isEmpty { observedActivities.insert(bit) }
             }
         }
     }
@@ -124,11 +150,15 @@ final class RunFrame {
     let mode: LoopMode
     /// CFRunLoopStop's flag. Only the innermost run's is set (rule 26).
     var stopped = false
-    /// Set from the return of the wait to the top of the next pass: wake-ups are dropped then (rule 83).
+    /// Confined to the loop's thread. Set from the return of the wait to the top of the next pass: wake-ups are
+    /// dropped then (rule 83). The loop's `wakeGate` mirrors the innermost run's (``RefRunLoop/ignoreWakeUps(_:_:)``).
     var ignoreWakeUps = false
     /// CLOCK_MONOTONIC nanoseconds after which the run times out; 0 for a poll, `.max` for no timeout. Set when the
     /// first pass starts, after the Entry observers (CF takes its start time in __CFRunLoopRun).
     private(set) var termination: UInt64 = .max
+    /// Confined to the loop's thread. The loop's `exitEpoch` when this run's exit conditions were last checked under
+    /// the loop's lock; while it is unchanged, none of them can have become true.
+    var checkedEpoch: UInt64 = 0
     /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule 90).
     var timeoutDelivered = true
 

@@ -25,8 +25,8 @@ extension RefRunLoop {
             guard lifecycle == .open else { return }
             for mode in modes.values {
                 for source in Array(mode.sources0.values) + Array(mode.sources1.values) {
-                    source.lock.withLock { source.loops[ObjectIdentifier(self)] = nil }
-                    if case .version0(_, _, let cancel) = source.kind {
+                    source.lock.withLock { source.removeHoldingLocked(self, nil) }
+                    if case .version0(_, let cancel) = source.kind {
                         let name = mode.name
                         callouts.append { cancel(name) }
                     }
@@ -52,6 +52,7 @@ extension RefRunLoop {
             blocks = []
             signalLock.withLock { signalledSources = [] }
             lifecycle = .closed
+            exitConditionsChangedLocked()
             closeModeDescriptors()
         }
         for callout in callouts { callout() }

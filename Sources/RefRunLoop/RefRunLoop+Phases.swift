@@ -10,8 +10,7 @@ extension RefRunLoop {
     /// one invalidated is skipped (rule 72). A non-repeating observer is invalidated after its callout (rule 73).
     func notifyObservers(_ activity: RefRunLoopActivity, in mode: LoopMode) {
         // The mode's cached array for this activity: no lock, no allocation while the observers do not change.
-        let batch = mode.observers(watching: activity, lock: lock)
-        guard !batch.references.isEmpty else { return }
+        guard let batch = mode.observers(watching: activity, lock: lock) else { return }
         // `batch.owners` keeps every observer of the batch alive, even one removed by an earlier callout, so the
         // walk needs no retain and release per observer.
         withExtendedLifetime(batch.owners) {
@@ -64,31 +63,71 @@ extension RefRunLoop {
     /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
     /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
-        // The loop thread's buffers, taken out while in use: a nested run (from a perform below) finds them empty
-        // and allocates its own, and the outer pass puts its (larger) ones back at the end.
+        // Take the signalled list: the usual single source alone, two or more as a whole into the loop thread's
+        // buffer. The idle path (nothing signalled anywhere in the loop) stops here without the loop's lock.
+        // `signalLock` is a leaf lock, so taking it alone first keeps the lock order.
+        let only: RefRunLoopSource? = signalLock.withLock {
+            switch signalledSources.count {
+            case 0:
+                return nil
+            case 1:
+                return signalledSources.removeLast()
+            default:
+                // `sources0Taken` is empty between passes, so the list keeps an empty array.
+                swap(&sources0Taken, &signalledSources)
+                return nil
+            }
+        }
+        if let only { return performOnlySignalled(only, in: mode) }
+        guard !sources0Taken.isEmpty else { return false }
+        // The buffer is taken out while in use: a nested run (from a perform) finds it empty and allocates its own,
+        // and this pass puts its (larger) one back at the end.
         var taken = swapOut(&sources0Taken)
-        var candidates = swapOut(&sources0Candidates)
         defer {
             taken.removeAll(keepingCapacity: true)
-            candidates.removeAll(keepingCapacity: true)
             sources0Taken = taken
+        }
+        return performSignalled(taken, in: mode, stopAfterHandle: stopAfterHandle)
+    }
+
+    /// The common case of one signalled source (a wake-up's): its standing is checked and its signal cleared under
+    /// one acquisition of its lock, without the loop's. A signal arriving after that is a new one, for a later
+    /// pass, exactly as if it had come as the perform started; with `stopAfterHandle` there is nothing left over.
+    private func performOnlySignalled(_ source: RefRunLoopSource, in mode: LoopMode) -> Bool {
+        let due: Bool = source.lock.withLock {
+            switch source.standingLocked(for: self, in: mode) {
+            case .stale:
+                return false
+            case .elsewhere:
+                signalLock.withLock { signalledSources.insert(source, at: 0) }
+                return false
+            case .due:
+                source.signalled = false
+                return true
+            }
+        }
+        guard due else { return false }
+        source.perform()
+        return true
+    }
+
+    /// Two or more signalled sources: every standing is checked under the loop's lock (one snapshot of the
+    /// mode, as CF collects its sources), then each source is performed in order after checking its signal again.
+    private func performSignalled(_ taken: [RefRunLoopSource], in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
+        var candidates = swapOut(&sources0Candidates)
+        defer {
+            candidates.removeAll(keepingCapacity: true)
             sources0Candidates = candidates
         }
-        // Take the whole signalled list; the idle path (nothing signalled anywhere in the loop) stops here without
-        // the loop's lock. `signalLock` is a leaf lock, so taking it alone first keeps the lock order.
-        signalLock.withLock { swap(&taken, &signalledSources) }
-        if taken.isEmpty { return false }
         lock.withLock {
             var kept: [RefRunLoopSource] = []
-            let key = ObjectIdentifier(self)
             for source in taken {
-                let inMode = mode.sources0[ObjectIdentifier(source)] != nil
                 source.lock.withLock {
-                    // Stale (performed or invalidated since, or in no mode of this loop): dropped; signalling again
-                    // or adding it to a mode puts it back. A source in `mode` is in this loop (both change together
-                    // under `lock`; invalidation clears `valid` with `loops`): only one outside it needs the lookup.
-                    guard source.valid && source.signalled, inMode || source.loops[key] != nil else { return }
-                    if inMode { candidates.append((source, source.order, source.signalSequence)) } else { kept.append(source) }
+                    switch source.standingLocked(for: self, in: mode) {
+                    case .stale: break
+                    case .elsewhere: kept.append(source)
+                    case .due(let sequence): candidates.append((source, source.order, sequence))
+                    }
                 }
             }
             if !kept.isEmpty { signalLock.withLock { signalledSources.insert(contentsOf: kept, at: 0) } }
@@ -129,14 +168,13 @@ extension RefRunLoop {
     /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule 50: one
     /// invalidated earlier in the batch is skipped; one merely removed is still performed).
     private func performSource0(_ source: RefRunLoopSource) -> Bool {
-        let perform: (@Sendable () -> Void)? = source.lock.withLock {
-            guard source.signalled else { return nil }
+        let due: Bool = source.lock.withLock {
+            guard source.signalled else { return false }
             source.signalled = false
-            guard source.valid, case .version0(let perform, _, _) = source.kind else { return nil }
-            return perform
+            return source.valid
         }
-        guard let perform else { return false }
-        perform()
+        guard due else { return false }
+        source.perform()
         return true
     }
 
@@ -145,15 +183,12 @@ extension RefRunLoop {
     /// __CFRunLoopDoSource1: performs the mode's source for the descriptor the wait returned (its 8 bytes were read
     /// then), if the mode still has one and it is valid. Counts as handled.
     func performSource1(fd: Int32, in mode: LoopMode) -> Bool {
-        let perform: (@Sendable () -> Void)? = lock.withLock {
-            guard let source = mode.sourcesByDescriptor[fd] else { return nil }
-            return source.lock.withLock {
-                guard source.valid, case .version1(_, let perform) = source.kind else { return nil }
-                return perform
-            }
+        let source: RefRunLoopSource? = lock.withLock {
+            guard let source = mode.sourcesByDescriptor[fd], source.isValid else { return nil }
+            return source
         }
-        guard let perform else { return false }
-        perform()
+        guard let source else { return false }
+        source.perform()
         return true
     }
 

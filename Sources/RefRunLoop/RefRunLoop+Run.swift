@@ -26,7 +26,9 @@ extension RefRunLoop {
         let frame: RunFrame? = lock.withLock {
             guard lifecycle == .open, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
             let frame = RunFrame(mode: mode)
+            frame.checkedEpoch = exitEpoch.load(ordering: .relaxed)  // the mode is not empty, as checked just now
             frames.append(frame)
+            followInnermostRun()
             return frame
         }
         guard let frame else { return .finished }
@@ -37,6 +39,7 @@ extension RefRunLoop {
         lock.withLock {
             let popped = frames.popLast()
             precondition(popped === frame, "internal bug: run frames popped out of order")
+            followInnermostRun()
         }
         return result
     }
@@ -68,7 +71,7 @@ extension RefRunLoop {
         let mode = frame.mode
         let poll0 = frame.termination == 0
         while true {
-            passCounter.wrappingAdd(1, ordering: .relaxed)
+            count(passCounter)
             // a. wake-ups count again from here until the wait returns: done under the lock of the check that let
             //    this pass start (startPasses for the first, exitCheck at step m for the others), nothing runs
             //    between that check and here, so one acquisition serves both
@@ -111,23 +114,33 @@ extension RefRunLoop {
         lock.withLock {
             frame.startClock(termination: termination)
             if consumeStopLocked(frame) { return .stopped }
-            frame.ignoreWakeUps = false  // step a of the first pass
+            ignoreWakeUps(frame, false)  // step a of the first pass
             return nil
         }
     }
 
     /// Rule 10: HandledSource, then TimedOut, then the run's stop flag, then the mode's, then Finished if empty.
-    /// When the run goes on, also does step a of the next pass under the same acquisition of `lock`.
+    /// When the run goes on, also does step a of the next pass.
+    ///
+    /// The stop flags and the mode's emptiness need `lock`, unless nothing that could set them changed since this
+    /// run last looked (`exitEpoch` equals the frame's `checkedEpoch`): then the check takes no lock.
     private func exitCheck(_ frame: RunFrame, handled: Bool, stopAfterHandle: Bool) -> RefRunLoopResult? {
         if handled && stopAfterHandle { return .handledSource }
         // A run without timeout (.max) cannot time out: no clock read.
         let termination = frame.termination
         if termination != .max && termination < RefClock.nanoseconds { return .timedOut }
+        if exitEpoch.load(ordering: .sequentiallyConsistent) == frame.checkedEpoch {
+            // Step a first, then the epoch again: a stop() that bumps the epoch after this second look finds the gate
+            // open and its wake-up taken (both sides are sequentially consistent), so no stop is slept through.
+            ignoreWakeUps(frame, false)
+            if exitEpoch.load(ordering: .sequentiallyConsistent) == frame.checkedEpoch { return nil }
+        }
         return lock.withLock {
-            if consumeStopLocked(frame) { return .stopped }
-            if isEmptyLocked(frame.mode) { return .finished }
-            frame.ignoreWakeUps = false  // step a of the next pass
-            return nil
+            frame.checkedEpoch = exitEpoch.load(ordering: .relaxed)  // every bump is made under `lock`
+            let result: RefRunLoopResult? =
+                consumeStopLocked(frame) ? .stopped : isEmptyLocked(frame.mode) ? .finished : nil
+            ignoreWakeUps(frame, result != nil)  // step a of the next pass when the run goes on
+            return result
         }
     }
 
@@ -161,6 +174,7 @@ extension RefRunLoop {
         let running: Bool = lock.withLock {
             guard lifecycle == .open, let frame = frames.last else { return false }
             frame.stopped = true
+            exitConditionsChangedLocked()
             return true
         }
         if running { wakeUp() }
@@ -172,6 +186,7 @@ extension RefRunLoop {
         lock.withLock {
             guard lifecycle == .open else { return }
             modeLocked(name, create: true)?.stopped = true
+            exitConditionsChangedLocked()
         }
         wakeUp()
     }

@@ -3,9 +3,9 @@
 // As in CF, each mode has its own epoll set holding the loop's wake-up eventfd, the mode's timerfd and the mode's
 // version-1 descriptors, all edge-triggered; a pass waits on its mode's set for one event (maxevents 1: one live port
 // per pass), so the kernel keeps each mode's readiness and its order exactly as CF's sets do. Unlike CF:
-// - the wake-up eventfd is never read. A write is one edge and each set reports it once; `wakePending` keeps at most
-//   one write unreported, so a report with no wake-up pending is a stale edge left in another mode's set, and is
-//   absorbed. CF pays ppoll + epoll_wait + read per wake-up; this loop pays one epoll_wait.
+// - the wake-up eventfd is never read. A write is one edge and each set reports it once; `wakeGate` keeps at most one
+//   write unreported, so a report with no wake-up pending is a stale edge left in another mode's set, and is
+//   absorbed. CF pays ppoll + epoll_wait + read and a lock per wake-up; this loop pays one epoll_wait and no lock.
 // - the timerfd is never read either (setting it clears its expiry count). It is armed at the coalesced wake-up time
 //   of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
 //   removing the last timer leaves no stale expiry behind (rule 66).
@@ -18,60 +18,80 @@ extension RefRunLoop {
     /// return of a wait and the top of the next pass (rule 83); coalesces with a wake-up not yet reported (rule 84).
     /// A wake-up never ends a run by itself (rule 85). Any thread.
     ///
-    /// The decision is made under `lock`, the eventfd write after releasing it: the write wakes the loop's thread,
-    /// which takes `lock` at once, and on a shared CPU it would otherwise block on the lock this thread still held.
-    /// `wakePending` is set before the write, so a report of the write always finds it set; the eventfd stays open
-    /// until deinit, so a write racing the loop's teardown is harmless.
+    /// Lock-free: the decision is one atomic step on `wakeGate` (``WakeGate/claim()``), which marks the write as
+    /// pending before it is made, so a report of the write always finds it pending. The eventfd stays open until
+    /// deinit, so a write racing the loop's teardown is harmless.
     public func wakeUp() {
-        let write: Bool = lock.withLock {
-            guard lifecycle == .open, let frame = frames.last, !frame.ignoreWakeUps, !wakePending else { return false }
-            wakePending = true
-            return true
-        }
-        if write { EventFD.signal(wakeFD) }
+        if wakeGate.claim() { EventFD.signal(wakeFD) }
+    }
+
+    /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.
+    func ignoreWakeUps(_ frame: RunFrame, _ ignore: Bool) {
+        frame.ignoreWakeUps = ignore
+        if ignore { wakeGate.close() } else { wakeGate.open() }
+    }
+
+    /// After a run starts or ends: the gate follows the new innermost run (closed when none runs). Loop thread only.
+    func followInnermostRun() {
+        if let innermost = frames.last, !innermost.ignoreWakeUps { wakeGate.open() } else { wakeGate.close() }
     }
 
     /// Steps h and i of a pass: set the waiting flag, wait for one live port (at once when polling), then ignore
     /// wake-ups until the next pass.
     ///
-    /// One acquisition of `lock` per report: the timeout needs only the run frames and their clocks, which only
-    /// this (the loop's) thread writes, so it reads them without the lock.
+    /// A wake-up report takes no lock (``WakeGate/consumeReport()``); a timer or descriptor report takes `lock` once
+    /// to look at the mode. The timeout needs only the run frames and their clocks, which only this (the loop's)
+    /// thread writes, so it reads them without the lock.
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
+        if poll && pollFindsNothing(frame.mode) {
+            // The poll's system call is skipped: made at this instant, it would have returned nothing.
+            ignoreWakeUps(frame, true)
+            return .none
+        }
         sleeping.store(true, ordering: .releasing)
-        var live = LivePort.none
+        defer { sleeping.store(false, ordering: .releasing) }
         while true {
             let timeout = poll ? 0 : waitTimeout()
             let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
-            wakeUpCounter.wrappingAdd(1, ordering: .relaxed)
-            lock.lock()
-            guard let token else {
+            count(wakeUpCounter)
+            switch token {
+            case nil:
                 // Timeout: the run's deadline (or an outer run's) passed; CF's timeout timer would have called
                 // WakeUp once (rule 90).
-                if !poll { markTimeoutsDeliveredLocked() }
-                break
+                if !poll { lock.withLock { markTimeoutsDeliveredLocked() } }
+                ignoreWakeUps(frame, true)
+                return .none
+            case Self.wakeToken?:
+                // Every write is marked pending before it is made; a report with no write pending is an edge another
+                // mode's set kept, absorbed. A real one is consumed and the gate closed in one atomic step.
+                guard wakeGate.consumeReport() else { continue }
+                frame.ignoreWakeUps = true
+                return .none
+            case let token?:
+                guard let live = lock.withLock({ classifyLocked(token, mode: frame.mode) }) else {
+                    // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes
+                    // once, so this ends), as if the report had never reached this mode's wait set.
+                    continue
+                }
+                ignoreWakeUps(frame, true)
+                return live
             }
-            if let result = classifyLocked(token, mode: frame.mode, poll: poll) {
-                live = result
-                break
-            }
-            // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes once, so
-            // this ends), as if the report had never reached this mode's wait set.
-            lock.unlock()
         }
-        frame.ignoreWakeUps = true
-        sleeping.store(false, ordering: .releasing)
-        lock.unlock()
-        return live
     }
 
-    /// What an epoll report means for the running mode, or nil if it is to be absorbed. Caller holds `lock`.
-    private func classifyLocked(_ token: UInt64, mode: LoopMode, poll: Bool) -> LivePort? {
+    /// Whether a poll of the mode's wait set now can only return nothing: no wake-up write is pending, the mode has
+    /// no descriptor and its timerfd cannot have expired (``LoopMode/quietUntil``). A stale wake-up edge the set may
+    /// still hold would be absorbed by the poll; the next wait absorbs it instead. Loop thread only.
+    private func pollFindsNothing(_ mode: LoopMode) -> Bool {
+        let quiet = mode.quietUntil.load(ordering: .acquiring)
+        guard quiet != 0, !wakeGate.isPending else { return false }
+        return quiet == .max || RefClock.nanoseconds < quiet
+    }
+
+    /// What a timer or descriptor report means for the running mode, or nil if it is to be absorbed. Caller holds
+    /// `lock`.
+    private func classifyLocked(_ token: UInt64, mode: LoopMode) -> LivePort? {
         switch token {
-        case Self.wakeToken:
-            // Every write is made with `wakePending` set; a report without it is an edge another mode's set kept.
-            guard wakePending else { return nil }
-            wakePending = false
-            return LivePort.none
         case Self.timerToken:
             // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again.
             mode.armedDeadline = 0

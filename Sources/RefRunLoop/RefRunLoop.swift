@@ -48,7 +48,10 @@ public final class RefRunLoop: @unchecked Sendable {
     var commonItems: [ObjectIdentifier: (item: LoopItem, sequence: UInt64)] = [:]
     /// Protected by `lock`. Blocks waiting for a pass in a matching mode, in FIFO order.
     var blocks: [PendingBlock] = [] {
-        didSet { hasBlocks.store(!blocks.isEmpty, ordering: .releasing) }
+        didSet {
+            hasBlocks.store(!blocks.isEmpty, ordering: .releasing)
+            exitConditionsChangedLocked()  // taking blocks can leave a mode empty
+        }
     }
     /// Whether `blocks` is non-empty: written with `lock` held (by `blocks`' didSet), read without it by the loop's
     /// thread so that the block phases of an idle pass take no lock. A block queued just after the read waits for
@@ -66,20 +69,29 @@ public final class RefRunLoop: @unchecked Sendable {
     /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
     /// scanning every source of its mode.
     var signalledSources: [RefRunLoopSource] = []
+    /// Protected by `signalLock`. The last sequence number given to a listed source (ties in `order` are performed
+    /// in sequence order).
+    var signalCounter: UInt64 = 0
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
     /// each pass to take `signalledSources`, so a pass allocates nothing; empty between passes.
     var sources0Taken: [RefRunLoopSource] = []
     /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
     var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
-    /// Protected by `lock`. An eventfd write is in flight that no wait has reported yet: further wake-ups need no
-    /// write of their own.
-    var wakePending = false
+    /// Bumped, with `lock` held, by every change that can make a pass's exit check end its run: a stop request, an
+    /// item leaving a mode, the block queue changing, the loop closing. Read without the lock by the loop's thread,
+    /// whose exit check skips `lock` while it equals the value its run last checked under the lock
+    /// (``RunFrame/checkedEpoch``).
+    let exitEpoch = Atomic<UInt64>(0)
+    /// Whether wake-ups are taken now and whether an eventfd write is in flight that no wait has reported yet
+    /// (further wake-ups need no write of their own). Atomic: ``wakeUp()`` takes no lock.
+    let wakeGate = WakeGate()
 
     /// CFRunLoopIsWaiting: set around the OS wait (rule 86). Atomic so that other threads can poll it cheaply.
     let sleeping = Atomic<Bool>(false)
-    /// Returns from the OS wait so far (benchmark counter).
+    /// Returns from the OS wait so far (benchmark counter). Written only by the loop's thread (``count(_:)``), read
+    /// by any.
     let wakeUpCounter = Atomic<UInt64>(0)
-    /// Passes run so far (benchmark counter).
+    /// Passes run so far (benchmark counter). Written only by the loop's thread, read by any.
     let passCounter = Atomic<UInt64>(0)
 
     init() {
@@ -242,12 +254,9 @@ public final class RefRunLoop: @unchecked Sendable {
             if source.isVersion0 { mode.sources0[id] = source } else { mode.sources1[id] = source }
             if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
             source.lock.withLock {
-                let key = ObjectIdentifier(self)
-                source.loops[key] = (self, (source.loops[key]?.count ?? 0) + 1)
-                // Signalled while not in this mode (or this loop): the pass must find it.
-                if source.signalled && source.isVersion0 { enqueueSignalled(source) }
+                source.addHoldingLocked(self, mode)
             }
-            if case .version0(_, let schedule, _) = source.kind { callouts.append { schedule(name) } }
+            if case .version0(let schedule, _) = source.kind { callouts.append { schedule(name) } }
         case .timer(let timer):
             let key: (UInt64, UInt64)? = timer.lock.withLock {
                 guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
@@ -274,18 +283,16 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
     private func removeLocked(_ item: LoopItem, from name: String, callouts: inout [() -> Void]) {
         guard let mode = modes[name] else { return }
+        exitConditionsChangedLocked()  // the mode may become empty
         switch item {
         case .source(let source):
             let id = ObjectIdentifier(source)
             guard mode.sources0.removeValue(forKey: id) != nil || mode.sources1.removeValue(forKey: id) != nil else { return }
             if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
             source.lock.withLock {
-                let key = ObjectIdentifier(self)
-                if let held = source.loops[key] {
-                    source.loops[key] = held.count > 1 ? (self, held.count - 1) : nil
-                }
+                source.removeHoldingLocked(self, mode)
             }
-            if case .version0(_, _, let cancel) = source.kind { callouts.append { cancel(name) } }
+            if case .version0(_, let cancel) = source.kind { callouts.append { cancel(name) } }
         case .timer(let timer):
             guard let index = timer.entries.firstIndex(where: { $0.mode === mode }) else { return }
             let entry = timer.entries[index].entry
@@ -324,10 +331,21 @@ public final class RefRunLoop: @unchecked Sendable {
         Epoll.remove(mode.epollFD, fd: fd)
     }
 
-    /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and the source's lock.
+    /// Makes the next exit check of every run take `lock` (see `exitEpoch`). Caller holds `lock`.
     @inline(__always)
-    func enqueueSignalled(_ source: RefRunLoopSource) {
-        signalLock.withLock { signalledSources.append(source) }
+    func exitConditionsChangedLocked() {
+        exitEpoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Puts a source on the signalled list and returns the loop's sequence number for it. Any thread; the caller
+    /// may hold `lock` and holds the source's lock.
+    @inline(__always)
+    func enqueueSignalled(_ source: RefRunLoopSource) -> UInt64 {
+        signalLock.withLock {
+            signalCounter &+= 1
+            signalledSources.append(source)
+            return signalCounter
+        }
     }
 
     // MARK: Timers (called by RefRunLoopTimer)
@@ -423,6 +441,13 @@ public final class RefRunLoop: @unchecked Sendable {
     public func nextTimerFireDate(mode: RefRunLoopMode) -> Double {
         let timer: RefRunLoopTimer? = lock.withLock { modes[mode.name]?.timers.first?.payload }
         return timer?.nextFireDate ?? 0
+    }
+
+    /// Adds one to a counter that only the loop's thread writes: a load and a store, not a locked read-modify-write
+    /// (which costs as much as a lock acquisition here). Loop thread only.
+    @inline(__always)
+    func count(_ counter: borrowing Atomic<UInt64>) {
+        counter.store(counter.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     }
 
     /// Returns from the OS wait so far: the number of times the loop woke up. Any thread.
