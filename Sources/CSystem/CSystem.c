@@ -54,8 +54,9 @@ int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t time
     if (max_events > 64) max_events = 64;
     if (max_events < 1) max_events = 1;
     int n;
-    if (timeout_ns < 0) {
-        n = epoll_wait(epfd, events, max_events, -1);
+    if (timeout_ns <= 0) {
+        /* No timeout, or a poll: epoll_wait needs no timespec copied in from user space. */
+        n = epoll_wait(epfd, events, max_events, timeout_ns < 0 ? -1 : 0);
     } else {
         struct timespec ts;
         ts.tv_sec = (time_t)(timeout_ns / 1000000000);

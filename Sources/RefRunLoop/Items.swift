@@ -20,10 +20,10 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
     let perform: @Sendable () -> Void
     let lock = Lock("RefRunLoopSource.lock")
-    /// Protected by `lock`.
-    var valid = true
+    /// Protected by `lock`. (`@exclusivity(unchecked)`: see Lock.swift.)
+    @exclusivity(unchecked) var valid = true
     /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule 48) or invalidated.
-    var signalled = false
+    @exclusivity(unchecked) var signalled = false
     /// One loop holding the source, and which of its modes do.
     struct Holding {
         /// Keeps the loop alive while it holds the source.
@@ -46,7 +46,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// which of their modes do (CF's `_runLoops` bag counts the modes), so that a pass can tell whether a signalled
     /// source is in its mode under this lock alone. An array searched by identity: a source is almost always in one
     /// loop, and then signalling and a pass's check cost no hashing.
-    var loops: [Holding] = []
+    @exclusivity(unchecked) var loops: [Holding] = []
 
     /// A version-0 source. `schedule` and `cancel` receive the concrete mode name, once per mode the source is
     /// added to or removed from (rules 43-44).

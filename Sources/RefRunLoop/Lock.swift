@@ -1,4 +1,7 @@
-// A named, non-recursive mutex. Every mutable property in this library says which lock protects it.
+// A named, non-recursive mutex. Every mutable property in this library says which lock protects it (or that it is
+// confined to the loop's thread). The properties a wake-up or a pass touches are marked `@exclusivity(unchecked)`:
+// their lock or confinement already makes every access exclusive, and Swift's dynamic exclusivity check (a
+// thread-local access-set insertion per access) cost about 3 % of a same-CPU wake-up round trip.
 
 import Synchronization
 

@@ -18,7 +18,7 @@ final class LoopMode {
     /// clears its expiry count); disarmed when the mode has no timer left (rule 66 fixed).
     let timerFD: Int32
     /// The absolute time `timerFD` is armed at; nil when disarmed; 0 when it expired and was not set since.
-    var armedDeadline: UInt64? {
+    @exclusivity(unchecked) var armedDeadline: UInt64? {
         didSet { updateQuietUntil() }
     }
     /// Changes to timers whose deadlines are all later than this cannot move the wake-up time
@@ -29,7 +29,7 @@ final class LoopMode {
     /// Version-1 sources.
     var sources1: [ObjectIdentifier: RefRunLoopSource] = [:]
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
-    var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
+    @exclusivity(unchecked) var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
         didSet { updateQuietUntil() }
     }
     /// Written with the loop's lock held (by the two properties above), read without it by the loop's thread: until
@@ -46,12 +46,12 @@ final class LoopMode {
     let observersVersion = Atomic<UInt64>(1)
     /// Confined to the loop's thread (only a run pass reads or writes it). Per activity bit (index = bit number),
     /// the mode's observers watching that activity in call order, as of `snapshotVersion`.
-    var observerSnapshots: [ObserverBatch] = Array(repeating: ObserverBatch(owners: []), count: 8)
+    @exclusivity(unchecked) var observerSnapshots: [ObserverBatch] = Array(repeating: ObserverBatch(owners: []), count: 8)
     /// Confined to the loop's thread. The `observersVersion` that `observerSnapshots` were built at (0: never).
-    var snapshotVersion: UInt64 = 0
+    @exclusivity(unchecked) var snapshotVersion: UInt64 = 0
     /// Confined to the loop's thread. The activities some observer of the mode watches, as of `snapshotVersion`: an
     /// activity nobody watches costs a pass one comparison, no array copy.
-    var observedActivities: RefRunLoopActivity = []
+    @exclusivity(unchecked) var observedActivities: RefRunLoopActivity = []
     /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule 33).
     var stopped = false
 
@@ -152,15 +152,15 @@ final class RunFrame {
     var stopped = false
     /// Confined to the loop's thread. Set from the return of the wait to the top of the next pass: wake-ups are
     /// dropped then (rule 83). The loop's `wakeGate` mirrors the innermost run's (``RefRunLoop/ignoreWakeUps(_:_:)``).
-    var ignoreWakeUps = false
+    @exclusivity(unchecked) var ignoreWakeUps = false
     /// CLOCK_MONOTONIC nanoseconds after which the run times out; 0 for a poll, `.max` for no timeout. Set when the
     /// first pass starts, after the Entry observers (CF takes its start time in __CFRunLoopRun).
-    private(set) var termination: UInt64 = .max
+    @exclusivity(unchecked) private(set) var termination: UInt64 = .max
     /// Confined to the loop's thread. The loop's `exitEpoch` when this run's exit conditions were last checked under
     /// the loop's lock; while it is unchanged, none of them can have become true.
-    var checkedEpoch: UInt64 = 0
+    @exclusivity(unchecked) var checkedEpoch: UInt64 = 0
     /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule 90).
-    var timeoutDelivered = true
+    @exclusivity(unchecked) var timeoutDelivered = true
 
     init(mode: LoopMode) {
         self.mode = mode

@@ -8,9 +8,15 @@ extension RefRunLoop {
     /// __CFRunLoopDoObservers: calls the mode's valid, non-firing observers watching `activity`, in order. The
     /// snapshot is taken first: an observer added during the batch is not called in it; one removed is still called;
     /// one invalidated is skipped (rule 72). A non-repeating observer is invalidated after its callout (rule 73).
+    /// Inlined up to the check for observers, so an activity nobody watches costs a pass no call.
+    @inline(__always)
     func notifyObservers(_ activity: RefRunLoopActivity, in mode: LoopMode) {
         // The mode's cached array for this activity: no lock, no allocation while the observers do not change.
         guard let batch = mode.observers(watching: activity, lock: lock) else { return }
+        call(batch, activity)
+    }
+
+    private func call(_ batch: ObserverBatch, _ activity: RefRunLoopActivity) {
         // `batch.owners` keeps every observer of the batch alive, even one removed by an earlier callout, so the
         // walk needs no retain and release per observer.
         withExtendedLifetime(batch.owners) {
@@ -31,8 +37,13 @@ extension RefRunLoop {
 
     /// __CFRunLoopDoBlocks: takes the whole queue, runs the blocks that match the mode in FIFO order, and puts the
     /// others back ahead of any block queued meanwhile (rule 79). Blocks never count as handled (rule 80).
+    /// Inlined up to the check for queued blocks, so a pass with none pays no call.
+    @inline(__always)
     func performBlocks(in mode: LoopMode) {
-        guard hasBlocks.load(ordering: .acquiring) else { return }
+        if hasBlocks.load(ordering: .acquiring) { performQueuedBlocks(in: mode) }
+    }
+
+    private func performQueuedBlocks(in mode: LoopMode) {
         let (taken, common): ([PendingBlock], Set<String>) = lock.withLock {
             guard !blocks.isEmpty else { return ([], []) }
             let taken = blocks
@@ -78,7 +89,7 @@ extension RefRunLoop {
                 return nil
             }
         }
-        if let only { return performOnlySignalled(only, in: mode) }
+        if let only = consume only { return performOnlySignalled(only, in: mode) }
         guard !sources0Taken.isEmpty else { return false }
         // The buffer is taken out while in use: a nested run (from a perform) finds it empty and allocates its own,
         // and this pass puts its (larger) one back at the end.

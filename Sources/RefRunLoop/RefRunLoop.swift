@@ -60,7 +60,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Protected by `lock`, and written only by the loop's thread: other threads read it under `lock`; the loop's
     /// thread may read it without (``waitForLivePort(_:poll:)``). One frame per active (possibly nested) run,
     /// innermost last.
-    var frames: [RunFrame] = []
+    @exclusivity(unchecked) var frames: [RunFrame] = []
     /// A leaf lock, taken last (after `lock` and after a source's lock), so that ``RefRunLoopSource/signal()`` can
     /// push onto `signalledSources` while holding the source's lock.
     let signalLock = Lock("RefRunLoop.signalLock")
@@ -68,15 +68,15 @@ public final class RefRunLoop: @unchecked Sendable {
     /// with stale entries: sources performed, invalidated or removed since, and duplicates, which a pass drops):
     /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
     /// scanning every source of its mode.
-    var signalledSources: [RefRunLoopSource] = []
+    @exclusivity(unchecked) var signalledSources: [RefRunLoopSource] = []
     /// Protected by `signalLock`. The last sequence number given to a listed source (ties in `order` are performed
     /// in sequence order).
-    var signalCounter: UInt64 = 0
+    @exclusivity(unchecked) var signalCounter: UInt64 = 0
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
     /// each pass to take `signalledSources`, so a pass allocates nothing; empty between passes.
-    var sources0Taken: [RefRunLoopSource] = []
+    @exclusivity(unchecked) var sources0Taken: [RefRunLoopSource] = []
     /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
-    var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
+    @exclusivity(unchecked) var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
     /// Bumped, with `lock` held, by every change that can make a pass's exit check end its run: a stop request, an
     /// item leaving a mode, the block queue changing, the loop closing. Read without the lock by the loop's thread,
     /// whose exit check skips `lock` while it equals the value its run last checked under the lock

@@ -31,7 +31,7 @@ int csystem_epoll_del(int epfd, int fd);
 int csystem_epoll_wait(int epfd, uint64_t *data, int max_events, int timeout_ms);
 
 /// Like csystem_epoll_wait with a nanosecond timeout (epoll_pwait2; epoll_wait with the timeout rounded up to
-/// milliseconds on kernels without it). timeout_ns < 0 waits forever.
+/// milliseconds on kernels without it). timeout_ns < 0 waits forever; 0 polls (with plain epoll_wait).
 int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t timeout_ns);
 /// The calling thread's errno (Swift cannot read the errno macro reliably after another C call).
 int csystem_errno(void);
