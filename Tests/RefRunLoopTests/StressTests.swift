@@ -92,3 +92,47 @@ private final class Mailbox: @unchecked Sendable {
     }
     #expect(report == nil, "\(report ?? "")")
 }
+
+/// Another thread stops each run at whatever point the loop has reached (its Entry observers, a pass, the wait),
+/// and in the second half of the runs a third keeps changing the exit epoch (stops for another mode). Every stop
+/// must end its run: a stop slept through would leave the stopping thread waiting forever. This is the race the
+/// lock-free exit check (exitEpoch) and wake-up gate (WakeGate) are ordered against; nothing else wakes the loop,
+/// so nothing hides a lost stop.
+@Test func everyStopFromAnotherThreadEndsItsRun() {
+    let runs = 3_000
+    let report = onFreshLoopThread { loop -> String? in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)  // keeps the mode from finishing
+        let entered = Counter()
+        let stoppedRuns = Counter()
+        loop.add(RefRunLoopObserver(activities: .entry, repeats: true) { _, _ in entered.increment() }, mode: .default)
+        let stopper = Thread {
+            for run in 0..<runs {
+                waitUntil { entered.current > run }
+                // Spread the stops over the run: at once, after some spinning, or once the loop sleeps.
+                switch run % 3 {
+                case 0: break
+                case 1: for _ in 0..<(run % 200) { sched_yield() }
+                default: waitUntil { loop.isWaiting }
+                }
+                loop.stop()
+                waitUntil { stoppedRuns.current > run }
+            }
+        }
+        let noise = Thread {
+            waitUntil { stoppedRuns.current >= runs / 2 }
+            while stoppedRuns.current < runs {
+                loop.stop(mode: "elsewhere")
+                sched_yield()
+            }
+        }
+        stopper.start()
+        noise.start()
+        for run in 0..<runs {
+            let result = loop.run(mode: .default, seconds: .infinity, returnAfterSourceHandled: false)
+            guard result == .stopped else { return "run \(run) ended with \(result), not stopped" }
+            stoppedRuns.increment()
+        }
+        return nil
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
