@@ -72,9 +72,9 @@ extension RefRunLoop {
         let poll0 = frame.termination == 0
         while true {
             count(passCounter)
-            // a. wake-ups count again from here until the wait returns: done under the lock of the check that let
-            //    this pass start (startPasses for the first, exitCheck at step m for the others), nothing runs
-            //    between that check and here, so one acquisition serves both
+            // a. wake-ups count again from here until the wait returns: done by the check that let this pass start
+            //    (startPasses for the first, exitCheck at step m for the others), as nothing runs between that check
+            //    and here
             // b. BeforeTimers, then BeforeSources (timers do not fire here: rule 5)
             notifyObservers(.beforeTimers, in: mode)
             notifyObservers(.beforeSources, in: mode)

@@ -15,7 +15,9 @@ import Glibc
 /// loop's own thread; adding, removing, signalling, waking and stopping work from any thread.
 ///
 /// Thread safety: one lock (`lock`) protects the mode tables, the block queue, the run stack and the arming state;
-/// it is never held during a callout. Items have their own locks, always taken after the loop's.
+/// it is never held during a callout. Items have their own locks, always taken after the loop's; `signalLock`, the
+/// signalled list's, comes last. Waking takes no lock (one atomic step on `wakeGate`), and a pass's exit check takes
+/// `lock` only when something that could end the run changed (`exitEpoch`).
 public final class RefRunLoop: @unchecked Sendable {
     enum Lifecycle {
         /// Usable.
@@ -73,7 +75,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// in sequence order).
     @exclusivity(unchecked) var signalCounter: UInt64 = 0
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
-    /// each pass to take `signalledSources`, so a pass allocates nothing; empty between passes.
+    /// each pass that finds two or more sources listed to take `signalledSources` whole, so a pass allocates
+    /// nothing; empty between passes.
     @exclusivity(unchecked) var sources0Taken: [RefRunLoopSource] = []
     /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
     @exclusivity(unchecked) var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
