@@ -11,15 +11,17 @@
 /// Not thread-safe: the owning loop's lock protects it.
 public struct TimerQueue<Payload> {
     /// One element. The queue owns `index`; `deadline` and `hardDeadline` change only through the queue.
+    /// (`@exclusivity(unchecked)`: the queue's owner serialises every access, and a sift step would otherwise pay a
+    /// dynamic check per field it reads.)
     public final class Entry {
         /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
-        public fileprivate(set) var deadline: UInt64
+        @exclusivity(unchecked) public fileprivate(set) var deadline: UInt64
         /// The hard deadline: deadline + tolerance. Coalescing never delays a timer past it.
-        public fileprivate(set) var hardDeadline: UInt64
+        @exclusivity(unchecked) public fileprivate(set) var hardDeadline: UInt64
         /// Tie-break among equal deadlines: insertion order.
-        public fileprivate(set) var sequence: UInt64
+        @exclusivity(unchecked) public fileprivate(set) var sequence: UInt64
         /// Position in the heap array, or -1 once removed.
-        public fileprivate(set) var index: Int
+        @exclusivity(unchecked) public fileprivate(set) var index: Int
         public let payload: Payload
 
         fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
@@ -147,37 +149,38 @@ public struct TimerQueue<Payload> {
         return nextSequence
     }
 
+    // The sifts work on the heap's buffer and move entries with swapAt: no reference is retained or released.
+
     private mutating func siftUp(_ start: Int) {
-        var index = start
-        let entry = heap[index]
-        while index > 0 {
-            let parentIndex = (index - 1) / 2
-            let parent = heap[parentIndex]
-            guard entry.precedes(parent) else { break }
-            heap[index] = parent
-            parent.index = index
-            index = parentIndex
+        heap.withUnsafeMutableBufferPointer { slots in
+            var index = start
+            while index > 0 {
+                let parentIndex = (index - 1) / 2
+                guard slots[index].precedes(slots[parentIndex]) else { break }
+                slots.swapAt(index, parentIndex)
+                slots[index].index = index
+                index = parentIndex
+            }
+            slots[index].index = index
         }
-        heap[index] = entry
-        entry.index = index
     }
 
     private mutating func siftDown(_ start: Int) {
-        var index = start
-        let entry = heap[index]
-        let count = heap.count
-        while true {
-            let left = 2 * index + 1
-            guard left < count else { break }
-            var child = left
-            if left + 1 < count && heap[left + 1].precedes(heap[left]) { child = left + 1 }
-            guard heap[child].precedes(entry) else { break }
-            heap[index] = heap[child]
-            heap[index].index = index
-            index = child
+        heap.withUnsafeMutableBufferPointer { slots in
+            var index = start
+            let count = slots.count
+            while true {
+                let left = 2 * index + 1
+                guard left < count else { break }
+                var child = left
+                if left + 1 < count && slots[left + 1].precedes(slots[left]) { child = left + 1 }
+                guard slots[child].precedes(slots[index]) else { break }
+                slots.swapAt(index, child)
+                slots[index].index = index
+                index = child
+            }
+            slots[index].index = index
         }
-        heap[index] = entry
-        entry.index = index
     }
 
     /// A min-heap of indices into the main heap, for ``visitInOrder(_:)``.
