@@ -35,10 +35,20 @@ private func release<T: AnyObject>(_ pointer: OpaquePointer, as type: T.Type) {
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).release()
 }
 
-/// A C mode argument: NULL is kCFRunLoopCommonModes.
+/// A C mode argument: NULL is kCFRunLoopCommonModes. The default mode's name maps to the shared constant, so the
+/// usual call allocates no string (its 21 bytes do not fit Swift's inline small-string storage).
 private func mode(_ name: UnsafePointer<CChar>?) -> RefRunLoopMode {
     guard let name else { return .common }
+    if isDefaultModeName(name) { return .default }
     return .named(String(cString: name))
+}
+
+/// Whether a C string is "kCFRunLoopDefaultMode", compared byte by byte.
+private func isDefaultModeName(_ name: UnsafePointer<CChar>) -> Bool {
+    let wanted: StaticString = "kCFRunLoopDefaultMode"
+    let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self)
+    for index in 0..<wanted.utf8CodeUnitCount where bytes[index] != wanted.utf8Start[index] { return false }
+    return bytes[wanted.utf8CodeUnitCount] == 0
 }
 
 // MARK: Loops
