@@ -86,7 +86,7 @@ struct CLITests {
     }
 
     @Test func enginesAndPlot() throws {
-        let svg = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).svg").path
+        let svg = try Fixtures.scratchPath("cli.svg")
         let result = try RunloopBinary.runloop(["compare", base, "--engines", "cf,ref", "--plot", svg, "--format", "markdown"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("`BM_WakeLatency/pin:same`"))

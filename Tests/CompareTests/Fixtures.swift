@@ -90,14 +90,27 @@ enum Fixtures {
         ], scale: scale)
     }
 
-    /// Writes `text` to a fresh temporary file and returns its path.
-    static func write(_ text: String, name: String = "results.csv") throws -> String {
+    /// The directory every file the tests write goes in: one per test process, removed when the process exits, so
+    /// test runs leave nothing behind in the temporary directory.
+    static let scratch: URL = {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("CompareTests-\(UUID().uuidString)", isDirectory: true)
+        atexit { try? FileManager.default.removeItem(at: Fixtures.scratch) }
+        return directory
+    }()
+
+    /// A path for a file named `name` in a fresh subdirectory of ``scratch`` (created; the file is not).
+    static func scratchPath(_ name: String) throws -> String {
+        let directory = scratch.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
+        return directory.appendingPathComponent(name).path
+    }
+
+    /// Writes `text` to a fresh file in ``scratch`` and returns its path.
+    static func write(_ text: String, name: String = "results.csv") throws -> String {
+        let path = try scratchPath(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
     }
 
     /// Multiplies the `real_time` and `cpu_time` cells of every data row of a CSV by `factor`

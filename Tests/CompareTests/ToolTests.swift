@@ -184,7 +184,7 @@ import FoundationXML
     // MARK: - Plot
 
     @Test func plotIsWrittenAndWellFormed() throws {
-        let svgPath = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString).svg").path
+        let svgPath = try Fixtures.scratchPath("compare.svg")
         let outcome = CompareTool.run(CompareOptions(files: [base, slower], plotPath: svgPath))
         #expect(outcome.exitCode == 1)
         let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
