@@ -19,9 +19,9 @@ public enum RatioPlot {
     public static func svg(_ report: ComparisonReport) -> String {
         let rows = report.comparisons
         let rowHeight = 24.0, top = 78.0, axisGap = 34.0
-        let labels = rows.map { shorten($0.name, to: 56) } + ["geometric mean"]
-        let labelWidth = min(460, max(130, Double(labels.map(\.count).max() ?? 10) * 7.4 + 24))
-        let plotWidth = 460.0, annotationWidth = 230.0
+        let labels = rowLabels(rows.map(\.name), limit: 72) + ["geometric mean"]
+        let labelWidth = min(560, max(130, Double(labels.map(\.count).max() ?? 10) * 7.4 + 24))
+        let plotWidth = 460.0, annotationWidth = 270.0
         let left = labelWidth, right = left + plotWidth
         let width = right + annotationWidth
         let plotBottom = top + Double(labels.count) * rowHeight
@@ -190,6 +190,26 @@ public enum RatioPlot {
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// The row labels: the names without the run-type segments Google Benchmark appends (`/manual_time`,
+    /// `/real_time`, `/iterations:N`: the same on every row of a family) when the labels stay distinct, and a name
+    /// still longer than `limit` characters shortened in the middle. A whole coalescing name of this suite
+    /// (`BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:10pct/burn:yes`, 71 characters) fits.
+    static func rowLabels(_ names: [String], limit: Int) -> [String] {
+        let stripped = names.map(withoutRunTypeSegments)
+        let labels = Set(stripped).count == names.count ? stripped : names
+        return labels.map { shorten($0, to: limit) }
+    }
+
+    /// `name` without trailing `/manual_time`, `/real_time` and `/iterations:N` segments.
+    static func withoutRunTypeSegments(_ name: String) -> String {
+        var segments = name.split(separator: "/", omittingEmptySubsequences: false)
+        while segments.count > 1, let last = segments.last,
+              last == "manual_time" || last == "real_time" || last.hasPrefix("iterations:") {
+            segments.removeLast()
+        }
+        return segments.joined(separator: "/")
     }
 
     /// Shortens long names in the middle with an ellipsis.

@@ -198,6 +198,26 @@ import FoundationXML
         #endif
     }
 
+    @Test func plotLabelsDropRunTypeSegmentsAndKeepWholeNames() {
+        let names = [
+            "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:10pct/burn:yes/iterations:1/manual_time",
+            "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:0pct/burn:yes/iterations:1/manual_time",
+            "BM_Scale/engine:ref/item:timer/n:100000/real_time",
+        ]
+        #expect(RatioPlot.rowLabels(names, limit: 72) == [
+            "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:10pct/burn:yes",
+            "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:0pct/burn:yes",
+            "BM_Scale/engine:ref/item:timer/n:100000",
+        ])
+        // Stripping that would make two rows alike is not done.
+        let alike = ["BM_X/1/real_time", "BM_X/1/manual_time"]
+        #expect(RatioPlot.rowLabels(alike, limit: 72) == alike)
+        // A name still too long is shortened in the middle.
+        let long = "BM_" + String(repeating: "a", count: 100)
+        let label = RatioPlot.rowLabels([long], limit: 72)[0]
+        #expect(label.count == 71 && label.contains("…") && label.hasPrefix("BM_aaa"))
+    }
+
     @Test func unwritablePlotIsExitTwo() {
         let outcome = CompareTool.run(CompareOptions(files: [base, base], plotPath: "/no/such/dir/plot.svg"))
         #expect(outcome.exitCode == 2)
