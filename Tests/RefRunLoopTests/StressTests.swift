@@ -93,13 +93,14 @@ private final class Mailbox: @unchecked Sendable {
     #expect(report == nil, "\(report ?? "")")
 }
 
-/// Another thread stops each run at whatever point the loop has reached (its Entry observers, a pass, the wait),
-/// and in the second half of the runs a third keeps changing the exit epoch (stops for another mode). Every stop
-/// must end its run: a stop slept through would leave the stopping thread waiting forever. This is the race the
-/// lock-free exit check (exitEpoch) and wake-up gate (WakeGate) are ordered against; nothing else wakes the loop,
-/// so nothing hides a lost stop.
+/// Another thread stops each of 1,000 runs at whatever point the loop has reached (its Entry observers, a pass, the
+/// wait), and in the second half of the runs a third keeps changing the exit epoch (stops for another mode). Every
+/// stop must end its run: a stop slept through would leave the stopping thread waiting forever. This is the race
+/// the lock-free exit check (exitEpoch) and wake-up gate (WakeGate) are ordered against; nothing else wakes the
+/// loop, so nothing hides a lost stop. (0.1 s here; with both CPUs busy, every yielding wait costs a time slice,
+/// about 35 s.)
 @Test func everyStopFromAnotherThreadEndsItsRun() {
-    let runs = 3_000
+    let runs = 1_000
     let report = onFreshLoopThread { loop -> String? in
         loop.add(RefRunLoopSource(perform: {}), mode: .default)  // keeps the mode from finishing
         let entered = Counter()
