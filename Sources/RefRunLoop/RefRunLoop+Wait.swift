@@ -5,7 +5,9 @@
 // per pass), so the kernel keeps each mode's readiness and its order exactly as CF's sets do. Unlike CF:
 // - the wake-up eventfd is never read. A write is one edge and each set reports it once; `wakeGate` keeps at most one
 //   write unreported, so a report with no wake-up pending is a stale edge left in another mode's set, and is
-//   absorbed. CF pays ppoll + epoll_wait + read and a lock per wake-up; this loop pays one epoll_wait and no lock.
+//   absorbed. CF pays ppoll + epoll_wait + read and a lock per wake-up; this loop pays at most one epoll_wait and no
+//   lock (none when the wake-up is consumed by a poll that only the wake-up eventfd could answer, see
+//   waitForLivePort).
 // - the timerfd is never read either (setting it clears its expiry count). It is armed at the coalesced wake-up time
 //   of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
 //   removing the last timer leaves no stale expiry behind (rule 66).
@@ -43,9 +45,17 @@ extension RefRunLoop {
     /// to look at the mode. The timeout needs only the run frames and their clocks, which only this (the loop's)
     /// thread writes, so it reads them without the lock.
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
-        if poll && pollFindsNothing(frame.mode) {
-            // The poll's system call is skipped: made at this instant, it would have returned nothing.
-            ignoreWakeUps(frame, true)
+        if poll && onlyWakeUpsCanBeReported(frame.mode) {
+            // The poll's system call is skipped: its one possible report is the wake-up eventfd's.
+            if wakeGate.consumeReport() {
+                // A wake-up is pending: the poll would report it (or, were its write still in flight, the next wait
+                // would). Consumed here in one atomic step, as a report is; its edge stays in the wait set and a
+                // later wait absorbs it as stale.
+                frame.ignoreWakeUps = true
+            } else {
+                // None pending: made at this instant, the poll would have returned nothing.
+                ignoreWakeUps(frame, true)
+            }
             return .none
         }
         sleeping.store(true, ordering: .releasing)
@@ -79,12 +89,13 @@ extension RefRunLoop {
         }
     }
 
-    /// Whether a poll of the mode's wait set now can only return nothing: no wake-up write is pending, the mode has
-    /// no descriptor and its timerfd cannot have expired (``LoopMode/quietUntil``). A stale wake-up edge the set may
-    /// still hold would be absorbed by the poll; the next wait absorbs it instead. Loop thread only.
-    private func pollFindsNothing(_ mode: LoopMode) -> Bool {
+    /// Whether a poll of the mode's wait set now could report nothing but the wake-up eventfd: the mode has no
+    /// descriptor and its timerfd cannot have expired (``LoopMode/quietUntil``). Whether that report would come is
+    /// `wakeGate`'s pending mark; a stale wake-up edge the set may hold would be absorbed by the poll, and the next
+    /// wait absorbs it instead. Loop thread only.
+    private func onlyWakeUpsCanBeReported(_ mode: LoopMode) -> Bool {
         let quiet = mode.quietUntil.load(ordering: .acquiring)
-        guard quiet != 0, !wakeGate.isPending else { return false }
+        guard quiet != 0 else { return false }
         return quiet == .max || RefClock.nanoseconds < quiet
     }
 

@@ -32,11 +32,6 @@ struct WakeGate: ~Copyable {
         return false
     }
 
-    /// Whether a write is in flight that no wait has reported yet. Any thread.
-    var isPending: Bool {
-        state.load(ordering: .sequentiallyConsistent) & Self.pending != 0
-    }
-
     /// Loop thread: wake-ups count from now (step a of a pass, or a run starting).
     func open() {
         state.bitwiseOr(Self.accepting, ordering: .sequentiallyConsistent)
