@@ -10,7 +10,7 @@ import Synchronization
 /// A source can be in several modes of several loops. Signal, invalidate and the queries work from any thread.
 public final class RefRunLoopSource: @unchecked Sendable {
     enum Kind {
-        case version0(schedule: @Sendable (String) -> Void, cancel: @Sendable (String) -> Void)
+        case version0(schedule: (@Sendable (String) -> Void)?, cancel: (@Sendable (String) -> Void)?)
         case version1(fileDescriptor: Int32)
     }
 
@@ -48,11 +48,11 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// loop, and then signalling and a pass's check cost no hashing.
     @exclusivity(unchecked) var loops: [Holding] = []
 
-    /// A version-0 source. `schedule` and `cancel` receive the concrete mode name, once per mode the source is
-    /// added to or removed from (rules 43-44).
+    /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
+    /// source is added to or removed from (rules 43-44).
     public init(order: Int = 0, perform: @escaping @Sendable () -> Void,
-                schedule: @escaping @Sendable (String) -> Void = { _ in },
-                cancel: @escaping @Sendable (String) -> Void = { _ in }) {
+                schedule: (@Sendable (String) -> Void)? = nil,
+                cancel: (@Sendable (String) -> Void)? = nil) {
         self.order = order
         self.kind = .version0(schedule: schedule, cancel: cancel)
         self.perform = perform

@@ -26,7 +26,7 @@ extension RefRunLoop {
             for mode in modes.values {
                 for source in Array(mode.sources0.values) + Array(mode.sources1.values) {
                     source.lock.withLock { source.removeHoldingLocked(self, nil) }
-                    if case .version0(_, let cancel) = source.kind {
+                    if case .version0(_, let cancel?) = source.kind {
                         let name = mode.name
                         callouts.append { cancel(name) }
                     }

@@ -164,31 +164,28 @@ public final class RefRunLoop: @unchecked Sendable {
         case .observer(let observer):
             guard observer.lock.withLock({ observer.valid && (observer.loop == nil || observer.loop === self) }) else { return }
         }
+        guard case .common = mode else {
+            changeOneMode { addLocked(item, to: mode.name, callouts: &$0) }
+            return
+        }
         let names: [String] = lock.withLock {
             guard lifecycle == .open else { return [] }
-            switch mode {
-            case .common:
-                if commonItems[item.identifier] == nil {
-                    commonItems[item.identifier] = (item, SequenceNumber.next())
-                }
-                return commonModeOrder
-            case .named(let name):
-                return [name]
+            if commonItems[item.identifier] == nil {
+                commonItems[item.identifier] = (item, SequenceNumber.next())
             }
+            return commonModeOrder
         }
         for name in names { changeOneMode { addLocked(item, to: name, callouts: &$0) } }
     }
 
     func remove(_ item: LoopItem, mode: RefRunLoopMode) {
+        guard case .common = mode else {
+            changeOneMode { removeLocked(item, from: mode.name, callouts: &$0) }
+            return
+        }
         let names: [String] = lock.withLock {
-            guard lifecycle == .open else { return [] }
-            switch mode {
-            case .common:
-                guard commonItems.removeValue(forKey: item.identifier) != nil else { return [] }
-                return commonModeOrder
-            case .named(let name):
-                return [name]
-            }
+            guard lifecycle == .open, commonItems.removeValue(forKey: item.identifier) != nil else { return [] }
+            return commonModeOrder
         }
         for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
     }
@@ -259,7 +256,7 @@ public final class RefRunLoop: @unchecked Sendable {
             source.lock.withLock {
                 source.addHoldingLocked(self, mode)
             }
-            if case .version0(let schedule, _) = source.kind { callouts.append { schedule(name) } }
+            if case .version0(let schedule?, _) = source.kind { callouts.append { schedule(name) } }
         case .timer(let timer):
             let key: (UInt64, UInt64)? = timer.lock.withLock {
                 guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
@@ -295,7 +292,7 @@ public final class RefRunLoop: @unchecked Sendable {
             source.lock.withLock {
                 source.removeHoldingLocked(self, mode)
             }
-            if case .version0(_, let cancel) = source.kind { callouts.append { cancel(name) } }
+            if case .version0(_, let cancel?) = source.kind { callouts.append { cancel(name) } }
         case .timer(let timer):
             guard let index = timer.entries.firstIndex(where: { $0.mode === mode }) else { return }
             let entry = timer.entries[index].entry
