@@ -49,7 +49,9 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// Process-wide sequence numbers (first-signal order of sources, tie-breaks between timers with equal deadlines).
+/// Process-wide sequence numbers: the order in which items were added to the common modes (a new common mode
+/// receives them in that order). Sources' signal order and timers' tie-breaks have their own per-loop and per-queue
+/// counters.
 enum SequenceNumber {
     private static let counter = Atomic<UInt64>(0)
 
