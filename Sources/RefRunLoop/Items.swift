@@ -94,17 +94,18 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
     func addHoldingLocked(_ loop: RefRunLoop, _ mode: LoopMode) {
         let index: Int
+        let newLoop: Bool
         if let held = holdingIndexLocked(loop) {
-            index = held
+            (index, newLoop) = (held, false)
             loops[index].modes.append(mode)
         } else {
-            index = loops.count
+            (index, newLoop) = (loops.count, true)
             loops.append(Holding(loop: loop, modes: [mode]))
         }
         guard signalled && isVersion0 else { return }
         let sequence = loop.enqueueSignalled(self)
         // A loop that did not hold the source counts its signal from now; one that did keeps the first signal's.
-        if loops[index].modes.count == 1 { loops[index].signalSequence = sequence }
+        if newLoop { loops[index].signalSequence = sequence }
     }
 
     /// Records that `mode` of `loop` (or, with nil, every mode of it) no longer holds the source. Caller holds `lock`
