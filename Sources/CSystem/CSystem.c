@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,3 +89,5 @@ uint64_t csystem_monotonic_ns(void) {
 }
 
 int32_t csystem_gettid(void) { return (int32_t)syscall(SYS_gettid); }
+
+int csystem_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

@@ -13,6 +13,10 @@ final class CaseExecution: @unchecked Sendable {
     let engine: any RunLoopEngine
     let specCase: SpecCase
     private let triggersByEvent: [String: [Trigger]]
+    /// Sees every trace line as it is recorded (a worker streams them to its parent, so that a case whose process
+    /// dies still has its last lines reported). Called on the recording thread under `lock`, so lines reach it in the
+    /// trace's order; it must not call back into this execution.
+    private let onTrace: (@Sendable (String) -> Void)?
 
     private(set) var loop: (any EngineLoop)?
     private var epoch: Double = 0
@@ -52,9 +56,10 @@ final class CaseExecution: @unchecked Sendable {
 
     private let helpers = DispatchGroup()
 
-    init(engine: any RunLoopEngine, specCase: SpecCase) {
+    init(engine: any RunLoopEngine, specCase: SpecCase, onTrace: (@Sendable (String) -> Void)? = nil) {
         self.engine = engine
         self.specCase = specCase
+        self.onTrace = onTrace
         self.triggersByEvent = Dictionary(grouping: specCase.triggers, by: \.event)
     }
 
@@ -132,13 +137,15 @@ final class CaseExecution: @unchecked Sendable {
 
     /// Appends a trace line and runs the actions of every trigger that matches this occurrence, on this thread.
     private func record(_ line: String) {
-        let matched: [Trigger] = lock.withLock {
-            guard !state.closed else { return [] }
+        let matched: [Trigger]? = lock.withLock {
+            guard !state.closed else { return nil }
             state.trace.append(line)
+            onTrace?(line)
             let count = (state.counts[line] ?? 0) + 1
             state.counts[line] = count
             return (triggersByEvent[line] ?? []).filter { $0.fires(onOccurrence: count) }
         }
+        guard let matched else { return }
         for trigger in matched {
             for action in trigger.actions { perform(action) }
         }

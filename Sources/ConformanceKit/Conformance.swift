@@ -36,21 +36,33 @@ public enum Conformance {
     }
 
     /// Loads each engine's expectations, checked against every case id of the spec.
-    public static func loadExpectations(_ request: ConformanceRequest, engines: [any RunLoopEngine]) throws -> [String: EngineExpectations] {
+    public static func loadExpectations(_ request: ConformanceRequest, engines: [String]) throws -> [String: EngineExpectations] {
         guard let directory = request.expectationsPath else { return [:] }
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
         var result: [String: EngineExpectations] = [:]
         for engine in engines {
-            result[engine.name] = try EngineExpectations.load(directory: directory, engine: engine.name, knownIDs: known)
+            result[engine] = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: known)
         }
         return result
     }
 
-    /// Loads, selects and runs. Throws ``SpecError`` for a malformed spec or expectations file.
-    public static func run(_ request: ConformanceRequest, engines: [any RunLoopEngine],
+    /// Loads, selects and runs each case in a worker process of `launcher` (one per engine at a time), so that an
+    /// engine that crashes or hangs costs one case. Throws ``SpecError`` for a malformed spec or expectations file.
+    public static func run(_ request: ConformanceRequest, launcher: WorkerLauncher, engines: [String],
                            progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines)
+        let runner = IsolatedRunner(launcher: launcher, defaultTimeout: request.timeout,
+                                    repetitions: request.repetitions, progress: progress)
+        return runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)
+    }
+
+    /// Loads, selects and runs every case in this process (`--isolation none`: for a debugger; a crash ends the run
+    /// and a timed-out case leaves its thread behind). Throws ``SpecError`` for a malformed spec or expectations file.
+    public static func runInProcess(_ request: ConformanceRequest, engines: [any RunLoopEngine],
+                                    progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
+        let cases = try selectCases(request)
+        let expectations = try loadExpectations(request, engines: engines.map(\.name))
         let runner = ConformanceRunner(defaultTimeout: request.timeout, repetitions: request.repetitions, progress: progress)
         return runner.run(cases: cases, engines: engines, expectations: expectations)
     }

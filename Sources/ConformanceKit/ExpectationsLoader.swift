@@ -61,7 +61,7 @@ public struct EngineExpectations: Sendable {
             let statusValue = try fields.required("status")
             let word = try statusValue.string()
             guard let status = CaseStatus(rawValue: word), status != .pass, status != .skip else {
-                throw statusValue.error("status must be FAIL, TIMEOUT or ERROR, not '\(word)'")
+                throw statusValue.error("status must be FAIL, TIMEOUT, CRASH or ERROR, not '\(word)'")
             }
             let reasonValue = try fields.required("reason")
             let reason = try reasonValue.string()

@@ -6,8 +6,10 @@ public enum CaseStatus: String, Sendable, Codable, CaseIterable {
     case pass = "PASS"
     /// The trace did not match.
     case fail = "FAIL"
-    /// The watchdog fired before the case finished; the runner went on without it.
+    /// The watchdog fired before the case finished; the case's process was ended and the runner went on.
     case timeout = "TIMEOUT"
+    /// The engine ended the case's process (a signal such as SIGSEGV or SIGABRT, or an exit) before the case finished.
+    case crash = "CRASH"
     /// The case could not be carried out (a resource could not be created, an engine reported misuse).
     case error = "ERROR"
     /// The engine lacks a feature the case needs.

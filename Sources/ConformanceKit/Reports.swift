@@ -87,7 +87,7 @@ enum JSONReport {
             summary[engine] = Dictionary(uniqueKeysWithValues: CaseStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
         }
         let results = report.outcomes.map { outcome in
-            let showTraces = outcome.status == .fail || outcome.status == .timeout
+            let showTraces = [.fail, .timeout, .crash].contains(outcome.status)
             return Result(id: outcome.caseID, area: outcome.area, engine: outcome.engine, status: outcome.status.rawValue,
                           expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
                           reason: outcome.expectationReason, detail: outcome.detail,
@@ -106,14 +106,16 @@ enum JSONReport {
 enum JUnitReport {
     static func render(_ report: ConformanceReport) -> String {
         var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#]
-        let failures = report.outcomes.filter { !$0.meetsExpectation }.count
-        lines.append(#"<testsuites name="runloop conform" tests="\#(report.outcomes.count)" failures="\#(failures)">"#)
+        let failures = report.outcomes.filter { !$0.meetsExpectation && !isError($0) }.count
+        let errors = report.outcomes.filter(isError).count
+        lines.append(#"<testsuites name="runloop conform" tests="\#(report.outcomes.count)" failures="\#(failures)" errors="\#(errors)">"#)
         for engine in report.engines {
             let outcomes = report.outcomes.filter { $0.engine == engine }
-            let engineFailures = outcomes.filter { !$0.meetsExpectation }.count
+            let engineFailures = outcomes.filter { !$0.meetsExpectation && !isError($0) }.count
+            let engineErrors = outcomes.filter(isError).count
             let skipped = outcomes.filter { $0.status == .skip }.count
             let time = outcomes.reduce(0) { $0 + $1.seconds }
-            lines.append(#"  <testsuite name="\#(escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" skipped="\#(skipped)" time="\#(time)">"#)
+            lines.append(#"  <testsuite name="\#(escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#)
             for outcome in outcomes {
                 let open = #"    <testcase classname="\#(escape(engine)).\#(escape(outcome.area))" name="\#(escape(outcome.caseID))" time="\#(outcome.seconds)""#
                 if outcome.status == .skip {
@@ -123,7 +125,8 @@ enum JUnitReport {
                 } else if !outcome.meetsExpectation {
                     lines.append(open + ">")
                     let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
-                    lines.append(#"      <failure message="\#(escape(message))">\#(escape(outcome.detail ?? ""))</failure>"#)
+                    let element = isError(outcome) ? "error" : "failure"
+                    lines.append(#"      <\#(element) message="\#(escape(message))">\#(escape(outcome.detail ?? ""))</\#(element)>"#)
                     lines.append("    </testcase>")
                 } else {
                     lines.append(open + "/>")
@@ -133,6 +136,12 @@ enum JUnitReport {
         }
         lines.append("</testsuites>")
         return lines.joined(separator: "\n")
+    }
+
+    /// JUnit's distinction: a case that did not run to its end (CRASH, TIMEOUT, ERROR) and was not expected to is an
+    /// error; one that ran and did not match (FAIL, or an expected failure that passed) is a failure.
+    static func isError(_ outcome: CaseOutcome) -> Bool {
+        !outcome.meetsExpectation && [.crash, .timeout, .error].contains(outcome.status)
     }
 
     static func escape(_ text: String) -> String {

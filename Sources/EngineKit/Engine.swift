@@ -15,6 +15,12 @@ public protocol RunLoopEngine: Sendable {
     func currentLoop() -> any EngineLoop
 }
 
+/// An engine that wants to know which case is about to run: diagnostic engines, and the test-only engine that
+/// crashes or hangs on chosen cases. The runner calls `caseWillStart` on the case's thread, before ``currentLoop()``.
+public protocol CaseObservingEngine: RunLoopEngine {
+    func caseWillStart(_ caseID: String)
+}
+
 /// Optional capabilities of an engine. Cases list the ones they need (`features:` in the spec).
 public enum EngineFeature: String, CaseIterable, Sendable, Codable {
     /// Version-1 sources that wait on a file descriptor.

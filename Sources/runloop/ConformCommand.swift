@@ -15,6 +15,12 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Engine to run: \(EngineRegistry.names.joined(separator: ", ")), or all.")
     var engine: String = "all"
 
+    @Option(name: .long, help: "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run).")
+    var isolation: Isolation = .process
+
+    @Option(name: .long, help: ArgumentHelp("A worker executable hosting other engines (it speaks the worker protocol of INTERPRETING.md); --engine then names its engines.", valueName: "path"))
+    var worker: String?
+
     @Option(name: .long, help: "Run only cases whose id matches this glob, e.g. 'stop.*'.")
     var filter: String?
 
@@ -42,9 +48,16 @@ struct ConformCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a line per case as it finishes (to standard error).")
     var progress = false
 
+    enum Isolation: String, ExpressibleByArgument, CaseIterable {
+        case process, none
+    }
+
     func validate() throws {
-        guard EngineRegistry.select(engine) != nil else {
+        if worker == nil, EngineRegistry.select(engine) == nil {
             throw ValidationError("unknown engine '\(engine)' (known: \(EngineRegistry.names.joined(separator: ", ")), all)")
+        }
+        if worker != nil, isolation == .none {
+            throw ValidationError("--worker needs --isolation process (its engines live in the worker)")
         }
         guard ReportFormat(rawValue: format) != nil else {
             throw ValidationError("unknown format '\(format)' (table, json or junit)")
@@ -63,12 +76,24 @@ struct ConformCommand: ParsableCommand {
         let showProgress = progress
         let report: ConformanceReport
         do {
-            report = try Conformance.run(request, engines: EngineRegistry.select(engine) ?? []) { outcome in
+            let progress: @Sendable (CaseOutcome) -> Void = { outcome in
                 if showProgress {
                     FileHandle.standardError.write(Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
                 }
             }
+            switch isolation {
+            case .none:
+                report = try Conformance.runInProcess(request, engines: EngineRegistry.select(engine) ?? [],
+                                                      progress: progress)
+            case .process:
+                let launcher = worker.map { WorkerLauncher(executable: $0) }
+                    ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
+                report = try Conformance.run(request, launcher: launcher, engines: try workerEngines(launcher),
+                                             progress: progress)
+            }
         } catch let error as SpecError {
+            throw failure(error.description)
+        } catch let error as WorkerError {
             throw failure(error.description)
         }
         if report.caseIDs.isEmpty { throw failure("no case matches --filter '\(filter ?? "")'") }
@@ -82,6 +107,17 @@ struct ConformCommand: ParsableCommand {
             }
         }
         if !report.allMeetExpectations { throw ExitCode(1) }
+    }
+
+    /// The engines `--engine` selects: the built-in ones, or those the `--worker` executable lists.
+    private func workerEngines(_ launcher: WorkerLauncher) throws -> [String] {
+        guard worker != nil else { return EngineRegistry.select(engine)?.map(\.name) ?? [] }
+        let hosted = try IsolatedRunner.listEngines(launcher).map(\.name)
+        if engine == "all" { return hosted }
+        guard hosted.contains(engine) else {
+            throw WorkerError(description: "unknown engine '\(engine)': \(launcher.executable) hosts \(hosted.joined(separator: ", "))")
+        }
+        return [engine]
     }
 
     private func failure(_ message: String) -> ExitCode {

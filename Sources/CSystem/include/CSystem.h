@@ -43,6 +43,10 @@ uint64_t csystem_monotonic_ns(void);
 /// The calling thread's kernel id.
 int32_t csystem_gettid(void);
 
+/// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically (a pipe made by one thread must not leak into a process
+/// another thread spawns meanwhile). 0, or -1 with errno set.
+int csystem_pipe_cloexec(int fds[2]);
+
 #ifdef __cplusplus
 }
 #endif

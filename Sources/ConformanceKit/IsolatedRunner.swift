@@ -1,0 +1,271 @@
+// Runs cases in worker processes, one worker per engine at a time: an engine that crashes costs one case (CRASH, with
+// the signal and the last trace lines) and a case that hangs costs one case (TIMEOUT, its process killed, no thread
+// left behind); either way a fresh worker takes the next case. What `runloop conform` uses.
+//
+// Why one worker per engine and not one per case: starting a worker (exec, Foundation, loading the spec) costs about
+// 40 ms, so a process per case would add about 10 s to each engine's 227 cases; with one per engine the whole spec on
+// an engine takes as long as in-process plus a pipe round trip per case.
+
+import Foundation
+
+/// Runs cases on engines hosted by worker processes.
+public struct IsolatedRunner: Sendable {
+    public var launcher: WorkerLauncher
+    /// Seconds a case may take before it is reported TIMEOUT (a case's own `timeout` overrides it).
+    public var defaultTimeout: Double
+    /// How many times each case runs; the first repetition that does not meet the expectation is reported.
+    public var repetitions: Int
+    /// Called after each case, e.g. for progress output.
+    public var progress: (@Sendable (CaseOutcome) -> Void)?
+
+    public init(launcher: WorkerLauncher, defaultTimeout: Double = 5, repetitions: Int = 1,
+                progress: (@Sendable (CaseOutcome) -> Void)? = nil) {
+        self.launcher = launcher
+        self.defaultTimeout = defaultTimeout
+        self.repetitions = max(1, repetitions)
+        self.progress = progress
+    }
+
+    /// The engines the launcher's worker hosts. Throws ``WorkerError`` when it cannot be started or does not answer.
+    public static func listEngines(_ launcher: WorkerLauncher) throws -> [EngineDescription] {
+        let process = try WorkerProcess.spawn(launcher, arguments: .list)
+        let deadline = WorkerProcess.monotonicNanoseconds() + UInt64(WorkerSession.startupSeconds * 1e9)
+        switch process.next(deadline: deadline) {
+        case .message(let message):
+            if let engines = message.engines { return engines }
+            throw WorkerError(description: "\(launcher.executable) answered --list with something else: \(message)")
+        case .garbled(let line):
+            throw WorkerError(description: "\(launcher.executable) is not a conformance worker (it wrote '\(line)')")
+        case .closed:
+            let tail = process.stderrLines().suffix(5).joined(separator: "\n")
+            throw WorkerError(description: "\(launcher.executable) is not a conformance worker: it "
+                              + "\(process.termination(waitingUpTo: 2)) without listing its engines"
+                              + (tail.isEmpty ? "" : ":\n" + tail))
+        case .timedOut:
+            throw WorkerError(description: "\(launcher.executable) did not list its engines within "
+                              + "\(WorkerSession.startupSeconds) s")
+        }
+    }
+
+    /// Runs every case on every engine, engine by engine, in spec order. `specPath` is the file or directory the
+    /// cases were loaded from: each worker loads it too and runs cases by id.
+    public func run(cases: [SpecCase], specPath: String, engines: [String],
+                    expectations: [String: EngineExpectations]) -> ConformanceReport {
+        var outcomes: [CaseOutcome] = []
+        for engine in engines {
+            let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
+            for specCase in cases {
+                let entry = expectations[engine]?.entries[specCase.id]
+                let outcome = ConformanceRunner.repeating(repetitions) {
+                    var outcome = session.run(specCase, limit: specCase.timeout ?? defaultTimeout)
+                    outcome.expect(entry)
+                    return outcome
+                }
+                progress?(outcome)
+                outcomes.append(outcome)
+            }
+            session.close()
+        }
+        return ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: cases.map(\.id))
+    }
+}
+
+/// One engine's worker, started on first use and started again after a crash, a timeout or a garbled reply.
+///
+/// Thread safety: every member takes `lock`, so cases from several threads run one after the other.
+public final class WorkerSession: @unchecked Sendable {
+    /// How long a worker may take to start and load the spec.
+    static let startupSeconds = 30.0
+    /// After this many workers in a row fail to start, the remaining cases are ERROR at once.
+    static let startAttempts = 3
+    /// How many trace lines and stderr lines a CRASH report quotes.
+    static let quotedLines = 10
+
+    public let launcher: WorkerLauncher
+    public let specPath: String
+    public let engine: String
+
+    private let lock = NSLock()
+    /// Protected by `lock`.
+    private var process: WorkerProcess?
+    /// Workers that failed to start since the last one that did; protected by `lock`.
+    private var failedStarts = 0
+    private var lastStartFailure = ""
+
+    public init(launcher: WorkerLauncher, specPath: String, engine: String) {
+        self.launcher = launcher
+        self.specPath = specPath
+        self.engine = engine
+    }
+
+    deinit { close() }
+
+    /// Ends the worker, if one is running.
+    public func close() {
+        lock.withLock {
+            process?.finishInput()
+            _ = process?.termination(waitingUpTo: 2)
+            process = nil
+        }
+    }
+
+    /// Runs one case in the worker with a watchdog of `limit` seconds. The outcome's expectation is PASS; apply the
+    /// engine's entry with `expect`.
+    public func run(_ specCase: SpecCase, limit: Double) -> CaseOutcome {
+        lock.withLock {
+            var outcome = runLocked(specCase, limit: limit)
+            if let caseStarted {
+                outcome.seconds = Double(WorkerProcess.monotonicNanoseconds() - caseStarted) / 1e9
+            }
+            return outcome
+        }
+    }
+
+    /// When the running case's id was sent (worker start-up is not part of a case's time); protected by `lock`.
+    private var caseStarted: UInt64?
+
+    private func runLocked(_ specCase: SpecCase, limit: Double) -> CaseOutcome {
+        caseStarted = nil
+        var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine, status: .error,
+                                  expected: .pass, expectationReason: nil, detail: nil,
+                                  expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
+        let worker: WorkerProcess
+        switch startIfNeeded() {
+        case .success(let running): worker = running
+        case .failure(let error):
+            outcome.detail = error.description
+            return outcome
+        }
+        let started = WorkerProcess.monotonicNanoseconds()
+        caseStarted = started
+        let deadline = started + UInt64(min(limit, 1e6) * 1e9)
+        var trace: [String] = []
+        guard worker.send(line: specCase.id) else {
+            return ended(worker, &outcome, trace: trace)
+        }
+        while true {
+            switch worker.next(deadline: deadline) {
+            case .message(let message):
+                if let line = message.trace {
+                    trace.append(line)
+                } else if let done = message.done, done.id == specCase.id,
+                          let status = CaseStatus(rawValue: done.status) {
+                    outcome.status = status
+                    outcome.detail = done.detail
+                    outcome.actualTrace = done.trace
+                    return outcome
+                } else {
+                    process = nil
+                    worker.terminate()
+                    outcome.actualTrace = trace
+                    outcome.detail = "the worker sent an unexpected message (\(message)); it was ended"
+                    return outcome
+                }
+            case .garbled(let line):
+                process = nil
+                worker.terminate()
+                outcome.actualTrace = trace
+                outcome.detail = "the worker sent a line that is not a message: '\(line)'; it was ended"
+                return outcome
+            case .closed:
+                return ended(worker, &outcome, trace: trace)
+            case .timedOut:
+                process = nil
+                worker.terminate()
+                outcome.status = .timeout
+                outcome.actualTrace = trace
+                outcome.detail = "no result after \(limit) s; the worker process was killed; "
+                    + CaseAttempt.traceSoFar(trace)
+                return outcome
+            }
+        }
+    }
+
+    /// The outcome of a case whose worker died under it: CRASH, with how it ended, its last trace lines and stderr.
+    private func ended(_ worker: WorkerProcess, _ outcome: inout CaseOutcome, trace: [String]) -> CaseOutcome {
+        process = nil
+        let how = worker.termination(waitingUpTo: 2)
+        let stderr = CrashOutput.excerpt(worker.stderrLines(), lines: Self.quotedLines)
+        outcome.status = .crash
+        outcome.actualTrace = trace
+        outcome.detail = "the worker process \(how) during the case; "
+            + CaseAttempt.traceSoFar(trace, last: Self.quotedLines)
+            + (stderr.isEmpty ? "" : "\nwhat it wrote to stderr:\n" + stderr.map { "  " + $0 }.joined(separator: "\n"))
+        return outcome
+    }
+
+    /// The running worker, or a new one that has said it is ready.
+    private func startIfNeeded() -> Result<WorkerProcess, WorkerError> {
+        if let process { return .success(process) }
+        guard failedStarts < Self.startAttempts else {
+            return .failure(WorkerError(description: "no worker for engine '\(engine)' after \(failedStarts) failed "
+                                        + "starts; the last: \(lastStartFailure)"))
+        }
+        let result = start()
+        switch result {
+        case .success(let worker):
+            failedStarts = 0
+            process = worker
+        case .failure(let error):
+            failedStarts += 1
+            lastStartFailure = error.description
+        }
+        return result
+    }
+
+    private func start() -> Result<WorkerProcess, WorkerError> {
+        let worker: WorkerProcess
+        do {
+            worker = try WorkerProcess.spawn(launcher, arguments: .serve(specPath: specPath, engine: engine))
+        } catch let error as WorkerError {
+            return .failure(error)
+        } catch {
+            return .failure(WorkerError(description: "\(error)"))
+        }
+        let deadline = WorkerProcess.monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
+        switch worker.next(deadline: deadline) {
+        case .message(let message) where message.ready != nil:
+            return .success(worker)
+        case .message(let message):
+            worker.terminate()
+            return .failure(WorkerError(description: "the worker for '\(engine)' could not start: "
+                                        + (message.fatal ?? "\(message)")))
+        case .garbled(let line):
+            worker.terminate()
+            return .failure(WorkerError(description: "the worker for '\(engine)' wrote '\(line)' instead of ready"))
+        case .closed:
+            let how = worker.termination(waitingUpTo: 2)
+            let stderr = CrashOutput.excerpt(worker.stderrLines(), lines: Self.quotedLines).joined(separator: "\n")
+            return .failure(WorkerError(description: "the worker for '\(engine)' \(how) before it was ready"
+                                        + (stderr.isEmpty ? "" : ":\n" + stderr)))
+        case .timedOut:
+            worker.terminate()
+            return .failure(WorkerError(description: "the worker for '\(engine)' was not ready after "
+                                        + "\(Self.startupSeconds) s"))
+        }
+    }
+}
+
+/// The part of a crashed worker's standard error worth quoting.
+enum CrashOutput {
+    /// The lines that say what went wrong ("Fatal error: ...", the Swift backtracer's "Program crashed: ...", a
+    /// sanitizer's report line) and the top frames of the crashed thread's backtrace; when there are none, the last
+    /// `lines` lines.
+    static func excerpt(_ stderr: [String], lines: Int) -> [String] {
+        let headlines = stderr.filter { line in
+            ["Fatal error", "Program crashed", "Assertion failed", "Precondition failed", "ERROR: AddressSanitizer",
+             "terminate called"].contains { line.contains($0) }
+        }.prefix(3)
+        var frames: [String] = []
+        if let crashed = stderr.firstIndex(where: { $0.hasPrefix("Thread ") && $0.hasSuffix("crashed:") }) {
+            frames.append(stderr[crashed])
+            for line in stderr[(crashed + 1)...] {
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.first?.isNumber == true || trimmed == "...", frames.count <= lines else { break }
+                frames.append(line)
+            }
+        }
+        if headlines.isEmpty, frames.isEmpty { return Array(stderr.suffix(lines)) }
+        return headlines.map { $0.trimmingCharacters(in: .whitespaces) } + frames
+    }
+}

@@ -1,0 +1,110 @@
+// The worker side of process isolation: serves case ids from standard input, one at a time, with the engine it was
+// started for, and reports on file descriptor 3 (WorkerProtocol.swift). `runloop worker` and the tests' own worker
+// executable are thin `main`s around `WorkerService.main`.
+
+import EngineKit
+import Foundation
+
+/// A conformance worker's main loop.
+public enum WorkerService {
+    /// Serves until standard input ends and returns the process's exit status: 0, or 2 for bad arguments.
+    /// `engines` are the engines this executable hosts.
+    public static func main(arguments: [String], engines: [any RunLoopEngine]) -> Int32 {
+        let parsed: WorkerArguments
+        switch WorkerArguments.parse(arguments) {
+        case .success(let value): parsed = value
+        case .failure(let error):
+            FileHandle.standardError.write(Data("worker: \(error.message)\n".utf8))
+            return 2
+        }
+        // A runner that went away must not leave a worker behind (one stuck in a hanging case, say), and writing to
+        // its pipe must not kill the worker with SIGPIPE before that is noticed.
+        signal(SIGPIPE, SIG_IGN)
+        let writer = MessageWriter(descriptor: WorkerArguments.messageDescriptor)
+        switch parsed {
+        case .list:
+            writer.send(WorkerMessage(engines: engines.map(EngineDescription.init)))
+            return 0
+        case .serve(let specPath, let engineName):
+            guard let engine = engines.first(where: { $0.name == engineName }) else {
+                writer.send(WorkerMessage(fatal: "this worker has no engine '\(engineName)'"))
+                return 2
+            }
+            let cases: [String: SpecCase]
+            do {
+                let loaded = try SpecLoader.load(path: specPath).flatMap(\.cases)
+                cases = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            } catch {
+                writer.send(WorkerMessage(fatal: "\(error)"))
+                return 2
+            }
+            writer.send(WorkerMessage(ready: engine.name))
+            exitWhenTheRunnerIsGone()
+            serve(cases: cases, engine: engine, writer: writer)
+            return 0
+        }
+    }
+
+    /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this
+    /// process when a case overruns, so a hanging case costs a process, never a thread left behind in a later case.
+    private static func serve(cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter) {
+        while let id = readLine(strippingNewline: true) {
+            guard let specCase = cases[id] else {
+                writer.send(WorkerMessage(done: .init(id: id, status: CaseStatus.error.rawValue,
+                                                      detail: "the worker's spec has no case '\(id)'", trace: [],
+                                                      seconds: 0)))
+                continue
+            }
+            let outcome = CaseAttempt.run(specCase, on: engine, limit: nil) { line in
+                writer.send(WorkerMessage(trace: line))
+            }
+            writer.send(WorkerMessage(done: .init(id: id, status: outcome.status.rawValue, detail: outcome.detail,
+                                                  trace: outcome.actualTrace, seconds: outcome.seconds)))
+        }
+    }
+
+    /// Ends this process when the runner's end of standard input closes (the runner exited or was killed) while a
+    /// case is still running; between cases `readLine` sees the end of input and the worker returns normally.
+    private static func exitWhenTheRunnerIsGone() {
+        let watcher = Thread {
+            var entry = pollfd(fd: STDIN_FILENO, events: 0, revents: 0)  // POLLHUP and POLLERR are always reported
+            while true {
+                let ready = poll(&entry, 1, -1)
+                if ready > 0, entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { _exit(0) }
+                if ready < 0, errno != EINTR { return }
+            }
+        }
+        watcher.name = "worker: runner watch"
+        watcher.start()
+    }
+}
+
+/// Writes whole messages to one descriptor. Messages come from the case thread and its helper threads; `lock`
+/// keeps each one whole.
+final class MessageWriter: @unchecked Sendable {
+    private let descriptor: Int32
+    private let lock = NSLock()
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    func send(_ message: WorkerMessage) {
+        let data = message.encoded()
+        lock.withLock {
+            data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written > 0 {
+                        offset += written
+                    } else if written < 0, errno == EINTR {
+                        continue
+                    } else {
+                        _exit(0)  // the runner is gone (EPIPE): nobody is left to report to
+                    }
+                }
+            }
+        }
+    }
+}
