@@ -58,6 +58,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A conformance worker for the tests only: the built-in engines plus `faulty`, which crashes or hangs on
+        // chosen cases (process isolation's own test). ConformanceTests runs it; it is not part of `runloop`.
+        .executableTarget(
+            name: "ConformanceTestWorker",
+            dependencies: ["ConformanceKit", "CFEngine", "RefEngine", "EngineKit"],
+            path: "Tests/ConformanceTestWorker"
+        ),
         .testTarget(
             name: "ConformanceTests",
             dependencies: ["ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "EngineKit"]

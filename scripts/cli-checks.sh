@@ -42,6 +42,24 @@ printf 'spec_version: 1\ncases:\n  - id: self.wrong\n    rule: x\n    source: ob
 check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
     "$runloop" conform --engine cf --spec "$work/wrong.yaml" --expectations none
 
+# Process isolation, with the tests' worker: its `faulty` engine aborts, segfaults and hangs on three of the order
+# cases; each is one CRASH or TIMEOUT row and the other 20 cases still run and pass.
+test_worker="$(dirname "$runloop")/ConformanceTestWorker"
+check "a crashing engine costs one case each" 1 \
+    'faulty: 20 PASS, 0 FAIL, 1 TIMEOUT, 2 CRASH, 0 ERROR, 0 SKIP' -- \
+    env RUNLOOP_TEST_FAULTS='abort=order.entry-exit.finished,segv=order.pass.sleeping-pass,hang=order.entry-exit.timed-out' \
+    "$runloop" conform --worker "$test_worker" --engine faulty --filter 'order.*' --timeout 1 --expectations none
+check "the crash row names the signal" 1 'killed by SIGSEGV \(signal 11\) during the case' -- \
+    env RUNLOOP_TEST_FAULTS='segv=order.pass.sleeping-pass' \
+    "$runloop" conform --worker "$test_worker" --engine faulty --filter 'order.pass.*' --expectations none
+check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
+    "$runloop" conform --worker "$work/no-worker"
+check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
+check "--worker with --isolation none" 2 "needs --isolation process" -- \
+    "$runloop" conform --worker "$test_worker" --isolation none
+check "unknown engine of a worker" 2 "unknown engine 'nope': .* hosts cf, ref, faulty" -- \
+    "$runloop" conform --worker "$test_worker" --engine nope
+
 # runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
 {
     echo '# commit: cli-check'

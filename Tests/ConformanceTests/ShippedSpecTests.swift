@@ -1,4 +1,5 @@
-// The shipped spec, case by case, on every engine: each case must meet that engine's expectation.
+// The shipped spec, case by case, on every engine: each case must meet that engine's expectation. Cases run in
+// worker processes of the test worker, as `runloop conform` runs them, so an engine crash fails one case, not the suite.
 
 import CFEngine
 import ConformanceKit
@@ -21,13 +22,20 @@ enum ShippedSpec {
     /// Every case id, in spec order; a spec that does not load yields none.
     static let caseIDs: [String] = ((try? loaded.get()) ?? []).map(\.id)
 
-    static func check(_ id: String, on engine: any RunLoopEngine) throws {
+    /// One worker process per engine for all its cases, as `runloop conform` runs them.
+    static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: ["cf", "ref"].map {
+        ($0, WorkerSession(launcher: TestWorker.launcher(), specPath: request.specPath, engine: $0))
+    })
+
+    static func check(_ id: String, on engine: String) throws {
         let specCase = try #require(cases[id])
         let directory = try #require(request.expectationsPath)
-        let expectations = try EngineExpectations.load(directory: directory, engine: engine.name, knownIDs: Set(caseIDs))
-        let outcome = ConformanceRunner().run(specCase, on: engine, expected: expectations.entries[id])
+        let expectations = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: Set(caseIDs))
+        let session = try #require(sessions[engine])
+        var outcome = session.run(specCase, limit: specCase.timeout ?? request.timeout)
+        outcome.expected = expectations.entries[id]?.status ?? .pass
         #expect(outcome.meetsExpectation,
-                "\(id) on \(engine.name): \(outcome.status.rawValue), expected \(outcome.expected.rawValue)\n\(outcome.detail ?? "")")
+                "\(id) on \(engine): \(outcome.status.rawValue), expected \(outcome.expected.rawValue)\n\(outcome.detail ?? "")")
     }
 }
 
@@ -36,18 +44,18 @@ struct ShippedSpecTests {
     @Test func specLoadsWithEnoughCases() throws {
         let cases = try ShippedSpec.loaded.get()
         #expect(cases.count >= 120)
-        let engines: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine()]
-        _ = try Conformance.loadExpectations(ShippedSpec.request, engines: engines)
+        _ = try Conformance.loadExpectations(ShippedSpec.request, engines: [CoreFoundationEngine().name,
+                                                                            ReferenceEngine().name])
     }
 
     @Test("each case on cf", arguments: ShippedSpec.caseIDs)
     func onCoreFoundation(_ id: String) throws {
-        try ShippedSpec.check(id, on: CoreFoundationEngine())
+        try ShippedSpec.check(id, on: CoreFoundationEngine().name)
     }
 
     @Test("each case on ref", arguments: ShippedSpec.caseIDs)
     func onReference(_ id: String) throws {
-        try ShippedSpec.check(id, on: ReferenceEngine())
+        try ShippedSpec.check(id, on: ReferenceEngine().name)
     }
 
     @Test func referenceEngineHasNoExpectedFailures() throws {

@@ -1,0 +1,17 @@
+// Where the tests find their conformance worker: ConformanceTestWorker, built beside the test bundle.
+
+import ConformanceKit
+import Foundation
+
+enum TestWorker {
+    /// The ConformanceTestWorker executable in the build directory this test process runs from.
+    static let path: String = {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ConformanceTestWorker").path
+    }()
+
+    /// A launcher for it; `faults` sets the faulty engine's RUNLOOP_TEST_FAULTS.
+    static func launcher(faults: String = "") -> WorkerLauncher {
+        WorkerLauncher(executable: path, environment: ["RUNLOOP_TEST_FAULTS": faults])
+    }
+}
