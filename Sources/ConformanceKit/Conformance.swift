@@ -15,6 +15,9 @@ public struct ConformanceRequest: Sendable {
     public var timeout: Double
     /// How many times to run each case; a case meets its expectation only if every repetition does.
     public var repetitions: Int
+    /// Whether an expectation entry for a case the spec does not have is an error (expectations written for this
+    /// spec) or is left out (the shipped expectations applied to a user's own spec).
+    public var unknownExpectationIDs: EngineExpectations.UnknownIDs = .reject
 
     public init(specPath: String, expectationsPath: String?, filter: String? = nil, timeout: Double = 5,
                 repetitions: Int = 1) {
@@ -41,7 +44,8 @@ public enum Conformance {
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
         var result: [String: EngineExpectations] = [:]
         for engine in engines {
-            result[engine] = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: known)
+            result[engine] = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: known,
+                                                         unknownIDs: request.unknownExpectationIDs)
         }
         return result
     }

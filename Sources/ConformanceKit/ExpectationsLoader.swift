@@ -26,9 +26,18 @@ public struct EngineExpectations: Sendable {
         self.entries = entries
     }
 
+    /// What to do with an entry whose id names no case of the spec.
+    public enum UnknownIDs: Sendable {
+        /// Reject the file (the expectations were written for this spec, so the id is a typo or a stale entry).
+        case reject
+        /// Leave the entry out (the shipped expectations applied to a user's own spec, which may copy some cases).
+        case ignore
+    }
+
     /// Loads `<directory>/<engine>.yaml` if it exists; an engine without a file expects every case to pass.
-    /// Every id must name a known case.
-    public static func load(directory: String, engine: String, knownIDs: Set<String>) throws -> EngineExpectations {
+    /// Every id must name a known case, unless `unknownIDs` is `.ignore`.
+    public static func load(directory: String, engine: String, knownIDs: Set<String>,
+                            unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
         let path = (directory as NSString).appendingPathComponent("\(engine).yaml")
         guard FileManager.default.fileExists(atPath: path) else { return EngineExpectations(engine: engine) }
         let text: String
@@ -37,11 +46,12 @@ public struct EngineExpectations: Sendable {
         } catch {
             throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
         }
-        return try parse(text, file: path, engine: engine, knownIDs: knownIDs)
+        return try parse(text, file: path, engine: engine, knownIDs: knownIDs, unknownIDs: unknownIDs)
     }
 
     /// Parses an expectations file; `file` is used in messages.
-    public static func parse(_ text: String, file: String, engine: String, knownIDs: Set<String>) throws -> EngineExpectations {
+    public static func parse(_ text: String, file: String, engine: String, knownIDs: Set<String>,
+                             unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
         let root = try SpecLoader.composeYAML(text, file: file)
         var top = try root.fields()
         let versionValue = try top.required("spec_version")
@@ -56,7 +66,12 @@ public struct EngineExpectations: Sendable {
         for (id, value) in try top.required("expected").mapping() {
             var entryValue = value
             entryValue.caseID = id
-            guard knownIDs.contains(id) else { throw entryValue.error("no case has this id") }
+            guard knownIDs.contains(id) else {
+                if unknownIDs == .ignore { continue }
+                throw entryValue.error("no case of the spec has this id (an expectations file goes with its spec: for "
+                                       + "your own cases pass --expectations DIR with your own <engine>.yaml files, "
+                                       + "or --expectations none)")
+            }
             var fields = try entryValue.fields()
             let statusValue = try fields.required("status")
             let word = try statusValue.string()
