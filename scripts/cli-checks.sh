@@ -46,7 +46,7 @@ check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
 # cases of your spec, and the message says how to pass one or none.
 mkdir -p "$work/my-cases" "$work/my-expectations"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/my-cases/mine.yaml"
-check "--spec DIR alone" 0 '1 passed, 0 failed' -- "$runloop" conform --spec "$work/my-cases"
+check "--spec DIR alone" 0 '2 passed, 0 failed' -- "$runloop" conform --spec "$work/my-cases"
 printf 'spec_version: 1\nengine: cf\nexpected:\n  other.case: {status: FAIL, reason: r}\n' >"$work/my-expectations/cf.yaml"
 check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expectations none" -- \
     "$runloop" conform --spec "$work/my-cases" --expectations "$work/my-expectations"
