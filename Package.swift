@@ -31,6 +31,9 @@ let package = Package(
             dependencies: ["EngineKit", "CFPrivate"],
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
+        // Engines `cf:PATH`: any CoreFoundation implementation's shared library, loaded with dlopen at run time.
+        .target(name: "CFLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "LoadedCFEngine", dependencies: ["CFLoader", "EngineKit"]),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
         .target(name: "RefRunLoop", dependencies: ["CSystem"]),
         // The reference run loop's C header, for C and C++ callers (the benchmark shims); implemented in RefRunLoop.
@@ -54,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "runloop",
             dependencies: [
-                "ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "CompareKit",
+                "ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "LoadedCFEngine", "CompareKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,12 +65,12 @@ let package = Package(
         // chosen cases (process isolation's own test). ConformanceTests runs it; it is not part of `runloop`.
         .executableTarget(
             name: "ConformanceTestWorker",
-            dependencies: ["ConformanceKit", "CFEngine", "RefEngine", "EngineKit"],
+            dependencies: ["ConformanceKit", "CFEngine", "RefEngine", "LoadedCFEngine", "EngineKit"],
             path: "Tests/ConformanceTestWorker"
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "EngineKit"]
+            dependencies: ["ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "LoadedCFEngine", "CFLoader", "EngineKit"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["CompareKit"]),

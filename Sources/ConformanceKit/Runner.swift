@@ -75,7 +75,9 @@ enum CaseAttempt {
         let missing = specCase.features.filter { !engine.features.contains($0) }
         if !missing.isEmpty {
             outcome.status = .skip
-            outcome.detail = "engine lacks: \(missing.map(\.rawValue).joined(separator: ", "))"
+            outcome.detail = "engine lacks: " + missing.map { feature in
+                feature.rawValue + (engine.whyLacking(feature).map { " (\($0))" } ?? "")
+            }.joined(separator: ", ")
             return outcome
         }
 

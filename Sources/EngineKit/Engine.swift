@@ -13,6 +13,12 @@ public protocol RunLoopEngine: Sendable {
     var features: Set<EngineFeature> { get }
     /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case.
     func currentLoop() -> any EngineLoop
+    /// Why the engine lacks `feature` (the SKIP reason names it), or nil. Defaults to nil.
+    func whyLacking(_ feature: EngineFeature) -> String?
+}
+
+extension RunLoopEngine {
+    public func whyLacking(_ feature: EngineFeature) -> String? { nil }
 }
 
 /// An engine that wants to know which case is about to run: diagnostic engines, and the test-only engine that

@@ -1,0 +1,141 @@
+// One run loop of a loaded library behind the EngineLoop contract.
+
+import CFLoader
+import EngineKit
+
+/// The calling thread's loop of a loaded library (CFRunLoopGetCurrent: not owned, the thread keeps it). Immutable; the
+/// library's own lock protects the loop.
+final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
+    let library: LoadedLibrary
+    let loop: cfl_ref
+    private var fn: cfl_library { library.fn }
+
+    init(library: LoadedLibrary, loop: cfl_ref) {
+        self.library = library
+        self.loop = loop
+    }
+
+    var now: Double { fn.CFAbsoluteTimeGetCurrent() }
+
+    func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource {
+        LoadedSource(library: library, order: order, callbacks: callbacks)
+    }
+
+    func makeSource1(order: Int, fd: Int32, perform: @escaping @Sendable () -> Void) -> any EngineSource {
+        LoadedSource(library: library, order: order, fd: fd, perform: perform)
+    }
+
+    func makeTimer(fireDate: Double, interval: Double, order: Int,
+                   callout: @escaping @Sendable () -> Void) -> any EngineTimer {
+        LoadedTimer(library: library, fireDate: fireDate, interval: interval, order: order, callout: callout)
+    }
+
+    func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
+                      callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver {
+        LoadedObserver(library: library, activities: activities, repeats: repeats, order: order, callout: callout)
+    }
+
+    func add(_ item: EngineItem, mode: ModeName) {
+        library.withMode(mode) { name in
+            switch item {
+            case .source(let source): fn.CFRunLoopAddSource(loop, object(source), name)
+            case .timer(let timer): fn.CFRunLoopAddTimer(loop, object(timer), name)
+            case .observer(let observer): fn.CFRunLoopAddObserver(loop, object(observer), name)
+            }
+        }
+    }
+
+    func remove(_ item: EngineItem, mode: ModeName) {
+        library.withMode(mode) { name in
+            switch item {
+            case .source(let source): fn.CFRunLoopRemoveSource(loop, object(source), name)
+            case .timer(let timer): fn.CFRunLoopRemoveTimer(loop, object(timer), name)
+            case .observer(let observer): fn.CFRunLoopRemoveObserver(loop, object(observer), name)
+            }
+        }
+    }
+
+    func contains(_ item: EngineItem, mode: ModeName) -> Bool {
+        library.withMode(mode) { name in
+            switch item {
+            case .source(let source): return fn.CFRunLoopContainsSource(loop, object(source), name) != 0
+            case .timer(let timer): return fn.CFRunLoopContainsTimer(loop, object(timer), name) != 0
+            case .observer(let observer): return fn.CFRunLoopContainsObserver(loop, object(observer), name) != 0
+            }
+        }
+    }
+
+    func addCommonMode(_ name: String) {
+        library.withMode(.named(name)) { fn.CFRunLoopAddCommonMode(loop, $0) }
+    }
+
+    /// Only called when the engine has the blocks feature (CFRunLoopPerformBlock, CFArrayCreate and
+    /// kCFTypeArrayCallBacks present).
+    func performBlock(modes: BlockModes, _ block: @escaping @Sendable () -> Void) {
+        guard let perform = fn.CFRunLoopPerformBlock, let createArray = fn.CFArrayCreate else { return }
+        let modeArgument: cfl_ref
+        switch modes {
+        case .one(let mode):
+            let (string, owned) = library.modeString(mode)
+            if !owned { _ = fn.CFRetain(string) }  // released below like a created one
+            modeArgument = string
+        case .list(let list):
+            let strings = list.map(library.modeString)
+            var values: [UnsafeRawPointer?] = strings.map(\.ref)
+            let array = values.withUnsafeMutableBufferPointer {
+                createArray(nil, $0.baseAddress, $0.count, fn.typeArrayCallBacks)
+            }
+            guard let array else { fatalError("\(library.path): CFArrayCreate returned NULL") }
+            modeArgument = array
+            for (string, owned) in strings where owned { fn.CFRelease(string) }
+        }
+        // The library copies the block (Block_copy) before returning, as CFRunLoopPerformBlock's contract says.
+        let callable: @convention(block) () -> Void = { block() }
+        withExtendedLifetime(callable) {
+            perform(loop, modeArgument, unsafeBitCast(callable, to: UnsafeRawPointer.self))
+        }
+        fn.CFRelease(modeArgument)
+    }
+
+    func run(mode: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
+        let code = library.withMode(mode) { fn.CFRunLoopRunInMode($0, seconds, returnAfterSourceHandled ? 1 : 0) }
+        guard let result = RunResult(rawValue: Int(code)) else {
+            fatalError("\(library.path): CFRunLoopRunInMode returned \(code), which is not a CFRunLoopRunResult")
+        }
+        return result
+    }
+
+    func stop() { fn.CFRunLoopStop(loop) }
+
+    /// Only called when the engine has the stopMode feature.
+    func stopMode(_ name: String) {
+        library.withMode(.named(name)) { fn._CFRunLoopStopMode?(loop, $0) }
+    }
+
+    func wakeUp() { fn.CFRunLoopWakeUp(loop) }
+
+    var isWaiting: Bool { fn.CFRunLoopIsWaiting(loop) != 0 }
+
+    var currentMode: String? {
+        guard let mode = fn.CFRunLoopCopyCurrentMode(loop) else { return nil }
+        defer { fn.CFRelease(mode) }
+        return library.string(mode)
+    }
+
+    var allModes: [String] {
+        guard let array = fn.CFRunLoopCopyAllModes(loop) else { return [] }
+        defer { fn.CFRelease(array) }
+        return (0..<fn.CFArrayGetCount(array)).map { library.string(fn.CFArrayGetValueAtIndex(array, $0)) }
+    }
+
+    func nextTimerFireDate(mode: ModeName) -> Double {
+        library.withMode(mode) { fn.CFRunLoopGetNextTimerFireDate(loop, $0) }
+    }
+
+    private func object(_ item: AnyObject) -> cfl_ref {
+        guard let wrapped = item as? LoadedObject, wrapped.library === library else {
+            fatalError("an item of another engine was given to \(library.path)")
+        }
+        return wrapped.ref
+    }
+}
