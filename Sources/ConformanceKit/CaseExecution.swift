@@ -56,6 +56,11 @@ final class CaseExecution: @unchecked Sendable {
 
     private let helpers = DispatchGroup()
 
+    /// No case of the spec records more than a few hundred lines. An engine whose callouts fire in a loop (a timer in
+    /// a busy loop, a source that performs forever) would otherwise fill memory and the worker's pipe; past this the
+    /// trace is closed, the case is ERROR, and the loop is asked to stop.
+    static let maxTraceLines = 10_000
+
     init(engine: any RunLoopEngine, specCase: SpecCase, onTrace: (@Sendable (String) -> Void)? = nil) {
         self.engine = engine
         self.specCase = specCase
@@ -137,14 +142,23 @@ final class CaseExecution: @unchecked Sendable {
 
     /// Appends a trace line and runs the actions of every trigger that matches this occurrence, on this thread.
     private func record(_ line: String) {
+        var flooded = false
         let matched: [Trigger]? = lock.withLock {
             guard !state.closed else { return nil }
+            guard state.trace.count < Self.maxTraceLines else {
+                state.closed = true
+                state.runtimeError = state.runtimeError ?? "the case recorded \(Self.maxTraceLines) trace lines and was cut off there "
+                    + "(a callout made over and over?); last line: \(state.trace.last ?? "")"
+                flooded = true
+                return nil
+            }
             state.trace.append(line)
             onTrace?(line)
             let count = (state.counts[line] ?? 0) + 1
             state.counts[line] = count
             return (triggersByEvent[line] ?? []).filter { $0.fires(onOccurrence: count) }
         }
+        if flooded { loop?.stop() }
         guard let matched else { return }
         for trigger in matched {
             for action in trigger.actions { perform(action) }

@@ -7,7 +7,8 @@ import Foundation
 public struct ConformanceRequest: Sendable {
     /// A spec file or a directory of them.
     public var specPath: String
-    /// A directory of `<engine>.yaml` expectation files, or nil for none.
+    /// A directory of `<engine>.yaml` expectation files, or one such file (for the engine its `engine:` names), or
+    /// nil for none.
     public var expectationsPath: String?
     /// Only cases whose id matches this glob (fnmatch), or all when nil.
     public var filter: String?
@@ -42,6 +43,16 @@ public enum Conformance {
     public static func loadExpectations(_ request: ConformanceRequest, engines: [String]) throws -> [String: EngineExpectations] {
         guard let directory = request.expectationsPath else { return [:] }
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            let file = try EngineExpectations.load(file: directory, engine: nil, knownIDs: known,
+                                                   unknownIDs: request.unknownExpectationIDs)
+            guard engines.contains(file.engine) else {
+                throw SpecError(SpecLocation(file: directory, line: 0), "this file is for engine '\(file.engine)', which "
+                                + "is not selected (selected: \(engines.joined(separator: ", ")))")
+            }
+            return [file.engine: file]
+        }
         var result: [String: EngineExpectations] = [:]
         for engine in engines {
             result[engine] = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: known,
@@ -52,10 +63,10 @@ public enum Conformance {
 
     /// Loads, selects and runs each case in a worker process of `launcher` (one per engine at a time), so that an
     /// engine that crashes or hangs costs one case. Throws ``SpecError`` for a malformed spec or expectations file.
-    public static func run(_ request: ConformanceRequest, launcher: WorkerLauncher, engines: [String],
+    public static func run(_ request: ConformanceRequest, launcher: WorkerLauncher, engines: [EngineDescription],
                            progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
         let cases = try selectCases(request)
-        let expectations = try loadExpectations(request, engines: engines)
+        let expectations = try loadExpectations(request, engines: engines.map(\.name))
         let runner = IsolatedRunner(launcher: launcher, defaultTimeout: request.timeout,
                                     repetitions: request.repetitions, progress: progress)
         return runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)

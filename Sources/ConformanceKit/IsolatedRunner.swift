@@ -28,34 +28,49 @@ public struct IsolatedRunner: Sendable {
 
     /// The engines the launcher's worker hosts. Throws ``WorkerError`` when it cannot be started or does not answer.
     public static func listEngines(_ launcher: WorkerLauncher) throws -> [EngineDescription] {
-        let process = try WorkerProcess.spawn(launcher, arguments: .list)
+        try ask(launcher, .list)
+    }
+
+    /// The engine a worker makes of `selector` (`cf:PATH`), checked in a worker process so that a library that
+    /// crashes while loading cannot take the runner with it. Throws ``WorkerError`` with the worker's reason.
+    public static func describeEngine(_ launcher: WorkerLauncher, selector: String) throws -> EngineDescription {
+        guard let engine = try ask(launcher, .describe(selector: selector)).first else {
+            throw WorkerError(description: "\(launcher.executable) described no engine for '\(selector)'")
+        }
+        return engine
+    }
+
+    private static func ask(_ launcher: WorkerLauncher, _ question: WorkerArguments) throws -> [EngineDescription] {
+        let process = try WorkerProcess.spawn(launcher, arguments: question)
         let deadline = WorkerProcess.monotonicNanoseconds() + UInt64(WorkerSession.startupSeconds * 1e9)
         switch process.next(deadline: deadline) {
         case .message(let message):
             if let engines = message.engines { return engines }
-            throw WorkerError(description: "\(launcher.executable) answered --list with something else: \(message)")
+            if let fatal = message.fatal { throw WorkerError(description: fatal) }
+            throw WorkerError(description: "\(launcher.executable) answered \(question.arguments[0]) with something "
+                              + "else: \(message)")
         case .garbled(let line):
             throw WorkerError(description: "\(launcher.executable) is not a conformance worker (it wrote '\(line)')")
         case .closed:
             let tail = process.stderrLines().suffix(5).joined(separator: "\n")
             throw WorkerError(description: "\(launcher.executable) is not a conformance worker: it "
-                              + "\(process.termination(waitingUpTo: 2)) without listing its engines"
+                              + "\(process.termination(waitingUpTo: 2)) without describing its engines"
                               + (tail.isEmpty ? "" : ":\n" + tail))
         case .timedOut:
-            throw WorkerError(description: "\(launcher.executable) did not list its engines within "
+            throw WorkerError(description: "\(launcher.executable) did not describe its engines within "
                               + "\(WorkerSession.startupSeconds) s")
         }
     }
 
     /// Runs every case on every engine, engine by engine, in spec order. `specPath` is the file or directory the
     /// cases were loaded from: each worker loads it too and runs cases by id.
-    public func run(cases: [SpecCase], specPath: String, engines: [String],
+    public func run(cases: [SpecCase], specPath: String, engines: [EngineDescription],
                     expectations: [String: EngineExpectations]) -> ConformanceReport {
         var outcomes: [CaseOutcome] = []
         for engine in engines {
             let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
             for specCase in cases {
-                let entry = expectations[engine]?.entries[specCase.id]
+                let entry = expectations[engine.name]?.entries[specCase.id]
                 let outcome = ConformanceRunner.repeating(repetitions) {
                     var outcome = session.run(specCase, limit: specCase.timeout ?? defaultTimeout)
                     outcome.expect(entry)
@@ -66,7 +81,7 @@ public struct IsolatedRunner: Sendable {
             }
             session.close()
         }
-        return ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: cases.map(\.id))
+        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id))
     }
 }
 
@@ -83,7 +98,7 @@ public final class WorkerSession: @unchecked Sendable {
 
     public let launcher: WorkerLauncher
     public let specPath: String
-    public let engine: String
+    public let engine: EngineDescription
 
     private let lock = NSLock()
     /// Protected by `lock`.
@@ -92,7 +107,7 @@ public final class WorkerSession: @unchecked Sendable {
     private var failedStarts = 0
     private var lastStartFailure = ""
 
-    public init(launcher: WorkerLauncher, specPath: String, engine: String) {
+    public init(launcher: WorkerLauncher, specPath: String, engine: EngineDescription) {
         self.launcher = launcher
         self.specPath = specPath
         self.engine = engine
@@ -126,7 +141,7 @@ public final class WorkerSession: @unchecked Sendable {
 
     private func runLocked(_ specCase: SpecCase, limit: Double) -> CaseOutcome {
         caseStarted = nil
-        var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine, status: .error,
+        var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine.name, status: .error,
                                   expected: .pass, expectationReason: nil, detail: nil,
                                   expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
         let worker: WorkerProcess
@@ -198,7 +213,7 @@ public final class WorkerSession: @unchecked Sendable {
     private func startIfNeeded() -> Result<WorkerProcess, WorkerError> {
         if let process { return .success(process) }
         guard failedStarts < Self.startAttempts else {
-            return .failure(WorkerError(description: "no worker for engine '\(engine)' after \(failedStarts) failed "
+            return .failure(WorkerError(description: "no worker for engine '\(engine.name)' after \(failedStarts) failed "
                                         + "starts; the last: \(lastStartFailure)"))
         }
         let result = start()
@@ -216,7 +231,7 @@ public final class WorkerSession: @unchecked Sendable {
     private func start() -> Result<WorkerProcess, WorkerError> {
         let worker: WorkerProcess
         do {
-            worker = try WorkerProcess.spawn(launcher, arguments: .serve(specPath: specPath, engine: engine))
+            worker = try WorkerProcess.spawn(launcher, arguments: .serve(specPath: specPath, engine: engine.selector))
         } catch let error as WorkerError {
             return .failure(error)
         } catch {
@@ -228,19 +243,19 @@ public final class WorkerSession: @unchecked Sendable {
             return .success(worker)
         case .message(let message):
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine)' could not start: "
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' could not start: "
                                         + (message.fatal ?? "\(message)")))
         case .garbled(let line):
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine)' wrote '\(line)' instead of ready"))
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' wrote '\(line)' instead of ready"))
         case .closed:
             let how = worker.termination(waitingUpTo: 2)
             let stderr = CrashOutput.excerpt(worker.stderrLines(), lines: Self.quotedLines).joined(separator: "\n")
-            return .failure(WorkerError(description: "the worker for '\(engine)' \(how) before it was ready"
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' \(how) before it was ready"
                                         + (stderr.isEmpty ? "" : ":\n" + stderr)))
         case .timedOut:
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine)' was not ready after "
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' was not ready after "
                                         + "\(Self.startupSeconds) s"))
         }
     }

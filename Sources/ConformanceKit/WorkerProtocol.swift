@@ -8,24 +8,32 @@
 import EngineKit
 import Foundation
 
-/// An engine a worker hosts: its name and its features.
+/// An engine a worker hosts: the `--engine` value that selects it, its name in reports, and its features.
 public struct EngineDescription: Codable, Sendable, Equatable {
+    /// What the worker's `--engine` takes: the name, or for a loaded engine `cf:PATH`.
+    public var selector: String
     public var name: String
     public var features: [String]
 
-    public init(name: String, features: [String]) {
+    public init(selector: String, name: String, features: [String]) {
+        self.selector = selector
         self.name = name
         self.features = features
     }
 
-    init(_ engine: any RunLoopEngine) {
-        self.init(name: engine.name, features: EngineFeature.allCases.filter(engine.features.contains).map(\.rawValue))
+    /// The description of an engine object (its selector is its name unless given).
+    public init(_ engine: any RunLoopEngine, selector: String? = nil) {
+        self.init(selector: selector ?? engine.name, name: engine.name,
+                  features: EngineFeature.allCases.filter(engine.features.contains).map(\.rawValue))
     }
 }
 
+/// Makes an engine a worker does not host by name (`cf:PATH`): nil when `selector` is not of its family.
+public typealias EngineLoader = @Sendable (_ selector: String) -> Result<any RunLoopEngine, any Error>?
+
 /// One line a worker writes. Exactly one member is set.
 struct WorkerMessage: Codable, Sendable {
-    /// The answer to `--list`.
+    /// The answer to `--list` and `--describe`.
     var engines: [EngineDescription]?
     /// The worker has loaded the spec and is waiting for case ids; the engine's name.
     var ready: String?
@@ -54,9 +62,10 @@ struct WorkerMessage: Codable, Sendable {
     }
 }
 
-/// The worker's command line: `--list`, or `--spec PATH --engine NAME`.
+/// The worker's command line: `--list`, `--describe SELECTOR`, or `--spec PATH --engine SELECTOR`.
 enum WorkerArguments: Equatable {
     case list
+    case describe(selector: String)
     case serve(specPath: String, engine: String)
 
     /// The file descriptor a worker writes its messages to.
@@ -65,6 +74,7 @@ enum WorkerArguments: Equatable {
     var arguments: [String] {
         switch self {
         case .list: return ["--list"]
+        case .describe(let selector): return ["--describe", selector]
         case .serve(let specPath, let engine): return ["--spec", specPath, "--engine", engine]
         }
     }
@@ -72,6 +82,7 @@ enum WorkerArguments: Equatable {
     /// Parses a worker's arguments; the error says what is wrong.
     static func parse(_ arguments: [String]) -> Result<WorkerArguments, WorkerUsageError> {
         if arguments == ["--list"] { return .success(.list) }
+        if arguments.count == 2, arguments[0] == "--describe" { return .success(.describe(selector: arguments[1])) }
         var specPath: String?
         var engine: String?
         var rest = arguments[...]
@@ -82,7 +93,7 @@ enum WorkerArguments: Equatable {
             if flag == "--spec" { specPath = value } else { engine = value }
         }
         guard let specPath, let engine else {
-            return .failure(WorkerUsageError(message: "needs --list, or --spec PATH and --engine NAME"))
+            return .failure(WorkerUsageError(message: "needs --list, --describe SELECTOR, or --spec PATH and --engine SELECTOR"))
         }
         return .success(.serve(specPath: specPath, engine: engine))
     }

@@ -8,8 +8,8 @@ import Foundation
 /// A conformance worker's main loop.
 public enum WorkerService {
     /// Serves until standard input ends and returns the process's exit status: 0, or 2 for bad arguments.
-    /// `engines` are the engines this executable hosts.
-    public static func main(arguments: [String], engines: [any RunLoopEngine]) -> Int32 {
+    /// `engines` are the engines this executable hosts by name; `loader` makes others (`cf:PATH`) on request.
+    public static func main(arguments: [String], engines: [any RunLoopEngine], loader: EngineLoader? = nil) -> Int32 {
         let parsed: WorkerArguments
         switch WorkerArguments.parse(arguments) {
         case .success(let value): parsed = value
@@ -23,11 +23,23 @@ public enum WorkerService {
         let writer = MessageWriter(descriptor: WorkerArguments.messageDescriptor)
         switch parsed {
         case .list:
-            writer.send(WorkerMessage(engines: engines.map(EngineDescription.init)))
+            writer.send(WorkerMessage(engines: engines.map { EngineDescription($0) }))
             return 0
-        case .serve(let specPath, let engineName):
-            guard let engine = engines.first(where: { $0.name == engineName }) else {
-                writer.send(WorkerMessage(fatal: "this worker has no engine '\(engineName)'"))
+        case .describe(let selector):
+            switch resolve(selector, engines: engines, loader: loader) {
+            case .success(let engine):
+                writer.send(WorkerMessage(engines: [EngineDescription(engine, selector: selector)]))
+                return 0
+            case .failure(let error):
+                writer.send(WorkerMessage(fatal: error.description))
+                return 2
+            }
+        case .serve(let specPath, let selector):
+            let engine: any RunLoopEngine
+            switch resolve(selector, engines: engines, loader: loader) {
+            case .success(let resolved): engine = resolved
+            case .failure(let error):
+                writer.send(WorkerMessage(fatal: error.description))
                 return 2
             }
             let cases: [String: SpecCase]
@@ -43,6 +55,15 @@ public enum WorkerService {
             serve(cases: cases, engine: engine, writer: writer)
             return 0
         }
+    }
+
+    /// The hosted engine named `selector`, or the one `loader` makes of it.
+    private static func resolve(_ selector: String, engines: [any RunLoopEngine],
+                                loader: EngineLoader?) -> Result<any RunLoopEngine, WorkerError> {
+        if let engine = engines.first(where: { $0.name == selector }) { return .success(engine) }
+        if let loaded = loader?(selector) { return loaded.mapError { WorkerError(description: "\($0)") } }
+        return .failure(WorkerError(description: "this worker has no engine '\(selector)' (it hosts "
+                                    + engines.map(\.name).joined(separator: ", ") + ")"))
     }
 
     /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this

@@ -12,7 +12,7 @@ struct ConformCommand: ParsableCommand {
         discussion: "Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a malformed spec or bad arguments."
     )
 
-    @Option(name: .long, help: "Engine to run: \(EngineRegistry.names.joined(separator: ", ")), or all.")
+    @Option(name: .long, help: "Engines to run, comma-separated: \(EngineRegistry.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time.")
     var engine: String = "all"
 
     @Option(name: .long, help: "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run).")
@@ -53,9 +53,6 @@ struct ConformCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if worker == nil, EngineRegistry.select(engine) == nil {
-            throw ValidationError("unknown engine '\(engine)' (known: \(EngineRegistry.names.joined(separator: ", ")), all)")
-        }
         if worker != nil, isolation == .none {
             throw ValidationError("--worker needs --isolation process (its engines live in the worker)")
         }
@@ -77,7 +74,12 @@ struct ConformCommand: ParsableCommand {
         if spec != nil, expectations == nil { request.unknownExpectationIDs = .ignore }
         let showProgress = progress
         let report: ConformanceReport
+        let launcher = worker.map { WorkerLauncher(executable: $0) }
+            ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
         do {
+            let hosted = worker == nil ? EngineRegistry.all.map { EngineDescription($0) }
+                : try IsolatedRunner.listEngines(launcher)
+            let engines = try EngineSelection.resolve(engine, hosted: hosted, launcher: launcher)
             let progress: @Sendable (CaseOutcome) -> Void = { outcome in
                 if showProgress {
                     FileHandle.standardError.write(Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
@@ -85,13 +87,10 @@ struct ConformCommand: ParsableCommand {
             }
             switch isolation {
             case .none:
-                report = try Conformance.runInProcess(request, engines: EngineRegistry.select(engine) ?? [],
+                report = try Conformance.runInProcess(request, engines: try engines.map(EngineRegistry.make),
                                                       progress: progress)
             case .process:
-                let launcher = worker.map { WorkerLauncher(executable: $0) }
-                    ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
-                report = try Conformance.run(request, launcher: launcher, engines: try workerEngines(launcher),
-                                             progress: progress)
+                report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
             }
         } catch let error as SpecError {
             throw failure(error.description)
@@ -109,17 +108,6 @@ struct ConformCommand: ParsableCommand {
             }
         }
         if !report.allMeetExpectations { throw ExitCode(1) }
-    }
-
-    /// The engines `--engine` selects: the built-in ones, or those the `--worker` executable lists.
-    private func workerEngines(_ launcher: WorkerLauncher) throws -> [String] {
-        guard worker != nil else { return EngineRegistry.select(engine)?.map(\.name) ?? [] }
-        let hosted = try IsolatedRunner.listEngines(launcher).map(\.name)
-        if engine == "all" { return hosted }
-        guard hosted.contains(engine) else {
-            throw WorkerError(description: "unknown engine '\(engine)': \(launcher.executable) hosts \(hosted.joined(separator: ", "))")
-        }
-        return [engine]
     }
 
     private func failure(_ message: String) -> ExitCode {

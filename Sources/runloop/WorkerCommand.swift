@@ -16,7 +16,8 @@ struct WorkerCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let status = WorkerService.main(arguments: arguments, engines: EngineRegistry.all)
+        let status = WorkerService.main(arguments: arguments, engines: EngineRegistry.all,
+                                        loader: EngineRegistry.loader)
         if status != 0 { throw ExitCode(status) }
     }
 }
