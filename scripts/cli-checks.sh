@@ -66,8 +66,20 @@ check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
 check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
 check "--worker with --isolation none" 2 "needs --isolation process" -- \
     "$runloop" conform --worker "$test_worker" --isolation none
-check "unknown engine of a worker" 2 "unknown engine 'nope': .* hosts cf, ref, faulty" -- \
+check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, all, cf:PATH\)" -- \
     "$runloop" conform --worker "$test_worker" --engine nope
+
+# A CoreFoundation library loaded at run time (cf:PATH): the toolchain's own, with cf's expected failures in a file
+# of its own; and the three kinds of wrong library.
+foundation="$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
+sed 's/^engine: cf$/engine: cf:Foundation/' "$(dirname "$0")/../Sources/ConformanceSpec/expectations/cf.yaml" \
+    >"$work/cf-foundation.yaml"
+check "cf:libFoundation.so with its expectations file" 0 'cf:Foundation: [0-9]+ PASS, 3 FAIL.*all as expected' -- \
+    "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*'
+check "cf:PATH that does not exist" 2 "cannot load $work/libNope.so" -- "$runloop" conform --engine "cf:$work/libNope.so"
+check "cf:PATH that is not a shared library" 2 "bad.yaml: invalid ELF header" -- "$runloop" conform --engine "cf:$work/bad.yaml"
+check "cf:PATH without the run-loop API" 2 "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent, " -- \
+    "$runloop" conform --engine cf:libc.so.6
 
 # runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
 {

@@ -1,4 +1,4 @@
-// A conformance worker for the suite's own tests: the built-in engines plus `faulty`, an engine that crashes or hangs
+// A conformance worker for the suite's own tests: the built-in engines (and `cf:PATH`) plus `faulty`, an engine that crashes or hangs
 // on chosen cases, to prove that the runner reports CRASH and TIMEOUT and goes on. Built with the package (SwiftPM
 // builds every executable target) but never part of `runloop`.
 
@@ -6,7 +6,9 @@ import CFEngine
 import ConformanceKit
 import EngineKit
 import Foundation
+import LoadedCFEngine
 import RefEngine
 
 let engines: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine(), FaultyEngine()]
-exit(WorkerService.main(arguments: Array(CommandLine.arguments.dropFirst()), engines: engines))
+exit(WorkerService.main(arguments: Array(CommandLine.arguments.dropFirst()), engines: engines,
+                        loader: LoadedCFEngine.loadEngine))

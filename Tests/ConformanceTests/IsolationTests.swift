@@ -31,7 +31,8 @@ struct IsolationTests {
                     expectations: [String: EngineExpectations] = [:]) throws -> ConformanceReport {
         let cases = try SpecLoader.load(path: spec).flatMap(\.cases)
         let runner = IsolatedRunner(launcher: TestWorker.launcher(faults: faults), defaultTimeout: timeout)
-        return runner.run(cases: cases, specPath: spec, engines: ["faulty"], expectations: expectations)
+        return runner.run(cases: cases, specPath: spec, engines: [TestWorker.engine("faulty")],
+                          expectations: expectations)
     }
 
     @Test func theWorkerListsItsEngines() throws {
@@ -103,7 +104,7 @@ struct IsolationTests {
         let cases = try SpecLoader.load(path: Self.spec).flatMap(\.cases)
         let runner = IsolatedRunner(launcher: TestWorker.launcher(), defaultTimeout: 5)
         // Each case tries a new worker until three in a row have failed; after that cases are ERROR at once.
-        let report = runner.run(cases: cases + cases, specPath: Self.spec, engines: ["no-such-engine"],
+        let report = runner.run(cases: cases + cases, specPath: Self.spec, engines: [TestWorker.engine("no-such-engine")],
                                 expectations: [:])
         #expect(report.outcomes.map(\.status) == Array(repeating: .error, count: 6))
         #expect(report.outcomes[2].detail?.contains("this worker has no engine 'no-such-engine'") == true)

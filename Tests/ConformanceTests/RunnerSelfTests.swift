@@ -61,6 +61,26 @@ struct RunnerSelfTests {
         #expect(!report.allMeetExpectations)
     }
 
+    @Test func aCalloutMadeForeverIsCutOffAsAnError() throws {
+        // A source that signals itself from its own perform: the run never ends by itself and the trace grows
+        // without bound, as with an engine whose timer fires in a busy loop.
+        let forever = """
+              - id: self.forever
+                rule: A source signalled from its own perform is performed again in every pass.
+                source: observed
+                items: {s: source0}
+                steps: [{add: s}, {signal: s}, {run: {seconds: .inf}}]
+                on:
+                  - {when: perform s, every: true, do: [{signal: s}]}
+                expect: [run default, perform s, return stopped]
+
+            """
+        let outcome = ConformanceRunner().run(try Self.cases(forever)[0], on: CoreFoundationEngine())
+        #expect(outcome.status == .error)
+        #expect(outcome.detail?.contains("recorded \(CaseExecution.maxTraceLines) trace lines") == true)
+        #expect(outcome.actualTrace.count == CaseExecution.maxTraceLines)
+    }
+
     @Test func missingFeatureSkips() throws {
         let needsSource1 = """
               - id: self.needs-source1

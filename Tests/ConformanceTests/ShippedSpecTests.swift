@@ -24,7 +24,7 @@ enum ShippedSpec {
 
     /// One worker process per engine for all its cases, as `runloop conform` runs them.
     static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: ["cf", "ref"].map {
-        ($0, WorkerSession(launcher: TestWorker.launcher(), specPath: request.specPath, engine: $0))
+        ($0, WorkerSession(launcher: TestWorker.launcher(), specPath: request.specPath, engine: TestWorker.engine($0)))
     })
 
     static func check(_ id: String, on engine: String) throws {

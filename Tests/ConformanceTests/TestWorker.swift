@@ -10,6 +10,11 @@ enum TestWorker {
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ConformanceTestWorker").path
     }()
 
+    /// A hosted engine of the test worker, by name.
+    static func engine(_ name: String) -> EngineDescription {
+        EngineDescription(selector: name, name: name, features: [])
+    }
+
     /// A launcher for it; `faults` sets the faulty engine's RUNLOOP_TEST_FAULTS.
     static func launcher(faults: String = "") -> WorkerLauncher {
         WorkerLauncher(executable: path, environment: ["RUNLOOP_TEST_FAULTS": faults])

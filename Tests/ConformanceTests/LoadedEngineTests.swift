@@ -1,0 +1,91 @@
+// The `cf:PATH` engine family checks itself against the built-in `cf`: the toolchain's own libFoundation.so, loaded
+// at run time, must give the same status and the same trace as `cf` on every case of the shipped spec. Plus what a
+// library without an optional function turns into (SKIP naming the symbol).
+
+import CFEngine
+import CFLoader
+@testable import ConformanceKit
+import EngineKit
+import Foundation
+@testable import LoadedCFEngine
+import Testing
+
+enum ToolchainFoundation {
+    /// The libFoundation.so this test process runs with (the toolchain's), from /proc/self/maps.
+    static let path: String? = {
+        // Read to the end: procfs files report a size of 0, so a read sized by stat would see nothing.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps") else { return nil }
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        return maps.split(separator: "\n").lazy.compactMap { line -> String? in
+            guard line.hasSuffix("/libFoundation.so"), let slash = line.firstIndex(of: "/") else { return nil }
+            return String(line[slash...])
+        }.first
+    }()
+
+    static let loaded = WorkerSession(launcher: TestWorker.launcher(), specPath: ShippedSpec.request.specPath,
+                                      engine: EngineDescription(selector: "cf:" + (path ?? "missing"),
+                                                                name: "cf:Foundation", features: []))
+}
+
+@Suite("Loaded CoreFoundation", .serialized)
+struct LoadedEngineTests {
+    @Test func theToolchainsFoundationIsFound() throws {
+        let path = try #require(ToolchainFoundation.path)
+        let description = try IsolatedRunner.describeEngine(TestWorker.launcher(), selector: "cf:" + path)
+        #expect(description.name == "cf:Foundation")
+        #expect(Set(description.features) == Set(CoreFoundationEngine().features.map(\.rawValue)))
+    }
+
+    @Test("each case through cf:libFoundation.so as on cf", arguments: ShippedSpec.caseIDs)
+    func sameAsBuiltIn(_ id: String) throws {
+        let specCase = try #require(ShippedSpec.cases[id])
+        let limit = specCase.timeout ?? ShippedSpec.request.timeout
+        let builtIn = try #require(ShippedSpec.sessions["cf"]).run(specCase, limit: limit)
+        let loaded = ToolchainFoundation.loaded.run(specCase, limit: limit)
+        #expect(loaded.status == builtIn.status, "\(id): cf:Foundation \(loaded.status), cf \(builtIn.status)\n\(loaded.detail ?? "")")
+        #expect(loaded.actualTrace == builtIn.actualTrace, "\(id)")
+    }
+
+    @Test func aMissingOptionalFunctionSkipsWithItsName() throws {
+        let path = try #require(ToolchainFoundation.path)
+        let library = try LoadedLibrary.open(path).get()
+        // The same library with CFRunLoopPerformBlock taken out of a copy of its table.
+        let table = UnsafeMutablePointer<cfl_library>.allocate(capacity: 1)
+        table.initialize(to: library.table.pointee)
+        table.pointee.CFRunLoopPerformBlock = nil
+        let engine = LoadedCFEngine(library: LoadedLibrary(table: table))
+        #expect(!engine.features.contains(.blocks))
+        #expect(engine.whyLacking(.blocks) == "\(path) has no CFRunLoopPerformBlock")
+        let needsBlocks = try SpecLoader.parse("""
+            spec_version: 1
+            cases:
+              - id: self.block
+                rule: A block performs in the next pass.
+                source: observed
+                features: [blocks]
+                items: {b: block}
+                steps: [{perform: [b, default]}, run]
+                expect: [run default, block b, return finished]
+            """, file: "self.yaml").cases[0]
+        let outcome = ConformanceRunner().run(needsBlocks, on: engine)
+        #expect(outcome.status == .skip)
+        #expect(outcome.detail == "engine lacks: blocks (\(path) has no CFRunLoopPerformBlock)")
+    }
+
+    @Test func wrongLibrariesAreClearErrors() {
+        #expect(LoadedCFEngine.load(selector: "ref") == nil)
+        let text = NSTemporaryDirectory() + "runloop-not-a-library-\(getpid()).so"
+        try? String(repeating: "this is not a shared library\n", count: 200).write(toFile: text, atomically: true,
+                                                                                    encoding: .utf8)
+        defer { unlink(text) }
+        for (path, message) in [("/nonexistent/libCF.so", "cannot load /nonexistent/libCF.so"),
+                                (text, "\(text): invalid ELF header"),
+                                ("libc.so.6", "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent")] {
+            guard case .failure(let error)? = LoadedCFEngine.load(selector: "cf:" + path) else {
+                Issue.record("\(path) loaded")
+                continue
+            }
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+}
