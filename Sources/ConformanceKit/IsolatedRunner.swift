@@ -52,10 +52,14 @@ public struct IsolatedRunner: Sendable {
         case .garbled(let line):
             throw WorkerError(description: "\(launcher.executable) is not a conformance worker (it wrote '\(line)')")
         case .closed:
-            let tail = process.stderrLines().suffix(5).joined(separator: "\n")
-            throw WorkerError(description: "\(launcher.executable) is not a conformance worker: it "
-                              + "\(process.termination(waitingUpTo: 2)) without describing its engines"
-                              + (tail.isEmpty ? "" : ":\n" + tail))
+            let how = process.termination(waitingUpTo: 2)
+            let stderr = CrashOutput.excerpt(process.stderrLines(), lines: 5).joined(separator: "\n")
+            let said = stderr.isEmpty ? "" : ":\n" + stderr
+            if case .describe(let selector) = question {
+                throw WorkerError(description: "the worker \(how) while loading '\(selector)'" + said)
+            }
+            throw WorkerError(description: "\(launcher.executable) is not a conformance worker: it \(how) without "
+                              + "describing its engines" + said)
         case .timedOut:
             throw WorkerError(description: "\(launcher.executable) did not describe its engines within "
                               + "\(WorkerSession.startupSeconds) s")
