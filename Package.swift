@@ -70,7 +70,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "LoadedCFEngine", "CFLoader", "EngineKit"]
+            dependencies: ["ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "LoadedCFEngine", "CFLoader",
+                           "EngineKit"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["CompareKit"]),

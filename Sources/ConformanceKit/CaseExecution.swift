@@ -147,8 +147,9 @@ final class CaseExecution: @unchecked Sendable {
             guard !state.closed else { return nil }
             guard state.trace.count < Self.maxTraceLines else {
                 state.closed = true
-                state.runtimeError = state.runtimeError ?? "the case recorded \(Self.maxTraceLines) trace lines and was cut off there "
-                    + "(a callout made over and over?); last line: \(state.trace.last ?? "")"
+                state.runtimeError = state.runtimeError
+                    ?? "the case recorded \(Self.maxTraceLines) trace lines and was cut off there (a callout made over "
+                    + "and over?); last line: \(state.trace.last ?? "")"
                 flooded = true
                 return nil
             }

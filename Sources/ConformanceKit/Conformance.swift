@@ -40,7 +40,8 @@ public enum Conformance {
     }
 
     /// Loads each engine's expectations, checked against every case id of the spec.
-    public static func loadExpectations(_ request: ConformanceRequest, engines: [String]) throws -> [String: EngineExpectations] {
+    public static func loadExpectations(_ request: ConformanceRequest,
+                                        engines: [String]) throws -> [String: EngineExpectations] {
         guard let directory = request.expectationsPath else { return [:] }
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
         var isDirectory: ObjCBool = false
@@ -48,8 +49,8 @@ public enum Conformance {
             let file = try EngineExpectations.load(file: directory, engine: nil, knownIDs: known,
                                                    unknownIDs: request.unknownExpectationIDs)
             guard engines.contains(file.engine) else {
-                throw SpecError(SpecLocation(file: directory, line: 0), "this file is for engine '\(file.engine)', which "
-                                + "is not selected (selected: \(engines.joined(separator: ", ")))")
+                throw SpecError(SpecLocation(file: directory, line: 0), "this file is for engine '\(file.engine)', "
+                                + "which is not selected (selected: \(engines.joined(separator: ", ")))")
             }
             return [file.engine: file]
         }
@@ -78,7 +79,8 @@ public enum Conformance {
                                     progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines.map(\.name))
-        let runner = ConformanceRunner(defaultTimeout: request.timeout, repetitions: request.repetitions, progress: progress)
+        let runner = ConformanceRunner(defaultTimeout: request.timeout, repetitions: request.repetitions,
+                                       progress: progress)
         return runner.run(cases: cases, engines: engines, expectations: expectations)
     }
 }

@@ -217,8 +217,8 @@ public final class WorkerSession: @unchecked Sendable {
     private func startIfNeeded() -> Result<WorkerProcess, WorkerError> {
         if let process { return .success(process) }
         guard failedStarts < Self.startAttempts else {
-            return .failure(WorkerError(description: "no worker for engine '\(engine.name)' after \(failedStarts) failed "
-                                        + "starts; the last: \(lastStartFailure)"))
+            return .failure(WorkerError(description: "no worker for engine '\(engine.name)' after \(failedStarts) "
+                                        + "failed starts; the last: \(lastStartFailure)"))
         }
         let result = start()
         switch result {
@@ -251,7 +251,8 @@ public final class WorkerSession: @unchecked Sendable {
                                         + (message.fatal ?? "\(message)")))
         case .garbled(let line):
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine.name)' wrote '\(line)' instead of ready"))
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' wrote '\(line)' instead of "
+                                        + "ready"))
         case .closed:
             let how = worker.termination(waitingUpTo: 2)
             let stderr = CrashOutput.excerpt(worker.stderrLines(), lines: Self.quotedLines).joined(separator: "\n")
