@@ -123,21 +123,7 @@ final class WorkerProcess {
     /// Writes one line to the worker's standard input. False if the worker is gone.
     func send(line: String) -> Bool {
         guard inputOpen else { return false }
-        let data = Data((line + "\n").utf8)
-        return data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(input, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return false
-                }
-            }
-            return true
-        }
+        return writeFully(input, Data((line + "\n").utf8))
     }
 
     /// The next message, waiting no later than `deadline` (CLOCK_MONOTONIC nanoseconds).

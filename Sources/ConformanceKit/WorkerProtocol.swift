@@ -99,6 +99,25 @@ enum WorkerArguments: Equatable {
     }
 }
 
+/// Writes all of `data` to `descriptor`, retrying after signals. False when the other end is gone (EPIPE) or the write
+/// fails otherwise. Both sides of the protocol write with it.
+func writeFully(_ descriptor: Int32, _ data: Data) -> Bool {
+    data.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+}
+
 struct WorkerUsageError: Error {
     var message: String
 }

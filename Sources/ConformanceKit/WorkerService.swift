@@ -113,19 +113,8 @@ final class MessageWriter: @unchecked Sendable {
     func send(_ message: WorkerMessage) {
         let data = message.encoded()
         lock.withLock {
-            data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written > 0 {
-                        offset += written
-                    } else if written < 0, errno == EINTR {
-                        continue
-                    } else {
-                        _exit(0)  // the runner is gone (EPIPE): nobody is left to report to
-                    }
-                }
-            }
+            // The runner is gone (EPIPE): nobody is left to report to.
+            if !writeFully(descriptor, data) { _exit(0) }
         }
     }
 }
