@@ -52,22 +52,24 @@ final class WorkerProcess {
     let pid: pid_t
     private let input: Int32
     private let messages: Int32
-    private let stderrPath: String
+    /// The worker's standard output and error: a file with no name left (unlinked once the worker had it), so that
+    /// nothing stays behind in the temporary directory whatever happens to either process.
+    private let stderrDescriptor: Int32
     private var buffer = Data()
     private var reaped: Int32?
 
-    private init(pid: pid_t, input: Int32, messages: Int32, stderrPath: String) {
+    private init(pid: pid_t, input: Int32, messages: Int32, stderrDescriptor: Int32) {
         self.pid = pid
         self.input = input
         self.messages = messages
-        self.stderrPath = stderrPath
+        self.stderrDescriptor = stderrDescriptor
     }
 
     deinit {
         terminate()
         finishInput()
         close(messages)
-        unlink(stderrPath)
+        close(stderrDescriptor)
     }
 
     // MARK: Starting
@@ -85,20 +87,35 @@ final class WorkerProcess {
             return value
         }
         let stderrPath = NSTemporaryDirectory() + "runloop-worker-\(getpid())-\(number).stderr"
+        let stderrDescriptor = open(stderrPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard stderrDescriptor >= 0 else {
+            throw WorkerError(description: "cannot create \(stderrPath): \(String(cString: strerror(errno)))")
+        }
+        // The worker gets the file as its descriptor 2 during the spawn; after that the name is not needed.
+        defer { unlink(stderrPath) }
 
         var inputPipe: [Int32] = [-1, -1], messagePipe: [Int32] = [-1, -1]
         // O_CLOEXEC: the parent's ends must not leak into other workers started meanwhile by other threads.
-        guard csystem_pipe_cloexec(&inputPipe) == 0 else { throw WorkerError(description: "pipe failed: errno \(errno)") }
-        guard csystem_pipe_cloexec(&messagePipe) == 0 else {
-            close(inputPipe[0]); close(inputPipe[1])
+        guard csystem_pipe_cloexec(&inputPipe) == 0 else {
+            close(stderrDescriptor)
             throw WorkerError(description: "pipe failed: errno \(errno)")
         }
+        guard csystem_pipe_cloexec(&messagePipe) == 0 else {
+            close(inputPipe[0]); close(inputPipe[1]); close(stderrDescriptor)
+            throw WorkerError(description: "pipe failed: errno \(errno)")
+        }
+        // The child's ends go to descriptors 0, 2 and 3 by dup2, one after another: a source that already is one of
+        // those numbers (the stderr file is often 3) would be overwritten before it is copied. Above 10 none is.
+        inputPipe[0] = movedAbove10(inputPipe[0])
+        messagePipe[1] = movedAbove10(messagePipe[1])
+        let childStderr = movedAbove10(stderrDescriptor, keepingOriginal: true)
+        defer { close(childStderr) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inputPipe[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, messagePipe[1], WorkerArguments.messageDescriptor)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, childStderr, STDERR_FILENO)
         posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
 
         let argv = [launcher.executable] + launcher.leadingArguments + arguments.arguments
@@ -112,10 +129,11 @@ final class WorkerProcess {
         close(inputPipe[0])
         close(messagePipe[1])
         guard spawned == 0 else {
-            close(inputPipe[1]); close(messagePipe[0])
+            close(inputPipe[1]); close(messagePipe[0]); close(stderrDescriptor)
             throw WorkerError(description: "cannot start \(launcher.executable): \(String(cString: strerror(spawned)))")
         }
-        return WorkerProcess(pid: pid, input: inputPipe[1], messages: messagePipe[0], stderrPath: stderrPath)
+        return WorkerProcess(pid: pid, input: inputPipe[1], messages: messagePipe[0],
+                             stderrDescriptor: stderrDescriptor)
     }
 
     // MARK: Talking
@@ -194,8 +212,7 @@ final class WorkerProcess {
 
     /// What the worker wrote to standard error and standard output, line by line (its last megabyte at most).
     func stderrLines() -> [String] {
-        guard let handle = FileHandle(forReadingAtPath: stderrPath) else { return [] }
-        defer { try? handle.close() }
+        let handle = FileHandle(fileDescriptor: stderrDescriptor, closeOnDealloc: false)
         let size = (try? handle.seekToEnd()) ?? 0
         try? handle.seek(toOffset: size > 1 << 20 ? size - (1 << 20) : 0)
         let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
@@ -216,6 +233,15 @@ final class WorkerProcess {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
+}
+
+/// A close-on-exec copy of `descriptor` numbered 10 or more; the original is closed unless `keepingOriginal`.
+/// (F_DUPFD_CLOEXEC sets close-on-exec atomically, as the pipes need.) On failure, the original.
+private func movedAbove10(_ descriptor: Int32, keepingOriginal: Bool = false) -> Int32 {
+    let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
+    guard moved >= 0 else { return keepingOriginal ? dup(descriptor) : descriptor }
+    if !keepingOriginal { close(descriptor) }
+    return moved
 }
 
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.
