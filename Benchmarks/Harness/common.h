@@ -93,6 +93,18 @@ class Burner {
 
 /// Runs an engine's loop on a new thread (pinned when `cpu` >= 0): creates it there, calls `setup` on that thread
 /// before running, and `teardown` on it after the run, so every engine is used from its own thread only.
+///
+/// Why stopping is safe (the loop is never used after it is destroyed): the loop thread never destroys the loop on
+/// its own. After `run` returns it records `returned` under `mutex_` and then waits for the owner's `released`;
+/// only after that does it call `teardown` and `destroy`. The owner calls the engine's `stop` (any thread, by the
+/// contract in bench_engine.h) only while it has not yet seen `returned`, so every such call happens before the
+/// owner sets `released`, hence before `destroy`. Cross-thread calls the families make themselves (`source_signal`,
+/// `wakeups`) happen between `wait_ready` and `stop`, so the same order covers them. `stop` repeats the engine's
+/// stop until it sees `returned`: a stop that lands before `run` enters the engine's wait can be lost (CFRunLoopStop
+/// before a run does nothing: rule 25). The old protocol (stop while the state says running, no release) let the
+/// loop thread return, tear down and destroy between the owner's check and its call: a use-after-free that hung
+/// `event_base_loopbreak` and `CFRunLoopWakeUp` on a freed mutex. `runloop-bench --rl_stress` checks the protocol
+/// under AddressSanitizer (scripts/bench-stress.sh).
 class LoopThread {
    public:
     using Hook = std::function<void(bench_loop *)>;
@@ -104,30 +116,41 @@ class LoopThread {
 
     /// Waits until the loop exists and `setup` has returned. False (with the engine's reason) if it could not start.
     bool wait_ready(std::string *why);
-    /// Stops the run (repeating `stop` until `run` returns), then lets the thread tear down and joins it.
+    /// Stops the run (repeating `stop` until `run` returns), releases the loop thread to tear down and destroy the
+    /// loop, and joins it. After this, `loop()` must not be used.
     void stop();
 
+    /// The loop: valid from a successful `wait_ready` until `stop`.
     bench_loop *loop() const { return loop_; }
     /// The loop thread's kernel id and CPU-time clock, for its statistics.
     pid_t tid() const { return tid_.load(); }
     clockid_t cpu_clock() const { return cpu_clock_; }
 
    private:
+    /// Lifecycle of the loop thread; changes under `mutex_`, each announced on `changed_`.
+    enum class State {
+        starting,  // creating the loop and running `setup`
+        failed,    // the engine could not create a loop; the thread has ended its work
+        running,   // in the engine's `run`
+        returned,  // `run` has returned; the thread waits for `released` before tearing down
+        released,  // the owner will not call into the loop again: the thread tears down and destroys it
+    };
+
     void body(int cpu, unsigned flags);
-    void set_state(int value);
-    void wait_started();
+    void set_state(State value);
+    State wait_while(State value);
 
     const bench_engine *engine_;
     Hook setup_, teardown_;
-    bench_loop *loop_ = nullptr;
-    std::string why_;
+    bench_loop *loop_ = nullptr;  // written by the loop thread before `running`, read by the owner after
+    std::string why_;             // likewise, before `failed`
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::atomic<int> state_{0};  // 0 starting, 1 running, 2 failed, 3 run returned; changes under mutex_
+    State state_ = State::starting;  // protected by mutex_
     std::atomic<pid_t> tid_{0};
     clockid_t cpu_clock_{};
     std::thread thread_;
-    bool joined_ = false;
+    bool joined_ = false;  // owner's thread only
 };
 
 // MARK: measurements
