@@ -29,6 +29,10 @@ struct Profile {
     /// Scale: the largest N. CF's observer insertion is O(N) (it checks the mode's array for a duplicate first),
     /// so N = 100,000 costs CF about 45 s per repetition: only the full run goes that far.
     int scale_max = 100000;
+    /// The watchdog's limit for one call of a benchmark function, in seconds: far beyond the longest call of the
+    /// profile (a full run's CF observer benchmark at N = 100,000 takes about 45 s in one call; a smoke call well
+    /// under a second), so only a hang reaches it.
+    int watchdog_s = 300;
 };
 Profile &profile();
 
@@ -43,6 +47,39 @@ void register_wake_latency();
 void register_observer_dispatch();
 void register_timer_coalescing();
 void register_scale();
+
+/// Registers one benchmark under `name` (the name without Google Benchmark's suffixes) that runs `body` under the
+/// watchdog (see Watchdog) and, for the hang check only, the test hang hook (`set_test_hang`). Every family
+/// registers through this, so no benchmark can hang the harness.
+benchmark::internal::Benchmark *register_guarded(const std::string &name,
+                                                 std::function<void(benchmark::State &)> body);
+/// Test-only: benchmarks whose name matches the extended regex `pattern` (RL_TEST_HANG) hang on purpose, so
+/// scripts can check that the watchdog turns a hang into an error row and the run goes on. False if the pattern
+/// is not a valid regex.
+bool set_test_hang(const std::string &pattern);
+
+// MARK: watchdog
+
+/// One thread that ends the process when a watched piece of work (a benchmark call, a stress cycle) outlives its
+/// limit: it calls the expiry handler (which writes what it can, e.g. an error row), then `_exit(3)`. A hung engine
+/// cannot be stopped from outside, and a thread cannot be cancelled safely, so ending the process is the only
+/// honest way out; scripts/bench.sh then runs the rest of the family in a new process.
+namespace watchdog {
+/// What to do on expiry, before the process ends: `what` is the watched name, `limit_s` its limit. Set once, before
+/// any `arm`. Runs on the watchdog's thread while the hung work is still blocked.
+void on_expiry(std::function<void(const std::string &what, int limit_s)> handler);
+/// Starts watching `what` for `limit_s` seconds, replacing any earlier watch.
+void arm(const std::string &what, int limit_s);
+/// Stops watching.
+void disarm();
+/// The exit status of a process ended by the watchdog.
+constexpr int kExitStatus = 3;
+}  // namespace watchdog
+
+/// Runs start/stop cycles of every selected engine's LoopThread, without and with a Burner on the loop's CPU, each
+/// cycle under the watchdog; prints one line per engine and burner setting and returns the exit status (0 if every
+/// cycle ended). For `--rl_stress=N` (scripts/bench-stress.sh, built with AddressSanitizer).
+int run_stress(int cycles);
 
 // MARK: errors
 

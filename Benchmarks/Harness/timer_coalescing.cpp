@@ -150,7 +150,9 @@ void register_timer_coalescing() {
                     std::string name = std::string("BM_TimerCoalescing/engine:") + engine->name + "/timers:" +
                                        std::to_string(count) + "/tolerance:" + std::to_string(tolerance) + "pct" +
                                        "/burn:" + (burn ? "yes" : "no");
-                    benchmark::RegisterBenchmark(name.c_str(), timer_coalescing, engine, count, tolerance, burn)
+                    register_guarded(name, [=](benchmark::State &state) {
+                        timer_coalescing(state, engine, count, tolerance, burn);
+                    })
                         ->Iterations(1)
                         ->UseManualTime()
                         ->Unit(benchmark::kMillisecond);
