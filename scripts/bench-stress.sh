@@ -51,7 +51,8 @@ grep '^stress:' "$log" | sed 's/^/bench-stress: /' >&2
 reports=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)' "$log" || true)
 hangs=$(grep -c 'runloop-bench: watchdog:' "$log" || true)
 ((code != 124 && code != 137)) || hangs=$((hangs + 1))
-summary="$cycles cycles x 2 (without and with a burner) per engine, build $((built - started)) s, run $((SECONDS - built)) s"
+summary="$cycles cycles x 2 (without and with a burner) per engine"
+summary+=", build $((built - started)) s, run $((SECONDS - built)) s"
 if ((code == 0 && reports == 0 && hangs == 0)); then
     echo "bench-stress: passed: $summary: 0 AddressSanitizer reports, 0 hangs"
     exit 0
