@@ -15,10 +15,11 @@
 # Builds the harness in release mode (scratch path .build-bench), runs the four families one after the other, each
 # as one Google Benchmark invocation with random interleaving of its repetitions, merges their CSVs under one header
 # (a counter a family does not have is an empty cell), puts "# key: value" context lines first, and prints a
-# summary with the ratios the `ref` engine is held to. A benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error
+# summary with the ratios the `ref` engine is held to, and the engines' findings (timers fired early: counted, not
+# errors). A benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error
 # row for it ("error: no result after N s") and exits 3; the rest of that family then runs in a new process. Every
 # family process also runs under an outer `timeout` as a last resort. Exit status: 0, or 1 if a benchmark reported
-# an error (a skip is not an error) or the harness failed (a crash, a hang), 2 for bad
+# an error (a skip is not an error, nor is an engine's finding) or the harness failed (a crash, a hang), 2 for bad
 # arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -299,6 +300,17 @@ function ratio_line(what, a, b, target, unit,    r) {
         # Lateness is held to its worst repetition, not to the median one.
         late = f[col["lateness_max_ns"]]
         if (name ~ /^BM_TimerCoalescing/ && late + 0 > worst[name] + 0) worst[name] = late
+        # Early fires are the engine'"'"'s finding, not an error: counted per benchmark over its repetitions.
+        if (name ~ /^BM_TimerCoalescing/) {
+            measured[name]++
+            early = f[col["early_fires"]] + 0
+            if (early > 0) {
+                if (!(name in early_reps)) early_names[++early_count] = name
+                early_reps[name]++; early_total[name] += early
+                by = f[col["earliest_by_ns"]] + 0
+                if (by > earliest[name]) earliest[name] = by
+            }
+        }
         if (profile != "smoke") next
     } else {
         aggregates++
@@ -310,6 +322,11 @@ END {
     split("ref cf glib libuv libevent epoll", engines, " ")
     printf "bench: wrote %s: %d repetition rows, %d aggregate rows, %d skipped, %d errors\n", out, repetitions_seen, aggregates, skipped, errors
     for (e = 1; e <= errors; e++) printf "  ERROR %s\n", error_names[e]
+    if (early_count) printf "findings (engines firing timers before their date: counted, not errors):\n"
+    for (e = 1; e <= early_count; e++) {
+        k = early_names[e]; engine = k; sub(/^[^\/]*\/engine:/, "", engine); sub(/\/.*/, "", engine)
+        printf "  FINDING %s: %s: %d early fires in %d of %d repetitions, the earliest %.2f us before its date\n", engine, k, early_total[k], early_reps[k], measured[k], earliest[k] / 1000
+    }
     printf "\nwake latency, round trip p50 (median over repetitions):\n"
     split("same/load:none same/load:idle1000 same/load:burn diff/load:none", cases, " ")
     for (c = 1; c <= 4; c++) {
