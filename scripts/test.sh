@@ -2,7 +2,8 @@
 # Installs what the tests need, then runs them: the Swift test suites (the whole spec on every engine, the loader's,
 # runner's and libraries' own tests), checks of the command line's exit codes and bad-input messages, and a
 # one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, and the
-# harness's loop start/stop stress under AddressSanitizer (1,000 cycles per engine and burner setting, about 45 s).
+# harness's loop start/stop stress under AddressSanitizer (1,000 cycles per engine and burner setting: 45-90 s
+# with the ASan build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
