@@ -10,20 +10,25 @@
 #   --engines LIST   comma-separated subset of ref,cf,glib,libuv,libevent,epoll
 #   --repetitions N  repetitions per benchmark (default and minimum 5, wake latency at least 9; every one is kept)
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
+#   --watchdog S     end a benchmark call that takes longer than S seconds (default: the profile's, in the harness)
 #
 # Builds the harness in release mode (scratch path .build-bench), runs the four families one after the other, each
 # as one Google Benchmark invocation with random interleaving of its repetitions, merges their CSVs under one header
 # (a counter a family does not have is an empty cell), puts "# key: value" context lines first, and prints a
-# summary with the ratios the `ref` engine is held to. Exit status: 0, or 1 if a benchmark reported an error (a
-# skip is not an error) or the harness failed, 2 for bad arguments.
+# summary with the ratios the `ref` engine is held to, and the engines' findings (timers fired early: counted, not
+# errors). A benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error
+# row for it ("error: no result after N s") and exits 3; the rest of that family then runs in a new process. Every
+# family process also runs under an outer `timeout` as a last resort. Exit status: 0, or 1 if a benchmark reported
+# an error (a skip is not an error, nor is an engine's finding) or the harness failed (a crash, a hang), 2 for bad
+# arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 arguments="$*"
-profile=full filter="" out="" label="" engines="" repetitions=5
+profile=full filter="" out="" label="" engines="" repetitions=5 watchdog=""
 while (($#)); do
     case "$1" in
         --quick) profile=quick ;;
@@ -33,16 +38,20 @@ while (($#)); do
         --label) (($# >= 2)) || usage; label=$2; shift ;;
         --engines) (($# >= 2)) || usage; engines=$2; shift ;;
         --repetitions) (($# >= 2)) || usage; repetitions=$2; shift ;;
+        --watchdog) (($# >= 2)) || usage; watchdog=$2; shift ;;
         -h|--help) usage ;;
         *) echo "bench: unknown argument '$1'" >&2; usage ;;
     esac
     shift
 done
 [[ $repetitions =~ ^[0-9]+$ ]] || { echo "bench: --repetitions needs a number" >&2; exit 2; }
+[[ -z $watchdog || $watchdog =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench: --watchdog needs a number of seconds" >&2; exit 2; }
+# family_limit: the outer watchdog on one family process, in seconds, a last resort behind the harness's own
+# per-benchmark watchdog: several times the longest family of the profile (full: scale, about 6 minutes).
 case $profile in
-    full) min_time=0.3; ((repetitions >= 5)) || { echo "bench: at least 5 repetitions" >&2; exit 2; } ;;
-    quick) min_time=0.03; ((repetitions >= 5)) || { echo "bench: at least 5 repetitions" >&2; exit 2; } ;;
-    smoke) min_time=0.000001; repetitions=1 ;;
+    full) min_time=0.3 family_limit=3600; ((repetitions >= 5)) || { echo "bench: at least 5 repetitions" >&2; exit 2; } ;;
+    quick) min_time=0.03 family_limit=900; ((repetitions >= 5)) || { echo "bench: at least 5 repetitions" >&2; exit 2; } ;;
+    smoke) min_time=0.000001 family_limit=300; repetitions=1 ;;
 esac
 # Wake latency gets at least 9 repetitions: its medians are the ones the targets for ref are checked on, and on a
 # small shared VM a slow spell can land on 2 of 5 repetitions of one engine; each costs only 0.03-0.3 s.
@@ -115,34 +124,78 @@ families=(wake observers coalescing scale)
 titles=("wake latency" "observer dispatch" "timer coalescing" "scale")
 common=(--rl_profile="$profile" --benchmark_min_time="$min_time" --benchmark_enable_random_interleaving=true)
 [[ -z $engines ]] || common+=(--rl_engines="$engines")
-[[ -z $filter ]] || common+=(--benchmark_filter="$filter")
+[[ -z $watchdog ]] || common+=(--rl_watchdog_s="$watchdog")
+selection=()
+[[ -z $filter ]] || selection=(--benchmark_filter="$filter")
 status=0
 run_started=$SECONDS
 csvs=()
+
+# A benchmark's name without Google Benchmark's suffixes (/iterations:1, /manual_time, /real_time, _median, ...):
+# the name the harness registers and its watchdog writes. Reads names on stdin.
+base_names() { sed -E 's#/(iterations:[0-9]+|manual_time|real_time)##g; s#_(mean|median|stddev|cv)$##'; }
+
+# harness_failure FAMILY MESSAGE: a CSV with one error row for a family process that left no row behind for what
+# did not run (a crash, the outer watchdog), so the merged CSV, the summary and bench-smoke.sh all see it.
+harness_failure() {
+    local file="$work/$1.failure$((++failures)).csv"
+    echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
+    echo "\"harness/family:$1\",,,,,,,,true,\"error: $2\"" >>"$file"
+    csvs+=("$file")
+}
+failures=0
+
 for index in "${!families[@]}"; do
     family=${families[$index]} title=${titles[$index]}
     family_repetitions=$repetitions
     [[ $family != wake ]] || family_repetitions=$wake_repetitions
-    count=$("$binary" --rl_family="$family" "${common[@]}" --benchmark_list_tests=true 2>/dev/null | grep -c '^BM_' || true)
+    "$binary" --rl_family="$family" "${common[@]}" "${selection[@]}" --benchmark_list_tests=true 2>/dev/null |
+        grep '^BM_' >"$work/$family.all" || true
+    count=$(wc -l <"$work/$family.all")
     if ((count == 0)); then
         echo "bench: [$((index + 1))/4] $title: no benchmark matches, skipped" >&2
         continue
     fi
     echo "bench: [$((index + 1))/4] $title: $count benchmarks x $family_repetitions repetitions ..." >&2
     started=$SECONDS
-    if "$binary" --rl_family="$family" "${common[@]}" --benchmark_repetitions="$family_repetitions" \
-        --benchmark_out="$work/$family.csv" \
-        --benchmark_out_format=csv >"$work/$family.log" 2>&1; then
-        csvs+=("$work/$family.csv")
-    else
+    family_selection=("${selection[@]}")
+    attempt=0
+    # One attempt per process; after a hang (exit 3: the watchdog wrote the finished rows and the hung one's error
+    # row) the next attempt runs exactly the benchmarks with no row yet. Each attempt finishes at least one
+    # benchmark or ends the loop, so there are at most `count` of them.
+    while :; do
+        attempt=$((attempt + 1))
+        csv="$work/$family.$attempt.csv" log="$work/$family.$attempt.log"
+        code=0
+        timeout -k 10 "$family_limit" "$binary" --rl_family="$family" "${common[@]}" "${family_selection[@]}" \
+            --benchmark_repetitions="$family_repetitions" --benchmark_out="$csv" \
+            --benchmark_out_format=csv >"$log" 2>&1 || code=$?
+        [[ -s $csv ]] && csvs+=("$csv")
+        ((code == 0)) && break
         status=1
-        tail -n 20 "$work/$family.log" >&2
-        echo "bench: [$((index + 1))/4] $title: the harness failed (last 20 lines above)" >&2
-        [[ -s $work/$family.csv ]] && csvs+=("$work/$family.csv")
-        continue
-    fi
-    errors=$(grep -c ',true,"error:' "$work/$family.csv" || true)
-    skips=$(grep -c ',true,"skipped:' "$work/$family.csv" || true)
+        if ((code == 3)) && [[ -s $csv ]]; then
+            grep "watchdog" "$log" | sed "s/^/bench: [$((index + 1))\/4] $title: /" >&2 || true
+            cat "$work/$family".*.csv | grep '^"BM_' | cut -d, -f1 | tr -d '"' | base_names | sort -u >"$work/$family.done"
+            base_names <"$work/$family.all" | sort -u | comm -23 - "$work/$family.done" >"$work/$family.rest"
+            rest=$(wc -l <"$work/$family.rest")
+            ((rest > 0 && attempt < count)) || break
+            echo "bench: [$((index + 1))/4] $title: running the $rest benchmarks not yet done" >&2
+            # Names hold only letters, digits, '_', ':' and '/': no regex metacharacters to escape.
+            family_selection=(--benchmark_filter="^($(paste -sd'|' "$work/$family.rest"))(/|\$)")
+            continue
+        fi
+        tail -n 20 "$log" >&2
+        if ((code == 124 || code == 137)); then
+            message="the family process did not finish in $family_limit s (outer watchdog)"
+        else
+            message="the harness exited with status $code"
+        fi
+        echo "bench: [$((index + 1))/4] $title: $message (last 20 lines above)" >&2
+        harness_failure "$family" "$message"
+        break
+    done
+    errors=$(cat "$work/$family".*.csv | grep -c ',true,"error:' || true)
+    skips=$(cat "$work/$family".*.csv | grep -c ',true,"skipped:' || true)
     echo "bench: [$((index + 1))/4] $title: done in $((SECONDS - started)) s ($skips skipped rows, $errors error rows)" >&2
     ((errors == 0)) || status=1
 done
@@ -247,6 +300,17 @@ function ratio_line(what, a, b, target, unit,    r) {
         # Lateness is held to its worst repetition, not to the median one.
         late = f[col["lateness_max_ns"]]
         if (name ~ /^BM_TimerCoalescing/ && late + 0 > worst[name] + 0) worst[name] = late
+        # Early fires are the engine'"'"'s finding, not an error: counted per benchmark over its repetitions.
+        if (name ~ /^BM_TimerCoalescing/) {
+            measured[name]++
+            early = f[col["early_fires"]] + 0
+            if (early > 0) {
+                if (!(name in early_reps)) early_names[++early_count] = name
+                early_reps[name]++; early_total[name] += early
+                by = f[col["earliest_by_ns"]] + 0
+                if (by > earliest[name]) earliest[name] = by
+            }
+        }
         if (profile != "smoke") next
     } else {
         aggregates++
@@ -258,6 +322,11 @@ END {
     split("ref cf glib libuv libevent epoll", engines, " ")
     printf "bench: wrote %s: %d repetition rows, %d aggregate rows, %d skipped, %d errors\n", out, repetitions_seen, aggregates, skipped, errors
     for (e = 1; e <= errors; e++) printf "  ERROR %s\n", error_names[e]
+    if (early_count) printf "findings (engines firing timers before their date: counted, not errors):\n"
+    for (e = 1; e <= early_count; e++) {
+        k = early_names[e]; engine = k; sub(/^[^\/]*\/engine:/, "", engine); sub(/\/.*/, "", engine)
+        printf "  FINDING %s: %s: %d early fires in %d of %d repetitions, the earliest %.2f us before its date\n", engine, k, early_total[k], early_reps[k], measured[k], earliest[k] / 1000
+    }
     printf "\nwake latency, round trip p50 (median over repetitions):\n"
     split("same/load:none same/load:idle1000 same/load:burn diff/load:none", cases, " ")
     for (c = 1; c <= 4; c++) {

@@ -152,31 +152,35 @@ void LoopThread::body(int cpu, unsigned flags) {
     loop_ = engine_->create(flags, &why);
     if (!loop_) {
         why_ = why;
-        set_state(2);
+        set_state(State::failed);
         return;
     }
     if (setup_) setup_(loop_);
-    set_state(1);
+    set_state(State::running);
     engine_->run(loop_);
-    set_state(3);
+    set_state(State::returned);
+    // The owner may still be calling the engine's stop: the loop must outlive every such call (see common.h).
+    wait_while(State::returned);
     if (teardown_) teardown_(loop_);
     engine_->destroy(loop_);
 }
 
-void LoopThread::set_state(int value) {
+void LoopThread::set_state(State value) {
     std::lock_guard<std::mutex> guard(mutex_);
-    state_.store(value);
+    state_ = value;
     changed_.notify_all();
 }
 
-void LoopThread::wait_started() {
+/// Waits until the state is no longer `value` and returns the new one. No deadline of its own: the harness's
+/// watchdog (common.h, namespace watchdog) ends a benchmark that never gets past it.
+LoopThread::State LoopThread::wait_while(State value) {
     std::unique_lock<std::mutex> guard(mutex_);
-    changed_.wait(guard, [this] { return state_.load() != 0; });
+    changed_.wait(guard, [&] { return state_ != value; });
+    return state_;
 }
 
 bool LoopThread::wait_ready(std::string *why) {
-    wait_started();
-    if (state_.load() == 2) {
+    if (wait_while(State::starting) == State::failed) {
         if (why) *why = why_;
         return false;
     }
@@ -185,14 +189,19 @@ bool LoopThread::wait_ready(std::string *why) {
 
 void LoopThread::stop() {
     if (joined_) return;
-    wait_started();
-    if (state_.load() != 2) {
-        // A stop that lands just before `run` enters the engine's wait can be lost (CFRunLoopStop before a run
-        // does nothing): ask again every 2 ms until `run` has returned.
-        while (state_.load() == 1) {
+    if (wait_while(State::starting) != State::failed) {
+        // The loop thread cannot destroy the loop before `released`, which only this thread sets, after the last
+        // engine call below: so every call reaches a live loop.
+        std::unique_lock<std::mutex> guard(mutex_);
+        while (state_ == State::running) {
+            guard.unlock();
             engine_->stop(loop_);
-            for (int i = 0; i < 20 && state_.load() == 1; i++) usleep(100);
+            guard.lock();
+            // Ask again every 2 ms until `run` has returned: a stop just before `run` enters its wait can be lost.
+            changed_.wait_for(guard, std::chrono::milliseconds(2), [this] { return state_ != State::running; });
         }
+        state_ = State::released;
+        changed_.notify_all();
     }
     thread_.join();
     joined_ = true;

@@ -29,6 +29,10 @@ struct Profile {
     /// Scale: the largest N. CF's observer insertion is O(N) (it checks the mode's array for a duplicate first),
     /// so N = 100,000 costs CF about 45 s per repetition: only the full run goes that far.
     int scale_max = 100000;
+    /// The watchdog's limit for one call of a benchmark function, in seconds: far beyond the longest call of the
+    /// profile (a full run's CF observer benchmark at N = 100,000 takes about 45 s in one call; a smoke call well
+    /// under a second), so only a hang reaches it.
+    int watchdog_s = 300;
 };
 Profile &profile();
 
@@ -43,6 +47,39 @@ void register_wake_latency();
 void register_observer_dispatch();
 void register_timer_coalescing();
 void register_scale();
+
+/// Registers one benchmark under `name` (the name without Google Benchmark's suffixes) that runs `body` under the
+/// watchdog (see Watchdog) and, for the hang check only, the test hang hook (`set_test_hang`). Every family
+/// registers through this, so no benchmark can hang the harness.
+benchmark::internal::Benchmark *register_guarded(const std::string &name,
+                                                 std::function<void(benchmark::State &)> body);
+/// Test-only: benchmarks whose name matches the extended regex `pattern` (RL_TEST_HANG) hang on purpose, so
+/// scripts can check that the watchdog turns a hang into an error row and the run goes on. False if the pattern
+/// is not a valid regex.
+bool set_test_hang(const std::string &pattern);
+
+// MARK: watchdog
+
+/// One thread that ends the process when a watched piece of work (a benchmark call, a stress cycle) outlives its
+/// limit: it calls the expiry handler (which writes what it can, e.g. an error row), then `_exit(3)`. A hung engine
+/// cannot be stopped from outside, and a thread cannot be cancelled safely, so ending the process is the only
+/// honest way out; scripts/bench.sh then runs the rest of the family in a new process.
+namespace watchdog {
+/// What to do on expiry, before the process ends: `what` is the watched name, `limit_s` its limit. Set once, before
+/// any `arm`. Runs on the watchdog's thread while the hung work is still blocked.
+void on_expiry(std::function<void(const std::string &what, int limit_s)> handler);
+/// Starts watching `what` for `limit_s` seconds, replacing any earlier watch.
+void arm(const std::string &what, int limit_s);
+/// Stops watching.
+void disarm();
+/// The exit status of a process ended by the watchdog.
+constexpr int kExitStatus = 3;
+}  // namespace watchdog
+
+/// Runs start/stop cycles of every selected engine's LoopThread, without and with a Burner on the loop's CPU, each
+/// cycle under the watchdog; prints one line per engine and burner setting and returns the exit status (0 if every
+/// cycle ended). For `--rl_stress=N` (scripts/bench-stress.sh, built with AddressSanitizer).
+int run_stress(int cycles);
 
 // MARK: errors
 
@@ -93,6 +130,18 @@ class Burner {
 
 /// Runs an engine's loop on a new thread (pinned when `cpu` >= 0): creates it there, calls `setup` on that thread
 /// before running, and `teardown` on it after the run, so every engine is used from its own thread only.
+///
+/// Why stopping is safe (the loop is never used after it is destroyed): the loop thread never destroys the loop on
+/// its own. After `run` returns it records `returned` under `mutex_` and then waits for the owner's `released`;
+/// only after that does it call `teardown` and `destroy`. The owner calls the engine's `stop` (any thread, by the
+/// contract in bench_engine.h) only while it has not yet seen `returned`, so every such call happens before the
+/// owner sets `released`, hence before `destroy`. Cross-thread calls the families make themselves (`source_signal`,
+/// `wakeups`) happen between `wait_ready` and `stop`, so the same order covers them. `stop` repeats the engine's
+/// stop until it sees `returned`: a stop that lands before `run` enters the engine's wait can be lost (CFRunLoopStop
+/// before a run does nothing: rule 25). The old protocol (stop while the state says running, no release) let the
+/// loop thread return, tear down and destroy between the owner's check and its call: a use-after-free that hung
+/// `event_base_loopbreak` and `CFRunLoopWakeUp` on a freed mutex. `runloop-bench --rl_stress` checks the protocol
+/// under AddressSanitizer (scripts/bench-stress.sh).
 class LoopThread {
    public:
     using Hook = std::function<void(bench_loop *)>;
@@ -104,30 +153,41 @@ class LoopThread {
 
     /// Waits until the loop exists and `setup` has returned. False (with the engine's reason) if it could not start.
     bool wait_ready(std::string *why);
-    /// Stops the run (repeating `stop` until `run` returns), then lets the thread tear down and joins it.
+    /// Stops the run (repeating `stop` until `run` returns), releases the loop thread to tear down and destroy the
+    /// loop, and joins it. After this, `loop()` must not be used.
     void stop();
 
+    /// The loop: valid from a successful `wait_ready` until `stop`.
     bench_loop *loop() const { return loop_; }
     /// The loop thread's kernel id and CPU-time clock, for its statistics.
     pid_t tid() const { return tid_.load(); }
     clockid_t cpu_clock() const { return cpu_clock_; }
 
    private:
+    /// Lifecycle of the loop thread; changes under `mutex_`, each announced on `changed_`.
+    enum class State {
+        starting,  // creating the loop and running `setup`
+        failed,    // the engine could not create a loop; the thread has ended its work
+        running,   // in the engine's `run`
+        returned,  // `run` has returned; the thread waits for `released` before tearing down
+        released,  // the owner will not call into the loop again: the thread tears down and destroys it
+    };
+
     void body(int cpu, unsigned flags);
-    void set_state(int value);
-    void wait_started();
+    void set_state(State value);
+    State wait_while(State value);
 
     const bench_engine *engine_;
     Hook setup_, teardown_;
-    bench_loop *loop_ = nullptr;
-    std::string why_;
+    bench_loop *loop_ = nullptr;  // written by the loop thread before `running`, read by the owner after
+    std::string why_;             // likewise, before `failed`
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::atomic<int> state_{0};  // 0 starting, 1 running, 2 failed, 3 run returned; changes under mutex_
+    State state_ = State::starting;  // protected by mutex_
     std::atomic<pid_t> tid_{0};
     clockid_t cpu_clock_{};
     std::thread thread_;
-    bool joined_ = false;
+    bool joined_ = false;  // owner's thread only
 };
 
 // MARK: measurements

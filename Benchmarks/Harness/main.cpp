@@ -5,9 +5,15 @@
 //   --rl_family=LIST              families to register: wake,observers,coalescing,scale (default all)
 //   --rl_engines=LIST             engines to register: ref,cf,glib,libuv,libevent,epoll (default all)
 //   --rl_describe                 print "# key: value" lines describing the engines and CPUs, then exit
+//   --rl_watchdog_s=N             the watchdog's limit per benchmark call, seconds (default: the profile's)
+//   --rl_stress=N                 no benchmarks: N start/stop cycles of every engine's loop thread, without and with
+//                                 a burner (scripts/bench-stress.sh), then exit
+// Test-only: RL_TEST_HANG=REGEX makes the benchmarks whose name matches hang, to check the watchdog.
 // Every other flag is Google Benchmark's (--benchmark_filter, --benchmark_repetitions, ...).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -26,14 +32,38 @@ namespace {
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
 class WholeRunCSVReporter : public benchmark::CSVReporter {
    public:
-    void ReportRuns(const std::vector<Run> &runs) override { runs_.insert(runs_.end(), runs.begin(), runs.end()); }
+    void ReportRuns(const std::vector<Run> &runs) override {
+        std::lock_guard<std::mutex> guard(mutex_);
+        runs_.insert(runs_.end(), runs.begin(), runs.end());
+    }
     void Finalize() override {
-        if (!runs_.empty()) CSVReporter::ReportRuns(runs_);
-        CSVReporter::Finalize();
+        std::lock_guard<std::mutex> guard(mutex_);
+        write_locked();
+    }
+    /// On the watchdog's thread, while benchmark `name` hangs: writes every finished benchmark's rows and an error
+    /// row for `name`, so scripts/bench.sh can tell what is done and run the rest. The benchmark thread is blocked
+    /// inside the benchmark, so Google Benchmark is not writing to the file meanwhile.
+    void finish_with_hang(const std::string &name, const std::string &message) {
+        std::lock_guard<std::mutex> guard(mutex_);
+        Run hung;
+        hung.run_name.function_name = name;
+        hung.error_occurred = true;
+        hung.error_message = message;
+        runs_.push_back(hung);
+        write_locked();
+        GetOutputStream().flush();
     }
 
    private:
-    std::vector<Run> runs_;
+    void write_locked() {
+        if (written_) return;
+        written_ = true;
+        if (!runs_.empty()) CSVReporter::ReportRuns(runs_);
+        CSVReporter::Finalize();
+    }
+    std::mutex mutex_;
+    std::vector<Run> runs_;  // protected by mutex_
+    bool written_ = false;   // protected by mutex_
 };
 #pragma clang diagnostic pop
 
@@ -43,6 +73,15 @@ bool has_family(const std::string &list, const char *family) {
     while (std::getline(stream, item, ','))
         if (item == family || item == "all") return true;
     return false;
+}
+
+/// A decimal integer above 0 (and below a billion), the whole of `text`.
+bool positive(const char *text, int *value) {
+    char *end = nullptr;
+    long parsed = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || parsed <= 0 || parsed >= 1000000000) return false;
+    *value = (int)parsed;
+    return true;
 }
 
 void describe() {
@@ -58,6 +97,8 @@ void describe() {
 int main(int argc, char **argv) {
     std::string families = "all", engine_list;
     bool describe_only = false;
+    int stress_cycles = 0;
+    int watchdog_s = 0;
     bool csv_out = false;
     int kept = 1;
     for (int i = 1; i < argc; i++) {
@@ -70,9 +111,11 @@ int main(int argc, char **argv) {
             if (value == "quick") {
                 chosen.coalescing_window_ns = 100000000u;  // 1,000 fires per repetition
                 chosen.scale_max = 10000;
+                chosen.watchdog_s = 60;
             } else if (value == "smoke") {
                 chosen.coalescing_window_ns = 20000000u;
                 chosen.scale_max = 10000;
+                chosen.watchdog_s = 30;
             } else if (value != "full") {
                 fprintf(stderr, "runloop-bench: --rl_profile must be full, quick or smoke, not '%s'\n", value.c_str());
                 return 2;
@@ -83,6 +126,17 @@ int main(int argc, char **argv) {
             engine_list = arg + 13;
         } else if (strcmp(arg, "--rl_describe") == 0) {
             describe_only = true;
+        } else if (strncmp(arg, "--rl_stress=", 12) == 0) {
+            if (!positive(arg + 12, &stress_cycles)) {
+                fprintf(stderr, "runloop-bench: --rl_stress needs a positive number of cycles, not '%s'\n", arg + 12);
+                return 2;
+            }
+        } else if (strncmp(arg, "--rl_watchdog_s=", 16) == 0) {
+            if (!positive(arg + 16, &watchdog_s)) {
+                fprintf(stderr, "runloop-bench: --rl_watchdog_s needs a positive number of seconds, not '%s'\n",
+                        arg + 16);
+                return 2;
+            }
         } else {
             argv[kept++] = argv[i];
         }
@@ -92,10 +146,18 @@ int main(int argc, char **argv) {
         describe();
         return 0;
     }
+    if (watchdog_s) rlbench::profile().watchdog_s = watchdog_s;
     if (!engine_list.empty()) {
         std::string why;
         if (!rlbench::select_engines(engine_list, &why)) {
             fprintf(stderr, "runloop-bench: %s\n", why.c_str());
+            return 2;
+        }
+    }
+    if (stress_cycles) return rlbench::run_stress(stress_cycles);
+    if (const char *pattern = getenv("RL_TEST_HANG")) {
+        if (!rlbench::set_test_hang(pattern)) {
+            fprintf(stderr, "runloop-bench: RL_TEST_HANG is not a valid extended regex: '%s'\n", pattern);
             return 2;
         }
     }
@@ -116,7 +178,10 @@ int main(int argc, char **argv) {
     // reference loop copies that rule.
     std::thread runner([csv_out] {
         if (csv_out) {
-            WholeRunCSVReporter file_reporter;
+            static WholeRunCSVReporter file_reporter;  // static: the watchdog's handler may use it until _exit
+            rlbench::watchdog::on_expiry([](const std::string &name, int limit_s) {
+                file_reporter.finish_with_hang(name, "error: no result after " + std::to_string(limit_s) + " s");
+            });
             benchmark::RunSpecifiedBenchmarks(nullptr, &file_reporter);
         } else {
             benchmark::RunSpecifiedBenchmarks();

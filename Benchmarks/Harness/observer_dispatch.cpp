@@ -55,7 +55,7 @@ void register_observer_dispatch() {
         for (int observers : {0, 1, 8, 64, 512}) {
             std::string name = std::string("BM_ObserverDispatch/engine:") + engine->name +
                                "/observers:" + std::to_string(observers);
-            benchmark::RegisterBenchmark(name.c_str(), observer_dispatch, engine, observers)
+            register_guarded(name, [=](benchmark::State &state) { observer_dispatch(state, engine, observers); })
                 ->UseRealTime()
                 ->Unit(benchmark::kNanosecond);
         }

@@ -69,7 +69,7 @@ void register_scale() {
                 if (count > profile().scale_max) continue;
                 std::string name = std::string("BM_Scale/engine:") + engine->name + "/item:" + kind_name +
                                    "/n:" + std::to_string(count);
-                benchmark::RegisterBenchmark(name.c_str(), scale, engine, kind, count)
+                register_guarded(name, [=](benchmark::State &state) { scale(state, engine, kind, count); })
                     ->UseRealTime()
                     ->Unit(benchmark::kMicrosecond);
             }

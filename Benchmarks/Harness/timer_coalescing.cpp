@@ -19,7 +19,10 @@
 //   cpu_ns_per_fire   CPU time of the loop thread per fire
 //   lateness_p50_ns, lateness_p99_ns, lateness_max_ns   fire time minus fire date
 //   late_fires        fires later than tolerance + 1 ms
-//   early_fires       fires before their date: always 0, else the benchmark reports an error
+//   early_fires       fires before their date, anywhere in the run (not only the window): the engine's finding,
+//                     reported in scripts/bench.sh's summary; the row stays a measurement (a harness error is a
+//                     crash, a hang or a broken reply, not an engine that misbehaves)
+//   earliest_by_ns    how far before its date the earliest of those fired (0 without early fires)
 #include <algorithm>
 #include <memory>
 
@@ -118,11 +121,6 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         loop_thread.stop();
         state.SetIterationTime((double)window / 1e9);
 
-        if (run.early) {
-            fail(state, std::to_string(run.early) + " early fires (the earliest " + std::to_string(run.earliest_by) +
-                            " ns before its date)");
-            return;
-        }
         double fires = (double)run.lateness.size();
         if (fires == 0) {
             fail(state, "no timer fired inside the window");
@@ -133,7 +131,8 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         state.counters["csw_per_fire"] = (double)(switches1 - switches0) / fires;
         state.counters["cpu_ns_per_fire"] = (double)(cpu1 - cpu0) / fires;
         state.counters["late_fires"] = (double)run.late;
-        state.counters["early_fires"] = 0;
+        state.counters["early_fires"] = (double)run.early;
+        state.counters["earliest_by_ns"] = (double)run.earliest_by;
         state.counters["lateness_max_ns"] = (double)*std::max_element(run.lateness.begin(), run.lateness.end());
         state.counters["lateness_p50_ns"] = quantile(run.lateness, 0.50);
         state.counters["lateness_p99_ns"] = quantile(run.lateness, 0.99);
@@ -150,7 +149,9 @@ void register_timer_coalescing() {
                     std::string name = std::string("BM_TimerCoalescing/engine:") + engine->name + "/timers:" +
                                        std::to_string(count) + "/tolerance:" + std::to_string(tolerance) + "pct" +
                                        "/burn:" + (burn ? "yes" : "no");
-                    benchmark::RegisterBenchmark(name.c_str(), timer_coalescing, engine, count, tolerance, burn)
+                    register_guarded(name, [=](benchmark::State &state) {
+                        timer_coalescing(state, engine, count, tolerance, burn);
+                    })
                         ->Iterations(1)
                         ->UseManualTime()
                         ->Unit(benchmark::kMillisecond);

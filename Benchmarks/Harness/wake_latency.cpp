@@ -122,7 +122,7 @@ void register_wake_latency() {
             for (auto [load, load_name] : loads) {
                 std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
                                    "/load:" + load_name;
-                benchmark::RegisterBenchmark(name.c_str(), wake_latency, engine, pin, load)
+                register_guarded(name, [=](benchmark::State &state) { wake_latency(state, engine, pin, load); })
                     ->UseManualTime()
                     ->Unit(benchmark::kNanosecond);
             }

@@ -94,13 +94,15 @@ import Testing
         let helper = Thread {
             for round in 0..<rounds {
                 // Wait for the loop to sleep, then wake it: each round trip is one wait return.
-                waitUntil { loop.isWaiting && remaining.current == round }
+                let slept = waitUntil("the loop's sleep in round \(round)") { loop.isWaiting && remaining.current == round }
+                guard slept else { return }
                 loop.wakeUp()
             }
         }
         helper.start()
         let before = loop.wakeUpCount
-        #expect(loop.run(mode: .default, seconds: .infinity, returnAfterSourceHandled: false) == .stopped)
+        // Stopped by the observer; the limit only turns a lost wake-up into a failure instead of a hang.
+        #expect(loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false) == .stopped)
         return loop.wakeUpCount - before
     }
     #expect(wakes == 50)

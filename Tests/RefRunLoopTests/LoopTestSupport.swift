@@ -1,11 +1,33 @@
 // Helpers: every loop test runs on a fresh thread (a loop belongs to its thread), and waits on loop state, never on
-// sleeps.
+// sleeps. Every wait has a deadline (testHangLimit), so a lost wake-up or stop fails the test instead of hanging it.
 
 import Foundation
+import Testing
 @testable import RefRunLoop
 
-/// Runs `body` on a new thread with its own loop and returns its result.
-func onFreshLoopThread<T: Sendable>(_ body: @escaping @Sendable (RefRunLoop) -> T) -> T {
+/// How long any one test may wait for anything, in seconds. Not a timing threshold: the slowest test takes about
+/// 35 s with both CPUs busy, so only a hang reaches it.
+let testHangLimit: Double = 300
+
+/// A point testHangLimit seconds from its creation, for loops that must give up instead of spinning for ever.
+struct TestDeadline {
+    private let end = DispatchTime.now() + testHangLimit
+    var passed: Bool { DispatchTime.now() >= end }
+}
+
+/// Reports a wait that reached its deadline: as an issue of the running test, and on stderr, since the wait may
+/// run on a helper thread that has no test of its own.
+func recordHang(_ what: String, sourceLocation: SourceLocation) {
+    let message = "gave up after \(Int(testHangLimit)) s waiting for \(what): a hang"
+    FileHandle.standardError.write(Data("\(sourceLocation): \(message)\n".utf8))
+    Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+}
+
+/// Runs `body` on a new thread with its own loop and returns its result. A body that does not return within twice
+/// testHangLimit (longer than any one wait inside it, so such a wait gives up and reports first) ends the test
+/// process with a message: there is no result to return, and the thread cannot be stopped from outside.
+func onFreshLoopThread<T: Sendable>(sourceLocation: SourceLocation = #_sourceLocation,
+                                    _ body: @escaping @Sendable (RefRunLoop) -> T) -> T {
     let box = ResultBox<T>()
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
@@ -14,7 +36,9 @@ func onFreshLoopThread<T: Sendable>(_ body: @escaping @Sendable (RefRunLoop) -> 
     }
     thread.stackSize = 8 << 20
     thread.start()
-    done.wait()
+    if done.wait(timeout: .now() + 2 * testHangLimit) == .timedOut {
+        fatalError("\(sourceLocation): the loop thread's test body did not return within \(Int(2 * testHangLimit)) s")
+    }
     return box.value!
 }
 
@@ -43,7 +67,19 @@ final class Counter: @unchecked Sendable {
     var current: Int { lock.withLock { value } }
 }
 
-/// Spins (yielding) until `condition` holds. For synchronising on another thread's loop state.
-func waitUntil(_ condition: () -> Bool) {
-    while !condition() { sched_yield() }
+/// Spins (yielding) until `condition` holds, for synchronising on another thread's loop state; true if it did. After
+/// testHangLimit seconds it records an issue naming `what` and returns false, so the caller goes on and the test
+/// fails instead of hanging.
+@discardableResult
+func waitUntil(_ what: String = "a condition", sourceLocation: SourceLocation = #_sourceLocation,
+               _ condition: () -> Bool) -> Bool {
+    let deadline = TestDeadline()
+    while !condition() {
+        if deadline.passed {
+            recordHang(what, sourceLocation: sourceLocation)
+            return false
+        }
+        sched_yield()
+    }
+    return true
 }

@@ -39,7 +39,7 @@ private final class Mailbox: @unchecked Sendable {
                     source.signal()
                     loop.wakeUp()
                     // No sleep: wait for the loop to perform it. A lost wake-up would leave this thread here.
-                    waitUntil { box.hasDelivered(token) }
+                    guard waitUntil("token \(token) to be delivered", { box.hasDelivered(token) }) else { break }
                 }
                 finishedSenders.increment()
             })
@@ -47,7 +47,8 @@ private final class Mailbox: @unchecked Sendable {
         // Churn: items added and removed, blocks queued, extra wake-ups, timers that fire and timers that never do.
         threads.append(Thread {
             var round = 0
-            while finishedSenders.current < senders {
+            let deadline = TestDeadline()
+            while finishedSenders.current < senders && !deadline.passed {
                 // Paced by the loop: the previous round's due timer must have fired (a timer lost would stop the
                 // churn, not the test; the senders are the check).
                 waitUntil { timerFires.current >= round || finishedSenders.current == senders }
@@ -79,9 +80,11 @@ private final class Mailbox: @unchecked Sendable {
         }
         stopper.start()
         var result = RefRunLoopResult.finished
+        let deadline = TestDeadline()
         repeat {
-            result = loop.run(mode: .default, seconds: .infinity, returnAfterSourceHandled: false)
-        } while result != .stopped || finishedSenders.current < senders
+            result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+        } while (result != .stopped || finishedSenders.current < senders) && !deadline.passed
+        if deadline.passed { return "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" }
         for (index, box) in mailboxes.enumerated() {
             let delivered = box.lock.withLock { box.delivered }
             if delivered != Array(0..<tokensPerSender) {
@@ -108,7 +111,7 @@ private final class Mailbox: @unchecked Sendable {
         loop.add(RefRunLoopObserver(activities: .entry, repeats: true) { _, _ in entered.increment() }, mode: .default)
         let stopper = Thread {
             for run in 0..<runs {
-                waitUntil { entered.current > run }
+                guard waitUntil("run \(run) to start", { entered.current > run }) else { return }
                 // Spread the stops over the run: at once, after some spinning, or once the loop sleeps.
                 switch run % 3 {
                 case 0: break
@@ -116,12 +119,13 @@ private final class Mailbox: @unchecked Sendable {
                 default: waitUntil { loop.isWaiting }
                 }
                 loop.stop()
-                waitUntil { stoppedRuns.current > run }
+                guard waitUntil("run \(run) to stop", { stoppedRuns.current > run }) else { return }
             }
         }
         let noise = Thread {
             waitUntil { stoppedRuns.current >= runs / 2 }
-            while stoppedRuns.current < runs {
+            let deadline = TestDeadline()
+            while stoppedRuns.current < runs && !deadline.passed {
                 loop.stop(mode: "elsewhere")
                 sched_yield()
             }
@@ -129,7 +133,7 @@ private final class Mailbox: @unchecked Sendable {
         stopper.start()
         noise.start()
         for run in 0..<runs {
-            let result = loop.run(mode: .default, seconds: .infinity, returnAfterSourceHandled: false)
+            let result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
             guard result == .stopped else { return "run \(run) ended with \(result), not stopped" }
             stoppedRuns.increment()
         }
