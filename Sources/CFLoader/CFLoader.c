@@ -51,7 +51,10 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 cfl_library *cfl_open(const char *path, char **error) {
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    // A library this process already has (the toolchain's libFoundation.so) is used as it is: its symbols are bound
+    // already, and sanitizers refuse RTLD_DEEPBIND. Any other is opened with its own symbols first.
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!handle) handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!handle) {
         const char *why = dlerror();
         size_t size = strlen(path) + (why ? strlen(why) : 0) + 64;

@@ -168,7 +168,7 @@ struct SpecLoaderTests {
               area.no-such-case: {status: FAIL, reason: "A reason long enough to count."}
             """))
         #expect(unknown.caseID == "area.no-such-case")
-        #expect(unknown.message.contains("no case has this id"))
+        #expect(unknown.message.contains("no case of the spec has this id"))
         let badStatus = try #require(expectationsError("""
             spec_version: 1
             engine: cf

@@ -133,7 +133,9 @@ typedef struct {
 
 /// Opens the library at `path` with dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) and resolves its functions.
 /// RTLD_DEEPBIND: the library's calls to its own CF functions bind to its own definitions even though the process
-/// already has the toolchain's CoreFoundation (libFoundation.so) loaded with the same symbol names.
+/// already has the toolchain's CoreFoundation (libFoundation.so) loaded with the same symbol names. A library the
+/// process has already loaded (that very libFoundation.so) is taken as it is, without RTLD_DEEPBIND, which
+/// sanitizer runtimes refuse.
 /// Returns NULL and a malloc'd message in *error when the file cannot be opened, is not a shared library, or lacks a
 /// core function (all missing ones are named). The table lives for the process.
 cfl_library *cfl_open(const char *path, char **error);
