@@ -2,7 +2,6 @@
 // RunLoopSuite: an executable specification of CFRunLoop behaviour, engines that are checked against it,
 // and tools to benchmark and compare run loops.
 import PackageDescription
-import Foundation  // benchmarks: finding the toolchain's CoreFoundation headers (see the end of this file)
 
 let package = Package(
     name: "RunLoopSuite",
@@ -80,35 +79,6 @@ let package = Package(
 
 // MARK: Benchmarks (Benchmarks/README.md): a Google Benchmark harness in C++ with one C shim per run-loop engine.
 
-/// The root of the Swift toolchain building this package (`<root>/usr/bin/swift`), whose CoreFoundation C headers
-/// live in `<root>/usr/lib/swift/CoreFoundation`. Taken from the PackageDescription library this manifest runs with
-/// (so it is the toolchain doing the build), else from the `swift` on PATH; never hard-coded.
-func benchToolchainRoot() -> String? {
-    if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8),
-       let line = maps.split(separator: "\n").first(where: { $0.hasSuffix("/libPackageDescription.so") }),
-       let slash = line.firstIndex(of: "/") {
-        var url = URL(fileURLWithPath: String(line[slash...]))  // <root>/usr/lib/swift/pm/ManifestAPI/lib...so
-        for _ in 0..<6 { url.deleteLastPathComponent() }
-        return url.path
-    }
-    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-        let swift = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
-        if FileManager.default.isExecutableFile(atPath: swift.path) {
-            return swift.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().path
-        }
-    }
-    return nil
-}
-
-/// `-I<root>/usr/lib/swift` when the toolchain's CoreFoundation headers are there. Without it the `cf` shim compiles
-/// to a stub and its benchmarks report a skip.
-let benchCoreFoundationFlags: [String] = {
-    guard let root = benchToolchainRoot() else { return [] }
-    let headers = root + "/usr/lib/swift"
-    return FileManager.default.fileExists(atPath: headers + "/CoreFoundation/CoreFoundation.h") ? ["-I" + headers] : []
-}()
-
 package.products.append(.executable(name: "runloop-bench", targets: ["RunLoopBench"]))
 package.targets.append(contentsOf: [
     // The peer event loops, from Debian packages through pkg-config (scripts/lib/setup.sh: bench_packages).
@@ -119,12 +89,12 @@ package.targets.append(contentsOf: [
     .systemLibrary(name: "CLibEvent", path: "Benchmarks/System/CLibEvent", pkgConfig: "libevent_pthreads",
                    providers: [.apt(["libevent-dev"])]),
     // One C shim per engine behind one interface (include/bench_engine.h): ref (its C ABI, RefRunLoopABI and
-    // RefRunLoop), cf (CoreFoundation's C API from libFoundation.so), glib, libuv, libevent, and the epoll floor.
+    // RefRunLoop), cf and cf:PATH (CoreFoundation's C API through CFLoader's dlsym table: the linked libFoundation.so,
+    // or any library loaded at run time), glib, libuv, libevent, and the epoll floor.
     .target(
         name: "BenchShims",
-        dependencies: ["CGLib", "CLibUV", "CLibEvent", "CSystem", "RefRunLoopABI", "RefRunLoop"],
+        dependencies: ["CGLib", "CLibUV", "CLibEvent", "CSystem", "CFLoader", "RefRunLoopABI", "RefRunLoop"],
         path: "Benchmarks/Shims",
-        cSettings: [.unsafeFlags(benchCoreFoundationFlags)],
         linkerSettings: [.linkedLibrary("Foundation")]
     ),
     // The Google Benchmark harness (Debian's libbenchmark-dev), one file per family. Benchmark only `-c release`.

@@ -7,7 +7,8 @@
 #   --filter REGEX   only benchmarks whose name matches (Google Benchmark's --benchmark_filter)
 #   --out FILE       where to write the CSV (default results/<label>-<date>.csv)
 #   --label LABEL    the label in the default file name (default <virtualisation>-<CPUs>cpu[-quick])
-#   --engines LIST   comma-separated subset of ref,cf,glib,libuv,libevent,epoll
+#   --engines LIST   comma-separated subset of ref,cf,glib,libuv,libevent,epoll, and cf:PATH for any CoreFoundation
+#                    library loaded at run time (named cf:NAME after its file)
 #   --repetitions N  repetitions per benchmark (default and minimum 5, wake latency at least 9; every one is kept)
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
 #   --watchdog S     end a benchmark call that takes longer than S seconds (default: the profile's, in the harness)
@@ -25,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 arguments="$*"
 profile=full filter="" out="" label="" engines="" repetitions=5 watchdog=""
@@ -115,7 +116,7 @@ changed=$(GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null | wc -l)
     echo "# libglib2.0: $(package_version libglib2.0-dev)"
     echo "# libuv1: $(package_version libuv1-dev)"
     echo "# libevent: $(package_version libevent-dev)"
-    "$binary" --rl_describe
+    "$binary" --rl_describe ${engines:+--rl_engines="$engines"}
 } >"$work/context"
 
 # MARK: run the families

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -42,10 +43,24 @@ bool select_engines(const std::string &comma_separated, std::string *why) {
     std::string name;
     while (std::getline(stream, name, ',')) {
         if (name.empty()) continue;
+        if (name.rfind("cf:", 0) == 0) {
+            // A CoreFoundation library loaded at run time; its engine lives for the process.
+            char *error = nullptr;
+            const bench_engine *loaded = bench_engine_cf_load(name.c_str() + 3, &error);
+            if (!loaded) {
+                *why = error ? error : "cannot load " + name.substr(3);
+                free(error);
+                return false;
+            }
+            chosen.push_back(loaded);
+            continue;
+        }
         auto found = std::find_if(all_engines().begin(), all_engines().end(),
                                   [&](const bench_engine *engine) { return name == engine->name; });
         if (found == all_engines().end()) {
-            *why = "unknown engine '" + name + "' (engines: ref, cf, glib, libuv, libevent, epoll)";
+            std::string known;
+            for (const bench_engine *engine : all_engines()) known += std::string(engine->name) + ", ";
+            *why = "unknown engine '" + name + "' (engines: " + known + "or cf:PATH for a CoreFoundation library)";
             return false;
         }
         chosen.push_back(*found);
@@ -80,7 +95,7 @@ bench_loop *create_loop_or_skip(benchmark::State &state, const bench_engine *eng
         return nullptr;
     }
     const char *why = "the engine could not create a loop";
-    bench_loop *loop = engine->create(0, &why);
+    bench_loop *loop = engine->create(engine, 0, &why);
     if (!loop) skip(state, why);
     return loop;
 }
@@ -149,7 +164,7 @@ void LoopThread::body(int cpu, unsigned flags) {
     tid_.store((pid_t)syscall(SYS_gettid));
     pthread_getcpuclockid(pthread_self(), &cpu_clock_);
     const char *why = "the engine could not create a loop";
-    loop_ = engine_->create(flags, &why);
+    loop_ = engine_->create(engine_, flags, &why);
     if (!loop_) {
         why_ = why;
         set_state(State::failed);

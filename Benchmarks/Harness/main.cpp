@@ -3,8 +3,9 @@
 // Its own flags come first and are removed before Google Benchmark sees the rest:
 //   --rl_profile=full|quick|smoke how much each benchmark measures (default full; see Profile in common.h)
 //   --rl_family=LIST              families to register: wake,observers,coalescing,scale (default all)
-//   --rl_engines=LIST             engines to register: ref,cf,glib,libuv,libevent,epoll (default all)
-//   --rl_describe                 print "# key: value" lines describing the engines and CPUs, then exit
+//   --rl_engines=LIST             engines to register: ref,cf,glib,libuv,libevent,epoll, and cf:PATH for a
+//                                 CoreFoundation library loaded at run time (default the six built-in ones)
+//   --rl_describe                 print "# key: value" lines describing the selected engines and CPUs, then exit
 //   --rl_watchdog_s=N             the watchdog's limit per benchmark call, seconds (default: the profile's)
 //   --rl_stress=N                 no benchmarks: N start/stop cycles of every engine's loop thread, without and with
 //                                 a burner (scripts/bench-stress.sh), then exit
@@ -85,8 +86,8 @@ bool positive(const char *text, int *value) {
 }
 
 void describe() {
-    for (const bench_engine *engine : rlbench::all_engines())
-        printf("# engine_%s: %s\n", engine->name, engine->describe());
+    for (const bench_engine *engine : rlbench::engines())
+        printf("# engine_%s: %s\n", engine->name, engine->describe(engine));
     printf("# cpus_usable:");
     for (int cpu : rlbench::usable_cpus()) printf(" %d", cpu);
     printf("\n# loop_cpu: %d\n# client_cpu: %d\n", rlbench::loop_cpu(), rlbench::client_cpu());
@@ -142,10 +143,6 @@ int main(int argc, char **argv) {
         }
     }
     argc = kept;
-    if (describe_only) {
-        describe();
-        return 0;
-    }
     if (watchdog_s) rlbench::profile().watchdog_s = watchdog_s;
     if (!engine_list.empty()) {
         std::string why;
@@ -153,6 +150,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "runloop-bench: %s\n", why.c_str());
             return 2;
         }
+    }
+    if (describe_only) {
+        describe();
+        return 0;
     }
     if (stress_cycles) return rlbench::run_stress(stress_cycles);
     if (const char *pattern = getenv("RL_TEST_HANG")) {

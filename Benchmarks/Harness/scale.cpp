@@ -69,7 +69,8 @@ void register_scale() {
                 if (count > profile().scale_max) continue;
                 std::string name = std::string("BM_Scale/engine:") + engine->name + "/item:" + kind_name +
                                    "/n:" + std::to_string(count);
-                register_guarded(name, [=](benchmark::State &state) { scale(state, engine, kind, count); })
+                const auto chosen_kind = kind;  // structured bindings cannot be captured before C++20
+                register_guarded(name, [=](benchmark::State &state) { scale(state, engine, chosen_kind, count); })
                     ->UseRealTime()
                     ->Unit(benchmark::kMicrosecond);
             }

@@ -122,7 +122,12 @@ void register_wake_latency() {
             for (auto [load, load_name] : loads) {
                 std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
                                    "/load:" + load_name;
-                register_guarded(name, [=](benchmark::State &state) { wake_latency(state, engine, pin, load); })
+                // Structured bindings cannot be captured before C++20: copy them into plain locals.
+                const Pin chosen_pin = pin;
+                const Load chosen_load = load;
+                register_guarded(name, [=](benchmark::State &state) {
+                    wake_latency(state, engine, chosen_pin, chosen_load);
+                })
                     ->UseManualTime()
                     ->Unit(benchmark::kNanosecond);
             }

@@ -1,4 +1,7 @@
-// Engine `cf`: the real CoreFoundation shipped in the Swift toolchain, through its C API.
+// Engines `cf` and `cf:NAME`: a CoreFoundation run loop through its C API, called through the function table of
+// Sources/CFLoader (dlsym), so that one file serves the real CoreFoundation shipped in the Swift toolchain (`cf`,
+// the libFoundation.so this process is linked with) and any other implementation's library loaded at run time
+// (`cf:PATH`, named after the file: `cf:Foundation` for libFoundation.so).
 //
 // Everything lives in kCFRunLoopDefaultMode of the calling thread's CFRunLoop (the harness never uses the main
 // thread, whose loop is special: catalogue rule 22). Sources are version-0 sources, signalled and then woken with
@@ -11,24 +14,37 @@
 // the one that reads this counter, never has.
 #include "bench_engine.h"
 
-#if __has_include(<CoreFoundation/CoreFoundation.h>)
-#include <CoreFoundation/CoreFoundation.h>
+#include "CFLoader.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/// kCFRunLoopAfterWaiting and kCFRunLoopAllActivities (CFRunLoop.h).
+enum { AFTER_WAITING = 1u << 6, ALL_ACTIVITIES = 0x0FFFFFFFu };
+
+/// What an engine of this family carries in `bench_engine.data`: its library and the strings made once from it.
+typedef struct {
+    const cfl_library *cf;
+    cfl_ref default_mode;  // "kCFRunLoopDefaultMode" as the library's CFString (CF compares modes by value)
+    char description[4400];
+} cf_engine_data;
 
 struct bench_item {
     bench_callout callout;
     void *context;
-    CFTypeRef object;  // the CFRunLoopSource, CFRunLoopTimer or CFRunLoopObserver
+    cfl_ref object;  // the CFRunLoopSource, CFRunLoopTimer or CFRunLoopObserver
     // Timers: the date CF's own repeat will give the next fire (old date + interval, phase kept: rule 60).
     uint64_t natural_next;
     uint64_t interval;
 };
 
 struct bench_loop {
-    CFRunLoopRef run_loop;
-    CFRunLoopObserverRef wake_counter;
+    const cf_engine_data *data;
+    cfl_ref run_loop;
+    cfl_ref wake_counter;
     atomic_uint_fast64_t wakeups;
     atomic_int stop_requested;
 };
@@ -38,21 +54,21 @@ static void perform_source(void *info) {
     item->callout(item->context);
 }
 
-static void fire_timer(CFRunLoopTimerRef timer, void *info) {
+static void fire_timer(cfl_ref timer, void *info) {
     (void)timer;
     bench_item *item = info;
     item->natural_next += item->interval;
     item->callout(item->context);
 }
 
-static void observe(CFRunLoopObserverRef observer, CFRunLoopActivity activity, void *info) {
+static void observe(cfl_ref observer, unsigned long activity, void *info) {
     (void)observer;
     (void)activity;
     bench_item *item = info;
     item->callout(item->context);
 }
 
-static void count_wakeup(CFRunLoopObserverRef observer, CFRunLoopActivity activity, void *info) {
+static void count_wakeup(cfl_ref observer, unsigned long activity, void *info) {
     (void)observer;
     (void)activity;
     bench_loop *loop = info;
@@ -63,126 +79,169 @@ static void count_wakeup(CFRunLoopObserverRef observer, CFRunLoopActivity activi
 /// now_mono + (date - now_abs) (CFRunLoopTimerSetNextFireDate); reading the two clocks in the same order makes the
 /// round trip exact up to the double's resolution (about 0.12 us at today's dates), so 1 us is added: the timer may
 /// fire 1 us late, never early because of the conversion.
-static CFAbsoluteTime absolute_date(uint64_t due_ns) {
+static double absolute_date(const cfl_library *cf, uint64_t due_ns) {
     uint64_t now_ns = bench_now_ns();
-    CFAbsoluteTime now = CFAbsoluteTimeGetCurrent();
+    double now = cf->CFAbsoluteTimeGetCurrent();
     return now + (double)((int64_t)(due_ns - now_ns)) / 1e9 + 1e-6;
 }
 
-static bench_loop *cf_create(unsigned flags, const char **why) {
-    (void)why;
+/// The engine's data made from an opened library (the default mode's string, the description), or NULL.
+static cf_engine_data *make_data(const cfl_library *cf) {
+    cf_engine_data *data = calloc(1, sizeof *data);
+    data->cf = cf;
+    data->default_mode = cf->CFStringCreateWithCString(NULL, "kCFRunLoopDefaultMode", CFL_UTF8);
+    snprintf(data->description, sizeof data->description, "CoreFoundation C API from %s (build id %s)", cf->path,
+             cf->build_id[0] ? cf->build_id : "none");
+    return data;
+}
+
+// MARK: the built-in `cf`: the toolchain's libFoundation.so, opened once
+
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+static cf_engine_data *builtin_data;
+static char builtin_error[512];
+
+static void open_builtin(void) {
+    // This shim links libFoundation.so (Package.swift), so the library is in the process: cfl_open takes it as it is.
+    char *error = NULL;
+    cfl_library *cf = cfl_open("libFoundation.so", &error);
+    if (!cf) {
+        snprintf(builtin_error, sizeof builtin_error, "%s", error ? error : "cannot load libFoundation.so");
+        free(error);
+        return;
+    }
+    builtin_data = make_data(cf);
+}
+
+/// The engine's data, or NULL (with the reason in *why) when its library is unavailable.
+static const cf_engine_data *engine_data(const bench_engine *self, const char **why) {
+    if (self->data) return self->data;
+    pthread_once(&builtin_once, open_builtin);
+    if (!builtin_data && why) *why = builtin_error;
+    return builtin_data;
+}
+
+// MARK: the engine
+
+static bench_loop *cf_create(const bench_engine *self, unsigned flags, const char **why) {
+    const cf_engine_data *data = engine_data(self, why);
+    if (!data) return NULL;
+    const cfl_library *cf = data->cf;
     bench_loop *loop = calloc(1, sizeof *loop);
-    loop->run_loop = (CFRunLoopRef)CFRetain(CFRunLoopGetCurrent());
+    loop->data = data;
+    loop->run_loop = cf->CFRetain(cf->CFRunLoopGetCurrent());
     if (flags & BENCH_COUNT_WAKEUPS) {
-        CFRunLoopObserverContext context = {0, loop, NULL, NULL, NULL};
-        loop->wake_counter = CFRunLoopObserverCreate(NULL, kCFRunLoopAfterWaiting, true, 0, count_wakeup, &context);
-        CFRunLoopAddObserver(loop->run_loop, loop->wake_counter, kCFRunLoopDefaultMode);
+        cfl_context context = {0, loop, NULL, NULL, NULL};
+        loop->wake_counter = cf->CFRunLoopObserverCreate(NULL, AFTER_WAITING, 1, 0, count_wakeup, &context);
+        cf->CFRunLoopAddObserver(loop->run_loop, loop->wake_counter, data->default_mode);
     }
     return loop;
 }
 
 static void cf_destroy(bench_loop *loop) {
+    const cfl_library *cf = loop->data->cf;
     if (loop->wake_counter) {
-        CFRunLoopObserverInvalidate(loop->wake_counter);
-        CFRelease(loop->wake_counter);
+        cf->CFRunLoopObserverInvalidate(loop->wake_counter);
+        cf->CFRelease(loop->wake_counter);
     }
-    CFRelease(loop->run_loop);
+    cf->CFRelease(loop->run_loop);
     free(loop);
 }
 
 static void cf_run(bench_loop *loop) {
     // An infinite run (seconds above 504911232 is infinite: rule 91) returns Stopped on CFRunLoopStop.
     while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire))
-        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 1e10, false);
+        loop->data->cf->CFRunLoopRunInMode(loop->data->default_mode, 1e10, 0);
     atomic_store(&loop->stop_requested, 0);
 }
 
 static void cf_stop(bench_loop *loop) {
     atomic_store_explicit(&loop->stop_requested, 1, memory_order_release);
-    CFRunLoopStop(loop->run_loop);
+    loop->data->cf->CFRunLoopStop(loop->run_loop);
 }
 
-static void cf_poll_once(bench_loop *loop) {
-    (void)loop;
-    CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, false);
-}
+static void cf_poll_once(bench_loop *loop) { loop->data->cf->CFRunLoopRunInMode(loop->data->default_mode, 0, 0); }
 
 static bench_item *cf_source_add(bench_loop *loop, bench_callout callout, void *context) {
+    const cfl_library *cf = loop->data->cf;
     bench_item *item = calloc(1, sizeof *item);
     item->callout = callout;
     item->context = context;
-    CFRunLoopSourceContext source_context = {0};
+    cfl_source_context0 source_context = {0};
     source_context.info = item;
     source_context.perform = perform_source;
-    CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, &source_context);
-    CFRunLoopAddSource(loop->run_loop, source, kCFRunLoopDefaultMode);
-    item->object = source;
+    item->object = cf->CFRunLoopSourceCreate(NULL, 0, &source_context);
+    cf->CFRunLoopAddSource(loop->run_loop, item->object, loop->data->default_mode);
     return item;
 }
 
 static void cf_source_signal(bench_loop *loop, bench_item *source) {
-    CFRunLoopSourceSignal((CFRunLoopSourceRef)source->object);
-    CFRunLoopWakeUp(loop->run_loop);
+    loop->data->cf->CFRunLoopSourceSignal(source->object);
+    loop->data->cf->CFRunLoopWakeUp(loop->run_loop);
 }
 
 static void cf_source_remove(bench_loop *loop, bench_item *source) {
-    CFRunLoopRemoveSource(loop->run_loop, (CFRunLoopSourceRef)source->object, kCFRunLoopDefaultMode);
-    CFRelease(source->object);
+    const cfl_library *cf = loop->data->cf;
+    cf->CFRunLoopRemoveSource(loop->run_loop, source->object, loop->data->default_mode);
+    cf->CFRelease(source->object);
     free(source);
 }
 
 static bench_item *cf_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
                                 bench_callout callout, void *context) {
+    const cfl_library *cf = loop->data->cf;
     bench_item *item = calloc(1, sizeof *item);
     item->callout = callout;
     item->context = context;
     item->natural_next = due_ns;
     item->interval = interval_ns;
-    CFRunLoopTimerContext timer_context = {0, item, NULL, NULL, NULL};
-    CFRunLoopTimerRef timer =
-        CFRunLoopTimerCreate(NULL, absolute_date(due_ns), (double)interval_ns / 1e9, 0, 0, fire_timer, &timer_context);
-    // A no-op on Linux (rule 64), made anyway so the engine gets the same request as the others.
-    CFRunLoopTimerSetTolerance(timer, (double)tolerance_ns / 1e9);
-    CFRunLoopAddTimer(loop->run_loop, timer, kCFRunLoopDefaultMode);
-    item->object = timer;
+    cfl_context timer_context = {0, item, NULL, NULL, NULL};
+    item->object = cf->CFRunLoopTimerCreate(NULL, absolute_date(cf, due_ns), (double)interval_ns / 1e9, 0, 0,
+                                            fire_timer, &timer_context);
+    // A no-op on Linux (rule 64), made anyway so the engine gets the same request as the others; optional in a
+    // loaded library.
+    if (cf->CFRunLoopTimerSetTolerance) cf->CFRunLoopTimerSetTolerance(item->object, (double)tolerance_ns / 1e9);
+    cf->CFRunLoopAddTimer(loop->run_loop, item->object, loop->data->default_mode);
     return item;
 }
 
 static void cf_timer_set_next(bench_loop *loop, bench_item *timer, uint64_t due_ns) {
-    (void)loop;
     if (timer->interval && due_ns == timer->natural_next && due_ns > bench_now_ns()) return;
-    CFRunLoopTimerSetNextFireDate((CFRunLoopTimerRef)timer->object, absolute_date(due_ns));
+    loop->data->cf->CFRunLoopTimerSetNextFireDate(timer->object, absolute_date(loop->data->cf, due_ns));
     timer->natural_next = due_ns;
 }
 
 static void cf_timer_remove(bench_loop *loop, bench_item *timer) {
-    CFRunLoopRemoveTimer(loop->run_loop, (CFRunLoopTimerRef)timer->object, kCFRunLoopDefaultMode);
-    CFRelease(timer->object);
+    const cfl_library *cf = loop->data->cf;
+    cf->CFRunLoopRemoveTimer(loop->run_loop, timer->object, loop->data->default_mode);
+    cf->CFRelease(timer->object);
     free(timer);
 }
 
 static bench_item *cf_observer_add(bench_loop *loop, bench_callout callout, void *context) {
+    const cfl_library *cf = loop->data->cf;
     bench_item *item = calloc(1, sizeof *item);
     item->callout = callout;
     item->context = context;
-    CFRunLoopObserverContext observer_context = {0, item, NULL, NULL, NULL};
-    CFRunLoopObserverRef observer =
-        CFRunLoopObserverCreate(NULL, kCFRunLoopAllActivities, true, 0, observe, &observer_context);
-    CFRunLoopAddObserver(loop->run_loop, observer, kCFRunLoopDefaultMode);
-    item->object = observer;
+    cfl_context observer_context = {0, item, NULL, NULL, NULL};
+    item->object = cf->CFRunLoopObserverCreate(NULL, ALL_ACTIVITIES, 1, 0, observe, &observer_context);
+    cf->CFRunLoopAddObserver(loop->run_loop, item->object, loop->data->default_mode);
     return item;
 }
 
 static void cf_observer_remove(bench_loop *loop, bench_item *observer) {
-    CFRunLoopRemoveObserver(loop->run_loop, (CFRunLoopObserverRef)observer->object, kCFRunLoopDefaultMode);
-    CFRelease(observer->object);
+    const cfl_library *cf = loop->data->cf;
+    cf->CFRunLoopRemoveObserver(loop->run_loop, observer->object, loop->data->default_mode);
+    cf->CFRelease(observer->object);
     free(observer);
 }
 
 static uint64_t cf_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
-static const char *cf_describe(void) {
-    return "CoreFoundation (swift-corelibs-foundation) from the Swift toolchain, C API, libFoundation.so";
+static const char *cf_describe(const bench_engine *self) {
+    const char *why = NULL;
+    const cf_engine_data *data = engine_data(self, &why);
+    return data ? data->description : why;
 }
 
 const bench_engine bench_engine_cf = {
@@ -204,16 +263,18 @@ const bench_engine bench_engine_cf = {
     .wakeups = cf_wakeups,
 };
 
-#else  // no CoreFoundation headers: Package.swift could not find the toolchain
-
-static bench_loop *cf_unavailable(unsigned flags, const char **why) {
-    (void)flags;
-    *why = "skipped: the toolchain's CoreFoundation headers were not found at build time (see Package.swift)";
-    return NULL;
+bench_engine *bench_engine_cf_load(const char *path, char **error) {
+    cfl_library *cf = cfl_open(path, error);
+    if (!cf) return NULL;
+    bench_engine *engine = malloc(sizeof *engine);
+    *engine = bench_engine_cf;
+    // `cf:` and the file name without `lib` and `.so...`, as `runloop conform` names it.
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (strncmp(base, "lib", 3) == 0 && base[3]) base += 3;
+    size_t length = strstr(base, ".so") ? (size_t)(strstr(base, ".so") - base) : strlen(base);
+    char *name = malloc(length + 4);
+    snprintf(name, length + 4, "cf:%.*s", (int)length, base);
+    engine->name = name;
+    engine->data = make_data(cf);
+    return engine;
 }
-
-static const char *cf_describe(void) { return "CoreFoundation (headers not found at build time)"; }
-
-const bench_engine bench_engine_cf = {.name = "cf", .describe = cf_describe, .create = cf_unavailable};
-
-#endif

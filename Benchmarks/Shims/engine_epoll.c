@@ -182,7 +182,8 @@ static void pass(bench_loop *loop, int timeout_ms) {
 
 // MARK: the engine table
 
-static bench_loop *epoll_create_loop(unsigned flags, const char **why) {
+static bench_loop *epoll_create_loop(const bench_engine *self, unsigned flags, const char **why) {
+    (void)self;
     bench_loop *loop = calloc(1, sizeof *loop);
     loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     loop->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -298,7 +299,8 @@ static uint64_t epoll_wakeups(bench_loop *loop) {
     return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
 }
 
-static const char *epoll_describe(void) {
+static const char *epoll_describe(const bench_engine *self) {
+    (void)self;
     return "eventfd + timerfd + epoll, edge-triggered, no reads (this package's floor loop)";
 }
 

@@ -114,7 +114,8 @@ static void detach(bench_item *item) {
 
 // MARK: the engine table
 
-static bench_loop *glib_create(unsigned flags, const char **why) {
+static bench_loop *glib_create(const bench_engine *self, unsigned flags, const char **why) {
+    (void)self;
     (void)why;
     bench_loop *loop = calloc(1, sizeof *loop);
     loop->context = g_main_context_new();
@@ -191,7 +192,8 @@ static void glib_observer_remove(bench_loop *loop, bench_item *observer) {
 
 static uint64_t glib_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
-static const char *glib_describe(void) {
+static const char *glib_describe(const bench_engine *self) {
+    (void)self;
     static char text[96];
     g_snprintf(text, sizeof text, "GLib %u.%u.%u GMainContext", glib_major_version, glib_minor_version,
                glib_micro_version);

@@ -60,7 +60,8 @@ static void free_item(bench_item *item) {
     free(item);
 }
 
-static bench_loop *levent_create(unsigned flags, const char **why) {
+static bench_loop *levent_create(const bench_engine *self, unsigned flags, const char **why) {
+    (void)self;
     pthread_once(&threads_enabled, enable_threads);
     struct event_config *config = event_config_new();
     event_config_set_flag(config, EVENT_BASE_FLAG_PRECISE_TIMER);
@@ -139,7 +140,8 @@ static uint64_t levent_wakeups(bench_loop *loop) {
     return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
 }
 
-static const char *levent_describe(void) {
+static const char *levent_describe(const bench_engine *self) {
+    (void)self;
     static char text[64];
     snprintf(text, sizeof text, "libevent %s event_base (epoll, precise timer)", event_get_version());
     return text;

@@ -88,7 +88,8 @@ static bench_item *new_item(bench_callout callout, void *context, int handles) {
     return item;
 }
 
-static bench_loop *luv_create(unsigned flags, const char **why) {
+static bench_loop *luv_create(const bench_engine *self, unsigned flags, const char **why) {
+    (void)self;
     bench_loop *loop = calloc(1, sizeof *loop);
     if (uv_loop_init(&loop->loop) != 0) {
         *why = "uv_loop_init failed";
@@ -194,7 +195,8 @@ static void luv_observer_remove(bench_loop *loop, bench_item *observer) {
 
 static uint64_t luv_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
-static const char *luv_describe(void) {
+static const char *luv_describe(const bench_engine *self) {
+    (void)self;
     static char text[64];
     snprintf(text, sizeof text, "libuv %s uv_loop_t", uv_version_string());
     return text;

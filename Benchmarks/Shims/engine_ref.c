@@ -58,7 +58,8 @@ static void fire_timer(void *info) {
     item->callout(item->context);
 }
 
-static bench_loop *ref_create(unsigned flags, const char **why) {
+static bench_loop *ref_create(const bench_engine *self, unsigned flags, const char **why) {
+    (void)self;
     (void)flags;  // the wake-up counter is always on and costs one relaxed atomic add per wait
     (void)why;
     bench_loop *loop = calloc(1, sizeof *loop);
@@ -139,7 +140,8 @@ static void ref_observer_remove(bench_loop *loop, bench_item *observer) {
 
 static uint64_t ref_wakeups(bench_loop *loop) { return ref_runloop_wakeup_count(loop->run_loop); }
 
-static const char *ref_describe(void) {
+static const char *ref_describe(const bench_engine *self) {
+    (void)self;
     return "RefRunLoop (this package, Swift, epoll + eventfd + timerfd) through its C ABI";
 }
 

@@ -35,11 +35,11 @@ enum {
 typedef struct bench_engine {
     /// The engine's name in benchmark names (`engine:<name>`).
     const char *name;
-    /// What the library is, with its version, for the results' context lines.
-    const char *(*describe)(void);
+    /// What the library is, with its version, for the results' context lines. `self` is this table.
+    const char *(*describe)(const struct bench_engine *self);
 
-    /// A new loop on the calling thread, or NULL with a reason in `*why` (static storage).
-    bench_loop *(*create)(unsigned flags, const char **why);
+    /// A new loop on the calling thread, or NULL with a reason in `*why` (static storage). `self` is this table.
+    bench_loop *(*create)(const struct bench_engine *self, unsigned flags, const char **why);
     /// Frees the loop. Everything added must have been removed first. Loop thread, not running.
     void (*destroy)(bench_loop *loop);
     /// Runs the loop, blocking in the engine's wait whenever idle, until `stop`. Loop thread.
@@ -78,6 +78,9 @@ typedef struct bench_engine {
     /// Returns from the loop's blocking wait so far (each is one loop wake-up), if the loop was created with
     /// BENCH_COUNT_WAKEUPS. How each engine counts is in its file and in Benchmarks/README.md. Any thread.
     uint64_t (*wakeups)(bench_loop *loop);
+
+    /// The shim's own data for this engine, or NULL: an engine made at run time (`cf:PATH`) carries its library here.
+    const void *data;
 } bench_engine;
 
 extern const bench_engine bench_engine_ref;
@@ -86,6 +89,10 @@ extern const bench_engine bench_engine_glib;
 extern const bench_engine bench_engine_libuv;
 extern const bench_engine bench_engine_libevent;
 extern const bench_engine bench_engine_epoll;
+
+/// An engine `cf:NAME` over the CoreFoundation library at `path`, loaded at run time (engine_cf.c, through
+/// Sources/CFLoader), or NULL with a malloc'd message in *error naming the path and any missing function.
+bench_engine *bench_engine_cf_load(const char *path, char **error);
 
 /// CLOCK_MONOTONIC now, in nanoseconds.
 uint64_t bench_now_ns(void);
