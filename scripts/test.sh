@@ -14,4 +14,6 @@ swift build --build-tests
 swift test --skip-build
 scripts/cli-checks.sh .build/debug/runloop
 scripts/bench-smoke.sh
+# The cf:PATH engine family on the toolchain's own CoreFoundation, loaded at run time like any other library.
+scripts/bench-smoke.sh --engines "cf:$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
 scripts/bench-stress.sh --cycles 1000
