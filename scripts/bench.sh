@@ -276,6 +276,7 @@ function split_csv(line, fields,    n, i, c, field, quoted) {
     return n
 }
 function get(name, column) { return ((name, column) in val) ? val[name, column] : "" }
+function scaled(x, divisor) { return x == "" ? "" : x / divisor }  # an engine not in the run stays "-"
 function fmt(x, unit) { return x == "" ? "-" : sprintf(x >= 1000 ? "%.0f%s" : "%.3g%s", x, unit) }
 function ratio_line(what, a, b, target, unit,    r) {
     if (a == "" || b == "" || b == 0) { printf "  %-52s   n/a (not measured)\n", what; return }
@@ -332,7 +333,7 @@ END {
     split("same/load:none same/load:idle1000 same/load:burn diff/load:none", cases, " ")
     for (c = 1; c <= 4; c++) {
         line = sprintf("  pin:%-20s", cases[c])
-        for (e = 1; e <= 6; e++) line = line sprintf(" %s %s", engines[e], fmt(get("BM_WakeLatency/engine:" engines[e] "/pin:" cases[c], "latency_p50_ns") / 1000, " us"))
+        for (e = 1; e <= 6; e++) line = line sprintf(" %s %s", engines[e], fmt(scaled(get("BM_WakeLatency/engine:" engines[e] "/pin:" cases[c], "latency_p50_ns"), 1000), " us"))
         print line
     }
     printf "observer dispatch, ns per callout (median):\n"
@@ -346,7 +347,7 @@ END {
     split("0pct 10pct", tols, " ")
     for (c = 1; c <= 2; c++) {
         line = sprintf("  tolerance:%-15s", tols[c])
-        for (e = 1; e <= 6; e++) { k = "BM_TimerCoalescing/engine:" engines[e] "/timers:1000/tolerance:" tols[c] "/burn:no"; line = line sprintf(" %s %s/%s", engines[e], fmt(get(k, "wakeups_per_fire"), ""), fmt(get(k, "lateness_p99_ns") / 1e6, "ms")) }
+        for (e = 1; e <= 6; e++) { k = "BM_TimerCoalescing/engine:" engines[e] "/timers:1000/tolerance:" tols[c] "/burn:no"; line = line sprintf(" %s %s/%s", engines[e], fmt(get(k, "wakeups_per_fire"), ""), fmt(scaled(get(k, "lateness_p99_ns"), 1e6), "ms")) }
         print line
     }
     printf "scale, ns per add + remove at N = 10,000 (median):\n"

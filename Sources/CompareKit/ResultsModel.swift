@@ -298,7 +298,8 @@ public struct ResultsFile: Sendable {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix("#") else { return nil }
             let body = trimmed.dropFirst().trimmingCharacters(in: .whitespaces)
-            guard let colon = body.firstIndex(of: ":") else { return nil }
+            // The key ends at the first ": " (a key may hold a colon: `engine_cf:Foundation: ...`), else at a ":".
+            guard let colon = body.range(of: ": ")?.lowerBound ?? body.firstIndex(of: ":") else { return nil }
             let key = body[..<colon].trimmingCharacters(in: .whitespaces)
             let value = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             return key.isEmpty ? nil : ContextEntry(key: key, value: value)

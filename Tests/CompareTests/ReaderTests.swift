@@ -21,6 +21,17 @@ import Testing
         #expect(samples[0].firstLine == 12)
     }
 
+    @Test func contextKeysMayHoldAColon() {
+        let entries = ResultsFile.contextEntries([
+            "# engine_cf: CoreFoundation C API from libFoundation.so",
+            "# engine_cf:Foundation: CoreFoundation C API from /opt/lib/libFoundation.so",
+            "# date:2026-11-23",
+        ])
+        #expect(entries.map(\.key) == ["engine_cf", "engine_cf:Foundation", "date"])
+        #expect(entries[1].value == "CoreFoundation C API from /opt/lib/libFoundation.so")
+        #expect(entries[2].value == "2026-11-23")
+    }
+
     /// Real output of a small benchmark built against Debian's libbenchmark-dev 1.7.1 with
     /// `--benchmark_repetitions=3 --benchmark_out_format=csv` (named args, `/real_time`, counters,
     /// `items_per_second`, the broken `_cv` rows, error rows without counter cells).
