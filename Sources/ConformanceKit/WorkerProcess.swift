@@ -144,9 +144,18 @@ final class WorkerProcess {
         return writeFully(input, Data((line + "\n").utf8))
     }
 
+    /// The longest line a worker may write. The largest real message, a `done` with the trace cut off at 10,000
+    /// lines, is a few hundred kilobytes; a worker whose engine writes garbage to descriptor 3 must not fill memory.
+    static let maxLineBytes = 16 << 20
+
     /// The next message, waiting no later than `deadline` (CLOCK_MONOTONIC nanoseconds).
     func next(deadline: UInt64) -> Event {
         while true {
+            if buffer.count > Self.maxLineBytes, !buffer.contains(UInt8(ascii: "\n")) {
+                let start = String(decoding: buffer.prefix(200), as: UTF8.self)
+                buffer.removeAll()
+                return .garbled("a line of more than \(Self.maxLineBytes) bytes, starting: \(start)")
+            }
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer.removeSubrange(buffer.startIndex...newline)
