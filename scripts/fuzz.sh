@@ -2,7 +2,8 @@
 # Coverage-guided fuzzing (libFuzzer) of the inputs the project reads from users: spec case files, expectations
 # files and `runloop compare`'s results CSVs (the Fuzz package, Fuzz/Package.swift). Builds the fuzz targets with
 # the toolchain's -sanitize=fuzzer,address, runs each from a scratch copy of its seed corpus (Fuzz/Corpus), and
-# prints per target the executions, time, exec/s and the crashes, timeouts and out-of-memory inputs found.
+# prints per target the executions, time, exec/s, the crashes, timeouts and out-of-memory inputs found, and the
+# slowest input's time and the peak memory (how far from the limits below the run stayed).
 # Exits 1 if any target found something (the input is kept and its path printed), 2 for bad flags.
 #
 #   scripts/fuzz.sh [--target spec-cases|expectations|results-csv] [--seconds N]
@@ -27,7 +28,8 @@ while (($# > 0)); do
             targets=("$2"); shift 2 ;;
         --seconds)
             (($# >= 2)) || { echo "error: --seconds needs a number" >&2; exit 2; }
-            [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "error: --seconds must be a positive whole number, not '$2'" >&2; exit 2; }
+            [[ "$2" =~ ^[1-9][0-9]*$ ]] || {
+                echo "error: --seconds must be a positive whole number, not '$2'" >&2; exit 2; }
             seconds=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "error: unknown argument '$1'" >&2; usage; exit 2 ;;
@@ -46,14 +48,17 @@ rss_limit_mb=2048
 max_len=16384
 
 build_path=.build-fuzz
-echo "building the fuzz targets (release, -sanitize=fuzzer,address)..." >&2
-swift build -c release --package-path Fuzz --build-path "$build_path" \
-    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address 2>&1 | grep -E "error|Compiling|Build complete" >&2 || true
-bin=$(swift build -c release --package-path Fuzz --build-path "$build_path" --show-bin-path \
-    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address)
-
+build_flags=(-c release --package-path Fuzz --build-path "$build_path"
+             -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address)
 work=$(mktemp -d "${TMPDIR:-/tmp}/runloop-fuzz.XXXXXX")
 echo "work directory (corpus copies, logs, findings): $work" >&2
+echo "building the fuzz targets (release, -sanitize=fuzzer,address)..." >&2
+if ! swift build "${build_flags[@]}" >"$work/build.log" 2>&1; then
+    grep -E "error" "$work/build.log" >&2 || tail -20 "$work/build.log" >&2
+    echo "error: building the fuzz targets failed (log: $work/build.log)" >&2
+    exit 1
+fi
+bin=$(swift build "${build_flags[@]}" --show-bin-path)
 
 failed=0
 summary=()
@@ -79,11 +84,15 @@ for target in "${targets[@]}"; do
     elapsed=$(($(date +%s) - start))
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
+    peak_rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
     crashes=$(find "$work/$target/findings" -name 'crash-*' -o -name 'deadly-*' | wc -l)
     timeouts=$(find "$work/$target/findings" -name 'timeout-*' | wc -l)
     ooms=$(find "$work/$target/findings" -name 'oom-*' | wc -l)
-    line=$(printf '%-13s executions %10s  time %5s s  exec/s %6s  crashes %s  timeouts %s  ooms %s' \
-        "$target" "${executions:-?}" "$elapsed" "${rate:-?}" "$crashes" "$timeouts" "$ooms")
+    format='%-13s executions %10s  time %5s s  exec/s %6s  crashes %s  timeouts %s  ooms %s'
+    format+='  slowest input %s s  peak rss %s MB'
+    line=$(printf "$format" "$target" "${executions:-?}" "$elapsed" "${rate:-?}" "$crashes" "$timeouts" "$ooms" \
+        "${slowest:-?}" "${peak_rss:-?}")
     summary+=("$line")
     if ((status != 0 || crashes + timeouts + ooms > 0)); then
         failed=1

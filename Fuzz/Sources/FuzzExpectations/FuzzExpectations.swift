@@ -14,12 +14,9 @@ private let knownIDs: Set<String> = ["timer.tolerance.get-returns-set-value", "o
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzExpectations(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    do {
-        _ = try EngineExpectations.parse(fuzzText(data, size), file: fileName, engine: "cf", knownIDs: knownIDs)
-    } catch {
-        checkRejection(error, file: fileName)
+    fuzzInput(data, size, file: fileName, expected: SpecError.self) {
+        _ = try EngineExpectations.parse($0, file: fileName, engine: "cf", knownIDs: knownIDs)
     }
-    return 0
 }
 
 @main

@@ -10,12 +10,9 @@ private let fileName = "fuzz/results.csv"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResultsCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    do {
-        _ = try ResultsReader.parse(text: fuzzText(data, size), file: fileName)
-    } catch {
-        checkRejection(error, csvFile: fileName)
+    fuzzInput(data, size, file: fileName, expected: CompareInputError.self) {
+        _ = try ResultsReader.parse(text: $0, file: fileName)
     }
-    return 0
 }
 
 @main

@@ -11,12 +11,9 @@ private let fileName = "fuzz/cases.yaml"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSpecCases(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    do {
-        _ = try SpecLoader.parse(fuzzText(data, size), file: fileName)
-    } catch {
-        checkRejection(error, file: fileName)
+    fuzzInput(data, size, file: fileName, expected: SpecError.self) {
+        _ = try SpecLoader.parse($0, file: fileName)
     }
-    return 0
 }
 
 @main

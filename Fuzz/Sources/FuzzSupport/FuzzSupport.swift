@@ -20,9 +20,21 @@ public func runFuzzer(_ callback: FuzzCallback) -> Never {
     exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
 }
 
+/// One input: `load` it as text; a rejection must pass ``checkRejection(_:file:expected:)``. Always returns 0 (libFuzzer
+/// reserves other values); a finding stops the process instead.
+public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int, file: String, expected: any Error.Type,
+                      load: (String) throws -> Void) -> CInt {
+    do {
+        try load(fuzzText(data, size))
+    } catch {
+        checkRejection(error, file: file, expected: expected)
+    }
+    return 0
+}
+
 /// The input as text. The loaders' file readers differ on invalid UTF-8 (the spec loader rejects it before parsing,
 /// the CSV reader repairs it); decoding with repair here lets byte-level mutations still reach the parsers.
-public func fuzzText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> String {
+func fuzzText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> String {
     guard let data else { return "" }
     return String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
 }
@@ -32,37 +44,26 @@ public func finding(_ message: String) -> Never {
     fatalError("fuzz finding: \(message)")
 }
 
-/// Checks a spec or expectations rejection: it must name `file` and a line, and say something.
-public func checkRejection(_ error: any Error, file: String) {
-    guard let error = error as? SpecError else {
+/// Checks a rejection: it must be the loader's own error type, `expected`, and name `file` and a line
+/// (`file:line: ` leading its description, as the CLI prints it), and say something.
+func checkRejection(_ error: any Error, file: String, expected: any Error.Type) {
+    let location: (file: String, line: Int, message: String)
+    switch error {
+    case let error as SpecError where expected == SpecError.self:
+        location = (error.location.file, error.location.line, error.message)
+    case let error as CompareInputError where expected == CompareInputError.self:
+        location = (error.file, error.line ?? 0, error.detail)
+    default:
         finding("rejection with a foreign error type \(type(of: error)): \(error)")
     }
     var problem: String?
-    if error.location.file != file {
-        problem = "names file '\(error.location.file)'"
-    } else if error.location.line < 1 {
+    if location.file != file {
+        problem = "names file '\(location.file)'"
+    } else if location.line < 1 {
         problem = "no line"
-    } else if error.message.isEmpty {
+    } else if location.message.isEmpty {
         problem = "empty message"
-    } else if !error.description.hasPrefix("\(file):\(error.location.line): ") {
-        problem = "description lacks file:line"
-    }
-    if let problem { finding("unclear rejection (\(problem)): \(error)") }
-}
-
-/// Checks a results-CSV rejection: it must name `file` and a line, and say something.
-public func checkRejection(_ error: any Error, csvFile file: String) {
-    guard let error = error as? CompareInputError else {
-        finding("rejection with a foreign error type \(type(of: error)): \(error)")
-    }
-    var problem: String?
-    if error.file != file {
-        problem = "names file '\(error.file)'"
-    } else if (error.line ?? 0) < 1 {
-        problem = "no line"
-    } else if error.detail.isEmpty {
-        problem = "empty detail"
-    } else if !error.description.hasPrefix("\(file):\(error.line ?? 0): error: ") {
+    } else if !"\(error)".hasPrefix("\(file):\(location.line): ") {
         problem = "description lacks file:line"
     }
     if let problem { finding("unclear rejection (\(problem)): \(error)") }
