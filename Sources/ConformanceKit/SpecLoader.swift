@@ -80,6 +80,9 @@ public enum SpecLoader {
         switch error {
         case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
         case .duplicatedKeysInMapping(_, let context): return context.mark.line
+        case .reader(_, let offset, _, let yaml):
+            // libyaml's reader (bad encoding, control characters) gives a byte offset, not a mark.
+            return 1 + yaml.utf8.prefix(max(offset ?? 0, 0)).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         default: return 0
         }
     }
@@ -91,6 +94,9 @@ public enum SpecLoader {
             return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
         case .duplicatedKeysInMapping(let duplicates, _):
             return "duplicate key \(duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")) in one mapping"
+        case .reader(let problem, _, let value, _):
+            // Yams's own description quotes the offending line, control characters and all.
+            return value >= 0 ? "\(problem) (character \(String(format: "U+%04X", value)))" : problem
         default:
             return "\(error)"
         }

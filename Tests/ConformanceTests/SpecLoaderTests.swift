@@ -201,3 +201,19 @@ struct MisspeltCaseFieldTests {
         }
     }
 }
+
+/// Inputs the fuzzer (scripts/fuzz.sh) found rejected without a clear message, minimised.
+@Suite("Spec loader: fuzz regressions")
+struct SpecLoaderFuzzRegressionTests {
+    /// libyaml's reader reports a control character with a byte offset, not a line: the rejection said line 0 and
+    /// quoted the raw line, control character included.
+    @Test func controlCharacterIsRejectedWithItsLine() throws {
+        do {
+            _ = try SpecLoader.parse("spec_version: 1\ncases:\n  - id: a\u{07}b\n", file: "cases/bad.yaml")
+            Issue.record("a control character loaded")
+        } catch let error as SpecError {
+            #expect(error.location.line == 3)
+            #expect(error.description == "cases/bad.yaml:3: YAML syntax error: control characters are not allowed (character U+0007)")
+        }
+    }
+}
