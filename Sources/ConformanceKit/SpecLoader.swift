@@ -98,7 +98,8 @@ public enum SpecLoader {
 
     // MARK: Cases
 
-    static let caseFields = ["id", "rule", "source", "features", "allow", "timeout", "items", "steps", "on", "expect"]
+    static let caseFields = ["id", "rule", "source", "rules", "features", "allow", "timeout", "items", "steps", "on",
+                             "expect"]
 
     static func parseCase(_ value: YAMLValue) throws -> SpecCase {
         // Inside a case, fields are named relative to the case.
@@ -119,6 +120,7 @@ public enum SpecLoader {
         try fields.rejectUnknown(allowed: caseFields)
         let rule = try fields.required("rule").string()
         let source = try fields.required("source").string()
+        let rules = try parseRules(fields.optional("rules"))
         let features = try (fields.optional("features")?.sequence() ?? []).map { value -> EngineFeature in
             let word = try value.string()
             guard let feature = EngineFeature(rawValue: word) else {
@@ -172,6 +174,7 @@ public enum SpecLoader {
                                 timeout: timeout, items: items, steps: steps, triggers: triggers,
                                 expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
+        specCase.rules = rules
         return specCase
     }
 
