@@ -49,13 +49,7 @@ public struct RuleCatalogue: Sendable {
 
     /// Loads a catalogue file.
     public static func load(path: String) throws -> RuleCatalogue {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
-        }
-        return try parse(text, file: path)
+        try parse(SpecLoader.readFile(path), file: path)
     }
 
     /// Parses catalogue text; `file` is used in messages.

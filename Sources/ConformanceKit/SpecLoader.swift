@@ -41,13 +41,16 @@ public enum SpecLoader {
 
     /// Loads one spec file.
     public static func loadFile(_ path: String) throws -> SpecFile {
-        let text: String
+        try parse(readFile(path), file: path)
+    }
+
+    /// The text of a spec or catalogue file, or a ``SpecError`` naming it.
+    static func readFile(_ path: String) throws -> String {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
         }
-        return try parse(text, file: path)
     }
 
     /// Parses spec text; `file` is used in messages.
