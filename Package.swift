@@ -39,16 +39,17 @@ let package = Package(
         .target(name: "RefRunLoopABI"),
         // The `ref` engine: the reference run loop behind the engine contract.
         .target(name: "RefEngine", dependencies: ["RefRunLoop", "EngineKit"]),
-        // The spec files (cases, per-engine expectations, format documentation) as package resources.
+        // The spec files (cases, per-engine expectations, the rule catalogue, format documentation) as package resources.
         .target(
             name: "ConformanceSpec",
             exclude: ["INTERPRETING.md"],
-            resources: [.copy("cases"), .copy("expectations")]
+            resources: [.copy("cases"), .copy("expectations"), .copy("catalogue.yaml")]
         ),
-        // Spec model, loader, scenario interpreter, runner and reports.
+        // Spec model, loader, scenario interpreter, runner and reports. It reads the shipped rule catalogue to check
+        // the rule ids cases cite.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", .product(name: "Yams", package: "Yams")]
+            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", .product(name: "Yams", package: "Yams")]
         ),
         // Reading benchmark CSVs and comparing them with statistics.
         .target(name: "CompareKit", exclude: ["COMPARING.md"]),

@@ -51,6 +51,18 @@ printf 'spec_version: 1\nengine: cf\nexpected:\n  other.case: {status: FAIL, rea
 check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expectations none" -- \
     "$runloop" conform --spec "$work/my-cases" --expectations "$work/my-expectations"
 
+# runloop rules: the shipped spec pins every rule with two cases; a spec of your own that pins a rule once, or cites
+# an id the catalogue lacks, exits 1 and says which; a malformed spec exits 2.
+check "rules: shipped spec" 0 "rules with fewer than 2 cases: none" -- "$runloop" rules
+check "rules: json" 0 '"thin_rules" : \[' -- "$runloop" rules --format json
+printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    rules: [timeout.poll, no.such-rule]\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/rules.yaml"
+check "rules: a thin rule and an unknown id" 1 "rules.yaml:3: case 'mine.poll': field 'rules': unknown rule 'no.such-rule'" -- \
+    "$runloop" rules --spec "$work/rules.yaml"
+check "conform: an unknown rule id is bad input" 2 "rules.yaml:6: case 'mine.poll': field 'rules\[1\]': unknown rule 'no.such-rule'" -- \
+    "$runloop" conform --spec "$work/rules.yaml" --expectations none
+check "rules: malformed spec" 2 "bad.yaml:6: case 'bad.case'" -- "$runloop" rules --spec "$work/bad.yaml"
+check "rules: unknown format" 2 "format" -- "$runloop" rules --format yaml
+
 # Process isolation, with the tests' worker: its `faulty` engine aborts, segfaults and hangs on three of the order
 # cases; each is one CRASH or TIMEOUT row and the other 20 cases still run and pass.
 test_worker="$(dirname "$runloop")/ConformanceTestWorker"

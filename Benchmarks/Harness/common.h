@@ -131,17 +131,17 @@ class Burner {
 /// Runs an engine's loop on a new thread (pinned when `cpu` >= 0): creates it there, calls `setup` on that thread
 /// before running, and `teardown` on it after the run, so every engine is used from its own thread only.
 ///
-/// Why stopping is safe (the loop is never used after it is destroyed): the loop thread never destroys the loop on
-/// its own. After `run` returns it records `returned` under `mutex_` and then waits for the owner's `released`;
-/// only after that does it call `teardown` and `destroy`. The owner calls the engine's `stop` (any thread, by the
-/// contract in bench_engine.h) only while it has not yet seen `returned`, so every such call happens before the
-/// owner sets `released`, hence before `destroy`. Cross-thread calls the families make themselves (`source_signal`,
-/// `wakeups`) happen between `wait_ready` and `stop`, so the same order covers them. `stop` repeats the engine's
-/// stop until it sees `returned`: a stop that lands before `run` enters the engine's wait can be lost (CFRunLoopStop
-/// before a run does nothing: rule 25). The old protocol (stop while the state says running, no release) let the
+/// Why stopping is safe (the loop is never used after it is destroyed): the loop thread never destroys the loop on its
+/// own. After `run` returns it records `returned` under `mutex_` and then waits for the owner's `released`; only after
+/// that does it call `teardown` and `destroy`. The owner calls the engine's `stop` (any thread, by the contract in
+/// bench_engine.h) only while it has not yet seen `returned`, so every such call happens before the owner sets
+/// `released`, hence before `destroy`. Cross-thread calls the families make themselves (`source_signal`, `wakeups`)
+/// happen between `wait_ready` and `stop`, so the same order covers them. `stop` repeats the engine's stop until it
+/// sees `returned`: a stop that lands before `run` enters the engine's wait can be lost (CFRunLoopStop before a run
+/// does nothing: rule stop.only-during-run). The old protocol (stop while the state says running, no release) let the
 /// loop thread return, tear down and destroy between the owner's check and its call: a use-after-free that hung
-/// `event_base_loopbreak` and `CFRunLoopWakeUp` on a freed mutex. `runloop-bench --rl_stress` checks the protocol
-/// under AddressSanitizer (scripts/bench-stress.sh).
+/// `event_base_loopbreak` and `CFRunLoopWakeUp` on a freed mutex. `runloop-bench --rl_stress` checks the protocol under
+/// AddressSanitizer (scripts/bench-stress.sh).
 class LoopThread {
    public:
     using Hook = std::function<void(bench_loop *)>;

@@ -174,9 +174,9 @@ int main(int argc, char **argv) {
 
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    // The benchmarks run on a second thread, never on the main thread: CoreFoundation's main-thread loop is
-    // special (it stands for the main dispatch queue and is never empty in a common mode: rule 22), and the
-    // reference loop copies that rule.
+    // The benchmarks run on a second thread, never on the main thread: CoreFoundation's main-thread loop is special (it
+    // stands for the main dispatch queue and is never empty in a common mode: the note of rule empty.what-counts), and
+    // the reference loop copies that rule.
     std::thread runner([csv_out] {
         if (csv_out) {
             static WholeRunCSVReporter file_reporter;  // static: the watchdog's handler may use it until _exit

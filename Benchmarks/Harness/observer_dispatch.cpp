@@ -1,9 +1,9 @@
 // Family BM_ObserverDispatch: the cost of calling N observers of every activity.
 //
 // The loop runs on the benchmark thread, one non-blocking pass per iteration (engine poll_once: CF and ref run the
-// default mode with a 0 s timeout, which calls Entry, BeforeTimers, BeforeSources and Exit; libuv runs
-// UV_RUN_NOWAIT; GLib one g_main_context_iteration(FALSE); epoll one pass with epoll_wait(0)). One idle source keeps
-// the mode from being empty (an empty mode returns at once, without observers: rule 1). Every observer callout
+// default mode with a 0 s timeout, which calls Entry, BeforeTimers, BeforeSources and Exit; libuv runs UV_RUN_NOWAIT;
+// GLib one g_main_context_iteration(FALSE); epoll one pass with epoll_wait(0)). One idle source keeps the mode from
+// being empty (an empty mode returns at once, without observers: rule run.empty-mode-finished). Every observer callout
 // increments one counter, so the number of callouts per pass is measured, not assumed: engines call observers for
 // different activities (CF and ref 4 per pass here, the prepare/check analogues 2).
 //

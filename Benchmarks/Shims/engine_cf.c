@@ -3,15 +3,15 @@
 // the libFoundation.so this process is linked with) and any other implementation's library loaded at run time
 // (`cf:PATH`, named after the file: `cf:Foundation` for libFoundation.so).
 //
-// Everything lives in kCFRunLoopDefaultMode of the calling thread's CFRunLoop (the harness never uses the main
-// thread, whose loop is special: catalogue rule 22). Sources are version-0 sources, signalled and then woken with
-// CFRunLoopWakeUp, as an app would. Timers are repeating CFRunLoopTimers whose next date the harness sets from the
-// callout (honoured because it is later than the old date: rule 60). On Linux CF ignores tolerance (rule 64) and
-// arms one timerfd per mode at the earliest date (rule 65).
+// Everything lives in kCFRunLoopDefaultMode of the calling thread's CFRunLoop (the harness never uses the main thread,
+// whose loop is special: the note of rule empty.what-counts). Sources are version-0 sources, signalled and then woken
+// with CFRunLoopWakeUp, as an app would. Timers are repeating CFRunLoopTimers whose next date the harness sets from the
+// callout (honoured because it is later than the old date: rule timer.set-date-in-callout). On Linux CF ignores
+// tolerance (rule timer.tolerance) and arms one timerfd per mode at the earliest date (rule timer.port-in-wait-set).
 //
 // Wake-ups are counted with an AfterWaiting observer: CF calls it after every return from its blocking wait (rule
-// 4j); it is skipped only for polls (rule 6), i.e. passes that handled a source0, which the coalescing benchmark,
-// the one that reads this counter, never has.
+// order.pass-phases); it is skipped only for polls (rule order.wait-observers-skipped-on-poll), i.e. passes that
+// handled a source0, which the coalescing benchmark, the one that reads this counter, never has.
 #include "bench_engine.h"
 
 #include "CFLoader.h"
@@ -36,7 +36,8 @@ struct bench_item {
     bench_callout callout;
     void *context;
     cfl_ref object;  // the CFRunLoopSource, CFRunLoopTimer or CFRunLoopObserver
-    // Timers: the date CF's own repeat will give the next fire (old date + interval, phase kept: rule 60).
+    // Timers: the date CF's own repeat will give the next fire (old date + interval, phase kept: rule
+    // timer.repeat-keeps-phase).
     uint64_t natural_next;
     uint64_t interval;
 };
@@ -149,7 +150,7 @@ static void cf_destroy(bench_loop *loop) {
 }
 
 static void cf_run(bench_loop *loop) {
-    // An infinite run (seconds above 504911232 is infinite: rule 91) returns Stopped on CFRunLoopStop.
+    // An infinite run (seconds above 504911232 is infinite: rule timeout.infinite) returns Stopped on CFRunLoopStop.
     while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire))
         loop->data->cf->CFRunLoopRunInMode(loop->data->default_mode, 1e10, 0);
     atomic_store(&loop->stop_requested, 0);
@@ -198,8 +199,8 @@ static bench_item *cf_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t inte
     cfl_context timer_context = {0, item, NULL, NULL, NULL};
     item->object = cf->CFRunLoopTimerCreate(NULL, absolute_date(cf, due_ns), (double)interval_ns / 1e9, 0, 0,
                                             fire_timer, &timer_context);
-    // A no-op on Linux (rule 64), made anyway so the engine gets the same request as the others; optional in a
-    // loaded library.
+    // A no-op on Linux (rule timer.tolerance), made anyway so the engine gets the same request as the others; optional
+    // in a loaded library.
     if (cf->CFRunLoopTimerSetTolerance) cf->CFRunLoopTimerSetTolerance(item->object, (double)tolerance_ns / 1e9);
     cf->CFRunLoopAddTimer(loop->run_loop, item->object, loop->data->default_mode);
     return item;

@@ -27,7 +27,8 @@ struct bench_item {
     } object;
     bench_callout callout;
     void *context;
-    // Timers: the date the loop's own repeat will give the next fire (old date + interval, phase kept: rule 60).
+    // Timers: the date the loop's own repeat will give the next fire (old date + interval, phase kept: rule
+    // timer.repeat-keeps-phase).
     uint64_t natural_next;
     uint64_t interval;
 };

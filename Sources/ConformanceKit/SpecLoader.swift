@@ -41,13 +41,16 @@ public enum SpecLoader {
 
     /// Loads one spec file.
     public static func loadFile(_ path: String) throws -> SpecFile {
-        let text: String
+        try parse(readFile(path), file: path)
+    }
+
+    /// The text of a spec or catalogue file, or a ``SpecError`` naming it.
+    static func readFile(_ path: String) throws -> String {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
         }
-        return try parse(text, file: path)
     }
 
     /// Parses spec text; `file` is used in messages.
@@ -104,7 +107,8 @@ public enum SpecLoader {
 
     // MARK: Cases
 
-    static let caseFields = ["id", "rule", "source", "features", "allow", "timeout", "items", "steps", "on", "expect"]
+    static let caseFields = ["id", "rule", "source", "rules", "features", "allow", "timeout", "items", "steps", "on",
+                             "expect"]
 
     static func parseCase(_ value: YAMLValue) throws -> SpecCase {
         // Inside a case, fields are named relative to the case.
@@ -125,6 +129,7 @@ public enum SpecLoader {
         try fields.rejectUnknown(allowed: caseFields)
         let rule = try fields.required("rule").string()
         let source = try fields.required("source").string()
+        let rules = try parseRules(fields.optional("rules"))
         let features = try (fields.optional("features")?.sequence() ?? []).map { value -> EngineFeature in
             let word = try value.string()
             guard let feature = EngineFeature(rawValue: word) else {
@@ -178,6 +183,7 @@ public enum SpecLoader {
                                 timeout: timeout, items: items, steps: steps, triggers: triggers,
                                 expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
+        specCase.rules = rules
         return specCase
     }
 

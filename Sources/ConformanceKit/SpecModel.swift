@@ -25,6 +25,8 @@ public struct SpecCase: Sendable {
     public var rule: String
     /// Where the rule comes from: CF function and source lines, or "observed".
     public var source: String
+    /// The ids of the catalogue rules the case pins (catalogue.yaml), in the order written; empty if not given.
+    public var rules: [String] = []
     /// Engine features the case needs; an engine without one reports SKIP.
     public var features: [EngineFeature]
     /// Narrow allowances in trace matching (see ``Allowance``).
@@ -51,7 +53,7 @@ public struct SpecCase: Sendable {
 
 /// Ways a trace may differ from the expected one without the case failing. Each is as narrow as its rule.
 public enum Allowance: String, Sendable, CaseIterable {
-    /// Callout-free passes caused by wake-ups that handled nothing (catalogue rule 9): after a BeforeWaiting,
+    /// Callout-free passes caused by wake-ups that handled nothing (rule wakeup.idle-pass): after a BeforeWaiting,
     /// extra observer events AfterWaiting, BeforeTimers, BeforeSources, BeforeWaiting, in that order and with
     /// nothing else between them, are ignored.
     case idleWakes = "idle-wakes"

@@ -98,7 +98,7 @@ struct TraceGrammar {
     }
 }
 
-/// Removes callout-free wake cycles (catalogue rule 9) for cases that allow ``Allowance/idleWakes``.
+/// Removes callout-free wake cycles (rule wakeup.idle-pass) for cases that allow ``Allowance/idleWakes``.
 enum IdleWakeFilter {
     private static let cycle: [Activity] = [.afterWaiting, .beforeTimers, .beforeSources, .beforeWaiting]
 

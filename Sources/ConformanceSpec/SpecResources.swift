@@ -1,5 +1,5 @@
-// Where the shipped spec lives once the package is built: the cases and the per-engine expectations are copied as
-// resources, so `runloop conform` finds them without being told.
+// Where the shipped spec lives once the package is built: the cases, the per-engine expectations and the rule
+// catalogue are copied as resources, so `runloop conform` and the loader find them without being told.
 
 import Foundation
 
@@ -10,5 +10,9 @@ public enum SpecResources {
     /// The directory of per-engine expectations (`<engine>.yaml`).
     public static var expectationsDirectory: String? {
         Bundle.module.url(forResource: "expectations", withExtension: nil)?.path
+    }
+    /// The rule catalogue (`catalogue.yaml`): every rule id a case may cite.
+    public static var catalogueFile: String? {
+        Bundle.module.url(forResource: "catalogue", withExtension: "yaml")?.path
     }
 }

@@ -2,8 +2,8 @@
 
 /// A mode as the spec names it.
 ///
-/// `.common` stands for the `kCFRunLoopCommonModes` constant itself (CF recognises it by pointer identity); a
-/// `.named` mode whose string happens to equal "kCFRunLoopCommonModes" is a literal mode of that name (rule 34).
+/// `.common` stands for the `kCFRunLoopCommonModes` constant itself (CF recognises it by pointer identity); a `.named`
+/// mode whose string happens to equal "kCFRunLoopCommonModes" is a literal mode of that name (rule common.by-identity).
 public enum ModeName: Hashable, Sendable, CustomStringConvertible {
     case common
     case named(String)

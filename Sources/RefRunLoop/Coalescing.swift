@@ -1,13 +1,13 @@
 // Timer tolerance and coalescing: the small pure functions behind "better than CF on Linux".
 //
-// On Darwin a timer may fire anywhere in [fire date, fire date + tolerance] and the system batches timers whose
-// windows overlap. CoreFoundation on Linux stores no tolerance (catalogue rule 64) and arms its timerfd at the
-// earliest fire date (rule 65), so every timer costs its own wake-up. The reference loop honours tolerance and
+// On Darwin a timer may fire anywhere in [fire date, fire date + tolerance] and the system batches timers whose windows
+// overlap. CoreFoundation on Linux stores no tolerance (rule timer.tolerance) and arms its timerfd at the earliest fire
+// date (rule timer.port-in-wait-set), so every timer costs its own wake-up. The reference loop honours tolerance and
 // arms its single timerfd at the coalesced wake-up time computed here.
 
 /// Darwin's tolerance rules.
 public enum TimerTolerance {
-    /// CFRunLoopTimerSetTolerance on Darwin (catalogue rule 64): a repeating timer's tolerance is
+    /// CFRunLoopTimerSetTolerance on Darwin (rule timer.tolerance): a repeating timer's tolerance is
     /// `MIN(tolerance, interval / 2)` (so a negative value stays negative, and NaN becomes interval / 2, as C's MIN
     /// macro gives); a one-shot timer's negative tolerance becomes 0.
     public static func clamped(_ tolerance: Double, interval: Double) -> Double {

@@ -14,7 +14,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
         case version1(fileDescriptor: Int32)
     }
 
-    /// Sources with a lower order are performed first (rule 48).
+    /// Sources with a lower order are performed first (rule source.perform-order).
     public let order: Int
     let kind: Kind
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
@@ -22,7 +22,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
     let lock = Lock("RefRunLoopSource.lock")
     /// Protected by `lock`. (`@exclusivity(unchecked)`: see Lock.swift.)
     @exclusivity(unchecked) var valid = true
-    /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule 48) or invalidated.
+    /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule source.signal-belongs-to-source) or
+    /// invalidated.
     @exclusivity(unchecked) var signalled = false
     /// One loop holding the source, and which of its modes do.
     struct Holding {
@@ -49,7 +50,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     @exclusivity(unchecked) var loops: [Holding] = []
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
-    /// source is added to or removed from (rules 43-44).
+    /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
     public init(order: Int = 0, perform: @escaping @Sendable () -> Void,
                 schedule: (@Sendable (String) -> Void)? = nil,
                 cancel: (@Sendable (String) -> Void)? = nil) {
@@ -58,9 +59,9 @@ public final class RefRunLoopSource: @unchecked Sendable {
         self.perform = perform
     }
 
-    /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads
-    /// 8 bytes from it and calls `perform`, one source per pass (rule 51). The caller owns the descriptor; it must
-    /// stay open while the source is in a mode.
+    /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads 8
+    /// bytes from it and calls `perform`, one source per pass (rule source.v1-port). The caller owns the descriptor; it
+    /// must stay open while the source is in a mode.
     public init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
         self.order = order
         self.kind = .version1(fileDescriptor: fileDescriptor)
@@ -127,7 +128,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     }
 
     /// CFRunLoopSourceSignal: marks the source to be performed by the next pass that reaches it, keeping the time of
-    /// the first signal. Does not wake any loop (rule 45). O(1). Any thread.
+    /// the first signal. Does not wake any loop (rule source.signal-does-not-wake). O(1). Any thread.
     ///
     /// The first signal also puts the source on the signalled list of every loop holding it, so that a pass visits
     /// only signalled sources (``RefRunLoop/performSources0(in:stopAfterHandle:)``). O(loops holding it).
@@ -143,7 +144,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     }
 
     /// CFRunLoopSourceInvalidate: the source is never performed again and leaves every mode of every loop, with a
-    /// cancel callout per mode (rule 52). O(modes of the loops holding it). Any thread.
+    /// cancel callout per mode (rule source.invalidate). O(modes of the loops holding it). Any thread.
     public func invalidate() {
         let holders: [RefRunLoop] = lock.withLock {
             guard valid else { return [] }
@@ -165,18 +166,19 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
 /// A run-loop timer (CFRunLoopTimer).
 ///
-/// A timer belongs to at most one loop at a time (rule 54) but can be in several of its modes. Its fire dates are
-/// in ``RefClock`` seconds.
+/// A timer belongs to at most one loop at a time (as CFRunLoopAddTimer 3950, CFRunLoop.c at swift-6.3.1-RELEASE) but
+/// can be in several of its modes. Its fire dates are in ``RefClock`` seconds.
 public final class RefRunLoopTimer: @unchecked Sendable {
-    /// Seconds between fires; 0 for a one-shot timer (negative intervals become 0, rule 53).
+    /// Seconds between fires; 0 for a one-shot timer (negative intervals become 0, rule timer.creation).
     public let interval: Double
-    /// Stored for API parity; CF ignores it when ordering timers (rule 55).
+    /// Stored for API parity; CF ignores it when ordering timers (rule timer.date-order).
     public let order: Int
     let callout: @Sendable (RefRunLoopTimer) -> Void
     let lock = Lock("RefRunLoopTimer.lock")
     /// Protected by `lock`.
     var valid = true
-    /// Protected by `lock`. Set while the callout runs: nested runs skip the timer and arming ignores it (rule 69).
+    /// Protected by `lock`. Set while the callout runs: nested runs skip the timer and arming ignores it (rule
+    /// timer.firing-skipped-by-nested-run).
     var firing = false
     /// Protected by `lock`. What ``nextFireDate`` returns (CF's `_nextFireDate`).
     var fireDate: Double
@@ -219,7 +221,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
 
     /// CFRunLoopTimerGetNextFireDate / SetNextFireDate. The getter returns 0 for an invalid timer; the setter does
     /// nothing on one, repositions the timer in each of its modes (O(modes × log n)) and, from another thread, wakes
-    /// its loop as CF does (rule 62). Any thread.
+    /// its loop as CF does (rule timer.set-next-fire-date). Any thread.
     public var nextFireDate: Double {
         get { lock.withLock { valid ? fireDate : 0 } }
         set { setNextFireDate(newValue) }
@@ -270,20 +272,21 @@ public final class RefRunLoopTimer: @unchecked Sendable {
 
 /// A run-loop observer (CFRunLoopObserver).
 ///
-/// An observer belongs to at most one loop at a time (rule 75) but can be in several of its modes.
+/// An observer belongs to at most one loop at a time (rule observer.modes) but can be in several of its modes.
 public final class RefRunLoopObserver: @unchecked Sendable {
     /// The activities it is called for.
     public let activities: RefRunLoopActivity
-    /// Whether it stays valid after its first callout (rule 73).
+    /// Whether it stays valid after its first callout (rule observer.non-repeating).
     public let repeats: Bool
-    /// Observers with a lower order are called first; equal orders in the order they were added (rule 70).
+    /// Observers with a lower order are called first; equal orders in the order they were added (rule observer.order).
     public let order: Int
     let callout: @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
     let lock = Lock("RefRunLoopObserver.lock")
     /// Validity and firing in one atomic word (``invalidBit``, ``firingBit``), so that a callout costs one
     /// compare-exchange and one atomic AND instead of two mutex round trips. `invalidBit` is only ever set, and only
-    /// with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees validity and `loop` together); `firingBit` is set
-    /// and cleared around the callout by the loop running it (rule 74: nested runs do not re-enter it).
+    /// with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees validity and `loop` together); `firingBit` is set and
+    /// cleared around the callout by the loop running it (rule observer.firing-not-reentered: nested runs do not
+    /// re-enter it).
     let state = Atomic<UInt8>(0)
     static let invalidBit: UInt8 = 1 << 0
     static let firingBit: UInt8 = 1 << 1

@@ -5,7 +5,7 @@ import Synchronization
 /// A mode. Every property is protected by the owning loop's lock unless it says otherwise.
 ///
 /// Modes are created by adding an item to a concrete name, by performing a block for it, or by stop(mode:), and are
-/// never destroyed (rule 24).
+/// never destroyed (rules common.default-is-common, mode.created-never-destroyed).
 final class LoopMode {
     let name: String
     /// Immutable. The mode's wait set (CF's `_portSet`): the loop's wake-up eventfd and timerfd, and the descriptors
@@ -15,7 +15,8 @@ final class LoopMode {
     let epollFD: Int32
     /// Immutable. The mode's timerfd (CF's `_timerPort`), in `epollFD`: armed at the coalesced wake-up time of the
     /// mode's timers whenever they change, from any thread, as CF arms its per-mode timer; never read (setting it
-    /// clears its expiry count); disarmed when the mode has no timer left (rule 66 fixed).
+    /// clears its expiry count); disarmed when the mode has no timer left (fixing CF, whose timerfd stays armed then:
+    /// __CFArmNextTimerInMode 2451-63, CFRunLoop.c at swift-6.3.1-RELEASE).
     let timerFD: Int32
     /// The absolute time `timerFD` is armed at; nil when disarmed; 0 when it expired and was not set since.
     @exclusivity(unchecked) var armedDeadline: UInt64? {
@@ -52,7 +53,7 @@ final class LoopMode {
     /// Confined to the loop's thread. The activities some observer of the mode watches, as of `snapshotVersion`: an
     /// activity nobody watches costs a pass one comparison, no array copy.
     @exclusivity(unchecked) var observedActivities: RefRunLoopActivity = []
-    /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule 33).
+    /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule stop.mode-flag).
     var stopped = false
 
     init(name: String, epollFD: Int32, timerFD: Int32) {
@@ -102,7 +103,7 @@ final class LoopMode {
     }
 
     /// Whether the mode has a source, a timer or (checked by the loop) a pending block. Observers do not count
-    /// (rules 20-21).
+    /// (rule empty.what-counts).
     var hasSourcesOrTimers: Bool { !sources0.isEmpty || !sources1.isEmpty || !timers.isEmpty }
 
     func contains(_ item: LoopItem) -> Bool {
@@ -136,8 +137,8 @@ struct PendingBlock {
     let modes: Set<String>
     let block: @Sendable () -> Void
 
-    /// CF's matching rule (rule 77): the block's modes name the current mode, or include the common-modes string
-    /// while the current mode is common. CF compares with CFEqual, so the literal string counts as the constant.
+    /// CF's matching rule (rule block.mode-match): the block's modes name the current mode, or include the common-modes
+    /// string while the current mode is common. CF compares with CFEqual, so the literal string counts as the constant.
     func matches(_ mode: String, commonModes: Set<String>) -> Bool {
         modes.contains(mode) || (modes.contains(RefRunLoopMode.commonModesName) && commonModes.contains(mode))
     }
@@ -148,10 +149,11 @@ struct PendingBlock {
 /// only by the loop's thread, which may read them without the lock.
 final class RunFrame {
     let mode: LoopMode
-    /// CFRunLoopStop's flag. Only the innermost run's is set (rule 26).
+    /// CFRunLoopStop's flag. Only the innermost run's is set (rule stop.innermost-only).
     var stopped = false
-    /// Confined to the loop's thread. Set from the return of the wait to the top of the next pass: wake-ups are
-    /// dropped then (rule 83). The loop's `wakeGate` mirrors the innermost run's (``RefRunLoop/ignoreWakeUps(_:_:)``).
+    /// Confined to the loop's thread. Set from the return of the wait to the top of the next pass: wake-ups are dropped
+    /// then (rule wakeup.ignored-outside-wait). The loop's `wakeGate` mirrors the innermost run's
+    /// (``RefRunLoop/ignoreWakeUps(_:_:)``).
     @exclusivity(unchecked) var ignoreWakeUps = false
     /// CLOCK_MONOTONIC nanoseconds after which the run times out; 0 for a poll, `.max` for no timeout. Set when the
     /// first pass starts, after the Entry observers (CF takes its start time in __CFRunLoopRun).
@@ -159,7 +161,7 @@ final class RunFrame {
     /// Confined to the loop's thread. The loop's `exitEpoch` when this run's exit conditions were last checked under
     /// the loop's lock; while it is unchanged, none of them can have become true.
     @exclusivity(unchecked) var checkedEpoch: UInt64 = 0
-    /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule 90).
+    /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule timeout.finite).
     @exclusivity(unchecked) var timeoutDelivered = true
 
     init(mode: LoopMode) {

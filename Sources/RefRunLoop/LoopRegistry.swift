@@ -1,5 +1,5 @@
 // One loop per thread, created on first use and torn down when the thread exits; the main thread's loop is reachable
-// from any thread and never torn down (rule 87-88).
+// from any thread and never torn down (as CF: __CFFinalizeRunLoop 1797-1838, CFRunLoop.c at swift-6.3.1-RELEASE).
 
 import CSystem
 
@@ -16,7 +16,8 @@ extension RefRunLoop {
     public static var main: RefRunLoop { LoopRegistry.main() }
 
     /// Thread exit: remove every source (with cancel callouts), detach timers and observers (they stay valid), drop
-    /// pending blocks, close the descriptors (rule 88). Runs on the exiting thread.
+    /// pending blocks, close the descriptors (as CF: __CFFinalizeRunLoop 1797-1838, __CFRunLoopDeallocate 1572-1632,
+    /// CFRunLoop.c at swift-6.3.1-RELEASE). Runs on the exiting thread.
     func tearDown() {
         var callouts: [() -> Void] = []
         var detachedTimers: [RefRunLoopTimer] = []

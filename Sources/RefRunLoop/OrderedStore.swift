@@ -1,7 +1,7 @@
-// The observers of one mode, in CF's call order: ascending `order`, equal orders in insertion order (catalogue rule
-// 70). CF keeps a sorted array and inserts by a backwards linear scan (O(n)); a treap keyed by (order, sequence)
-// gives O(log n) expected insert and remove, and an in-order snapshot is cached until the next change so that every
-// activity of every pass reads a ready array.
+// The observers of one mode, in CF's call order: ascending `order`, equal orders in insertion order (rule
+// observer.order). CF keeps a sorted array and inserts by a backwards linear scan (O(n)); a treap keyed by (order,
+// sequence) gives O(log n) expected insert and remove, and an in-order snapshot is cached until the next change so that
+// every activity of every pass reads a ready array.
 
 /// A set of elements ordered by (order, insertion sequence), with O(log n) expected insert and removal by handle
 /// and a cached in-order snapshot.

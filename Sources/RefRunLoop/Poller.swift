@@ -94,7 +94,7 @@ enum TimerFD {
     }
 
     /// Disarms the timer, so no stale expiry wakes the loop after its last timer is gone (the fix for catalogue
-    /// rule 66).
+    /// __CFArmNextTimerInMode 2451-63, CFRunLoop.c at swift-6.3.1-RELEASE).
     static func disarm(_ fd: Int32) {
         _ = Syscall.mustSucceed("timerfd_settime") { csystem_timerfd_set_abs_ns(fd, 0) }
     }
@@ -132,7 +132,7 @@ enum Epoll {
         }
     }
 
-    /// Waits for one event (the loop handles one live port per pass, catalogue rule 4k). `timeout` is nil for
+    /// Waits for one event (the loop handles one live port per pass, rule order.pass-phases). `timeout` is nil for
     /// "forever" or a relative time in nanoseconds (0 polls). Returns the event's token, or nil on timeout.
     static func waitForOne(_ epfd: Int32, timeoutNanoseconds timeout: UInt64?) -> UInt64? {
         var token: UInt64 = 0

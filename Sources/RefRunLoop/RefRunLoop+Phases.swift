@@ -3,11 +3,12 @@
 // loop, including running it again (a nested run).
 
 extension RefRunLoop {
-    // MARK: Observers (rules 70-74)
+    // MARK: Observers (rules observer.*)
 
     /// __CFRunLoopDoObservers: calls the mode's valid, non-firing observers watching `activity`, in order. The
     /// snapshot is taken first: an observer added during the batch is not called in it; one removed is still called;
-    /// one invalidated is skipped (rule 72). A non-repeating observer is invalidated after its callout (rule 73).
+    /// one invalidated is skipped (rule observer.batch-snapshot). A non-repeating observer is invalidated after its
+    /// callout (rule observer.non-repeating).
     /// Inlined up to the check for observers, so an activity nobody watches costs a pass no call.
     @inline(__always)
     func notifyObservers(_ activity: RefRunLoopActivity, in mode: LoopMode) {
@@ -33,10 +34,11 @@ extension RefRunLoop {
         }
     }
 
-    // MARK: Blocks (rules 76-80)
+    // MARK: Blocks (rules block.*)
 
     /// __CFRunLoopDoBlocks: takes the whole queue, runs the blocks that match the mode in FIFO order, and puts the
-    /// others back ahead of any block queued meanwhile (rule 79). Blocks never count as handled (rule 80).
+    /// others back ahead of any block queued meanwhile (rule block.queue-snapshot). Blocks never count as handled (rule
+    /// result.handled-means-a-source).
     /// Inlined up to the check for queued blocks, so a pass with none pays no call.
     @inline(__always)
     func performBlocks(in mode: LoopMode) {
@@ -63,13 +65,13 @@ extension RefRunLoop {
         lock.withLock { blocks = kept + blocks }
     }
 
-    // MARK: Version-0 sources (rules 45-50)
+    // MARK: Version-0 sources (rules source.*)
 
     /// __CFRunLoopDoSources0: performs the mode's valid, signalled version-0 sources ordered by (order, first
     /// signal), clearing each one's signal first. With `stopAfterHandle` it stops after the first perform.
     ///
-    /// The result is CF's: whether the last source examined was performed (catalogue difference B.2), so a batch
-    /// whose last source was invalidated by an earlier perform reports "not handled".
+    /// The result is CF's: whether the last source examined was performed (__CFRunLoopDoSources0 2265, CFRunLoop.c at
+    /// swift-6.3.1-RELEASE), so a batch whose last source was invalidated by an earlier perform reports "not handled".
     ///
     /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
     /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
@@ -176,8 +178,8 @@ extension RefRunLoop {
         return out
     }
 
-    /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule 50: one
-    /// invalidated earlier in the batch is skipped; one merely removed is still performed).
+    /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule
+    /// source.batch-snapshot: one invalidated earlier in the batch is skipped; one merely removed is still performed).
     private func performSource0(_ source: RefRunLoopSource) -> Bool {
         let due: Bool = source.lock.withLock {
             guard source.signalled else { return false }
@@ -189,7 +191,7 @@ extension RefRunLoop {
         return true
     }
 
-    // MARK: Version-1 sources (rule 51)
+    // MARK: Version-1 sources (rule source.v1-port)
 
     /// __CFRunLoopDoSource1: performs the mode's source for the descriptor the wait returned (its 8 bytes were read
     /// then), if the mode still has one and it is valid. Counts as handled.
@@ -203,11 +205,11 @@ extension RefRunLoop {
         return true
     }
 
-    // MARK: Timers (rules 56-61)
+    // MARK: Timers (rules timer.*)
 
     /// __CFRunLoopDoTimers: snapshots the valid, non-firing timers due now, in (deadline, insertion) order, and fires
     /// each after checking it again (a timer that becomes due during an earlier callout waits for a later pass,
-    /// rule 57).
+    /// rule timer.due-batch).
     func fireDueTimers(in mode: LoopMode) {
         let now = RefClock.nanoseconds
         let due: [RefRunLoopTimer] = lock.withLock {
@@ -218,7 +220,8 @@ extension RefRunLoop {
         var fired = false
         for timer in due where fire(timer, in: mode) { fired = true }
         if !fired {
-            // Nothing was due after all (the timer moved meanwhile): arm again for what is left (rule 67).
+            // Nothing was due after all (the timer moved meanwhile): arm again for what is left (as CF, __CFRunLoopRun
+            // 3199-3210, CFRunLoop.c at swift-6.3.1-RELEASE).
             lock.withLock { rearmTimerLocked(mode) }
         }
     }
@@ -231,13 +234,14 @@ extension RefRunLoop {
                 timer.firing = true
                 return timer.deadline
             }
-            // A firing timer is left out of arming (rule 69): arm for the next one, as CF does before the callout.
+            // A firing timer is left out of arming (rule timer.firing-skipped-by-nested-run): arm for the next one, as
+            // CF does before the callout.
             if let start { timersChangedLocked(in: mode, touching: start) }
             return start
         }
         guard let previousDeadline else { return false }
         timer.callout(timer)
-        // A one-shot timer is invalidated even if its callout set a new fire date (rule 59).
+        // A one-shot timer is invalidated even if its callout set a new fire date (rule timer.one-shot-invalidated).
         if !timer.repeats { timer.invalidate() }
         lock.withLock {
             let reposition: (deadline: UInt64, hard: UInt64)? = timer.lock.withLock {
@@ -262,8 +266,9 @@ extension RefRunLoop {
         return true
     }
 
-    /// The repeating-timer grid (rule 60): previous + k × interval for the smallest k >= 1 that is after `now`, so
-    /// missed fires are skipped and the phase is kept. The interval is clamped to CF's limit (rule 61).
+    /// The repeating-timer grid (rule timer.repeat-keeps-phase): previous + k × interval for the smallest k >= 1 that
+    /// is after `now`, so missed fires are skipped and the phase is kept. The interval is clamped to CF's limit (rule
+    /// timer.repeat-keeps-phase).
     static func nextGridDeadline(after previous: UInt64, interval: Double, now: UInt64) -> UInt64 {
         let step = max(RefClock.nanoseconds(fromSeconds: min(interval, RefClock.intervalLimit)), 1)
         if UInt64(Int64.max) - step <= previous { return UInt64(Int64.max) }

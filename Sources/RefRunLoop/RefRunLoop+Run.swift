@@ -1,6 +1,6 @@
-// Running: CFRunLoopRunSpecific and __CFRunLoopRun. The pass reads as catalogue rule 4, steps a-m.
+// Running: CFRunLoopRunSpecific and __CFRunLoopRun. The pass reads as rule order.pass-phases, steps a-m.
 
-/// How a pass's wait ended: the one live port it handles (rule 4k).
+/// How a pass's wait ended: the one live port it handles (rule order.pass-phases).
 enum LivePort {
     /// Timeout, poll with nothing ready, or a wake-up: nothing to handle.
     case none
@@ -14,9 +14,9 @@ extension RefRunLoop {
     /// CFRunLoopRunInMode: runs the loop in `mode` until a result applies.
     ///
     /// - `seconds` <= 0 makes exactly one pass (a poll); a huge value (over about 16 years), +infinity or NaN means
-    ///   no timeout (rules 89-91).
+    ///   no timeout (rules timeout.poll, timeout.finite, timeout.infinite).
     /// - Returns `.finished` at once, without Entry or Exit, for `.common`, a mode named "kCFRunLoopCommonModes", a
-    ///   missing mode or an empty one (rule 1).
+    ///   missing mode or an empty one (rules run.common-modes-refused, run.empty-mode-finished).
     /// - May be called from a callout of this loop (a nested run, in any mode).
     ///
     /// Must be called on the loop's thread.
@@ -44,7 +44,8 @@ extension RefRunLoop {
         return result
     }
 
-    /// CFRunLoopRun: runs the default mode until it is stopped or finished (rule 17). Loop thread.
+    /// CFRunLoopRun: runs the default mode until it is stopped or finished (rule run.until-stopped-or-finished). Loop
+    /// thread.
     public func run() {
         while true {
             let result = run(mode: .default, seconds: 1e10, returnAfterSourceHandled: false)
@@ -52,7 +53,8 @@ extension RefRunLoop {
         }
     }
 
-    /// The monotonic time a run ends: 0 for a poll, `.max` for none (rules 89-91).
+    /// The monotonic time a run ends: 0 for a poll, `.max` for none (rules timeout.poll, timeout.finite,
+    /// timeout.infinite).
     static func termination(start: UInt64, seconds: Double) -> UInt64 {
         if seconds <= 0 { return 0 }
         if seconds <= RefClock.intervalLimit {
@@ -66,7 +68,8 @@ extension RefRunLoop {
         -> RefRunLoopResult {
         // The timeout counts from here, after the Entry observers, as in CF.
         let start = RefClock.nanoseconds
-        // A stop requested before the first pass (in the Entry observer, say) is consumed at once (rule 11).
+        // A stop requested before the first pass (in the Entry observer, say) is consumed at once (rule
+        // stop.before-first-pass).
         if let early = startPasses(frame, termination: Self.termination(start: start, seconds: seconds)) { return early }
         let mode = frame.mode
         let poll0 = frame.termination == 0
@@ -75,7 +78,7 @@ extension RefRunLoop {
             // a. wake-ups count again from here until the wait returns: done by the check that let this pass start
             //    (startPasses for the first, exitCheck at step m for the others), as nothing runs between that check
             //    and here
-            // b. BeforeTimers, then BeforeSources (timers do not fire here: rule 5)
+            // b. BeforeTimers, then BeforeSources (timers do not fire here: rule order.timers-fire-after-wait)
             notifyObservers(.beforeTimers, in: mode)
             notifyObservers(.beforeSources, in: mode)
             // c. blocks
@@ -86,11 +89,11 @@ extension RefRunLoop {
             // e. poll when a source was handled or the run has no timeout
             let poll = handled || poll0
             // f. (no main-queue fast path: the reference loop has no libdispatch main queue)
-            // g. BeforeWaiting, only when about to sleep (rule 6)
+            // g. BeforeWaiting, only when about to sleep (rule order.wait-observers-skipped-on-poll)
             if !poll { notifyObservers(.beforeWaiting, in: mode) }
             // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
             let live = waitForLivePort(frame, poll: poll)
-            // j. AfterWaiting, paired with BeforeWaiting (rule 8)
+            // j. AfterWaiting, paired with BeforeWaiting (rule order.wait-observers-paired)
             if !poll { notifyObservers(.afterWaiting, in: mode) }
             // k. handle the one live port
             switch live {
@@ -103,7 +106,7 @@ extension RefRunLoop {
             }
             // l. blocks
             performBlocks(in: mode)
-            // m. the exit checks, in CF's order (rule 10)
+            // m. the exit checks, in CF's order (rule result.check-order)
             if let result = exitCheck(frame, handled: handled, stopAfterHandle: stopAfterHandle) { return result }
         }
     }
@@ -144,8 +147,8 @@ extension RefRunLoop {
         }
     }
 
-    /// Consumes the run's stop flag, else the mode's (rules 10c-d, 11, 32, 33): true if either was set. Caller holds
-    /// `lock`.
+    /// Consumes the run's stop flag, else the mode's (rules result.check-order, stop.before-first-pass,
+    /// stop.consumed-or-discarded, stop.mode-flag): true if either was set. Caller holds `lock`.
     private func consumeStopLocked(_ frame: RunFrame) -> Bool {
         if frame.stopped {
             frame.stopped = false
@@ -158,9 +161,9 @@ extension RefRunLoop {
         return false
     }
 
-    /// __CFRunLoopModeIsEmpty (rules 20-22): no source, no timer, no pending block for it. Observers do not count.
-    /// The reference loop has no main dispatch queue, so the main-thread exception (rule 22) does not apply.
-    /// Caller holds `lock`.
+    /// __CFRunLoopModeIsEmpty (rule empty.what-counts): no source, no timer, no pending block for it. Observers do not
+    /// count. The reference loop has no main dispatch queue, so the main-thread exception (the note of rule
+    /// empty.what-counts) does not apply. Caller holds `lock`.
     func isEmptyLocked(_ mode: LoopMode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
         return !blocks.contains { $0.matches(mode.name, commonModes: commonModes) }
@@ -169,7 +172,7 @@ extension RefRunLoop {
     // MARK: Stop (any thread)
 
     /// CFRunLoopStop: ends the innermost run with `.stopped` at its next check, and wakes the loop. Does nothing when
-    /// the loop is not running (rule 25). Any thread.
+    /// the loop is not running (rule stop.only-during-run). Any thread.
     public func stop() {
         let running: Bool = lock.withLock {
             guard lifecycle == .open, let frame = frames.last else { return false }
@@ -181,7 +184,7 @@ extension RefRunLoop {
     }
 
     /// _CFRunLoopStopMode: a persistent request that the next check in `mode` returns `.stopped`, ranked below a run
-    /// stop (rule 33). Creates the mode if needed, and wakes the loop. Any thread.
+    /// stop (rule stop.mode-flag). Creates the mode if needed, and wakes the loop. Any thread.
     public func stop(mode name: String) {
         lock.withLock {
             guard lifecycle == .open else { return }

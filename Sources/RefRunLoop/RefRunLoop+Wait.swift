@@ -1,4 +1,4 @@
-// Sleeping and waking: the OS wait of a pass (rule 4h-i), CFRunLoopWakeUp, and arming the timers.
+// Sleeping and waking: the OS wait of a pass (rule order.pass-phases), CFRunLoopWakeUp, and arming the timers.
 //
 // As in CF, each mode has its own epoll set holding the loop's wake-up eventfd, the mode's timerfd and the mode's
 // version-1 descriptors, all edge-triggered; a pass waits on its mode's set for one event (maxevents 1: one live port
@@ -9,16 +9,17 @@
 //   lock (none when the wake-up is consumed by a poll that only the wake-up eventfd could answer, see
 //   waitForLivePort).
 // - the timerfd is never read either (setting it clears its expiry count). It is armed at the coalesced wake-up time
-//   of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
-//   removing the last timer leaves no stale expiry behind (rule 66).
+// of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
+// removing the last timer leaves no stale expiry behind (CF's does: __CFArmNextTimerInMode 2451-63, CFRunLoop.c at
+// swift-6.3.1-RELEASE).
 // - a timer expiry with no timer due is absorbed too: the loop goes back to sleep without running observers, so
-//   there is no callout-free BeforeWaiting/AfterWaiting cycle (rule 9).
+//   there is no callout-free BeforeWaiting/AfterWaiting cycle (rule wakeup.idle-pass).
 // - the run timeout is the wait's own timeout (epoll_pwait2, in nanoseconds): no helper thread, no descriptor.
 
 extension RefRunLoop {
     /// CFRunLoopWakeUp: makes the current or next wait return. Ignored while the loop is not running, and between the
-    /// return of a wait and the top of the next pass (rule 83); coalesces with a wake-up not yet reported (rule 84).
-    /// A wake-up never ends a run by itself (rule 85). Any thread.
+    /// return of a wait and the top of the next pass (rule wakeup.ignored-outside-wait); coalesces with a wake-up not
+    /// yet reported (rule wakeup.coalesce). A wake-up never ends a run by itself (rule wakeup.idle-pass). Any thread.
     ///
     /// Lock-free: the decision is one atomic step on `wakeGate` (``WakeGate/claim()``), which marks the write as
     /// pending before it is made, so a report of the write always finds it pending. The eventfd stays open until
@@ -67,7 +68,7 @@ extension RefRunLoop {
             switch token {
             case nil:
                 // Timeout: the run's deadline (or an outer run's) passed; CF's timeout timer would have called
-                // WakeUp once (rule 90).
+                // WakeUp once (rule timeout.finite).
                 if !poll { lock.withLock { markTimeoutsDeliveredLocked() } }
                 ignoreWakeUps(frame, true)
                 return .none
@@ -107,7 +108,8 @@ extension RefRunLoop {
             // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again.
             mode.armedDeadline = 0
             if hasDueTimerLocked(in: mode) { return .timer }
-            // Nothing due after all (the timer moved meanwhile): arm for what is left and sleep on (rule 67).
+            // Nothing due after all (the timer moved meanwhile): arm for what is left and sleep on (as CF,
+            // __CFRunLoopRun 3199-3210, CFRunLoop.c at swift-6.3.1-RELEASE).
             rearmTimerLocked(mode)
             return nil
         default:
@@ -150,7 +152,8 @@ extension RefRunLoop {
         if let innermost = frames.last, innermost.termination != 0 { earliest = min(earliest, innermost.termination) }
         guard earliest != .max else { return nil }
         let now = RefClock.nanoseconds
-        // One nanosecond past the deadline: the exit check is strict (termination < now, rule 92).
+        // One nanosecond past the deadline: the exit check is strict (termination < now, rule
+        // timeout.end-of-pass-only).
         return earliest >= now ? earliest - now + 1 : 0
     }
 

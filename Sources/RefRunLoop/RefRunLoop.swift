@@ -89,7 +89,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// (further wake-ups need no write of their own). Atomic: ``wakeUp()`` takes no lock.
     let wakeGate = WakeGate()
 
-    /// CFRunLoopIsWaiting: set around the OS wait (rule 86). Atomic so that other threads can poll it cheaply.
+    /// CFRunLoopIsWaiting: set around the OS wait (rule wakeup.is-waiting). Atomic so that other threads can poll it
+    /// cheaply.
     let sleeping = Atomic<Bool>(false)
     /// Returns from the OS wait so far (benchmark counter). Written only by the loop's thread (``count(_:)``), read
     /// by any.
@@ -127,18 +128,20 @@ public final class RefRunLoop: @unchecked Sendable {
 
     // MARK: Adding and removing items (any thread)
 
-    /// CFRunLoopAddSource. A version-0 source gets a schedule callout per mode it newly joins (rule 43). Adding to
-    /// `.common` adds to every common mode. O(1) per mode (plus one epoll_ctl for a new descriptor). Any thread.
+    /// CFRunLoopAddSource. A version-0 source gets a schedule callout per mode it newly joins (rule
+    /// source.schedule-once-per-mode). Adding to `.common` adds to every common mode. O(1) per mode (plus one epoll_ctl
+    /// for a new descriptor). Any thread.
     public func add(_ source: RefRunLoopSource, mode: RefRunLoopMode) { add(.source(source), mode: mode) }
     /// CFRunLoopAddTimer. Ignored if the timer is invalid or in another loop. Does not wake the loop; a timer added
-    /// from another thread while the loop waits in that mode still fires on time (rule 68). O(log n); when the timer
-    /// is among the next to fire, also one coalescing scan of at most ``TimerCoalescing/maximumGroup`` timers and one
-    /// timerfd_settime. Any thread.
+    /// from another thread while the loop waits in that mode still fires on time (rule timer.port-in-wait-set). O(log
+    /// n); when the timer is among the next to fire, also one coalescing scan of at most
+    /// ``TimerCoalescing/maximumGroup`` timers and one timerfd_settime. Any thread.
     public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { add(.timer(timer), mode: mode) }
     /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(log n) expected. Any thread.
     public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { add(.observer(observer), mode: mode) }
 
-    /// CFRunLoopRemoveSource, with a cancel callout for a version-0 source (rule 44). O(1) per mode. Any thread.
+    /// CFRunLoopRemoveSource, with a cancel callout for a version-0 source (rule source.cancel-on-remove). O(1) per
+    /// mode. Any thread.
     public func remove(_ source: RefRunLoopSource, mode: RefRunLoopMode) { remove(.source(source), mode: mode) }
     /// CFRunLoopRemoveTimer. O(log n), plus a coalescing rescan (as for adding) when it was among the next to
     /// fire. Any thread.
@@ -146,7 +149,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// CFRunLoopRemoveObserver. O(log n) expected. Any thread.
     public func remove(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { remove(.observer(observer), mode: mode) }
 
-    /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule 38). O(1). Any thread.
+    /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule
+    /// common.contains-common-items). O(1). Any thread.
     public func contains(_ source: RefRunLoopSource, mode: RefRunLoopMode) -> Bool { contains(.source(source), mode: mode) }
     /// CFRunLoopContainsTimer. O(modes of the timer). Any thread.
     public func contains(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) -> Bool { contains(.timer(timer), mode: mode) }
@@ -389,11 +393,11 @@ public final class RefRunLoop: @unchecked Sendable {
         }
     }
 
-    /// A mode's timers changed: its timerfd moves now, whichever thread made the change and whether or not the mode
-    /// is running (so a timer added from another thread fires on time without a wake-up, rule 68, and the order in
-    /// which a due timer and a readable descriptor are reported is CF's). Caller holds `lock`.
-    /// `deadline` is the earliest deadline the change involved (old or new): a change beyond the mode's arming bound
-    /// cannot move the wake-up time and costs nothing. O(1) then, else O(k log k) (``rearmTimerLocked(_:)``).
+    /// A mode's timers changed: its timerfd moves now, whichever thread made the change and whether or not the mode is
+    /// running (so a timer added from another thread fires on time without a wake-up, rule timer.port-in-wait-set, and
+    /// the order in which a due timer and a readable descriptor are reported is CF's). Caller holds `lock`. `deadline`
+    /// is the earliest deadline the change involved (old or new): a change beyond the mode's arming bound cannot move
+    /// the wake-up time and costs nothing. O(1) then, else O(k log k) (``rearmTimerLocked(_:)``).
     func timersChangedLocked(in mode: LoopMode, touching deadline: UInt64) {
         guard deadline <= mode.armBound else { return }
         rearmTimerLocked(mode)
@@ -401,8 +405,8 @@ public final class RefRunLoop: @unchecked Sendable {
 
     // MARK: Common modes, blocks, queries (any thread)
 
-    /// CFRunLoopAddCommonMode: makes `name` common and adds every common item to it (rule 36). There is no way to
-    /// make a mode uncommon (rule 39). O(common items). Any thread.
+    /// CFRunLoopAddCommonMode: makes `name` common and adds every common item to it (rule common.add-common-mode).
+    /// There is no way to make a mode uncommon (CF has none either). O(common items). Any thread.
     public func addCommonMode(_ name: String) {
         let items: [LoopItem] = lock.withLock {
             guard lifecycle == .open, !commonModes.contains(name) else { return [] }
@@ -414,7 +418,7 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     /// CFRunLoopPerformBlock: queues `block` to run in a pass of a matching mode, creating the named modes. Does not
-    /// wake the loop (rule 76). O(1) amortised. Any thread.
+    /// wake the loop (rule block.perform-does-not-wake). O(1) amortised. Any thread.
     public func perform(modes: RefBlockModes, _ block: @escaping @Sendable () -> Void) {
         let names = modes.names
         lock.withLock {

@@ -1,6 +1,6 @@
 // The timers of one mode: an indexed binary min-heap keyed by (deadline, sequence).
 //
-// CF keeps each mode's timers in an array sorted by fire time, stable for equal times (catalogue rule 55), and
+// CF keeps each mode's timers in an array sorted by fire time, stable for equal times (rule timer.date-order), and
 // inserts with a binary search and a memmove: O(n) per add. The heap gives the same order — the sequence number is
 // taken at every insertion or reposition, so a timer moved to an equal deadline goes after the ones already there,
 // exactly like CF's insertion index — at O(log n) per add, remove and reposition. Each entry knows its index, so

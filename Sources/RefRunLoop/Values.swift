@@ -2,17 +2,17 @@
 
 /// A mode argument, as CF's APIs take it.
 ///
-/// `.common` is `kCFRunLoopCommonModes` itself: adding to it adds to every common mode (catalogue rules 34-38). A
+/// `.common` is `kCFRunLoopCommonModes` itself: adding to it adds to every common mode (rules common.*). A
 /// `.named` mode whose name happens to equal ``commonModesName`` is a literal mode of that name for add, remove and
 /// contains, as in CF, where the constant is recognised by pointer identity.
 public enum RefRunLoopMode: Hashable, Sendable, CustomStringConvertible {
     case common
     case named(String)
 
-    /// `kCFRunLoopDefaultMode`. The default mode exists from the start and is common (rule 24).
+    /// `kCFRunLoopDefaultMode`. The default mode exists from the start and is common (rule common.default-is-common).
     public static let defaultModeName = "kCFRunLoopDefaultMode"
-    /// The string value of `kCFRunLoopCommonModes`. Blocks match it by string equality (rule 77) and running it
-    /// returns finished (rule 1).
+    /// The string value of `kCFRunLoopCommonModes`. Blocks match it by string equality (rule block.mode-match) and
+    /// running it returns finished (rule run.common-modes-refused).
     public static let commonModesName = "kCFRunLoopCommonModes"
 
     /// `kCFRunLoopDefaultMode`.
@@ -53,13 +53,13 @@ public struct RefRunLoopActivity: OptionSet, Hashable, Sendable, CustomStringCon
 
 /// What a run returns (CFRunLoopRunResult), with CF's raw values.
 public enum RefRunLoopResult: Int32, Sendable, CaseIterable, CustomStringConvertible {
-    /// The mode was missing or empty, or became empty (rules 1, 10e).
+    /// The mode was missing or empty, or became empty (rules run.empty-mode-finished, result.check-order).
     case finished = 1
-    /// ``RefRunLoop/stop()`` or ``RefRunLoop/stop(mode:)`` (rules 10c-d, 11).
+    /// ``RefRunLoop/stop()`` or ``RefRunLoop/stop(mode:)`` (rules result.check-order, stop.before-first-pass).
     case stopped = 2
-    /// The timeout passed; always the result of a poll (seconds <= 0) that handled no source (rule 14).
+    /// The timeout passed; always the result of a poll (seconds <= 0) that handled no source (rule timeout.poll).
     case timedOut = 3
-    /// A source was handled and the run was asked to return after one (rule 10a).
+    /// A source was handled and the run was asked to return after one (rule result.check-order).
     case handledSource = 4
 
     public var description: String {

@@ -3,7 +3,7 @@
 
 import Synchronization
 
-/// The loop's wake-up state (rules 83-84).
+/// The loop's wake-up state (rules wakeup.ignored-outside-wait, wakeup.coalesce).
 ///
 /// Two bits. `accepting` mirrors "the loop is running and its innermost run is not ignoring wake-ups" and is set
 /// and cleared only by the loop's thread. `pending` means an eventfd write was made that no wait has reported yet;

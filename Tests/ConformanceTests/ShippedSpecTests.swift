@@ -48,6 +48,16 @@ struct ShippedSpecTests {
                                                                             ReferenceEngine().name])
     }
 
+    /// Every case pins at least one catalogue rule, every rule is pinned by two cases or more, and every cited id
+    /// is in the catalogue (the loader checks that too; this says which ids when it fails).
+    @Test func everyCaseCitesCatalogueRules() throws {
+        let cases = try ShippedSpec.loaded.get()
+        let coverage = RuleCoverage(catalogue: try RuleCatalogue.shipped(), cases: cases)
+        #expect(coverage.casesWithoutRules.isEmpty, "cases citing no rule: \(coverage.casesWithoutRules)")
+        #expect(coverage.unknownCitations.isEmpty, "unknown rule ids: \(coverage.unknownCitations.map(\.rule))")
+        #expect(coverage.thinRules.isEmpty, "rules with fewer than two cases: \(coverage.thinRules.map(\.rule))")
+    }
+
     @Test("each case on cf", arguments: ShippedSpec.caseIDs)
     func onCoreFoundation(_ id: String) throws {
         try ShippedSpec.check(id, on: CoreFoundationEngine().name)

@@ -38,7 +38,7 @@ struct SpecLoaderTests {
     }
 
     @Test func validDocumentLoads() throws {
-        let spec = try SpecLoader.parse(Self.document(), file: "cases/good.yaml")
+        let spec = try SpecLoader.parse(SpecLoaderTests.document(), file: "cases/good.yaml")
         #expect(spec.cases.count == 1)
         #expect(spec.cases[0].area == "area")
         #expect(spec.cases[0].items.map(\.name) == ["o", "s"])
@@ -136,7 +136,7 @@ struct SpecLoaderTests {
     }
 
     @Test func badCaseID() throws {
-        let error = try #require(loadError(Self.document().replacingOccurrences(of: "area.valid-case", with: "NoArea")))
+        let error = try #require(loadError(SpecLoaderTests.document().replacingOccurrences(of: "area.valid-case", with: "NoArea")))
         #expect(error.field == "id")
     }
 
@@ -146,7 +146,7 @@ struct SpecLoaderTests {
               - when: o.afterSleeping
                 do: [stop]
         """
-        let error = try #require(loadError(Self.document() + trigger))
+        let error = try #require(loadError(SpecLoaderTests.document() + trigger))
         #expect(error.field == "on[0].when")
         #expect(error.message.contains("unknown activity"))
     }
@@ -215,5 +215,58 @@ struct SpecLoaderFuzzRegressionTests {
             #expect(error.location.line == 3)
             #expect(error.description == "cases/bad.yaml:3: YAML syntax error: control characters are not allowed (character U+0007)")
         }
+    }
+}
+
+/// A case's `rules:` field and the catalogue it is checked against.
+@Suite("Spec loader: rule ids")
+struct RuleIDLoaderTests {
+    func loadError(_ text: String) -> SpecError? { SpecLoaderTests().loadError(text) }
+
+    @Test func knownRuleIDsLoad() throws {
+        let text = SpecLoaderTests.document().replacingOccurrences(
+            of: "source: observed\n", with: "source: observed\n    rules: [order.entry-first-exit-last, timeout.poll]\n")
+        let spec = try SpecLoader.parse(text, file: "cases/good.yaml")
+        #expect(spec.cases[0].rules == ["order.entry-first-exit-last", "timeout.poll"])
+    }
+
+    @Test func unknownRuleIDNamesFileLineCaseAndField() throws {
+        let text = SpecLoaderTests.document().replacingOccurrences(
+            of: "source: observed\n", with: "source: observed\n    rules: [timeout.poll, stop.no-such-rule]\n")
+        let error = try #require(loadError(text))
+        #expect(error.location.file == "cases/bad.yaml")
+        #expect(error.location.line == 6)
+        #expect(error.caseID == "area.valid-case")
+        #expect(error.field == "rules[1]")
+        #expect(error.message.contains("unknown rule 'stop.no-such-rule'"))
+    }
+
+    @Test func ruleCheckNoneReadsIDsAsWritten() throws {
+        let text = SpecLoaderTests.document().replacingOccurrences(
+            of: "source: observed\n", with: "source: observed\n    rules: [stop.no-such-rule]\n")
+        let spec = try SpecLoader.$ruleCheck.withValue(.none) { try SpecLoader.parse(text, file: "cases/mine.yaml") }
+        #expect(spec.cases[0].rules == ["stop.no-such-rule"])
+    }
+
+    @Test func emptyOrRepeatedRulesAreErrors() throws {
+        for (list, problem) in [("[]", "at least one rule id"), ("[timeout.poll, timeout.poll]", "listed twice")] {
+            let text = SpecLoaderTests.document().replacingOccurrences(
+                of: "source: observed\n", with: "source: observed\n    rules: \(list)\n")
+            let error = loadError(text)
+            #expect(error?.message.contains(problem) == true)
+        }
+    }
+
+    @Test func catalogueErrors() throws {
+        let duplicate = """
+            catalogue_version: 1
+            cf_source: {repository: r, tag: t, file: f}
+            rules:
+              - {id: a.rule, text: x, cf: y}
+              - {id: a.rule, text: x, cf: y}
+            """
+        #expect(throws: SpecError.self) { try RuleCatalogue.parse(duplicate, file: "catalogue.yaml") }
+        let missingCF = "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x}\n"
+        #expect(throws: SpecError.self) { try RuleCatalogue.parse(missingCF, file: "catalogue.yaml") }
     }
 }

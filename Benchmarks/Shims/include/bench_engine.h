@@ -44,8 +44,8 @@ typedef struct bench_engine {
     void (*destroy)(bench_loop *loop);
     /// Runs the loop, blocking in the engine's wait whenever idle, until `stop`. Loop thread.
     void (*run)(bench_loop *loop);
-    /// Makes `run` return soon. Any thread. Idempotent; the harness repeats it until `run` has returned, so a
-    /// stop that races with the start of `run` may be lost (CFRunLoopStop before a run is, by design: rule 25).
+    /// Makes `run` return soon. Any thread. Idempotent; the harness repeats it until `run` has returned, so a stop that
+    /// races with the start of `run` may be lost (CFRunLoopStop before a run is, by design: rule stop.only-during-run).
     void (*stop)(bench_loop *loop);
     /// One pass of the loop that does not wait (a poll): observers/prepare/check hooks run, nothing blocks.
     void (*poll_once)(bench_loop *loop);

@@ -1,0 +1,95 @@
+// The rule catalogue (Sources/ConformanceSpec/catalogue.yaml): every CFRunLoop behaviour the cases check, under a
+// stable id, with where it lives in a pinned version of CF's source. The one place rule ids are defined.
+
+import ConformanceSpec
+import Foundation
+
+/// One behaviour rule of the catalogue.
+public struct CatalogueRule: Sendable {
+    /// Stable id, `area.behaviour`, e.g. `stop.innermost-only`.
+    public var id: String
+    /// What CF does, in one or two sentences.
+    public var text: String
+    /// Where it lives in CF's source: functions and line ranges of the pinned file.
+    public var cf: String
+    /// Where CF's comments or folklore say otherwise, what differs; nil if nothing does.
+    public var note: String?
+    public var location: SpecLocation
+}
+
+/// The catalogue: the pinned CF source and the rules, in file order.
+public struct RuleCatalogue: Sendable {
+    /// The version of the catalogue format this package reads.
+    public static let formatVersion = 1
+
+    /// Which CF source the line ranges refer to, e.g. "swiftlang/swift-corelibs-foundation swift-6.3.1-RELEASE
+    /// Sources/CoreFoundation/CFRunLoop.c".
+    public var cfSource: String
+    public var rules: [CatalogueRule]
+    public var path: String
+
+    private var byID: [String: CatalogueRule]
+
+    /// The rule with this id, if the catalogue has it.
+    public func rule(_ id: String) -> CatalogueRule? { byID[id] }
+
+    /// The catalogue shipped with the package. Loaded once; a malformed shipped catalogue is reported as the
+    /// ``SpecError`` it is, each time it is asked for.
+    public static func shipped() throws -> RuleCatalogue { try shippedResult.get() }
+
+    private static let shippedResult: Result<RuleCatalogue, SpecError> = {
+        guard let path = SpecResources.catalogueFile else {
+            return .failure(SpecError(SpecLocation(file: "catalogue.yaml", line: 0),
+                                      "the shipped rule catalogue was not found next to the executable"))
+        }
+        do { return .success(try load(path: path)) } catch let error as SpecError { return .failure(error) } catch {
+            return .failure(SpecError(SpecLocation(file: path, line: 0), "\(error)"))
+        }
+    }()
+
+    /// Loads a catalogue file.
+    public static func load(path: String) throws -> RuleCatalogue {
+        try parse(SpecLoader.readFile(path), file: path)
+    }
+
+    /// Parses catalogue text; `file` is used in messages.
+    public static func parse(_ text: String, file: String) throws -> RuleCatalogue {
+        let root = try SpecLoader.composeYAML(text, file: file)
+        var top = try root.fields()
+        let versionValue = try top.required("catalogue_version")
+        let version = try versionValue.int()
+        guard version == formatVersion else {
+            throw versionValue.error("catalogue_version \(version) is not supported (this runner reads version \(formatVersion))")
+        }
+        var source = try top.required("cf_source").fields()
+        let sourceParts = try ["repository", "tag", "file"].map { try source.required($0).string() }
+        _ = (source.optional("commit"), source.optional("blob"))
+        try source.finish(allowed: ["repository", "tag", "commit", "blob", "file"])
+        var rules: [CatalogueRule] = []
+        var byID: [String: CatalogueRule] = [:]
+        for entry in try top.required("rules").sequence() {
+            let rule = try parseRule(entry)
+            if let first = byID[rule.id] {
+                throw SpecError(rule.location, field: "id", "duplicate rule id '\(rule.id)' (first defined at \(first.location))")
+            }
+            byID[rule.id] = rule
+            rules.append(rule)
+        }
+        try top.finish(allowed: ["catalogue_version", "cf_source", "rules"])
+        return RuleCatalogue(cfSource: sourceParts.joined(separator: " "), rules: rules, path: file, byID: byID)
+    }
+
+    private static func parseRule(_ value: YAMLValue) throws -> CatalogueRule {
+        var fields = try value.fields()
+        let idValue = try fields.required("id")
+        let id = try idValue.string()
+        guard SpecLoader.isValidID(id) else {
+            throw idValue.error("rule id '\(id)' must be dotted lower-case words, area first (e.g. stop.innermost-only)")
+        }
+        let text = try fields.required("text").string()
+        let cf = try fields.required("cf").string()
+        let note = try fields.optional("note")?.string()
+        try fields.finish(allowed: ["id", "text", "cf", "note"])
+        return CatalogueRule(id: id, text: text, cf: cf, note: note, location: value.location)
+    }
+}

@@ -1,0 +1,43 @@
+// `runloop rules`: rules x cases, from the rule catalogue and the spec.
+
+import ArgumentParser
+import ConformanceKit
+import ConformanceSpec
+import Foundation
+
+struct RulesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rules",
+        abstract: "List the rule catalogue's rules with the cases that cite each.",
+        discussion: "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments."
+    )
+
+    @Option(name: .long, help: "Output format: table or json.")
+    var format: Format = .table
+
+    @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
+    var spec: String?
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+    }
+
+    func run() throws {
+        guard let specPath = spec ?? SpecResources.casesDirectory else {
+            throw failure("the shipped spec was not found next to the executable; pass --spec")
+        }
+        let coverage: RuleCoverage
+        do {
+            coverage = try RuleCoverage.load(specPath: specPath, catalogue: try RuleCatalogue.shipped())
+        } catch let error as SpecError {
+            throw failure(error.description)
+        }
+        print(format == .table ? coverage.renderTable() : coverage.renderJSON())
+        if !coverage.isComplete { throw ExitCode(1) }
+    }
+
+    private func failure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("runloop rules: \(message)\n".utf8))
+        return ExitCode(2)
+    }
+}
