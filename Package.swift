@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "ConformanceSpec",
             exclude: ["INTERPRETING.md"],
-            resources: [.copy("cases"), .copy("expectations")]
+            resources: [.copy("cases"), .copy("expectations"), .copy("fuzz-known.yaml")]
         ),
         // Spec model, loader, scenario interpreter, runner and reports.
         .target(

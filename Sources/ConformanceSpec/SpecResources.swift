@@ -11,4 +11,8 @@ public enum SpecResources {
     public static var expectationsDirectory: String? {
         Bundle.module.url(forResource: "expectations", withExtension: nil)?.path
     }
+    /// The known, explained divergences between engines that `runloop fuzz` reports apart.
+    public static var fuzzKnownFile: String? {
+        Bundle.module.url(forResource: "fuzz-known", withExtension: "yaml")?.path
+    }
 }
