@@ -66,7 +66,7 @@ check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
 check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
 check "--worker with --isolation none" 2 "needs --isolation process" -- \
     "$runloop" conform --worker "$test_worker" --isolation none
-check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, all, cf:PATH\)" -- \
+check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, planted, all, cf:PATH\)" -- \
     "$runloop" conform --worker "$test_worker" --engine nope
 
 # A CoreFoundation library loaded at run time (cf:PATH): the toolchain's own, with cf's expected failures in a file

@@ -51,6 +51,17 @@ public struct FuzzFinding: Sendable {
     public var stable: Bool
     /// The file it was written to.
     public var file: String?
+
+    /// The shrunk scenario without its id, rule and expectation: findings with the same signature are the same
+    /// minimal case, found from several seeds.
+    public var signature: String {
+        var bare = shrunk
+        bare.id = "fuzz.same"
+        bare.rule = ""
+        bare.expectedTrace = []
+        bare.unorderedRanges = []
+        return CaseWriter.write(bare)
+    }
 }
 
 /// Counts during a campaign, for a progress line.
@@ -127,7 +138,12 @@ public struct FuzzCampaign: Sendable {
                     continue
                 }
                 var finding = try shrink(scenarios[index], runs: results[index], seed: seeds[index])
-                if let directory = options.outDirectory { finding.file = try write(finding, to: directory) }
+                // One file per distinct minimal case: later seeds that shrink to it point to the first one's file.
+                if let same = summary.findings.first(where: { $0.signature == finding.signature }) {
+                    finding.file = same.file
+                } else if let directory = options.outDirectory {
+                    finding.file = try write(finding, to: directory)
+                }
                 summary.findings.append(finding)
             }
             progress?(FuzzProgress(scenarios: summary.scenarios, divergences: summary.findings.count,
@@ -153,9 +169,10 @@ public struct FuzzCampaign: Sendable {
 
     // MARK: Shrinking
 
-    /// Shrinks greedily while the engines still diverge in the same class (unexplained stays unexplained, and an
-    /// explained divergence keeps its explanation), so that shrinking cannot slide from a new divergence to a known
-    /// one.
+    /// Shrinks greedily while the engines still diverge in the same way: each engine ends the same way (completes,
+    /// crashes, times out) as on the original, and the divergence stays in its class (unexplained stays unexplained,
+    /// an explained one keeps its explanation), so that shrinking cannot slide from a new divergence to a known one,
+    /// or to a case that merely hangs.
     func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64) throws -> FuzzFinding {
         let started = WorkerProcess.monotonicNanoseconds()
         let target = explanation(scenario, runs)?.id
@@ -168,7 +185,7 @@ public struct FuzzCampaign: Sendable {
                 let chunk = Array(candidates[start..<min(start + 16, candidates.count)])
                 let results = try executor.run(chunk)
                 if let hit = results.indices.first(where: {
-                    !results[$0].contains(where: \.isSkip) && Self.diverges(results[$0])
+                    results[$0].map(\.status) == runs.map(\.status) && Self.diverges(results[$0])
                         && explanation(chunk[$0], results[$0])?.id == target
                 }) {
                     current = chunk[hit]

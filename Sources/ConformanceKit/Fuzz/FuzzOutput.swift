@@ -53,11 +53,24 @@ public enum FuzzOutput {
         if !summary.nondeterministic.isEmpty {
             lines.append("nondeterministic (set aside): seeds " + summary.nondeterministic.map(String.init).joined(separator: ", "))
         }
+        // Each distinct minimal case once, with every seed that shrank to it.
+        var seen: [String: [UInt64]] = [:]
+        var distinct: [FuzzFinding] = []
         for finding in summary.findings {
+            if seen[finding.signature] == nil { distinct.append(finding) }
+            seen[finding.signature, default: []].append(finding.seed)
+        }
+        lines.append("distinct shrunk cases: \(distinct.count)")
+        for finding in distinct {
             let label = finding.explanation.map { "EXPLAINED (\($0.id))" } ?? "DIVERGENCE"
+            let seeds = seen[finding.signature] ?? [finding.seed]
             lines.append("")
             lines.append("\(label): seed \(finding.seed), shrunk from size \(finding.originalSize) to "
                          + "\(FuzzShrinker.size(finding.shrunk))" + (finding.stable ? "" : " (unstable when run again)"))
+            if seeds.count > 1 {
+                lines.append("  the same minimal case from \(seeds.count) seeds: "
+                             + seeds.map(String.init).joined(separator: ", "))
+            }
             if let file = finding.file { lines.append("  case: \(file)") }
             lines.append("  replay: \(replayCommand(seed: finding.seed, options: options))")
             let diff = TraceDiff.render(expected: finding.runs[0].rawTrace, actual: finding.runs[1].rawTrace)
@@ -77,6 +90,7 @@ public enum FuzzOutput {
             var original_size: Int
             var shrunk_size: Int
             var file: String?
+            var signature: String
             var replay: String
             var statuses: [String: String]
             var traces: [String: [String]]
@@ -97,7 +111,7 @@ public enum FuzzOutput {
         let findings = summary.findings.map { finding in
             Finding(seed: finding.seed, explained_by: finding.explanation?.id, stable: finding.stable,
                     original_size: finding.originalSize, shrunk_size: FuzzShrinker.size(finding.shrunk),
-                    file: finding.file, replay: replayCommand(seed: finding.seed, options: options),
+                    file: finding.file, signature: finding.signature, replay: replayCommand(seed: finding.seed, options: options),
                     statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status))),
                     traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
         }

@@ -8,7 +8,8 @@ import EngineKit
 public enum FuzzShrinker {
     /// Every scenario one simplification away from `specCase`, biggest cuts first: an item and everything that names
     /// it, a trigger, a step, one action of a trigger, then smaller values (nth 2 to 1, an observer's activity, a
-    /// repeating observer or timer made simpler, orders to 0, callouts off, returnAfterSourceHandled off).
+    /// repeating observer or timer made simpler, orders to 0, callouts off, returnAfterSourceHandled off, a sleeping
+    /// run made a poll, a step's mode made the default one).
     public static func candidates(_ specCase: SpecCase) -> [SpecCase] {
         var result: [SpecCase] = []
         let sleeps = specCase.steps.contains { step in
@@ -28,6 +29,7 @@ public enum FuzzShrinker {
         }
         if specCase.steps.count > 1 {
             for index in specCase.steps.indices {
+                if sleeps, case .add(FuzzGenerator.guardName, _) = specCase.steps[index] { continue }
                 var copy = specCase
                 copy.steps.remove(at: index)
                 result.append(copy)
@@ -108,19 +110,41 @@ public enum FuzzShrinker {
             }
         }
         for (index, step) in specCase.steps.enumerated() {
-            if case .run(var request) = step, request.returnAfterSourceHandled {
-                request.returnAfterSourceHandled = false
+            func with(_ action: Action) {
                 var copy = specCase
-                copy.steps[index] = .run(request)
+                copy.steps[index] = action
                 result.append(copy)
+            }
+            switch step {
+            case .run(var request):
+                if request.returnAfterSourceHandled {
+                    var simpler = request
+                    simpler.returnAfterSourceHandled = false
+                    with(.run(simpler))
+                }
+                // A sleeping run made a poll: the guard observer that ends it can then go too.
+                if !(request.seconds <= 0) {
+                    request.seconds = 0
+                    with(.run(request))
+                }
+            case .add(let item, let mode) where mode != .default:
+                with(.add(item: item, mode: .default))
+            case .remove(let item, let mode) where mode != .default:
+                with(.remove(item: item, mode: .default))
+            default:
+                break
             }
         }
         return result
     }
 
+    /// The candidate's features recomputed; without a sleeping run, no `idle-wakes` allowance (a poll never waits).
     private static func withFeatures(_ specCase: SpecCase) -> SpecCase {
         var copy = specCase
         copy.features = FuzzScenario.features(of: copy)
+        if !FuzzScenario.allActions(of: copy).contains(where: { if case .run(let request) = $0 { return !(request.seconds <= 0) }; return false }) {
+            copy.allowances.remove(.idleWakes)
+        }
         return copy
     }
 
