@@ -82,6 +82,9 @@ public struct FuzzSummary: Sendable {
     public var skipped: Int
     /// Scenarios every engine timed out on (nothing to compare).
     public var hung: Int
+    /// Scenarios every engine ended the same way other than completing or timing out (all CRASH, all ERROR): nothing
+    /// to compare, and a sign of a broken setup when there are many.
+    public var failedEverywhere: Int
     /// Seeds whose scenario gave an engine different results on two runs.
     public var nondeterministic: [UInt64]
     public var findings: [FuzzFinding]
@@ -111,7 +114,7 @@ public struct FuzzCampaign: Sendable {
         func elapsed() -> Double { Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 }
         let generator = FuzzGenerator(shape: options.shape)
         var summary = FuzzSummary(engines: options.engines.map(\.name), firstSeed: options.seed, scenarios: 0,
-                                  skipped: 0, hung: 0, nondeterministic: [], findings: [], seconds: 0)
+                                  skipped: 0, hung: 0, failedEverywhere: 0, nondeterministic: [], findings: [], seconds: 0)
         while true {
             if let count = options.count, summary.scenarios >= count { break }
             if let seconds = options.seconds, elapsed() >= seconds { break }
@@ -128,6 +131,8 @@ public struct FuzzCampaign: Sendable {
                     summary.hung += 1
                 } else if Self.diverges(runs) {
                     divergent.append(index)
+                } else if runs[0].status != "done" {
+                    summary.failedEverywhere += 1
                 }
             }
             // Run each divergent scenario again: an engine that disagrees with itself makes the divergence noise.
