@@ -49,7 +49,8 @@ let package = Package(
         // Spec model, loader, scenario interpreter, runner and reports.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", .product(name: "Yams", package: "Yams")]
+            dependencies: ["EngineKit", "CSystem", .product(name: "Yams", package: "Yams")],
+            exclude: ["FUZZING.md"]
         ),
         // Reading benchmark CSVs and comparing them with statistics.
         .target(name: "CompareKit", exclude: ["COMPARING.md"]),

@@ -79,9 +79,9 @@ check "fuzz: --time 0" 2 "--time must be a positive number" -- "$runloop" fuzz -
 check "fuzz: --max-steps 1" 2 "--max-steps must be 2 to 50" -- "$runloop" fuzz --max-steps 1
 check "fuzz: unknown area" 2 "unknown area 'bogus' \(one of source0, " -- "$runloop" fuzz --areas observer,bogus
 check "fuzz: unknown format" 2 "unknown format 'yaml' \(text or json\)" -- "$runloop" fuzz --format yaml
-check "fuzz: a seed that is not a number" 2 "seed" -- "$runloop" fuzz --seed -3
+check "fuzz: a seed that is not a number" 2 "'abc' is invalid for '--seed" -- "$runloop" fuzz --seed abc
 printf 'spec_version: 1\nknown:\n  - {id: a, engine: cf, reason: r}\n' >"$work/known.yaml"
-check "fuzz: a known entry without a matcher" 2 "known.yaml:3.*needs 'lines', 'actions' or both" -- \
+check "fuzz: a known entry without a matcher" 2 "known.yaml:3.*needs 'lines', 'actions' or 'removes'" -- \
     "$runloop" fuzz --known "$work/known.yaml"
 check "fuzz: a planted bug is found" 1 "DIVERGENCE: seed " -- \
     "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 1 --count 4 --out "$work/fuzz-out"

@@ -56,6 +56,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "The known, explained divergences (default: the shipped fuzz-known.yaml); 'none' for none.")
     var known: String?
 
+    @Flag(name: .long, help: "Print the scenarios the options generate, as a spec file, and run nothing.")
+    var list = false
+
     func validate() throws {
         guard ["text", "json"].contains(format) else { throw ValidationError("unknown format '\(format)' (text or json)") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
@@ -79,6 +82,12 @@ struct FuzzCommand: ParsableCommand {
     }
 
     func run() throws {
+        if list {
+            let generator = FuzzGenerator(shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()))
+            let total = count ?? 200
+            print(CaseWriter.file((0..<total).map { generator.scenario(seed: seed &+ UInt64($0)) }), terminator: "")
+            return
+        }
         let launcher = worker.map { WorkerLauncher(executable: $0) }
             ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
         let selected: [EngineDescription]

@@ -59,7 +59,7 @@ struct FuzzTests {
     @Test func theGeneratorNeverRunsAfterAStopInOneCallout() {
         for seed in 0..<500 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
-            #expect(!FuzzKnown.actionLists(of: scenario).contains { FuzzKnown.contains($0, inOrder: ["stop", "run"]) },
+            #expect(!FuzzKnown.actionLists(of: scenario, inCallout: true).contains { FuzzKnown.contains($0, inOrder: ["stop", "run"]) },
                     "seed \(seed)")
         }
     }
@@ -87,7 +87,7 @@ struct FuzzTests {
 
     @Test func anActionsEntryNeedsItsVerbsInOneCallout() throws {
         let entry = KnownDivergence(id: "x", engine: "cf", reason: "r", lines: nil, actions: ["stop", "run"],
-                                    location: SpecLocation(file: "k", line: 1))
+                                    inCallout: true, location: SpecLocation(file: "k", line: 1))
         let text = """
         spec_version: 1
         cases:
@@ -107,6 +107,27 @@ struct FuzzTests {
         #expect(!entry.explains(specCase, first: ["a"], second: ["b"]))
     }
 
+    @Test func aRemovesEntryNeedsARemovalOfThatKind() throws {
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.removes
+            rule: r
+            source: observed
+            items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}, o: observer}
+            steps: [{add: p}, {add: t}, {write: p}, {remove: t}, run]
+            expect: []
+        """
+        var specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let stale = try #require(known.first { $0.id == "cf.stale-timer-wake-hides-port" })
+        let cf = ["run default", "return timedOut"], ref = ["run default", "perform p", "return timedOut"]
+        #expect(stale.explains(specCase, first: cf, second: ref))
+        #expect(!stale.explains(specCase, first: cf, second: ["run default", "o.exit", "return timedOut"]))
+        specCase.steps[3] = .remove(item: "o", mode: .default)  // an observer removed, no timer: not this defect
+        #expect(!stale.explains(specCase, first: cf, second: ref))
+    }
+
     @Test func theShippedKnownFileLoads() throws {
         let path = try #require(SpecResources.fuzzKnownFile)
         let known = try FuzzKnown.load(file: path)
@@ -118,7 +139,7 @@ struct FuzzTests {
         #expect {
             try FuzzKnown.parse("spec_version: 1\nknown:\n  - {id: a, engine: cf, reason: r}\n", file: "k.yaml")
         } throws: { error in
-            "\(error)".contains("k.yaml:3") && "\(error)".contains("needs 'lines', 'actions' or both")
+            "\(error)".contains("k.yaml:3") && "\(error)".contains("needs 'lines', 'actions' or 'removes'")
         }
     }
 

@@ -24,7 +24,8 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     case modes
     /// State queries (`currentMode`, `allModes`, `nextTimerFireDate`, `fireDate`, `isValid`, `contains`).
     case query
-    /// A last run with an infinite timeout that sleeps, ended by a stop from a BeforeWaiting observer.
+    /// A last run with an infinite timeout that sleeps, ended by a stop from a BeforeWaiting observer, or by a helper
+    /// thread that waits for `isWaiting` and then stops it.
     case sleep
 }
 
@@ -34,7 +35,8 @@ public struct FuzzShape: Sendable {
     public var maxSteps: Int
     public var areas: Set<FuzzArea>
 
-    public init(maxSteps: Int = 10, areas: Set<FuzzArea> = Set(FuzzArea.allCases)) {
+    /// 16 steps leave room, after the adds of a typical scenario's five or six items, for about ten actions and runs.
+    public init(maxSteps: Int = 16, areas: Set<FuzzArea> = Set(FuzzArea.allCases)) {
         self.maxSteps = maxSteps
         self.areas = areas
     }
@@ -44,10 +46,13 @@ public struct FuzzShape: Sendable {
 /// randomness is a ``SplitMix64`` seeded with the scenario's seed.
 ///
 /// Determinism on a correct engine comes from what is left out (FUZZING.md, "What the generator never makes"):
-/// every run but the last is a zero-timeout poll; the last may sleep with an infinite timeout, and then an observer
-/// of BeforeWaiting in the default mode stops it at its first wait; timers are already due or 100 s away; no helper
-/// threads, no stalls, no finite timeouts, no `isWaiting`; no `fireDate` or `nextTimerFireDate` query on a case that
-/// moves a timer to "now + S" (the answer would depend on when the action ran); each trigger fires once.
+/// every run but the last is a zero-timeout poll; the last may sleep with an infinite timeout, and then either an
+/// observer of BeforeWaiting in the default mode stops it at its first wait, or a helper thread that waits for
+/// `isWaiting` stops it, in a "quiet" scenario where the loop has nothing to do when it first waits (no signal,
+/// write, nested run, wakeup or stop in callouts, no timer due) so that no poll pass (during which CF reports
+/// `isWaiting` briefly) and no early wake-up can race the helper; timers are already due or 100 s away; no stalls, no
+/// finite timeouts, no `isWaiting` query; no `fireDate` or `nextTimerFireDate` query on a case that moves a timer to
+/// "now + S" (the answer would depend on when the action ran); each trigger fires once.
 public struct FuzzGenerator: Sendable {
     public var shape: FuzzShape
 
@@ -76,6 +81,9 @@ private struct Builder {
     var items: [ItemDeclaration] = []
     /// Timers that some action moves to "now + S": their dates are not queried.
     var movesTimers = false
+    /// A scenario whose last run is stopped by a helper thread: nothing may make the loop poll or wake before the
+    /// helper acts (see FuzzGenerator).
+    var quiet = false
 
     init(shape: FuzzShape, random: SplitMix64) {
         self.shape = shape
@@ -86,20 +94,21 @@ private struct Builder {
 
     mutating func build(id: String, seed: UInt64) -> SpecCase {
         let here = SpecLocation(file: "fuzz", line: 0)
+        let sleeps = has(.sleep) && random.chance(30)
+        quiet = sleeps && random.chance(50)
         makeItems(location: here)
         movesTimers = has(.timer) && !names("timer").isEmpty && random.chance(40)
-        let sleeps = has(.sleep) && random.chance(30)
         var steps: [Action] = []
         let budget = max(1, shape.maxSteps - (sleeps ? 2 : 1))
         // Most items are added before anything else happens, as in the hand-written cases.
         for item in items where item.kind.isModeItem && steps.count < budget && random.chance(85) {
             steps.append(.add(item: item.name, mode: randomMode()))
         }
-        while steps.count < budget, random.chance(80) {
+        while steps.count < budget, random.chance(88) {
             steps.append(randomAction(inCallout: false))
         }
         var triggers: [Trigger] = []
-        for _ in 0..<random.within(0...3) {
+        for _ in 0..<random.within(0...4) {
             guard let event = randomEvent() else { break }
             let count = random.within(1...2)
             var actions: [Action] = []
@@ -109,7 +118,14 @@ private struct Builder {
                                     location: here))
         }
         var allowances = Set<Allowance>()
-        if sleeps {
+        if quiet {
+            // The helper thread acts once the loop waits; with nothing to do, the loop first waits in the sleeping
+            // run's first pass, so the stop lands there (stop.from-other-thread-while-waiting).
+            let ending: Action = has(.stop) && random.chance(30) ? .stopMode(ModeName.defaultModeName) : .stop
+            steps.append(.thread(wait: .waiting, actions: [ending]))
+            steps.append(.run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: random.chance(30))))
+            allowances.insert(.idleWakes)
+        } else if sleeps {
             // The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so
             // the infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
             items.append(ItemDeclaration(name: FuzzGenerator.guardName,
@@ -176,8 +192,9 @@ private struct Builder {
         if has(.timer) {
             add("t", random.within(0...2)) { builder in
                 // Already due (two dates, so the order of due timers is tested) or far beyond the case.
-                .timer(fire: builder.random.pick([-1.0, -2.0, 100.0]), interval: builder.random.pick([0.0, 0.0, 100.0]),
-                       tolerance: nil, order: builder.random.within(0...1))
+                .timer(fire: builder.quiet ? 100 : builder.random.pick([-1.0, -2.0, 100.0]),
+                       interval: builder.random.pick([0.0, 0.0, 100.0]), tolerance: nil,
+                       order: builder.random.within(0...1))
             }
         }
         if has(.block) {
@@ -228,13 +245,13 @@ private struct Builder {
             guard has(.modes) else { return nil }
             return .addCommonMode(FuzzGenerator.otherMode)
         case 5, 6:
-            guard !sources.isEmpty else { return nil }
+            guard !quiet, !sources.isEmpty else { return nil }
             return .signal(random.pick(sources))
         case 7:
-            guard !ports.isEmpty else { return nil }
+            guard !quiet, !ports.isEmpty else { return nil }
             return .write(random.pick(ports))
         case 8:
-            guard has(.stop) else { return nil }
+            guard has(.stop), !(quiet && inCallout) else { return nil }
             return random.pick([Action.stop, .wakeUp, .stopMode(concreteModeName())])
         case 9:
             guard !modeItems.isEmpty, random.chance(40) else { return nil }
@@ -242,12 +259,12 @@ private struct Builder {
         case 10:
             guard !timers.isEmpty else { return nil }
             if movesTimers, random.chance(70) {
-                return .setNextFireDate(timer: random.pick(timers), seconds: random.pick([-1.0, 100.0]))
+                return .setNextFireDate(timer: random.pick(timers), seconds: quiet ? 100 : random.pick([-1.0, 100.0]))
             }
             guard random.chance(20) else { return nil }
             return .setTolerance(timer: random.pick(timers), seconds: 0.05)
         case 11, 12:
-            guard !inCallout || has(.nested) else { return nil }
+            guard !inCallout || (has(.nested) && !quiet) else { return nil }
             let mode: ModeName = has(.modes) && random.chance(30) ? .named(FuzzGenerator.otherMode) : .default
             return .run(RunRequest(mode: mode, seconds: 0, returnAfterSourceHandled: random.chance(30)))
         case 13, 14:
@@ -284,9 +301,10 @@ private struct Builder {
             switch item.kind {
             case .observer(let activities, _, _):
                 events += Activity.allCases.filter(activities.contains).map { "\(item.name).\($0.rawValue)" }
-            case .source0(_, let callouts):
+            case .source0:
+                // Not its schedule or cancel callouts: for an add to common modes CF calls them for each mode in set
+                // order, which is unspecified, so what a trigger on one does would land at an unspecified point.
                 events.append("perform \(item.name)")
-                if callouts { events.append("schedule \(item.name) default") }
             case .source1:
                 events.append("perform \(item.name)")
             case .timer:

@@ -8,10 +8,13 @@
 //       engine: cf                      # the engine whose behaviour is the defect
 //       reason: "..."                   # why, with the CF source lines
 //       lines: ['^tolerance \w+ ']      # every line that differs between the traces matches one of these
-//       actions: [setTolerance]         # these verbs, in this order, in one trigger's `do` (inside one callout)
+//       actions: [stop, run]            # these verbs, in this order, in one action list (steps, a trigger's do)
+//       in_callout: true                # ...and that list is a trigger's `do` (what one callout does)
+//       removes: [timer]                # the case removes or invalidates an item of each of these kinds
 //
-// An entry explains a divergence only when all its conditions hold; it must have `lines`, `actions` or both, so that
-// it cannot explain everything. Matching is done on the shrunk case, whose every part is needed for the divergence.
+// An entry explains a divergence only when all its conditions hold; it must have `lines`, `actions` or `removes`, so
+// that it cannot explain everything. Matching is done on the shrunk case, whose every part is needed for the
+// divergence.
 
 import Foundation
 
@@ -22,15 +25,29 @@ public struct KnownDivergence: Sendable {
     public var reason: String
     /// Regular expressions; every differing line (of either trace) must match one. Nil: any lines.
     public var lines: [String]?
-    /// Action verbs (ActionParser's) that must appear in this order in one trigger's `do` list (or a helper thread's
-    /// started from a trigger): what one callout does. Nil: any case.
+    /// Action verbs (ActionParser's) that must appear in this order in one action list. Nil: any case.
     public var actions: [String]?
+    /// Whether `actions` must be in a trigger's `do` list (or a helper thread's started from one): one callout's.
+    public var inCallout: Bool = false
+    /// Item kinds (`timer`, `source0`, ...) of which the case must remove or invalidate an item. Nil: any case.
+    public var removes: [String]? = nil
     public var location: SpecLocation
 
     /// Whether this entry explains the divergence of `specCase` between the traces `first` and `second`.
     public func explains(_ specCase: SpecCase, first: [String], second: [String]) -> Bool {
-        if let actions, !FuzzKnown.actionLists(of: specCase).contains(where: { FuzzKnown.contains($0, inOrder: actions) }) {
+        if let actions, !FuzzKnown.actionLists(of: specCase, inCallout: inCallout)
+            .contains(where: { FuzzKnown.contains($0, inOrder: actions) }) {
             return false
+        }
+        if let removes {
+            let kinds = Dictionary(uniqueKeysWithValues: specCase.items.map { ($0.name, $0.kind.word) })
+            let removed = Set(FuzzScenario.allActions(of: specCase).compactMap { action -> String? in
+                switch action {
+                case .remove(let item, _), .invalidate(let item): return kinds[item]
+                default: return nil
+                }
+            })
+            guard removes.allSatisfy(removed.contains) else { return false }
         }
         if let lines {
             let patterns = lines.compactMap { try? NSRegularExpression(pattern: $0) }
@@ -91,12 +108,20 @@ public enum FuzzKnown {
                 }
                 return word
             }
-            guard lines != nil || actions != nil else {
-                throw value.error("a known divergence needs 'lines', 'actions' or both, or it would explain everything")
+            let inCallout = try fields.optional("in_callout")?.bool() ?? false
+            let removes = try fields.optional("removes")?.sequence().map { kind -> String in
+                let word = try kind.string()
+                guard ["source0", "source1", "timer", "observer"].contains(word) else {
+                    throw kind.error("unknown item kind '\(word)' (one of source0, source1, timer, observer)")
+                }
+                return word
             }
-            try fields.finish(allowed: ["id", "engine", "reason", "lines", "actions"])
+            guard lines != nil || actions != nil || removes != nil else {
+                throw value.error("a known divergence needs 'lines', 'actions' or 'removes', or it would explain everything")
+            }
+            try fields.finish(allowed: ["id", "engine", "reason", "lines", "actions", "in_callout", "removes"])
             return KnownDivergence(id: id, engine: engine, reason: reason, lines: lines, actions: actions,
-                                   location: value.location)
+                                   inCallout: inCallout, removes: removes, location: value.location)
         }
         try top.finish(allowed: ["spec_version", "known"])
         return entries
@@ -108,14 +133,15 @@ public enum FuzzKnown {
         known.first { $0.explains(specCase, first: first, second: second) }
     }
 
-    /// The action lists a case runs inside callouts, as lists of verbs: each trigger's, and the helper threads'
-    /// those start.
-    static func actionLists(of specCase: SpecCase) -> [[String]] {
+    /// The action lists of a case as lists of verbs: the steps (unless `inCallout`), each trigger's, and the helper
+    /// threads' they start.
+    static func actionLists(of specCase: SpecCase, inCallout: Bool) -> [[String]] {
         var lists: [[String]] = []
         func visit(_ actions: [Action]) {
             lists.append(actions.map(verb))
             for case .thread(_, let inner) in actions { visit(inner) }
         }
+        if !inCallout { visit(specCase.steps) }
         for trigger in specCase.triggers { visit(trigger.actions) }
         return lists
     }

@@ -29,7 +29,9 @@ public enum FuzzShrinker {
         }
         if specCase.steps.count > 1 {
             for index in specCase.steps.indices {
+                // Nor the guard's add, nor the helper thread that stops a sleeping run.
                 if sleeps, case .add(FuzzGenerator.guardName, _) = specCase.steps[index] { continue }
+                if sleeps, case .thread = specCase.steps[index] { continue }
                 var copy = specCase
                 copy.steps.remove(at: index)
                 result.append(copy)
