@@ -80,8 +80,8 @@ public struct FuzzSummary: Sendable {
     public var scenarios: Int
     /// Scenarios some engine SKIPped (it lacks a feature the scenario uses).
     public var skipped: Int
-    /// Scenarios every engine timed out on (nothing to compare).
-    public var hung: Int
+    /// Seeds of the scenarios every engine timed out on (nothing to compare; the generator should not make them).
+    public var hung: [UInt64]
     /// Scenarios every engine ended the same way other than completing or timing out (all CRASH, all ERROR): nothing
     /// to compare, and a sign of a broken setup when there are many.
     public var failedEverywhere: Int
@@ -114,7 +114,7 @@ public struct FuzzCampaign: Sendable {
         func elapsed() -> Double { Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 }
         let generator = FuzzGenerator(shape: options.shape)
         var summary = FuzzSummary(engines: options.engines.map(\.name), firstSeed: options.seed, scenarios: 0,
-                                  skipped: 0, hung: 0, failedEverywhere: 0, nondeterministic: [], findings: [], seconds: 0)
+                                  skipped: 0, hung: [], failedEverywhere: 0, nondeterministic: [], findings: [], seconds: 0)
         while true {
             if let count = options.count, summary.scenarios >= count { break }
             if let seconds = options.seconds, elapsed() >= seconds { break }
@@ -128,7 +128,7 @@ public struct FuzzCampaign: Sendable {
                 if runs.contains(where: \.isSkip) {
                     summary.skipped += 1
                 } else if runs.allSatisfy({ $0.status == CaseStatus.timeout.rawValue }) {
-                    summary.hung += 1
+                    summary.hung.append(seeds[index])
                 } else if Self.diverges(runs) {
                     divergent.append(index)
                 } else if runs[0].status != "done" {

@@ -84,6 +84,11 @@ private struct Builder {
     /// A scenario whose last run is stopped by a helper thread: nothing may make the loop poll or wake before the
     /// helper acts (see FuzzGenerator).
     var quiet = false
+    /// A scenario that calls addCommonMode. CF copies the common items into the new mode in the iteration order of a
+    /// set (RL 1976-93), which varies from process to process, so items whose order ties (observers of one order,
+    /// timers of one date) would be called in a different order from run to run: such a scenario gives its observers
+    /// distinct orders and its timers distinct dates.
+    var copiesCommonItems = false
 
     init(shape: FuzzShape, random: SplitMix64) {
         self.shape = shape
@@ -96,6 +101,7 @@ private struct Builder {
         let here = SpecLocation(file: "fuzz", line: 0)
         let sleeps = has(.sleep) && random.chance(30)
         quiet = sleeps && random.chance(50)
+        copiesCommonItems = has(.modes) && random.chance(40)
         makeItems(location: here)
         movesTimers = has(.timer) && !names("timer").isEmpty && random.chance(40)
         var steps: [Action] = []
@@ -170,6 +176,9 @@ private struct Builder {
                 items.append(ItemDeclaration(name: "\(prefix)\(index + 1)", kind: made, location: location))
             }
         }
+        // Distinct orders and dates for a scenario that copies common items (see copiesCommonItems).
+        var distinctOrders = random.shuffle([0, 1, 2])
+        var distinctDates = random.shuffle([-1.0, -2.0, 100.0])
         if has(.observer) {
             add("o", random.within(1...3)) { builder in
                 var activities = ActivitySet.all
@@ -177,8 +186,8 @@ private struct Builder {
                     let chosen = Activity.allCases.filter { _ in builder.random.chance(50) }
                     activities = ActivitySet(chosen.isEmpty ? [builder.random.pick(Activity.allCases)] : chosen)
                 }
-                return .observer(activities: activities, repeats: builder.random.chance(85),
-                                 order: builder.random.within(0...2))
+                let order = builder.copiesCommonItems ? distinctOrders.removeFirst() : builder.random.within(0...2)
+                return .observer(activities: activities, repeats: builder.random.chance(85), order: order)
             }
         }
         if has(.source0) {
@@ -192,9 +201,10 @@ private struct Builder {
         if has(.timer) {
             add("t", random.within(0...2)) { builder in
                 // Already due (two dates, so the order of due timers is tested) or far beyond the case.
-                .timer(fire: builder.quiet ? 100 : builder.random.pick([-1.0, -2.0, 100.0]),
-                       interval: builder.random.pick([0.0, 0.0, 100.0]), tolerance: nil,
-                       order: builder.random.within(0...1))
+                let fire = builder.quiet ? 100 : builder.copiesCommonItems ? distinctDates.removeFirst()
+                    : builder.random.pick([-1.0, -2.0, 100.0])
+                return .timer(fire: fire, interval: builder.random.pick([0.0, 0.0, 100.0]), tolerance: nil,
+                              order: builder.random.within(0...1))
             }
         }
         if has(.block) {
@@ -242,7 +252,7 @@ private struct Builder {
             guard has(.query), !modeItems.isEmpty else { return nil }
             return .contains(item: random.pick(modeItems), mode: randomMode())
         case 4:
-            guard has(.modes) else { return nil }
+            guard copiesCommonItems else { return nil }
             return .addCommonMode(FuzzGenerator.otherMode)
         case 5, 6:
             guard !quiet, !sources.isEmpty else { return nil }

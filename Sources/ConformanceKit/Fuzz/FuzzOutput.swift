@@ -49,7 +49,10 @@ public enum FuzzOutput {
                      + "(\(String(format: "%.1f", Double(summary.scenarios) / max(summary.seconds, 0.001))) per second): "
                      + "\(summary.unexplained.count) unexplained divergences, \(summary.explained.count) explained, "
                      + "\(summary.nondeterministic.count) nondeterministic, \(summary.skipped) skipped, "
-                     + "\(summary.hung) hung on every engine, \(summary.failedEverywhere) failed on every engine")
+                     + "\(summary.hung.count) hung on every engine, \(summary.failedEverywhere) failed on every engine")
+        if !summary.hung.isEmpty {
+            lines.append("hung on every engine: seeds " + summary.hung.map(String.init).joined(separator: ", "))
+        }
         if !summary.nondeterministic.isEmpty {
             lines.append("nondeterministic (set aside): seeds " + summary.nondeterministic.map(String.init).joined(separator: ", "))
         }
@@ -106,6 +109,7 @@ public enum FuzzOutput {
             var nondeterministic_seeds: [UInt64]
             var skipped: Int
             var hung: Int
+            var hung_seeds: [UInt64]
             var failed_everywhere: Int
             var findings: [Finding]
         }
@@ -120,7 +124,7 @@ public enum FuzzOutput {
                             seconds: summary.seconds, unexplained: summary.unexplained.count,
                             explained: summary.explained.count, nondeterministic: summary.nondeterministic.count,
                             nondeterministic_seeds: summary.nondeterministic, skipped: summary.skipped,
-                            hung: summary.hung, failed_everywhere: summary.failedEverywhere, findings: findings)
+                            hung: summary.hung.count, hung_seeds: summary.hung, failed_everywhere: summary.failedEverywhere, findings: findings)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)

@@ -22,7 +22,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A number in `0..<bound` (bound > 0). Lemire's multiply-shift would be faster; the modulo bias of a 64-bit
-    /// draw over bounds below 100 is below 1e-17 and changes nothing here.
+    /// draw over bounds below 100 is below 1e-17 and changes nothing here. The generator draws only through this
+    /// (never `Int.random(in:using:)`, whose way of drawing the standard library may change), so seeds replay on any
+    /// toolchain.
     public mutating func below(_ bound: Int) -> Int {
         precondition(bound > 0, "below(\(bound)): the bound must be positive")
         return Int(next() % UInt64(bound))
@@ -36,6 +38,16 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// True with probability `percent` / 100.
     public mutating func chance(_ percent: Int) -> Bool {
         below(100) < percent
+    }
+
+    /// The elements in a random order (Fisher-Yates with ``below(_:)``; not the standard library's `shuffled(using:)`,
+    /// whose way of drawing is not promised to stay the same across Swift versions).
+    public mutating func shuffle<T>(_ elements: [T]) -> [T] {
+        var result = elements
+        for index in stride(from: result.count - 1, to: 0, by: -1) {
+            result.swapAt(index, below(index + 1))
+        }
+        return result
     }
 
     /// One element of a non-empty array.
