@@ -41,23 +41,33 @@ public enum SpecLoader {
 
     /// Loads one spec file.
     public static func loadFile(_ path: String) throws -> SpecFile {
-        let text: String
+        try parse(readText(path), file: path)
+    }
+
+    /// The text of a spec-format file, or a ``SpecError`` naming it.
+    static func readText(_ path: String) throws -> String {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
         }
-        return try parse(text, file: path)
     }
 
-    /// Parses spec text; `file` is used in messages.
-    public static func parse(_ text: String, file: String) throws -> SpecFile {
+    /// The top-level fields of a spec-format file, after checking its `spec_version` (files of other versions are
+    /// refused, INTERPRETING.md).
+    static func versionedTop(_ text: String, file: String) throws -> Fields {
         let root = try composeYAML(text, file: file)
         var top = try root.fields()
         let version = try top.required("spec_version").int()
         guard version == specFormatVersion else {
             throw root.error("spec_version \(version) is not supported (this runner reads version \(specFormatVersion))")
         }
+        return top
+    }
+
+    /// Parses spec text; `file` is used in messages.
+    public static func parse(_ text: String, file: String) throws -> SpecFile {
+        var top = try versionedTop(text, file: file)
         let cases = try top.required("cases").sequence().map(parseCase)
         try checkUniqueIDs(cases)
         try top.finish(allowed: ["spec_version", "cases"])

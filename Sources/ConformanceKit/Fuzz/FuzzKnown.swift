@@ -77,22 +77,11 @@ public struct KnownDivergence: Sendable {
 public enum FuzzKnown {
     /// Loads a known-divergences file. Throws ``SpecError`` naming the file, line and field.
     public static func load(file path: String) throws -> [KnownDivergence] {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
-        }
-        return try parse(text, file: path)
+        try parse(SpecLoader.readText(path), file: path)
     }
 
     public static func parse(_ text: String, file: String) throws -> [KnownDivergence] {
-        let root = try SpecLoader.composeYAML(text, file: file)
-        var top = try root.fields()
-        let version = try top.required("spec_version").int()
-        guard version == specFormatVersion else {
-            throw root.error("spec_version \(version) is not supported (this runner reads version \(specFormatVersion))")
-        }
+        var top = try SpecLoader.versionedTop(text, file: file)
         var seen = Set<String>()
         let entries = try (top.optional("known")?.sequence() ?? []).map { value -> KnownDivergence in
             var fields = try value.fields()
