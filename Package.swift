@@ -43,13 +43,14 @@ let package = Package(
         .target(
             name: "ConformanceSpec",
             exclude: ["INTERPRETING.md"],
-            resources: [.copy("cases"), .copy("expectations"), .copy("catalogue.yaml")]
+            resources: [.copy("cases"), .copy("expectations"), .copy("catalogue.yaml"), .copy("fuzz-known.yaml")]
         ),
         // Spec model, loader, scenario interpreter, runner and reports. It reads the shipped rule catalogue to check
         // the rule ids cases cite.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", .product(name: "Yams", package: "Yams")]
+            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", .product(name: "Yams", package: "Yams")],
+            exclude: ["FUZZING.md"]
         ),
         // Reading benchmark CSVs and comparing them with statistics.
         .target(name: "CompareKit", exclude: ["COMPARING.md"]),

@@ -78,8 +78,30 @@ check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
 check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
 check "--worker with --isolation none" 2 "needs --isolation process" -- \
     "$runloop" conform --worker "$test_worker" --isolation none
-check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, all, cf:PATH\)" -- \
+check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, planted, all, cf:PATH\)" -- \
     "$runloop" conform --worker "$test_worker" --engine nope
+
+# runloop fuzz: bad flags are exit 2 with a clear message; the test worker's `planted` engine (ref with one planted
+# bug) diverges from ref, so a short campaign exits 1 and writes a case that loads; `faulty` without faults is ref,
+# so ref against it exits 0.
+check "fuzz: unknown engine" 2 "unknown engine 'nope'" -- "$runloop" fuzz --engines cf,nope
+check "fuzz: one engine" 2 "needs two engines or more" -- "$runloop" fuzz --engines ref
+check "fuzz: --count 0" 2 "--count must be at least 1" -- "$runloop" fuzz --count 0
+check "fuzz: --time 0" 2 "--time must be a positive number" -- "$runloop" fuzz --time 0
+check "fuzz: --max-steps 1" 2 "--max-steps must be 2 to 50" -- "$runloop" fuzz --max-steps 1
+check "fuzz: unknown area" 2 "unknown area 'bogus' \(one of source0, " -- "$runloop" fuzz --areas observer,bogus
+check "fuzz: unknown format" 2 "unknown format 'yaml' \(text or json\)" -- "$runloop" fuzz --format yaml
+check "fuzz: a seed that is not a number" 2 "'abc' is invalid for '--seed" -- "$runloop" fuzz --seed abc
+printf 'spec_version: 1\nknown:\n  - {id: a, engine: cf, reason: r}\n' >"$work/known.yaml"
+check "fuzz: a known entry without a matcher" 2 "known.yaml:3.*needs 'lines', 'actions' or 'removes'" -- \
+    "$runloop" fuzz --known "$work/known.yaml"
+check "fuzz: a planted bug is found" 1 "DIVERGENCE: seed " -- \
+    "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 1 --count 4 --out "$work/fuzz-out"
+found=$(ls "$work"/fuzz-out/fuzz-seed-*.yaml 2>/dev/null | head -1)
+check "fuzz: its case loads and fails on planted" 1 "planted: 0 PASS, 1 FAIL" -- \
+    "$runloop" conform --worker "$test_worker" --engine ref,planted --spec "${found:-$work/fuzz-out/none.yaml}" --expectations none
+check "fuzz: identical engines, json" 0 '"unexplained" : 0' -- \
+    "$runloop" fuzz --worker "$test_worker" --engines ref,faulty --count 20 --format json
 
 # A CoreFoundation library loaded at run time (cf:PATH): the toolchain's own, with cf's expected failures in a file
 # of its own; and the three kinds of wrong library.

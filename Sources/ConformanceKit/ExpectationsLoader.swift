@@ -46,13 +46,7 @@ public struct EngineExpectations: Sendable {
     /// Loads one expectations file. With `engine` nil the file's own `engine:` says which engine it is for.
     public static func load(file path: String, engine: String?, knownIDs: Set<String>,
                             unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw SpecError(SpecLocation(file: path, line: 0), "cannot read the file: \(error.localizedDescription)")
-        }
-        return try parse(text, file: path, engine: engine, knownIDs: knownIDs, unknownIDs: unknownIDs)
+        try parse(SpecLoader.readText(path), file: path, engine: engine, knownIDs: knownIDs, unknownIDs: unknownIDs)
     }
 
     /// Parses an expectations file; `file` is used in messages.

@@ -49,7 +49,7 @@ public struct RuleCatalogue: Sendable {
 
     /// Loads a catalogue file.
     public static func load(path: String) throws -> RuleCatalogue {
-        try parse(SpecLoader.readFile(path), file: path)
+        try parse(SpecLoader.readText(path), file: path)
     }
 
     /// Parses catalogue text; `file` is used in messages.

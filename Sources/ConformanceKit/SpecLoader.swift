@@ -41,11 +41,12 @@ public enum SpecLoader {
 
     /// Loads one spec file.
     public static func loadFile(_ path: String) throws -> SpecFile {
-        try parse(readFile(path), file: path)
+        try parse(readText(path), file: path)
     }
 
-    /// The text of a spec or catalogue file, or a ``SpecError`` naming it.
-    static func readFile(_ path: String) throws -> String {
+    /// The text of a spec-format file (cases, expectations, the catalogue, the fuzzer's known divergences), or a
+    /// ``SpecError`` naming it.
+    static func readText(_ path: String) throws -> String {
         do {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
@@ -53,14 +54,21 @@ public enum SpecLoader {
         }
     }
 
-    /// Parses spec text; `file` is used in messages.
-    public static func parse(_ text: String, file: String) throws -> SpecFile {
+    /// The top-level fields of a spec-format file, after checking its `spec_version` (files of other versions are
+    /// refused, INTERPRETING.md).
+    static func versionedTop(_ text: String, file: String) throws -> Fields {
         let root = try composeYAML(text, file: file)
         var top = try root.fields()
         let version = try top.required("spec_version").int()
         guard version == specFormatVersion else {
             throw root.error("spec_version \(version) is not supported (this runner reads version \(specFormatVersion))")
         }
+        return top
+    }
+
+    /// Parses spec text; `file` is used in messages.
+    public static func parse(_ text: String, file: String) throws -> SpecFile {
+        var top = try versionedTop(text, file: file)
         let cases = try top.required("cases").sequence().map(parseCase)
         try checkUniqueIDs(cases)
         try top.finish(allowed: ["spec_version", "cases"])

@@ -3,7 +3,28 @@
 /// Renders a unified-style diff: `  ` unchanged, `- ` expected but missing, `+ ` present but not expected.
 public enum TraceDiff {
     public static func render(expected: [String], actual: [String]) -> String {
-        // Longest common subsequence table; traces are short (tens to hundreds of lines).
+        let lines = edits(expected: expected, actual: actual).map { edit -> String in
+            switch edit {
+            case .same(let line): return "  " + line
+            case .removed(let line): return "- " + line
+            case .added(let line): return "+ " + line
+            }
+        }
+        return (["--- expected", "+++ actual"] + lines).joined(separator: "\n")
+    }
+
+    /// One line of a diff.
+    public enum Edit: Equatable, Sendable {
+        case same(String)
+        /// In the expected (first) trace only.
+        case removed(String)
+        /// In the actual (second) trace only.
+        case added(String)
+    }
+
+    /// The shortest edit from `expected` to `actual` (a longest common subsequence; traces are tens to hundreds of
+    /// lines, so the quadratic table is small).
+    public static func edits(expected: [String], actual: [String]) -> [Edit] {
         let n = expected.count, m = actual.count
         var table = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
         for i in stride(from: n - 1, through: 0, by: -1) {
@@ -11,22 +32,22 @@ public enum TraceDiff {
                 table[i][j] = expected[i] == actual[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
             }
         }
-        var lines = ["--- expected", "+++ actual"]
+        var result: [Edit] = []
         var i = 0, j = 0
         while i < n || j < m {
             if i < n, j < m, expected[i] == actual[j] {
-                lines.append("  " + expected[i])
+                result.append(.same(expected[i]))
                 i += 1
                 j += 1
             } else if j < m, i == n || table[i][j + 1] >= table[i + 1][j] {
-                lines.append("+ " + actual[j])
+                result.append(.added(actual[j]))
                 j += 1
             } else {
-                lines.append("- " + expected[i])
+                result.append(.removed(expected[i]))
                 i += 1
             }
         }
-        return lines.joined(separator: "\n")
+        return result
     }
 }
 

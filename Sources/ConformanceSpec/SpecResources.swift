@@ -15,4 +15,9 @@ public enum SpecResources {
     public static var catalogueFile: String? {
         Bundle.module.url(forResource: "catalogue", withExtension: "yaml")?.path
     }
+
+    /// The known, explained divergences between engines that `runloop fuzz` reports apart.
+    public static var fuzzKnownFile: String? {
+        Bundle.module.url(forResource: "fuzz-known", withExtension: "yaml")?.path
+    }
 }

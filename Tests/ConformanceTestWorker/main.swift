@@ -1,6 +1,7 @@
 // A conformance worker for the suite's own tests: the built-in engines (and `cf:PATH`) plus `faulty`, an engine that crashes or hangs
-// on chosen cases, to prove that the runner reports CRASH and TIMEOUT and goes on. Built with the package (SwiftPM
-// builds every executable target) but never part of `runloop`.
+// on chosen cases, to prove that the runner reports CRASH and TIMEOUT and goes on, and `planted`, the reference engine
+// with one planted bug, for the fuzzer's tests. Built with the package (SwiftPM builds every executable target) but
+// never part of `runloop`.
 
 import CFEngine
 import ConformanceKit
@@ -9,6 +10,6 @@ import Foundation
 import LoadedCFEngine
 import RefEngine
 
-let engines: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine(), FaultyEngine()]
+let engines: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine(), FaultyEngine(), PlantedEngine()]
 exit(WorkerService.main(arguments: Array(CommandLine.arguments.dropFirst()), engines: engines,
                         loader: LoadedCFEngine.loadEngine))

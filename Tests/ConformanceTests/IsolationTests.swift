@@ -37,7 +37,7 @@ struct IsolationTests {
 
     @Test func theWorkerListsItsEngines() throws {
         let engines = try IsolatedRunner.listEngines(TestWorker.launcher())
-        #expect(engines.map(\.name) == ["cf", "ref", "faulty"])
+        #expect(engines.map(\.name) == ["cf", "ref", "faulty", "planted"])
         #expect(engines.first { $0.name == "ref" }?.features.contains("source1") == true)
     }
 

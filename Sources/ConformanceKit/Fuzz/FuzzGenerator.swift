@@ -1,0 +1,333 @@
+// Random scenarios in the spec's own model (SpecCase), built only from constructions whose trace is fixed on a correct
+// engine, so that two engines that disagree on one have a real difference. FUZZING.md says which constructions are
+// left out and why.
+
+import EngineKit
+
+/// Parts of the format a campaign may use (`--areas`). A scenario uses a random mix of the enabled ones.
+public enum FuzzArea: String, CaseIterable, Sendable {
+    /// Version-0 sources, with and without schedule/cancel callouts; `signal`.
+    case source0
+    /// Version-1 sources over an eventfd; `write`.
+    case source1
+    /// Timers already due or far away; `setNextFireDate`, `setTolerance`.
+    case timer
+    /// Observers of every activity, repeating or not, with tied orders.
+    case observer
+    /// Blocks queued with `perform`.
+    case block
+    /// Poll runs made from inside callouts.
+    case nested
+    /// `stop`, `stopMode`, `wakeup`.
+    case stop
+    /// A second mode (`work`), `common`, `addCommonMode`, runs in other modes.
+    case modes
+    /// State queries (`currentMode`, `allModes`, `nextTimerFireDate`, `fireDate`, `isValid`, `contains`).
+    case query
+    /// A last run with an infinite timeout that sleeps, ended by a stop from a BeforeWaiting observer, or by a helper
+    /// thread that waits for `isWaiting` and then stops it.
+    case sleep
+}
+
+/// What a generator may build.
+public struct FuzzShape: Sendable {
+    /// Most steps of a scenario (the final run included).
+    public var maxSteps: Int
+    public var areas: Set<FuzzArea>
+
+    /// 16 steps leave room, after the adds of a typical scenario's five or six items, for about ten actions and runs.
+    public init(maxSteps: Int = 16, areas: Set<FuzzArea> = Set(FuzzArea.allCases)) {
+        self.maxSteps = maxSteps
+        self.areas = areas
+    }
+}
+
+/// Builds the scenario of one seed. The same seed and shape give the same scenario, always: the only source of
+/// randomness is a ``SplitMix64`` seeded with the scenario's seed.
+///
+/// Determinism on a correct engine comes from what is left out (FUZZING.md, "What the generator never makes"):
+/// every run but the last is a zero-timeout poll; the last may sleep with an infinite timeout, and then either an
+/// observer of BeforeWaiting in the default mode stops it at its first wait, or a helper thread that waits for
+/// `isWaiting` stops it, in a "quiet" scenario where the loop has nothing to do when it first waits (no signal,
+/// write, nested run, wakeup or stop in callouts, no timer due) so that no poll pass (during which CF reports
+/// `isWaiting` briefly) and no early wake-up can race the helper; timers are already due or 100 s away; no stalls, no
+/// finite timeouts, no `isWaiting` query; no `fireDate` or `nextTimerFireDate` query on a case that moves a timer to
+/// "now + S" (the answer would depend on when the action ran); each trigger fires once.
+public struct FuzzGenerator: Sendable {
+    public var shape: FuzzShape
+
+    public init(shape: FuzzShape = FuzzShape()) {
+        self.shape = shape
+    }
+
+    /// The name of the guard observer that ends a sleeping run (never touched by other actions).
+    static let guardName = "w"
+    /// The second mode's name.
+    static let otherMode = "work"
+
+    public func scenario(seed: UInt64) -> SpecCase {
+        var builder = Builder(shape: shape, random: SplitMix64(seed: seed))
+        return builder.build(id: FuzzGenerator.caseID(seed: seed), seed: seed)
+    }
+
+    /// `fuzz.seed-N`: the id of the scenario of seed N, and of the case written for it.
+    public static func caseID(seed: UInt64) -> String { "fuzz.seed-\(seed)" }
+}
+
+/// The state of one scenario being built; confined to the generating thread.
+private struct Builder {
+    let shape: FuzzShape
+    var random: SplitMix64
+    var items: [ItemDeclaration] = []
+    /// Timers that some action moves to "now + S": their dates are not queried.
+    var movesTimers = false
+    /// A scenario whose last run is stopped by a helper thread: nothing may make the loop poll or wake before the
+    /// helper acts (see FuzzGenerator).
+    var quiet = false
+    /// A scenario that calls addCommonMode. CF copies the common items into the new mode in the iteration order of a
+    /// set (RL 1976-93), which varies from process to process, so items whose order ties (observers of one order,
+    /// timers of one date) would be called in a different order from run to run: such a scenario gives its observers
+    /// distinct orders and its timers distinct dates.
+    var copiesCommonItems = false
+    /// A scenario whose last run is stopped by the guard observer: no nested run in a callout, since a nested run
+    /// made after the guard's stop in the same pass loses that stop on both engines (`cf.stop-then-nested-run`), and
+    /// the run would then sleep until the watchdog.
+    var guarded = false
+
+    init(shape: FuzzShape, random: SplitMix64) {
+        self.shape = shape
+        self.random = random
+    }
+
+    func has(_ area: FuzzArea) -> Bool { shape.areas.contains(area) }
+
+    mutating func build(id: String, seed: UInt64) -> SpecCase {
+        let here = SpecLocation(file: "fuzz", line: 0)
+        let sleeps = has(.sleep) && random.chance(30)
+        quiet = sleeps && random.chance(50)
+        guarded = sleeps && !quiet
+        copiesCommonItems = has(.modes) && random.chance(40)
+        makeItems(location: here)
+        movesTimers = has(.timer) && !names("timer").isEmpty && random.chance(40)
+        var steps: [Action] = []
+        let budget = max(1, shape.maxSteps - (sleeps ? 2 : 1))
+        // Most items are added before anything else happens, as in the hand-written cases.
+        for item in items where item.kind.isModeItem && steps.count < budget && random.chance(85) {
+            steps.append(.add(item: item.name, mode: randomMode()))
+        }
+        while steps.count < budget, random.chance(88) {
+            steps.append(randomAction(inCallout: false))
+        }
+        var triggers: [Trigger] = []
+        for _ in 0..<random.within(0...4) {
+            guard let event = randomEvent() else { break }
+            let count = random.within(1...2)
+            var actions: [Action] = []
+            for _ in 0..<count { actions.append(randomAction(inCallout: true)) }
+            actions = Self.withoutStopThenRun(actions)
+            triggers.append(Trigger(event: event, occurrence: .nth(random.chance(75) ? 1 : 2), actions: actions,
+                                    location: here))
+        }
+        var allowances = Set<Allowance>()
+        if quiet {
+            // The helper thread acts once the loop waits; with nothing to do, the loop first waits in the sleeping
+            // run's first pass, so the stop lands there (stop.from-other-thread-while-waiting).
+            let ending: Action = has(.stop) && random.chance(30) ? .stopMode(ModeName.defaultModeName) : .stop
+            steps.append(.thread(wait: .waiting, actions: [ending]))
+            steps.append(.run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: random.chance(30))))
+            allowances.insert(.idleWakes)
+        } else if sleeps {
+            // The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so
+            // the infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
+            items.append(ItemDeclaration(name: FuzzGenerator.guardName,
+                                         kind: .observer(activities: ActivitySet([.beforeWaiting]), repeats: true,
+                                                         order: random.within(0...2)),
+                                         location: here))
+            steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
+            triggers.append(Trigger(event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
+                                    actions: [.stop], location: here))
+            steps.append(.run(RunRequest(mode: .default, seconds: .infinity,
+                                         returnAfterSourceHandled: random.chance(30))))
+            // A wake-up that handles nothing gives a callout-free pass (catalogue rule 9); CF makes them.
+            allowances.insert(.idleWakes)
+        } else {
+            steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(30))))
+        }
+        var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
+                                features: [], allowances: allowances, timeout: nil, items: items, steps: steps,
+                                triggers: triggers, expectedTrace: [], location: here)
+        specCase.features = FuzzScenario.features(of: specCase)
+        return specCase
+    }
+
+    /// Drops any `run` after a `stop` in one callout's list: CF loses such a stop (fuzz-known.yaml,
+    /// `cf.stop-then-nested-run`), so the generator does not make it.
+    static func withoutStopThenRun(_ actions: [Action]) -> [Action] {
+        guard let stop = actions.firstIndex(where: { if case .stop = $0 { return true }; return false }) else {
+            return actions
+        }
+        return actions.enumerated().filter { index, action in
+            if index > stop, case .run = action { return false }
+            return true
+        }.map(\.element)
+    }
+
+    // MARK: Items
+
+    mutating func makeItems(location: SpecLocation) {
+        func add(_ prefix: String, _ count: Int, _ kind: (inout Builder) -> ItemKind) {
+            for index in 0..<count {
+                let made = kind(&self)
+                items.append(ItemDeclaration(name: "\(prefix)\(index + 1)", kind: made, location: location))
+            }
+        }
+        // Distinct orders and dates for a scenario that copies common items (see copiesCommonItems).
+        var distinctOrders = random.shuffle([0, 1, 2])
+        var distinctDates = random.shuffle([-1.0, -2.0, 100.0])
+        if has(.observer) {
+            add("o", random.within(1...3)) { builder in
+                var activities = ActivitySet.all
+                if builder.random.chance(40) {
+                    let chosen = Activity.allCases.filter { _ in builder.random.chance(50) }
+                    activities = ActivitySet(chosen.isEmpty ? [builder.random.pick(Activity.allCases)] : chosen)
+                }
+                let order = builder.copiesCommonItems ? distinctOrders.removeFirst() : builder.random.within(0...2)
+                return .observer(activities: activities, repeats: builder.random.chance(85), order: order)
+            }
+        }
+        if has(.source0) {
+            add("s", random.within(0...3)) { builder in
+                .source0(order: builder.random.within(0...2), callouts: builder.random.chance(50))
+            }
+        }
+        if has(.source1), random.chance(30) {
+            add("p", 1) { builder in .source1(order: builder.random.within(0...2)) }
+        }
+        if has(.timer) {
+            add("t", random.within(0...2)) { builder in
+                // Already due (two dates, so the order of due timers is tested) or far beyond the case.
+                let fire = builder.quiet ? 100 : builder.copiesCommonItems ? distinctDates.removeFirst()
+                    : builder.random.pick([-1.0, -2.0, 100.0])
+                return .timer(fire: fire, interval: builder.random.pick([0.0, 0.0, 100.0]), tolerance: nil,
+                              order: builder.random.within(0...1))
+            }
+        }
+        if has(.block) {
+            add("b", random.within(0...2)) { _ in .block }
+        }
+    }
+
+    func names(_ words: String...) -> [String] {
+        items.filter { words.contains($0.kind.word) && $0.name != FuzzGenerator.guardName }.map(\.name)
+    }
+
+    mutating func randomMode() -> ModeName {
+        guard has(.modes) else { return .default }
+        return random.pick([.default, .default, .common, .named(FuzzGenerator.otherMode)])
+    }
+
+    mutating func concreteModeName() -> String {
+        has(.modes) && random.chance(40) ? FuzzGenerator.otherMode : ModeName.defaultModeName
+    }
+
+    // MARK: Actions
+
+    /// One action. Each verb is tried at its weight; a verb without the items it needs gives way to the next draw.
+    mutating func randomAction(inCallout: Bool) -> Action {
+        for _ in 0..<20 {
+            if let action = tryAction(inCallout: inCallout) { return action }
+        }
+        return .mark("nothing")
+    }
+
+    mutating func tryAction(inCallout: Bool) -> Action? {
+        let modeItems = names("source0", "source1", "timer", "observer")
+        let sources = names("source0", "source1")
+        let ports = names("source1")
+        let timers = names("timer")
+        let blocks = names("block")
+        switch random.below(17) {
+        case 0, 1:
+            guard !modeItems.isEmpty else { return nil }
+            return .add(item: random.pick(modeItems), mode: randomMode())
+        case 2:
+            guard !modeItems.isEmpty else { return nil }
+            return .remove(item: random.pick(modeItems), mode: randomMode())
+        case 3:
+            guard has(.query), !modeItems.isEmpty else { return nil }
+            return .contains(item: random.pick(modeItems), mode: randomMode())
+        case 4:
+            guard copiesCommonItems else { return nil }
+            return .addCommonMode(FuzzGenerator.otherMode)
+        case 5, 6:
+            guard !quiet, !sources.isEmpty else { return nil }
+            return .signal(random.pick(sources))
+        case 7:
+            guard !quiet, !ports.isEmpty else { return nil }
+            return .write(random.pick(ports))
+        case 8:
+            guard has(.stop), !(quiet && inCallout) else { return nil }
+            return random.pick([Action.stop, .wakeUp, .stopMode(concreteModeName())])
+        case 9:
+            guard !modeItems.isEmpty, random.chance(40) else { return nil }
+            return .invalidate(random.pick(modeItems))
+        case 10:
+            guard !timers.isEmpty else { return nil }
+            if movesTimers, random.chance(70) {
+                return .setNextFireDate(timer: random.pick(timers), seconds: quiet ? 100 : random.pick([-1.0, 100.0]))
+            }
+            guard random.chance(20) else { return nil }
+            return .setTolerance(timer: random.pick(timers), seconds: 0.05)
+        case 11, 12:
+            guard !inCallout || (has(.nested) && !quiet && !guarded) else { return nil }
+            let mode: ModeName = has(.modes) && random.chance(30) ? .named(FuzzGenerator.otherMode) : .default
+            return .run(RunRequest(mode: mode, seconds: 0, returnAfterSourceHandled: random.chance(30)))
+        case 13, 14:
+            guard !blocks.isEmpty else { return nil }
+            let block = random.pick(blocks)
+            if has(.modes), random.chance(25) {
+                return .perform(block: block, modes: .list([.default, .named(FuzzGenerator.otherMode)]))
+            }
+            return .perform(block: block, modes: .one(random.pick(has(.modes) ? [.default, .common] : [.default])))
+        case 15:
+            return has(.query) ? .query(randomQuery(modeItems: modeItems, timers: timers)) : nil
+        default:
+            return random.chance(30) ? .mark("m\(random.within(1...3))") : nil
+        }
+    }
+
+    mutating func randomQuery(modeItems: [String], timers: [String]) -> Query {
+        var choices: [Query] = [.currentMode, .allModes]
+        if !movesTimers {
+            choices.append(.nextTimerFireDate(randomMode()))
+            if !timers.isEmpty { choices.append(.fireDate(random.pick(timers))) }
+        }
+        if !timers.isEmpty, random.chance(20) { choices.append(.tolerance(random.pick(timers))) }
+        if !modeItems.isEmpty { choices.append(.isValid(random.pick(modeItems))) }
+        return random.pick(choices)
+    }
+
+    // MARK: Trigger events
+
+    /// A trace line some item of the case can produce.
+    mutating func randomEvent() -> String? {
+        var events: [String] = []
+        for item in items where item.name != FuzzGenerator.guardName {
+            switch item.kind {
+            case .observer(let activities, _, _):
+                events += Activity.allCases.filter(activities.contains).map { "\(item.name).\($0.rawValue)" }
+            case .source0:
+                // Not its schedule or cancel callouts: for an add to common modes CF calls them for each mode in set
+                // order, which is unspecified, so what a trigger on one does would land at an unspecified point.
+                events.append("perform \(item.name)")
+            case .source1:
+                events.append("perform \(item.name)")
+            case .timer:
+                events.append("fire \(item.name)")
+            case .block:
+                events.append("block \(item.name)")
+            }
+        }
+        return events.isEmpty ? nil : random.pick(events)
+    }
+}

@@ -1,0 +1,174 @@
+// Known, explained divergences between engines: CF defects the spec deliberately does not assert. The fuzzer reports a
+// divergence that one of them explains apart from the unexplained ones, which are failures. The reviewed list ships
+// as Sources/ConformanceSpec/fuzz-known.yaml:
+//
+//   spec_version: 1
+//   known:
+//     - id: cf.timer-tolerance-not-stored
+//       engine: cf                      # the engine whose behaviour is the defect
+//       reason: "..."                   # why, with the CF source lines
+//       lines: ['^tolerance \w+ ']      # every line that differs between the traces matches one of these
+//       actions: [stop, run]            # these verbs, in this order, in one action list (steps, a trigger's do)
+//       in_callout: true                # ...and that list is a trigger's `do` (what one callout does)
+//       removes: [timer]                # the case removes or invalidates an item of each of these kinds
+//
+// An entry explains a divergence only when all its conditions hold; it must have `lines`, `actions` or `removes`, so
+// that it cannot explain everything. Matching is done on the shrunk case, whose every part is needed for the
+// divergence.
+
+import Foundation
+
+/// One known divergence.
+public struct KnownDivergence: Sendable {
+    public var id: String
+    public var engine: String
+    public var reason: String
+    /// Regular expressions; every differing line (of either trace) must match one. Nil: any lines.
+    public var lines: [String]?
+    /// Action verbs (ActionParser's) that must appear in this order in one action list. Nil: any case.
+    public var actions: [String]?
+    /// Whether `actions` must be in a trigger's `do` list (or a helper thread's started from one): one callout's.
+    public var inCallout: Bool = false
+    /// Item kinds (`timer`, `source0`, ...) of which the case must remove or invalidate an item (for `timer`, a
+    /// one-shot timer that fires counts: CF invalidates it). Nil: any case.
+    public var removes: [String]? = nil
+    public var location: SpecLocation
+
+    /// Whether this entry explains the divergence of `specCase` between the traces `first` and `second`.
+    public func explains(_ specCase: SpecCase, first: [String], second: [String]) -> Bool {
+        if let actions, !FuzzKnown.actionLists(of: specCase, inCallout: inCallout)
+            .contains(where: { FuzzKnown.contains($0, inOrder: actions) }) {
+            return false
+        }
+        if let removes {
+            let kinds = Dictionary(uniqueKeysWithValues: specCase.items.map { ($0.name, $0.kind.word) })
+            var removed = Set(FuzzScenario.allActions(of: specCase).compactMap { action -> String? in
+                switch action {
+                case .remove(let item, _), .invalidate(let item): return kinds[item]
+                default: return nil
+                }
+            })
+            // A one-shot timer that fires leaves its modes too: CF invalidates it after its callout (RL 2524).
+            let oneShots = specCase.items.compactMap { item -> String? in
+                if case .timer(_, let interval, _, _) = item.kind, interval <= 0 { return "fire " + item.name }
+                return nil
+            }
+            if (first + second).contains(where: oneShots.contains) { removed.insert("timer") }
+            guard removes.allSatisfy(removed.contains) else { return false }
+        }
+        if let lines {
+            let patterns = lines.compactMap { try? NSRegularExpression(pattern: $0) }
+            let differing = TraceDiff.edits(expected: first, actual: second).compactMap { edit -> String? in
+                switch edit {
+                case .same: return nil
+                case .removed(let line), .added(let line): return line
+                }
+            }
+            for line in differing {
+                let range = NSRange(line.startIndex..., in: line)
+                guard patterns.contains(where: { $0.firstMatch(in: line, range: range) != nil }) else { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// Loading the known-divergences file and matching against it.
+public enum FuzzKnown {
+    /// Loads a known-divergences file. Throws ``SpecError`` naming the file, line and field.
+    public static func load(file path: String) throws -> [KnownDivergence] {
+        try parse(SpecLoader.readText(path), file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> [KnownDivergence] {
+        var top = try SpecLoader.versionedTop(text, file: file)
+        var seen = Set<String>()
+        let entries = try (top.optional("known")?.sequence() ?? []).map { value -> KnownDivergence in
+            var fields = try value.fields()
+            let idValue = try fields.required("id")
+            let id = try idValue.string()
+            guard seen.insert(id).inserted else { throw idValue.error("duplicate id '\(id)'") }
+            let engine = try fields.required("engine").string()
+            let reason = try fields.required("reason").string()
+            let lines = try fields.optional("lines")?.sequence().map { line -> String in
+                let pattern = try line.string()
+                do { _ = try NSRegularExpression(pattern: pattern) } catch {
+                    throw line.error("not a regular expression: \(pattern)")
+                }
+                return pattern
+            }
+            let actions = try fields.optional("actions")?.sequence().map { verb -> String in
+                let word = try verb.string()
+                guard ActionParser.verbs.contains(word) else {
+                    throw verb.error("unknown action '\(word)' (one of \(ActionParser.verbs.joined(separator: ", ")))")
+                }
+                return word
+            }
+            let inCallout = try fields.optional("in_callout")?.bool() ?? false
+            let removes = try fields.optional("removes")?.sequence().map { kind -> String in
+                let word = try kind.string()
+                guard ["source0", "source1", "timer", "observer"].contains(word) else {
+                    throw kind.error("unknown item kind '\(word)' (one of source0, source1, timer, observer)")
+                }
+                return word
+            }
+            guard lines != nil || actions != nil || removes != nil else {
+                throw value.error("a known divergence needs 'lines', 'actions' or 'removes', or it would explain everything")
+            }
+            try fields.finish(allowed: ["id", "engine", "reason", "lines", "actions", "in_callout", "removes"])
+            return KnownDivergence(id: id, engine: engine, reason: reason, lines: lines, actions: actions,
+                                   inCallout: inCallout, removes: removes, location: value.location)
+        }
+        try top.finish(allowed: ["spec_version", "known"])
+        return entries
+    }
+
+    /// The first entry that explains the divergence, if any.
+    public static func explanation(in known: [KnownDivergence], for specCase: SpecCase, first: [String],
+                                   second: [String]) -> KnownDivergence? {
+        known.first { $0.explains(specCase, first: first, second: second) }
+    }
+
+    /// The action lists of a case as lists of verbs: the steps (unless `inCallout`), each trigger's, and the helper
+    /// threads' they start.
+    static func actionLists(of specCase: SpecCase, inCallout: Bool) -> [[String]] {
+        var lists: [[String]] = []
+        func visit(_ actions: [Action]) {
+            lists.append(actions.map(verb))
+            for case .thread(_, let inner) in actions { visit(inner) }
+        }
+        if !inCallout { visit(specCase.steps) }
+        for trigger in specCase.triggers { visit(trigger.actions) }
+        return lists
+    }
+
+    static func contains(_ list: [String], inOrder wanted: [String]) -> Bool {
+        var next = wanted.startIndex
+        for word in list where next < wanted.endIndex && word == wanted[next] { next += 1 }
+        return next == wanted.endIndex
+    }
+
+    /// The spec's verb for an action.
+    static func verb(_ action: Action) -> String {
+        switch action {
+        case .add: return "add"
+        case .remove: return "remove"
+        case .contains: return "contains"
+        case .addCommonMode: return "addCommonMode"
+        case .signal: return "signal"
+        case .write: return "write"
+        case .wakeUp: return "wakeup"
+        case .stop: return "stop"
+        case .stopMode: return "stopMode"
+        case .invalidate: return "invalidate"
+        case .setNextFireDate: return "setNextFireDate"
+        case .setTolerance: return "setTolerance"
+        case .run: return "run"
+        case .perform: return "perform"
+        case .mark: return "mark"
+        case .stall: return "stall"
+        case .query: return "query"
+        case .thread: return "thread"
+        }
+    }
+}

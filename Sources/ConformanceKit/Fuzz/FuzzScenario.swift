@@ -1,0 +1,90 @@
+// What the fuzzer needs to know about a scenario's parts: the engine features it uses, the items an action names, and
+// the trace two engines are compared on.
+
+import EngineKit
+
+/// Facts about scenarios (SpecCases made or shrunk by the fuzzer).
+public enum FuzzScenario {
+    /// The engine features a case uses, in EngineFeature order, so that an engine without one SKIPs it.
+    public static func features(of specCase: SpecCase) -> [EngineFeature] {
+        var used = Set<EngineFeature>()
+        for item in specCase.items {
+            switch item.kind {
+            case .source1: used.insert(.source1)
+            case .block: used.insert(.blocks)
+            case .timer(_, _, let tolerance?, _) where tolerance > 0: used.insert(.timerTolerance)
+            default: break
+            }
+        }
+        for action in allActions(of: specCase) {
+            switch action {
+            case .stopMode: used.insert(.stopMode)
+            case .setTolerance, .query(.tolerance): used.insert(.timerTolerance)
+            case .perform: used.insert(.blocks)
+            case .write: used.insert(.source1)
+            default: break
+            }
+        }
+        return EngineFeature.allCases.filter(used.contains)
+    }
+
+    /// Every action of the case: steps, trigger actions and helper threads' actions, depth first.
+    static func allActions(of specCase: SpecCase) -> [Action] {
+        func flatten(_ actions: [Action]) -> [Action] {
+            actions.flatMap { action -> [Action] in
+                if case .thread(_, let inner) = action { return [action] + flatten(inner) }
+                return [action]
+            }
+        }
+        return flatten(specCase.steps) + specCase.triggers.flatMap { flatten($0.actions) }
+    }
+
+    /// The items an action names (helper threads: the items of their actions).
+    static func references(of action: Action) -> Set<String> {
+        switch action {
+        case .add(let item, _), .remove(let item, _), .contains(let item, _): return [item]
+        case .signal(let item), .write(let item), .invalidate(let item): return [item]
+        case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
+        case .perform(let block, _): return [block]
+        case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
+        case .thread(_, let actions): return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
+        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query: return []
+        }
+    }
+
+    /// The item a trigger's event line names (`o.entry` is o's, `perform s` is s's), if any.
+    static func eventItem(_ event: String) -> String? {
+        let words = event.split(separator: " ")
+        if words.count >= 2, ["perform", "fire", "block", "schedule", "cancel"].contains(words[0]) {
+            return String(words[1])
+        }
+        if words.count == 1, let dot = event.firstIndex(of: ".") { return String(event[..<dot]) }
+        return nil
+    }
+
+    /// The trace two engines are compared on: with `idle-wakes` the callout-free passes of wake-ups that handled
+    /// nothing are dropped (INTERPRETING.md), and every run of consecutive schedule or cancel lines is sorted, since
+    /// CF calls a source's callouts for several modes in set order, which is unspecified (the spec's any-order groups).
+    public static func comparable(_ trace: [String], allowances: Set<Allowance>) -> [String] {
+        var lines = allowances.contains(.idleWakes) ? IdleWakeFilter.apply(trace) : trace
+        for range in unorderedRanges(in: lines) { lines[range].sort() }
+        return lines
+    }
+
+    /// The any-order groups a case written from `trace` needs: each run of two or more schedule or cancel lines.
+    static func unorderedRanges(in trace: [String]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        while start < trace.count {
+            var end = start
+            while end < trace.count, isScheduleOrCancel(trace[end]) { end += 1 }
+            if end - start >= 2 { ranges.append(start..<end) }
+            start = max(end, start + 1)
+        }
+        return ranges
+    }
+
+    private static func isScheduleOrCancel(_ line: String) -> Bool {
+        line.hasPrefix("schedule ") || line.hasPrefix("cancel ")
+    }
+}

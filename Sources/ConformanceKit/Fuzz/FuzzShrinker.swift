@@ -1,0 +1,157 @@
+// Shrinks a scenario on which engines diverge to a small one on which they still do: greedy, one simplification at a
+// time (delta debugging's "one-minimal" result, without its subset splitting, since scenarios are small), biggest
+// cuts first. Each round runs the candidates as one batch and keeps the first that still diverges.
+
+import EngineKit
+
+/// Makes the one-step simplifications of a scenario.
+public enum FuzzShrinker {
+    /// Every scenario one simplification away from `specCase`, biggest cuts first: an item and everything that names
+    /// it, a trigger, a step, one action of a trigger, then smaller values (nth 2 to 1, an observer's activity, a
+    /// repeating observer or timer made simpler, orders to 0, callouts off, returnAfterSourceHandled off, a sleeping
+    /// run made a poll, a step's mode made the default one).
+    public static func candidates(_ specCase: SpecCase) -> [SpecCase] {
+        var result: [SpecCase] = []
+        let sleeps = specCase.steps.contains { step in
+            if case .run(let request) = step { return !(request.seconds <= 0) }
+            return false
+        }
+        for item in specCase.items {
+            // The guard observer ends a sleeping run; without it the run would sleep until the watchdog.
+            if sleeps, item.name == FuzzGenerator.guardName { continue }
+            result.append(removingItem(item.name, from: specCase))
+        }
+        for index in specCase.triggers.indices {
+            if sleeps, specCase.triggers[index].event.hasPrefix(FuzzGenerator.guardName + ".") { continue }
+            var copy = specCase
+            copy.triggers.remove(at: index)
+            result.append(copy)
+        }
+        if specCase.steps.count > 1 {
+            for index in specCase.steps.indices {
+                // Nor the guard's add, nor the helper thread that stops a sleeping run.
+                if sleeps, case .add(FuzzGenerator.guardName, _) = specCase.steps[index] { continue }
+                if sleeps, case .thread = specCase.steps[index] { continue }
+                var copy = specCase
+                copy.steps.remove(at: index)
+                result.append(copy)
+            }
+        }
+        for (index, trigger) in specCase.triggers.enumerated() where trigger.actions.count > 1 {
+            for actionIndex in trigger.actions.indices {
+                var copy = specCase
+                copy.triggers[index].actions.remove(at: actionIndex)
+                result.append(copy)
+            }
+        }
+        result += smallerValues(specCase)
+        return result.map(withFeatures)
+    }
+
+    /// The case without item `name`: its declaration, every action that names it, and every trigger on its events
+    /// (and triggers left with no action).
+    static func removingItem(_ name: String, from specCase: SpecCase) -> SpecCase {
+        var copy = specCase
+        copy.items.removeAll { $0.name == name }
+        copy.steps = without(name, in: copy.steps)
+        copy.triggers = copy.triggers.compactMap { trigger in
+            guard FuzzScenario.eventItem(trigger.event) != name else { return nil }
+            var kept = trigger
+            kept.actions = without(name, in: trigger.actions)
+            return kept.actions.isEmpty ? nil : kept
+        }
+        if copy.steps.isEmpty { copy.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))] }
+        return copy
+    }
+
+    private static func without(_ name: String, in actions: [Action]) -> [Action] {
+        actions.compactMap { action in
+            if case .thread(let wait, let inner) = action {
+                let kept = without(name, in: inner)
+                return kept.isEmpty ? nil : .thread(wait: wait, actions: kept)
+            }
+            return FuzzScenario.references(of: action).contains(name) ? nil : action
+        }
+    }
+
+    private static func smallerValues(_ specCase: SpecCase) -> [SpecCase] {
+        var result: [SpecCase] = []
+        for (index, trigger) in specCase.triggers.enumerated() where trigger.occurrence == .nth(2) {
+            var copy = specCase
+            copy.triggers[index].occurrence = .nth(1)
+            result.append(copy)
+        }
+        for (index, item) in specCase.items.enumerated() {
+            func with(_ kind: ItemKind) {
+                var copy = specCase
+                copy.items[index].kind = kind
+                result.append(copy)
+            }
+            switch item.kind {
+            case .observer(let activities, let repeats, let order):
+                let present = Activity.allCases.filter(activities.contains)
+                if present.count > 1 {
+                    // Drop an activity only if no trigger listens for it.
+                    for activity in present where !specCase.triggers.contains(where: { $0.event == "\(item.name).\(activity.rawValue)" }) {
+                        with(.observer(activities: ActivitySet(present.filter { $0 != activity }), repeats: repeats, order: order))
+                    }
+                }
+                if !repeats { with(.observer(activities: activities, repeats: true, order: order)) }
+                if order != 0 { with(.observer(activities: activities, repeats: repeats, order: 0)) }
+            case .source0(let order, let callouts):
+                if callouts { with(.source0(order: order, callouts: false)) }
+                if order != 0 { with(.source0(order: 0, callouts: callouts)) }
+            case .source1(let order):
+                if order != 0 { with(.source1(order: 0)) }
+            case .timer(let fire, let interval, let tolerance, let order):
+                if interval != 0 { with(.timer(fire: fire, interval: 0, tolerance: tolerance, order: order)) }
+                if fire < -1 { with(.timer(fire: -1, interval: interval, tolerance: tolerance, order: order)) }
+                if order != 0 { with(.timer(fire: fire, interval: interval, tolerance: tolerance, order: 0)) }
+            case .block:
+                break
+            }
+        }
+        for (index, step) in specCase.steps.enumerated() {
+            func with(_ action: Action) {
+                var copy = specCase
+                copy.steps[index] = action
+                result.append(copy)
+            }
+            switch step {
+            case .run(var request):
+                if request.returnAfterSourceHandled {
+                    var simpler = request
+                    simpler.returnAfterSourceHandled = false
+                    with(.run(simpler))
+                }
+                // A sleeping run made a poll: the guard observer that ends it can then go too.
+                if !(request.seconds <= 0) {
+                    request.seconds = 0
+                    with(.run(request))
+                }
+            case .add(let item, let mode) where mode != .default:
+                with(.add(item: item, mode: .default))
+            case .remove(let item, let mode) where mode != .default:
+                with(.remove(item: item, mode: .default))
+            default:
+                break
+            }
+        }
+        return result
+    }
+
+    /// The candidate's features recomputed; without a sleeping run, no `idle-wakes` allowance (a poll never waits).
+    private static func withFeatures(_ specCase: SpecCase) -> SpecCase {
+        var copy = specCase
+        copy.features = FuzzScenario.features(of: copy)
+        if !FuzzScenario.allActions(of: copy).contains(where: { if case .run(let request) = $0 { return !(request.seconds <= 0) }; return false }) {
+            copy.allowances.remove(.idleWakes)
+        }
+        return copy
+    }
+
+    /// A measure of size, for reports: items, steps, and trigger actions.
+    public static func size(_ specCase: SpecCase) -> Int {
+        specCase.items.count + specCase.steps.count + specCase.triggers.reduce(0) { $0 + 1 + $1.actions.count }
+    }
+}

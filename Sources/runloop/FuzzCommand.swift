@@ -1,0 +1,139 @@
+// `runloop fuzz`: differential fuzzing of engines. Parses arguments and calls ConformanceKit's FuzzCampaign; the
+// generator, runner, shrinker and writers live there (Sources/ConformanceKit/FUZZING.md).
+
+import ArgumentParser
+import ConformanceKit
+import ConformanceSpec
+import Foundation
+
+struct FuzzCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuzz",
+        abstract: "Search for scenarios on which engines disagree, and shrink each to a spec case.",
+        discussion: """
+        Scenarios come from a SplitMix64 generator of the fuzzer's own (never the system RNG): scenario i of a run \
+        (counting from 0) uses seed N+i, so the same seed and options give the same scenarios on every machine, and \
+        a divergence found with seed N+i replays with --seed N+i --count 1 and the same --max-steps and --areas. \
+        Each scenario runs on every engine in worker processes with a watchdog; one that diverges runs again, and if \
+        an engine disagrees with itself it is set aside as nondeterministic. A real divergence is shrunk and, with \
+        --out, written as a one-case spec file. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains \
+        (CoreFoundation defects the spec does not assert) are reported apart.
+
+        Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input.
+        """
+    )
+
+    @Option(name: .long, help: "Engines to compare, comma-separated (the first is the reference for written cases): \(EngineRegistry.names.joined(separator: ", ")), or cf:PATH.")
+    var engines: String = "cf,ref"
+
+    @Option(name: .long, help: "The first scenario's seed (0 to 2^64-1); scenario i uses seed+i.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "How many scenarios to run (default 200 unless --time is given).")
+    var count: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Stop starting new scenarios after this many seconds.", valueName: "seconds"))
+    var time: Double?
+
+    @Option(name: .long, help: "Write each divergence's shrunk case to this directory, as fuzz-seed-N.yaml.")
+    var out: String?
+
+    @Option(name: .long, help: "Most steps per scenario (2 to 50).")
+    var maxSteps: Int = FuzzShape().maxSteps
+
+    @Option(name: .long, help: "Parts of the format to use, comma-separated: \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")) (default all).")
+    var areas: String?
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: String = "text"
+
+    @Option(name: .long, help: "Watchdog per scenario and engine, in seconds.")
+    var timeout: Double = 3
+
+    @Option(name: .long, help: ArgumentHelp("A worker executable hosting other engines (the worker protocol of INTERPRETING.md).", valueName: "path"))
+    var worker: String?
+
+    @Option(name: .long, help: "The known, explained divergences (default: the shipped fuzz-known.yaml); 'none' for none.")
+    var known: String?
+
+    @Flag(name: .long, help: "Print the scenarios the options generate, as a spec file, and run nothing.")
+    var list = false
+
+    func validate() throws {
+        guard ["text", "json"].contains(format) else { throw ValidationError("unknown format '\(format)' (text or json)") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let time, !(time > 0 && time.isFinite) { throw ValidationError("--time must be a positive number of seconds") }
+        guard (2...50).contains(maxSteps) else { throw ValidationError("--max-steps must be 2 to 50") }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        _ = try parsedAreas()
+    }
+
+    private func parsedAreas() throws -> Set<FuzzArea> {
+        guard let areas else { return Set(FuzzArea.allCases) }
+        var result = Set<FuzzArea>()
+        for word in areas.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let area = FuzzArea(rawValue: word) else {
+                throw ValidationError("unknown area '\(word)' (one of \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            result.insert(area)
+        }
+        guard !result.isEmpty else { throw ValidationError("--areas names no area") }
+        return result
+    }
+
+    func run() throws {
+        if list {
+            let generator = FuzzGenerator(shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()))
+            let total = count ?? 200
+            print(CaseWriter.file((0..<total).map { generator.scenario(seed: seed &+ UInt64($0)) }), terminator: "")
+            return
+        }
+        let launcher = worker.map { WorkerLauncher(executable: $0) }
+            ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
+        let selected: [EngineDescription]
+        let knownDivergences: [KnownDivergence]
+        do {
+            let hosted = worker == nil ? EngineRegistry.all.map { EngineDescription($0) }
+                : try IsolatedRunner.listEngines(launcher)
+            selected = try EngineSelection.resolve(engines, hosted: hosted, launcher: launcher)
+            guard selected.count >= 2 else { throw failure("--engines needs two engines or more to compare") }
+            if known == "none" {
+                knownDivergences = []
+            } else if let path = known ?? SpecResources.fuzzKnownFile {
+                knownDivergences = try FuzzKnown.load(file: path)
+            } else {
+                throw failure("the shipped fuzz-known.yaml was not found next to the executable; pass --known")
+            }
+        } catch let error as WorkerError {
+            throw failure(error.description)
+        } catch let error as SpecError {
+            throw failure(error.description)
+        }
+        var options = FuzzOptions(engines: selected, seed: seed, count: count ?? (time == nil ? 200 : nil),
+                                  seconds: time, shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()),
+                                  outDirectory: out, timeout: timeout, known: knownDivergences)
+        options.shrinkSeconds = 60
+        let onTerminal = isatty(STDERR_FILENO) == 1
+        let summary: FuzzSummary
+        do {
+            summary = try FuzzCampaign(options: options, launcher: launcher).run { progress in
+                guard onTerminal else { return }
+                let rate = Double(progress.scenarios) / max(progress.elapsed, 0.001)
+                let line = "\r\(progress.scenarios) scenarios, \(progress.divergences - progress.explained) divergences "
+                    + "(+\(progress.explained) explained), \(progress.nondeterministic) nondeterministic, "
+                    + String(format: "%.1f/s", rate)
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        } catch let error as WorkerError {
+            throw failure(error.description)
+        }
+        if onTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        print(format == "json" ? FuzzOutput.json(summary, options: options) : FuzzOutput.text(summary, options: options))
+        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+    }
+
+    private func failure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("runloop fuzz: \(message)\n".utf8))
+        return ExitCode(2)
+    }
+}

@@ -1,0 +1,210 @@
+// The fuzzer checks itself: its generator is a pure function of the seed, everything it generates is a case the
+// shipped loader reads back unchanged, the known-divergence matcher is as narrow as its entries, and on the test
+// worker's `planted` engine (ref with one planted bug) a campaign finds the bug and shrinks it to a small case that
+// still diverges when run as an ordinary spec case.
+
+@testable import ConformanceKit
+import ConformanceSpec
+import EngineKit
+import Foundation
+import Testing
+
+@Suite("Fuzzing")
+struct FuzzTests {
+    // MARK: Generator
+
+    @Test func splitMix64GivesThePublishedSequence() {
+        // The reference outputs of SplitMix64 from seed 0 (Vigna's splitmix64.c).
+        var random = SplitMix64(seed: 0)
+        #expect(random.next() == 0xE220_A839_7B1D_CDAF)
+        #expect(random.next() == 0x6E78_9E6A_A1B9_65F4)
+        #expect(random.next() == 0x06C4_5D18_8009_454F)
+    }
+
+    @Test func theSameSeedGivesTheSameScenario() {
+        let generator = FuzzGenerator()
+        for seed: UInt64 in [0, 1, 42, 1 << 40, .max] {
+            #expect(CaseWriter.write(generator.scenario(seed: seed)) == CaseWriter.write(generator.scenario(seed: seed)))
+        }
+        let texts = Set((0..<50).map { CaseWriter.write(FuzzGenerator().scenario(seed: UInt64($0))) })
+        #expect(texts.count == 50, "50 seeds gave only \(texts.count) different scenarios")
+    }
+
+    @Test func areasLimitWhatIsGenerated() {
+        let generator = FuzzGenerator(shape: FuzzShape(maxSteps: 6, areas: [.observer, .source0]))
+        for seed in 0..<200 {
+            let scenario = generator.scenario(seed: UInt64(seed))
+            #expect(scenario.steps.count <= 6)
+            #expect(scenario.items.allSatisfy { ["observer", "source0"].contains($0.kind.word) })
+            #expect(scenario.features.isEmpty)
+        }
+    }
+
+    @Test func everyGeneratedScenarioLoadsBackUnchanged() throws {
+        let generator = FuzzGenerator()
+        for seed in 0..<300 {
+            var scenario = generator.scenario(seed: UInt64(seed))
+            // With an expectation too, including an any-order group.
+            scenario.expectedTrace = ["run default", "mark b", "mark a", "allModes [default, work]",
+                                      "return timedOut"]
+            scenario.unorderedRanges = [1..<3]
+            let text = CaseWriter.file([scenario])
+            let loaded = try SpecLoader.parse(text, file: "seed-\(seed).yaml")
+            let reloaded = try #require(loaded.cases.first)
+            #expect(CaseWriter.write(reloaded) == CaseWriter.write(scenario), "seed \(seed):\n\(text)")
+            #expect(reloaded.features == scenario.features)
+        }
+    }
+
+    @Test func theGeneratorNeverRunsAfterAStopInOneCallout() {
+        for seed in 0..<500 {
+            let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
+            #expect(!FuzzKnown.actionLists(of: scenario, inCallout: true).contains { FuzzKnown.contains($0, inOrder: ["stop", "run"]) },
+                    "seed \(seed)")
+        }
+    }
+
+    @Test func scenariosThatCopyCommonItemsHaveNoTies() {
+        // CF copies common items into a new common mode in set order, which varies from process to process.
+        var copying = 0
+        for seed in 0..<500 {
+            let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
+            guard FuzzScenario.allActions(of: scenario).contains(where: { if case .addCommonMode = $0 { return true }; return false }) else { continue }
+            copying += 1
+            let orders = scenario.items.compactMap { item -> Int? in
+                if case .observer(_, _, let order) = item.kind, item.name != FuzzGenerator.guardName { return order }
+                return nil
+            }
+            #expect(Set(orders).count == orders.count, "seed \(seed): observer orders \(orders)")
+        }
+        #expect(copying > 0)
+    }
+
+    // MARK: Comparison and known divergences
+
+    @Test func scheduleCalloutsOfOneCallCompareInAnyOrder() {
+        let first = ["run default", "schedule s work", "schedule s default", "return timedOut"]
+        let second = ["run default", "schedule s default", "schedule s work", "return timedOut"]
+        #expect(FuzzScenario.comparable(first, allowances: []) == FuzzScenario.comparable(second, allowances: []))
+        #expect(FuzzScenario.unorderedRanges(in: first) == [1..<3])
+    }
+
+    static let tolerance = KnownDivergence(id: "cf.tolerance", engine: "cf", reason: "r",
+                                           lines: ["^tolerance [a-z0-9]+ [0-9.]+$"], actions: nil,
+                                           location: SpecLocation(file: "k", line: 1))
+
+    @Test func aLinesEntryExplainsOnlyThoseLines() {
+        let scenario = FuzzGenerator().scenario(seed: 1)
+        let cf = ["run default", "tolerance t1 0.00", "return timedOut"]
+        #expect(Self.tolerance.explains(scenario, first: cf, second: ["run default", "tolerance t1 0.05", "return timedOut"]))
+        #expect(!Self.tolerance.explains(scenario, first: cf,
+                                         second: ["run default", "tolerance t1 0.05", "o1.exit", "return timedOut"]))
+    }
+
+    @Test func anActionsEntryNeedsItsVerbsInOneCallout() throws {
+        let entry = KnownDivergence(id: "x", engine: "cf", reason: "r", lines: nil, actions: ["stop", "run"],
+                                    inCallout: true, location: SpecLocation(file: "k", line: 1))
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.known
+            rule: r
+            source: observed
+            items: {o: observer, s: source0}
+            steps: [{add: o}, stop, run]
+            on:
+              - {when: o.entry, do: [stop, {mark: x}, {run: {mode: default, seconds: 0}}]}
+              - {when: o.exit, do: [{run: default}, stop]}
+            expect: []
+        """
+        var specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        #expect(entry.explains(specCase, first: ["a"], second: ["b"]))
+        specCase.triggers.removeFirst()  // a run before a stop, and a stop then run in the steps only: not this defect
+        #expect(!entry.explains(specCase, first: ["a"], second: ["b"]))
+    }
+
+    @Test func aRemovesEntryNeedsARemovalOfThatKind() throws {
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.removes
+            rule: r
+            source: observed
+            items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}, o: observer}
+            steps: [{add: p}, {add: t}, {write: p}, {remove: t}, run]
+            expect: []
+        """
+        var specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let stale = try #require(known.first { $0.id == "cf.stale-timer-wake-hides-port" })
+        let cf = ["run default", "return timedOut"], ref = ["run default", "perform p", "return timedOut"]
+        #expect(stale.explains(specCase, first: cf, second: ref))
+        #expect(!stale.explains(specCase, first: cf, second: ["run default", "o.exit", "return timedOut"]))
+        specCase.steps[3] = .remove(item: "o", mode: .default)  // an observer removed, no timer: not this defect
+        #expect(!stale.explains(specCase, first: cf, second: ref))
+    }
+
+    @Test func theShippedKnownFileLoads() throws {
+        let path = try #require(SpecResources.fuzzKnownFile)
+        let known = try FuzzKnown.load(file: path)
+        #expect(known.map(\.id).contains("cf.timer-tolerance-not-stored"))
+        #expect(known.allSatisfy { !$0.reason.isEmpty && ($0.lines != nil || $0.actions != nil) })
+    }
+
+    @Test func aKnownEntryWithoutAMatcherIsRefused() {
+        #expect {
+            try FuzzKnown.parse("spec_version: 1\nknown:\n  - {id: a, engine: cf, reason: r}\n", file: "k.yaml")
+        } throws: { error in
+            "\(error)".contains("k.yaml:3") && "\(error)".contains("needs 'lines', 'actions' or 'removes'")
+        }
+    }
+
+    // MARK: Shrinking, on a planted divergence
+
+    @Test func aPlantedBugIsFoundAndShrunkToASmallCaseThatStillDiverges() throws {
+        let out = NSTemporaryDirectory() + "runloop-fuzz-test-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let engines = [TestWorker.engine("ref"), TestWorker.engine("planted")]
+        let options = FuzzOptions(engines: engines, seed: 1, count: 6, seconds: nil, shape: FuzzShape(),
+                                  outDirectory: out, timeout: 5)
+        let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
+        #expect(summary.scenarios == 6)
+        #expect(summary.nondeterministic.isEmpty)
+        #expect(summary.failedEverywhere == 0)
+        let finding = try #require(summary.unexplained.first, "the planted bug was not found in 6 scenarios")
+        #expect(finding.stable)
+        // The bug needs an observer of order >= 1 with BeforeSources, its add, and a run in a mode with an item.
+        #expect(FuzzShrinker.size(finding.shrunk) <= 5, "\(CaseWriter.write(finding.shrunk))")
+        #expect(finding.shrunk.items.contains { item in
+            if case .observer(let activities, _, let order) = item.kind { return order >= 1 && activities.contains(.beforeSources) }
+            return false
+        })
+
+        // The written file is an ordinary spec case: ref passes it, planted fails it.
+        let file = try #require(finding.file)
+        let cases = try SpecLoader.load(path: file).flatMap(\.cases)
+        #expect(cases.map(\.id) == [FuzzGenerator.caseID(seed: finding.seed)])
+        let report = IsolatedRunner(launcher: TestWorker.launcher(), defaultTimeout: 5)
+            .run(cases: cases, specPath: file, engines: engines, expectations: [:])
+        #expect(report.outcomes.map(\.status) == [.pass, .fail])
+
+        // The same seed, alone, gives the same scenario and the same finding.
+        var replay = options
+        replay.seed = finding.seed
+        replay.count = 1
+        replay.outDirectory = nil
+        let again = try FuzzCampaign(options: replay, launcher: TestWorker.launcher()).run()
+        #expect(again.findings.map(\.signature) == [finding.signature])
+    }
+
+    @Test func identicalEnginesNeverDiverge() throws {
+        // `faulty` without faults is ref: every scenario must agree, and none may be nondeterministic.
+        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("faulty")], seed: 100,
+                                  count: 30, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
+        #expect(summary.findings.isEmpty, "\(FuzzOutput.text(summary, options: options))")
+        #expect(summary.nondeterministic.isEmpty)
+        #expect(summary.failedEverywhere == 0 && summary.hung.isEmpty && summary.skipped == 0)
+        #expect(summary.exitCode == 0)
+    }
+}
