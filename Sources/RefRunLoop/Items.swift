@@ -25,6 +25,10 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule source.signal-belongs-to-source) or
     /// invalidated.
     @exclusivity(unchecked) var signalled = false
+    /// Protected by `lock`. A process-wide sequence number taken by the first signal since the last perform: CF's
+    /// `_signaledTime`, which breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a
+    /// loop, so a signal made before the source was added to a mode still counts from when it was made.
+    @exclusivity(unchecked) var signalStamp: UInt64 = 0
     /// One loop holding the source, and which of its modes do.
     struct Holding {
         /// Keeps the loop alive while it holds the source.
@@ -32,9 +36,6 @@ public final class RefRunLoopSource: @unchecked Sendable {
         /// The same loop unretained: ``signal()`` reads only this field, so it copies no reference.
         let reference: Unmanaged<RefRunLoop>
         var modes: [LoopMode]
-        /// The loop's number for the first signal since the last perform (or for the moment the loop took the
-        /// source while signalled): ties in `order` are performed in that order.
-        var signalSequence: UInt64 = 0
 
         init(loop: RefRunLoop, modes: [LoopMode]) {
             self.loop = loop
@@ -82,7 +83,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// See ``PassStanding``. O(loops holding the source + its modes in `loop`). Caller holds `lock`.
     func standingLocked(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
         guard valid && signalled, let index = holdingIndexLocked(loop) else { return .stale }
-        return loops[index].modes.contains { $0 === mode } ? .due(sequence: loops[index].signalSequence) : .elsewhere
+        return loops[index].modes.contains { $0 === mode } ? .due(sequence: signalStamp) : .elsewhere
     }
 
     /// Where `loop` is in `loops`, compared by unretained reference. Caller holds `lock`.
@@ -94,19 +95,13 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// Records that `mode` of `loop` holds the source; a signalled version-0 source goes on the loop's signalled
     /// list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
     func addHoldingLocked(_ loop: RefRunLoop, _ mode: LoopMode) {
-        let index: Int
-        let newLoop: Bool
         if let held = holdingIndexLocked(loop) {
-            (index, newLoop) = (held, false)
-            loops[index].modes.append(mode)
+            loops[held].modes.append(mode)
         } else {
-            (index, newLoop) = (loops.count, true)
             loops.append(Holding(loop: loop, modes: [mode]))
         }
         guard signalled && isVersion0 else { return }
-        let sequence = loop.enqueueSignalled(self)
-        // A loop that did not hold the source counts its signal from now; one that did keeps the first signal's.
-        if newLoop { loops[index].signalSequence = sequence }
+        loop.enqueueSignalled(self)
     }
 
     /// Records that `mode` of `loop` (or, with nil, every mode of it) no longer holds the source. Caller holds `lock`
@@ -136,9 +131,13 @@ public final class RefRunLoopSource: @unchecked Sendable {
         lock.withLock {
             guard valid, !signalled else { return }
             signalled = true
+            signalStamp = SequenceNumber.next()
+            // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
+            // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
+            guard isVersion0 else { return }
             // Unretained references (each holding keeps its loop alive): no reference counting per signal.
             for index in loops.indices {
-                loops[index].signalSequence = loops[index].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
+                loops[index].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
             }
         }
     }

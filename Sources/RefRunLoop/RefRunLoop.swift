@@ -71,9 +71,6 @@ public final class RefRunLoop: @unchecked Sendable {
     /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
     /// scanning every source of its mode.
     @exclusivity(unchecked) var signalledSources: [RefRunLoopSource] = []
-    /// Protected by `signalLock`. The last sequence number given to a listed source (ties in `order` are performed
-    /// in sequence order).
-    @exclusivity(unchecked) var signalCounter: UInt64 = 0
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
     /// each pass that finds two or more sources listed to take `signalledSources` whole, so a pass allocates
     /// nothing; empty between passes.
@@ -341,15 +338,10 @@ public final class RefRunLoop: @unchecked Sendable {
         exitEpoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Puts a source on the signalled list and returns the loop's sequence number for it. Any thread; the caller
-    /// may hold `lock` and holds the source's lock.
+    /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and holds the source's lock.
     @inline(__always)
-    func enqueueSignalled(_ source: RefRunLoopSource) -> UInt64 {
-        signalLock.withLock {
-            signalCounter &+= 1
-            signalledSources.append(source)
-            return signalCounter
-        }
+    func enqueueSignalled(_ source: RefRunLoopSource) {
+        signalLock.withLock { signalledSources.append(source) }
     }
 
     // MARK: Timers (called by RefRunLoopTimer)
