@@ -37,6 +37,13 @@ static std::vector<const bench_engine *> &selected() {
 
 const std::vector<const bench_engine *> &engines() { return selected(); }
 
+/// Engines loaded at run time (`cf:PATH`): they live for the process, and this list, never destroyed, keeps them
+/// reachable to the end (LeakSanitizer looks after static destructors have run).
+static std::vector<const bench_engine *> &loaded_engines() {
+    static auto *list = new std::vector<const bench_engine *>();
+    return *list;
+}
+
 bool select_engines(const std::string &comma_separated, std::string *why) {
     std::vector<const bench_engine *> chosen;
     std::stringstream stream(comma_separated);
@@ -52,6 +59,7 @@ bool select_engines(const std::string &comma_separated, std::string *why) {
                 free(error);
                 return false;
             }
+            loaded_engines().push_back(loaded);
             chosen.push_back(loaded);
             continue;
         }
