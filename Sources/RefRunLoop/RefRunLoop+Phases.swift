@@ -147,20 +147,21 @@ extension RefRunLoop {
         }
         guard !candidates.isEmpty else { return false }
         if candidates.count > 1 {
-            // CF clears a source's signal only when its batch reaches it (__CFRunLoopDoSource0), so a run nested in
-            // an earlier perform finds the later sources still signalled and performs them, and the batch then skips
-            // them (rule source.signal-belongs-to-source). They go back on the signalled list for such a nested pass; a later
-            // pass drops those this batch performs as stale. With `stopAfterHandle` the rest thus stay listed.
-            signalLock.withLock { signalledSources.insert(contentsOf: candidates.map(\.source), at: 0) }
             candidates.sort { $0.order != $1.order ? $0.order < $1.order : $0.sequence < $1.sequence }
             // A source can be listed twice (re-added to a mode while signalled): duplicates sort next to each other,
-            // since no two sources share a signal sequence.
+            // since no two sources share a signal stamp.
             var unique = 0
             for index in candidates.indices where unique == 0 || candidates[index].source !== candidates[unique - 1].source {
                 candidates[unique] = candidates[index]
                 unique += 1
             }
             candidates.removeLast(candidates.count - unique)
+            // CF clears a source's signal only when its batch reaches it (__CFRunLoopDoSource0), so a run nested in
+            // an earlier perform finds the later sources still signalled and performs them, and the batch then skips
+            // them (rule source.signal-belongs-to-source). They go back on the signalled list for such a nested
+            // pass; a later pass drops those this batch performs as stale. With `stopAfterHandle` the rest thus stay
+            // listed.
+            signalLock.withLock { signalledSources.insert(contentsOf: candidates.dropFirst().map(\.source), at: 0) }
         }
         var handled = false
         for index in candidates.indices {
