@@ -74,18 +74,15 @@ final class WorkerProcess {
 
     // MARK: Starting
 
-    /// Serialises the process-wide counter that names the workers' stderr files.
-    private static let counter = Mutex(0)
+    /// Numbers the workers' stderr files of this process.
+    private static let counter = Atomic<Int>(0)
 
     /// Starts `launcher` with `arguments`: standard input from a pipe this object writes, file descriptor 3 to a pipe
     /// it reads, standard output and standard error to a file (kept to quote after a crash).
     static func spawn(_ launcher: WorkerLauncher, arguments: WorkerArguments) throws -> WorkerProcess {
         // A write to a worker that has just died must fail with EPIPE, not end this process.
         signal(SIGPIPE, SIG_IGN)
-        let number = counter.withLock { value -> Int in
-            value += 1
-            return value
-        }
+        let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
         let stderrPath = NSTemporaryDirectory() + "runloop-worker-\(getpid())-\(number).stderr"
         let stderrDescriptor = open(stderrPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard stderrDescriptor >= 0 else {

@@ -3,6 +3,7 @@
 // spec, so the worker protocol is unchanged: a worker per engine per batch, cases sent by id.
 
 import Foundation
+import Synchronization
 
 /// What one engine did with one scenario, reduced to what two engines are compared on.
 public struct FuzzRun: Sendable, Equatable {
@@ -72,23 +73,10 @@ public struct FuzzExecutor: Sendable {
         return results.rows
     }
 
-    /// Numbers the batch files of this process; protected by its own lock.
-    private static let batchCounter = LockedCounter()
+    /// Numbers the batch files of this process.
+    private static let batchCounter = Atomic<Int>(0)
 
-    private static func nextBatch() -> Int { batchCounter.next() }
-}
-
-/// A counter shared by the threads that write batch files. `value` is protected by `lock`.
-private final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.withLock {
-            value += 1
-            return value
-        }
-    }
+    private static func nextBatch() -> Int { batchCounter.wrappingAdd(1, ordering: .relaxed).newValue }
 }
 
 /// The results of one batch, filled by one thread per engine. `cells` is protected by `lock`.
