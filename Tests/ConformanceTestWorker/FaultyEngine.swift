@@ -61,7 +61,7 @@ struct FaultyEngine: CaseObservingEngine {
 }
 
 /// The reference loop with a fault in `run`; everything else passes through.
-final class FaultyLoop: ForwardingLoop {
+final class FaultyLoop: ForwardingLoop, @unchecked Sendable {
     private let fault: Fault
 
     init(_ inner: any EngineLoop, fault: Fault) {
