@@ -95,11 +95,8 @@ enum JSONReport {
                           expected_trace: showTraces ? outcome.expectedTrace : nil,
                           actual_trace: showTraces ? outcome.actualTrace : nil)
         }
-        let document = Document(summary: summary, all_as_expected: report.allMeetExpectations, results: results)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(document) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        return JSONText.render(Document(summary: summary, all_as_expected: report.allMeetExpectations,
+                                        results: results))
     }
 }
 

@@ -116,10 +116,7 @@ public struct RuleCoverage: Sendable {
         let report = JSONReport(catalogue: catalogue.path, cfSource: catalogue.cfSource, minimumCases: Self.minimumCases,
                                 rules: rows, thinRules: thinRules.map(\.rule), unknownCitations: unknownCitations,
                                 casesWithoutRules: casesWithoutRules)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings and arrays cannot fail.
-        return String(decoding: try! encoder.encode(report), as: UTF8.self)
+        return JSONText.render(report)
     }
 }
 

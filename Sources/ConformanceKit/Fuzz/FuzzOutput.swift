@@ -124,9 +124,8 @@ public enum FuzzOutput {
                             seconds: summary.seconds, unexplained: summary.unexplained.count,
                             explained: summary.explained.count, nondeterministic: summary.nondeterministic.count,
                             nondeterministic_seeds: summary.nondeterministic, skipped: summary.skipped,
-                            hung: summary.hung.count, hung_seeds: summary.hung, failed_everywhere: summary.failedEverywhere, findings: findings)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+                            hung: summary.hung.count, hung_seeds: summary.hung,
+                            failed_everywhere: summary.failedEverywhere, findings: findings)
+        return JSONText.render(value)
     }
 }
