@@ -139,16 +139,82 @@ struct FuzzTests {
         let stale = try #require(known.first { $0.id == "cf.stale-timer-wake-hides-port" })
         let cf = ["run default", "return timedOut"], ref = ["run default", "perform p", "return timedOut"]
         #expect(stale.explains(specCase, first: cf, second: ref))
-        #expect(!stale.explains(specCase, first: cf, second: ["run default", "o.exit", "return timedOut"]))
+        #expect(stale.counterfactual == .keepTimer)
         specCase.steps[3] = .remove(item: "o", mode: .default)  // an observer removed, no timer: not this defect
         #expect(!stale.explains(specCase, first: cf, second: ref))
+    }
+
+    static let staleTimerCase = """
+        spec_version: 1
+        cases:
+          - id: fuzz.stale-timer
+            rule: r
+            source: observed
+            items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}, o: {observer: {activities: all, order: 1}}}
+            steps: [{add: p}, {add: o}, {add: t}, {add: [t, work]}, {remove: t}, {write: p}, run, run]
+            expect: []
+        """
+
+    @Test func theKeepTimerCounterfactualAddsATimerToEveryModeFirst() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
+        let changed = FuzzKnown.apply(.keepTimer, to: specCase)
+        #expect(changed.items.first?.name == FuzzKnown.keepTimerName)
+        #expect(changed.items.count == specCase.items.count + 1)
+        let firstSteps = changed.steps.prefix(2).map { step -> String in
+            guard case .add(let item, let mode) = step else { return "not an add" }
+            return "\(item) \(mode)"
+        }
+        #expect(firstSteps == ["keep common", "keep work"])
+        #expect(changed.steps.count == specCase.steps.count + 2)
+        // The changed case is still a case the loader reads back.
+        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+    }
+
+    /// A `removes: [timer]` entry with the keep-timer counterfactual, on a divergence that has nothing to do with
+    /// timers but whose case removes one: the static conditions hold, the counterfactual run still diverges, so the
+    /// divergence stays unexplained.
+    @Test func aCounterfactualThatKeepsTheDivergenceExplainsNothing() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
+        let entry = KnownDivergence(id: "timer-gone", engine: "planted", reason: "r", lines: nil, actions: nil,
+                                    removes: ["timer"], counterfactual: .keepTimer,
+                                    location: SpecLocation(file: "k", line: 1))
+        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
+                                  known: [entry])
+        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let runs = try campaign.executor.run([specCase])[0]
+        #expect(FuzzCampaign.diverges(runs), "planted skips o's BeforeSources: \(runs)")
+        #expect(entry.explains(specCase, first: runs[0].trace, second: runs[1].trace))
+        #expect(try campaign.classify(specCase, runs) == nil)
+        // Without the counterfactual, the same entry would have explained it.
+        var loose = entry
+        loose.counterfactual = nil
+        var looseOptions = options
+        looseOptions.known = [loose]
+        #expect(try FuzzCampaign(options: looseOptions, launcher: TestWorker.launcher()).classify(specCase, runs)?.id
+                == "timer-gone")
+    }
+
+    /// The defect itself, on the real CoreFoundation: a due timer armed in the mode and removed leaves CF's timerfd
+    /// readable, so the first poll handles the stale timer port instead of the written version-1 source. With the
+    /// keep-timer counterfactual the engines agree, so the shipped entry explains it.
+    @Test func theStaleTimerDefectOnCFIsExplainedByItsCounterfactual() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
+                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
+                                  known: known)
+        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let runs = try campaign.executor.run([specCase])[0]
+        try #require(FuzzCampaign.diverges(runs), "cf and ref agreed: \(runs)")
+        #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
     }
 
     @Test func theShippedKnownFileLoads() throws {
         let path = try #require(SpecResources.fuzzKnownFile)
         let known = try FuzzKnown.load(file: path)
         #expect(known.map(\.id).contains("cf.timer-tolerance-not-stored"))
-        #expect(known.allSatisfy { !$0.reason.isEmpty && ($0.lines != nil || $0.actions != nil) })
+        #expect(known.allSatisfy { !$0.reason.isEmpty && ($0.lines != nil || $0.actions != nil || $0.removes != nil) })
     }
 
     @Test func aKnownEntryWithoutAMatcherIsRefused() {

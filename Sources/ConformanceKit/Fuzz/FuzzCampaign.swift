@@ -167,9 +167,18 @@ public struct FuzzCampaign: Sendable {
         return first.status == "done" && runs.contains { $0.trace != first.trace }
     }
 
-    private func explanation(_ specCase: SpecCase, _ runs: [FuzzRun]) -> KnownDivergence? {
+    /// The known divergence that explains the divergence of `specCase`, if one does: the first entry whose static
+    /// conditions hold and, if it has a counterfactual, on whose changed case every engine completes with the same
+    /// trace (one more run of the engines).
+    func classify(_ specCase: SpecCase, _ runs: [FuzzRun]) throws -> KnownDivergence? {
         guard runs.count >= 2 else { return nil }
-        return FuzzKnown.explanation(in: options.known, for: specCase, first: runs[0].trace, second: runs[1].trace)
+        for entry in FuzzKnown.candidates(in: options.known, for: specCase, first: runs[0].trace,
+                                          second: runs[1].trace) {
+            guard let counterfactual = entry.counterfactual else { return entry }
+            let changed = try executor.run([FuzzKnown.apply(counterfactual, to: specCase)])[0]
+            if changed.allSatisfy({ $0.status == "done" }) && !Self.diverges(changed) { return entry }
+        }
+        return nil
     }
 
     // MARK: Shrinking
@@ -180,7 +189,7 @@ public struct FuzzCampaign: Sendable {
     /// or to a case that merely hangs.
     func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64) throws -> FuzzFinding {
         let started = WorkerProcess.monotonicNanoseconds()
-        let target = explanation(scenario, runs)?.id
+        let target = try classify(scenario, runs)?.id
         var current = scenario
         var currentRuns = runs
         rounds: while Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 < options.shrinkSeconds {
@@ -189,12 +198,11 @@ public struct FuzzCampaign: Sendable {
             while start < candidates.count {
                 let chunk = Array(candidates[start..<min(start + 16, candidates.count)])
                 let results = try executor.run(chunk)
-                if let hit = results.indices.first(where: {
-                    results[$0].map(\.status) == runs.map(\.status) && Self.diverges(results[$0])
-                        && explanation(chunk[$0], results[$0])?.id == target
-                }) {
-                    current = chunk[hit]
-                    currentRuns = results[hit]
+                for index in results.indices where results[index].map(\.status) == runs.map(\.status)
+                    && Self.diverges(results[index]) {
+                    guard try classify(chunk[index], results[index])?.id == target else { continue }
+                    current = chunk[index]
+                    currentRuns = results[index]
                     continue rounds
                 }
                 start += chunk.count
@@ -202,6 +210,7 @@ public struct FuzzCampaign: Sendable {
             break
         }
         let check = try executor.run([current])
+        let explanation = try classify(current, currentRuns)
         var shrunk = current
         shrunk.id = FuzzGenerator.caseID(seed: seed)
         shrunk.expectedTrace = currentRuns[0].rawTrace
@@ -210,7 +219,7 @@ public struct FuzzCampaign: Sendable {
         shrunk.rule = "Engines \(engines.joined(separator: " and ")) diverge on this scenario (runloop fuzz, seed \(seed)): "
             + "review it, say the rule it checks, and rename it before moving it into cases/."
         return FuzzFinding(seed: seed, originalSize: FuzzShrinker.size(scenario), shrunk: shrunk, runs: currentRuns,
-                           explanation: explanation(current, currentRuns), stable: check.first == currentRuns,
+                           explanation: explanation, stable: check.first == currentRuns,
                            file: nil)
     }
 

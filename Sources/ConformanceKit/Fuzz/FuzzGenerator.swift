@@ -148,7 +148,7 @@ private struct Builder {
                                     actions: [.stop], location: here))
             steps.append(.run(RunRequest(mode: .default, seconds: .infinity,
                                          returnAfterSourceHandled: random.chance(30))))
-            // A wake-up that handles nothing gives a callout-free pass (catalogue rule 9); CF makes them.
+            // A wake-up that handles nothing gives a callout-free pass (rule wakeup.idle-pass); CF makes them.
             allowances.insert(.idleWakes)
         } else {
             steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(30))))

@@ -11,11 +11,16 @@
 //       actions: [stop, run]            # these verbs, in this order, in one action list (steps, a trigger's do)
 //       in_callout: true                # ...and that list is a trigger's `do` (what one callout does)
 //       removes: [timer]                # the case removes or invalidates an item of each of these kinds
+//       counterfactual: keep-timer      # the divergence goes away when the defect's cause is taken out of the case
 //
 // An entry explains a divergence only when all its conditions hold; it must have `lines`, `actions` or `removes`, so
-// that it cannot explain everything. Matching is done on the shrunk case, whose every part is needed for the
-// divergence.
+// that it cannot explain everything. The static conditions (`lines`, `actions`, `in_callout`, `removes`) are checked
+// here; a `counterfactual` is a run: the campaign runs the case changed as the counterfactual says on every engine,
+// and the entry explains the divergence only if the engines then agree (FuzzCampaign.classify). Matching is done on
+// the original divergence and on every shrink candidate, so that shrinking cannot slide from a new divergence to a
+// known one.
 
+import EngineKit
 import Foundation
 
 /// One known divergence.
@@ -32,9 +37,20 @@ public struct KnownDivergence: Sendable {
     /// Item kinds (`timer`, `source0`, ...) of which the case must remove or invalidate an item (for `timer`, a
     /// one-shot timer that fires counts: CF invalidates it). Nil: any case.
     public var removes: [String]? = nil
+    /// A change to the case that takes the defect's cause away; the engines must agree on the changed case.
+    public var counterfactual: Counterfactual? = nil
     public var location: SpecLocation
 
-    /// Whether this entry explains the divergence of `specCase` between the traces `first` and `second`.
+    /// A change that removes a known defect's cause from a case.
+    public enum Counterfactual: String, Sendable, CaseIterable {
+        /// Every mode the case names holds one more timer from the start, `FuzzKnown.keepTimerName`, a one-shot 100 s
+        /// away that never fires: no mode ever loses its last timer (rule timer.port-in-wait-set keeps its port armed
+        /// for it instead of leaving a stale deadline armed).
+        case keepTimer = "keep-timer"
+    }
+
+    /// Whether this entry's static conditions hold for the divergence of `specCase` between the traces `first` and
+    /// `second`. An entry with a ``counterfactual`` explains it only if the engines also agree on the changed case.
     public func explains(_ specCase: SpecCase, first: [String], second: [String]) -> Bool {
         if let actions, !FuzzKnown.actionLists(of: specCase, inCallout: inCallout)
             .contains(where: { FuzzKnown.contains($0, inOrder: actions) }) {
@@ -105,6 +121,14 @@ public enum FuzzKnown {
                 return word
             }
             let inCallout = try fields.optional("in_callout")?.bool() ?? false
+            let counterfactual = try fields.optional("counterfactual").map { value -> KnownDivergence.Counterfactual in
+                let word = try value.string()
+                guard let known = KnownDivergence.Counterfactual(rawValue: word) else {
+                    let all = KnownDivergence.Counterfactual.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw value.error("unknown counterfactual '\(word)' (one of \(all))")
+                }
+                return known
+            }
             let removes = try fields.optional("removes")?.sequence().map { kind -> String in
                 let word = try kind.string()
                 guard ["source0", "source1", "timer", "observer"].contains(word) else {
@@ -115,18 +139,50 @@ public enum FuzzKnown {
             guard lines != nil || actions != nil || removes != nil else {
                 throw value.error("a known divergence needs 'lines', 'actions' or 'removes', or it would explain everything")
             }
-            try fields.finish(allowed: ["id", "engine", "reason", "lines", "actions", "in_callout", "removes"])
+            try fields.finish(allowed: ["id", "engine", "reason", "lines", "actions", "in_callout", "removes",
+                                        "counterfactual"])
             return KnownDivergence(id: id, engine: engine, reason: reason, lines: lines, actions: actions,
-                                   inCallout: inCallout, removes: removes, location: value.location)
+                                   inCallout: inCallout, removes: removes, counterfactual: counterfactual,
+                                   location: value.location)
         }
         try top.finish(allowed: ["spec_version", "known"])
         return entries
     }
 
-    /// The first entry that explains the divergence, if any.
-    public static func explanation(in known: [KnownDivergence], for specCase: SpecCase, first: [String],
-                                   second: [String]) -> KnownDivergence? {
-        known.first { $0.explains(specCase, first: first, second: second) }
+    /// The entries whose static conditions hold for the divergence, in file order.
+    public static func candidates(in known: [KnownDivergence], for specCase: SpecCase, first: [String],
+                                  second: [String]) -> [KnownDivergence] {
+        known.filter { $0.explains(specCase, first: first, second: second) }
+    }
+
+    /// The name of the timer the `keep-timer` counterfactual adds (not an identifier the generator uses).
+    public static let keepTimerName = "keep"
+
+    /// `specCase` changed as `counterfactual` says.
+    public static func apply(_ counterfactual: KnownDivergence.Counterfactual, to specCase: SpecCase) -> SpecCase {
+        switch counterfactual {
+        case .keepTimer:
+            var changed = specCase
+            let here = specCase.location
+            changed.items.insert(ItemDeclaration(name: keepTimerName,
+                                                 kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                                                 location: here), at: 0)
+            // In the common modes (the default mode and every mode made common, also later), and in every other mode
+            // the case names, before anything else happens.
+            var modes: [ModeName] = [.common]
+            for action in FuzzScenario.allActions(of: specCase) {
+                let named: ModeName?
+                switch action {
+                case .add(_, let mode), .remove(_, let mode), .contains(_, let mode): named = mode
+                case .run(let request): named = request.mode
+                case .stopMode(let name): named = ModeName(specName: name)
+                default: named = nil
+                }
+                if let named, named != .common, named != .default, !modes.contains(named) { modes.append(named) }
+            }
+            changed.steps.insert(contentsOf: modes.map { Action.add(item: keepTimerName, mode: $0) }, at: 0)
+            return changed
+        }
     }
 
     /// The action lists of a case as lists of verbs: the steps (unless `inCallout`), each trigger's, and the helper
