@@ -13,8 +13,8 @@
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
 #   --watchdog S     end a benchmark call that takes longer than S seconds (default: the profile's, in the harness)
 #
-# Builds the harness in release mode (scratch path .build-bench), runs the four families one after the other, each
-# as one Google Benchmark invocation with random interleaving of its repetitions, merges their CSVs under one header
+# Builds the harness, its own package (Benchmarks/Package.swift), in release mode (scratch path .build-bench at the
+# repository root), runs the families one after the other, each as one Google Benchmark invocation with random interleaving of its repetitions, merges their CSVs under one header
 # (a counter a family does not have is an empty cell), puts "# key: value" context lines first, and prints a
 # summary with the ratios the `ref` engine is held to, and the engines' findings (timers fired early: counted, not
 # errors). A benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error
@@ -68,12 +68,14 @@ scratch=.build-bench
 work=$(mktemp -d "${TMPDIR:-/tmp}/runloop-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo "bench: building runloop-bench (release, $scratch)" >&2
-if ! swift build -c release --scratch-path "$scratch" --product runloop-bench >"$work/build.log" 2>&1; then
+# The harness is its own package (Benchmarks/Package.swift); its scratch path stays at the repository root.
+build=(swift build -c release --package-path Benchmarks --scratch-path "$scratch")
+if ! "${build[@]}" --product runloop-bench >"$work/build.log" 2>&1; then
     tail -n 40 "$work/build.log" >&2
     echo "bench: the build failed (full log above, last 40 lines)" >&2
     exit 1
 fi
-binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/runloop-bench"
+binary="$("${build[@]}" --show-bin-path)/runloop-bench"
 
 # MARK: context
 
