@@ -8,8 +8,9 @@
 #                (default 10000; scripts/test.sh runs fewer)
 #
 # Builds runloop-bench (the package Benchmarks/Package.swift) with --sanitize=address (scratch path .build-asan at
-# the repository root) and runs `runloop-bench --rl_stress=N` (Benchmarks/Harness/stress.cpp): every engine, every cycle under the harness's watchdog (a cycle that takes 10 s
-# is a hang and ends the process), the whole run under an outer `timeout`. No timing assertions.
+# the repository root) and runs `runloop-bench --rl_stress=N` (Benchmarks/Harness/stress.cpp): every engine, every
+# cycle under the harness's watchdog (a cycle that takes 10 s is a hang and ends the process), the whole run under an
+# outer `timeout`. No timing assertions.
 # Last line: "bench-stress: passed: ..." or "bench-stress: FAILED: ..."; exit 0, 1 on a failure, 2 for bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
