@@ -151,7 +151,8 @@ static const char *ref_describe(const bench_engine *self) {
 
 // A channel is a version-0 source over the shared work queue (handoff_queue.h): a producer that finds the queue empty
 // signals the source and wakes the loop; the source's perform drains the queue. Chosen over ref_runloop_perform (the
-// PerformBlock analogue) plus a wake-up per item, which allocates a block entry and takes the loop's lock per item.
+// PerformBlock analogue) plus a wake-up per item, which allocates a block entry and takes the loop's lock per item:
+// about 5x fewer items per second here (one interleaved run, 7 repetitions, P = 1 and 4).
 struct bench_channel {
     handoff_queue queue;
     ref_runloop_source *source;
