@@ -173,7 +173,8 @@ int main(int argc, char **argv) {
     if (has_family(families, "resident")) rlbench::register_resident_throughput(), registered++;
     if (has_family(families, "lag")) rlbench::register_lag_monitor(), registered++;
     if (registered == 0) {
-        fprintf(stderr, "runloop-bench: --rl_family names no family (wake, observers, coalescing, scale, resident, lag, all)\n");
+        fprintf(stderr,
+                "runloop-bench: --rl_family names no family (wake, observers, coalescing, scale, resident, lag, all)\n");
         return 2;
     }
 

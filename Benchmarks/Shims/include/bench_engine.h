@@ -4,9 +4,11 @@
 // the same benchmark code. Each engine lives in one file (Benchmarks/Shims/engine_<name>.c).
 //
 // Threading contract (the strictest of the six libraries, libuv, sets it):
-// - `create` makes a loop whose thread is the calling thread. Everything except `source_signal`, `stop` and
-//   `wakeups` must then be called on that thread, either before `run`, between runs, or from inside a callout.
-// - `source_signal`, `stop` and `wakeups` may be called from any thread at any time while the loop exists.
+// - `create` makes a loop whose thread is the calling thread. Everything except `source_signal`, `channel_post`,
+//   `stop` and `wakeups` must then be called on that thread, either before `run`, between runs, or from inside a
+//   callout.
+// - `source_signal`, `channel_post`, `stop` and `wakeups` may be called from any thread at any time while the loop
+//   (and the source or channel) exists.
 // - Callouts (`bench_callout`) always run on the loop's thread.
 // Times are CLOCK_MONOTONIC nanoseconds (what epoll, timerfd, libuv, GLib and libevent's precise timer all use).
 #ifndef RUNLOOPSUITE_BENCH_ENGINE_H
