@@ -37,6 +37,9 @@ struct bench_loop {
     atomic_uint_fast64_t wakeups;
 };
 
+/// Why there are no observers, and no lag monitor.
+#define NO_HOOKS "libevent 2.1 has no prepare/check hooks (evwatch_prepare_new and evwatch_check_new arrived in 2.2)"
+
 static pthread_once_t threads_enabled = PTHREAD_ONCE_INIT;
 
 static void enable_threads(void) { evthread_use_pthreads(); }
@@ -197,12 +200,11 @@ const bench_engine bench_engine_libevent = {
     .timer_remove = levent_timer_remove,
     .observer_add = NULL,
     .observer_remove = NULL,
-    .no_observers = "libevent 2.1 has no prepare/check hooks (evwatch_prepare_new and evwatch_check_new arrived in 2.2)",
+    .no_observers = NO_HOOKS,
     .wakeups = levent_wakeups,
     .channel_add = levent_channel_add,
     .channel_post = levent_channel_post,
     .channel_remove = levent_channel_remove,
     .activity_observer_add = NULL,
-    .no_activity_observer = "libevent 2.1 has no prepare/check hooks (evwatch_prepare_new and evwatch_check_new "
-                            "arrived in 2.2)",
+    .no_activity_observer = NO_HOOKS,
 };

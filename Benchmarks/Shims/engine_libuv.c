@@ -257,8 +257,6 @@ const bench_engine bench_engine_libuv = {
     .channel_add = luv_channel_add,
     .channel_post = luv_channel_post,
     .channel_remove = luv_channel_remove,
-    // Its prepare and check handles bracket the poll phase, but libuv runs I/O callbacks, uv_async_t's among them,
-    // inside that phase: a stall in one looks like sleep to a prepare/check monitor, so it is not the same monitor.
     .activity_observer_add = NULL,
     .no_activity_observer = "libuv runs I/O and async callbacks inside its poll phase, between the prepare and check "
                             "handles: a stall there looks like sleep to a prepare/check monitor (not the same monitor)",
