@@ -1,17 +1,29 @@
 // swift-tools-version:6.0
 // RunLoopSuite: an executable specification of CFRunLoop behaviour, engines that are checked against it,
 // and tools to benchmark and compare run loops.
+//
+// Linux only: the reference loop is built on epoll, eventfd and timerfd (Sources/CSystem), and the `cf` engine is the
+// swift-corelibs CoreFoundation inside the toolchain's libFoundation.so. The benchmark harness is its own package,
+// Benchmarks/Package.swift, which depends on this one (it needs Google Benchmark, GLib, libuv and libevent; building
+// and testing this package needs none of them).
 import PackageDescription
+
+#if !os(Linux)
+#error("RunLoopSuite builds on Linux only (epoll, eventfd, timerfd and the toolchain's libFoundation.so)")
+#endif
 
 let package = Package(
     name: "RunLoopSuite",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "runloop", targets: ["runloop"]),
         .library(name: "EngineKit", targets: ["EngineKit"]),
         .library(name: "RefRunLoop", targets: ["RefRunLoop"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .library(name: "CompareKit", targets: ["CompareKit"]),
+        // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
+        // CFLoader's dlsym table.
+        .library(name: "RefRunLoopABI", targets: ["RefRunLoopABI"]),
+        .library(name: "CFLoader", targets: ["CFLoader"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -78,32 +90,3 @@ let package = Package(
         .testTarget(name: "CompareTests", dependencies: ["CompareKit"]),
     ]
 )
-
-// MARK: Benchmarks (Benchmarks/README.md): a Google Benchmark harness in C++ with one C shim per run-loop engine.
-
-package.products.append(.executable(name: "runloop-bench", targets: ["RunLoopBench"]))
-package.targets.append(contentsOf: [
-    // The peer event loops, from Debian packages through pkg-config (scripts/lib/setup.sh: bench_packages).
-    .systemLibrary(name: "CGLib", path: "Benchmarks/System/CGLib", pkgConfig: "glib-2.0",
-                   providers: [.apt(["libglib2.0-dev"])]),
-    .systemLibrary(name: "CLibUV", path: "Benchmarks/System/CLibUV", pkgConfig: "libuv",
-                   providers: [.apt(["libuv1-dev"])]),
-    .systemLibrary(name: "CLibEvent", path: "Benchmarks/System/CLibEvent", pkgConfig: "libevent_pthreads",
-                   providers: [.apt(["libevent-dev"])]),
-    // One C shim per engine behind one interface (include/bench_engine.h): ref (its C ABI, RefRunLoopABI and
-    // RefRunLoop), cf and cf:PATH (CoreFoundation's C API through CFLoader's dlsym table: the linked libFoundation.so,
-    // or any library loaded at run time), glib, libuv, libevent, and the epoll floor.
-    .target(
-        name: "BenchShims",
-        dependencies: ["CGLib", "CLibUV", "CLibEvent", "CSystem", "CFLoader", "RefRunLoopABI", "RefRunLoop"],
-        path: "Benchmarks/Shims",
-        linkerSettings: [.linkedLibrary("Foundation")]
-    ),
-    // The Google Benchmark harness (Debian's libbenchmark-dev), one file per family. Benchmark only `-c release`.
-    .executableTarget(
-        name: "RunLoopBench",
-        dependencies: ["BenchShims"],
-        path: "Benchmarks/Harness",
-        linkerSettings: [.linkedLibrary("benchmark"), .linkedLibrary("pthread")]
-    ),
-])

@@ -7,9 +7,10 @@
 #   --cycles N   start/stop cycles per engine, once without and once with a thread burning the loop's CPU
 #                (default 10000; scripts/test.sh runs fewer)
 #
-# Builds runloop-bench with --sanitize=address (scratch path .build-asan) and runs `runloop-bench --rl_stress=N`
-# (Benchmarks/Harness/stress.cpp): every engine, every cycle under the harness's watchdog (a cycle that takes 10 s
-# is a hang and ends the process), the whole run under an outer `timeout`. No timing assertions.
+# Builds runloop-bench (the package Benchmarks/Package.swift) with --sanitize=address (scratch path .build-asan at
+# the repository root) and runs `runloop-bench --rl_stress=N` (Benchmarks/Harness/stress.cpp): every engine, every
+# cycle under the harness's watchdog (a cycle that takes 10 s is a hang and ends the process), the whole run under an
+# outer `timeout`. No timing assertions.
 # Last line: "bench-stress: passed: ..." or "bench-stress: FAILED: ..."; exit 0, 1 on a failure, 2 for bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,12 +36,14 @@ log=$(mktemp "${TMPDIR:-/tmp}/bench-stress.XXXXXX.log")
 trap 'rm -f "$log"' EXIT
 started=$SECONDS
 echo "bench-stress: building runloop-bench with AddressSanitizer (release, $scratch)" >&2
-if ! swift build -c release --sanitize=address --scratch-path "$scratch" --product runloop-bench >"$log" 2>&1; then
+# The harness is its own package (Benchmarks/Package.swift); its scratch path stays at the repository root.
+build=(swift build -c release --sanitize=address --package-path Benchmarks --scratch-path "$scratch")
+if ! "${build[@]}" --product runloop-bench >"$log" 2>&1; then
     tail -n 40 "$log" >&2
     echo "bench-stress: FAILED: the build failed (last 40 lines above)"
     exit 1
 fi
-binary="$(swift build -c release --sanitize=address --scratch-path "$scratch" --show-bin-path)/runloop-bench"
+binary="$("${build[@]}" --show-bin-path)/runloop-bench"
 built=$SECONDS
 
 # The outer limit: 2 minutes plus 20 ms per cycle (a burner cycle takes about 4 ms here, a plain one 0.3 ms).

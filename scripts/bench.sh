@@ -13,15 +13,15 @@
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
 #   --watchdog S     end a benchmark call that takes longer than S seconds (default: the profile's, in the harness)
 #
-# Builds the harness in release mode (scratch path .build-bench), runs the four families one after the other, each
-# as one Google Benchmark invocation with random interleaving of its repetitions, merges their CSVs under one header
-# (a counter a family does not have is an empty cell), puts "# key: value" context lines first, and prints a
-# summary with the ratios the `ref` engine is held to, and the engines' findings (timers fired early: counted, not
-# errors). A benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error
-# row for it ("error: no result after N s") and exits 3; the rest of that family then runs in a new process. Every
-# family process also runs under an outer `timeout` as a last resort. Exit status: 0, or 1 if a benchmark reported
-# an error (a skip is not an error, nor is an engine's finding) or the harness failed (a crash, a hang), 2 for bad
-# arguments.
+# Builds the harness, its own package (Benchmarks/Package.swift), in release mode (scratch path .build-bench at the
+# repository root), runs the families one after the other, each as one Google Benchmark invocation with random
+# interleaving of its repetitions, merges their CSVs under one header (a counter a family does not have is an empty
+# cell), puts "# key: value" context lines first, and prints a summary with the ratios the `ref` engine is held to,
+# and the engines' findings (timers fired early: counted, not errors). A benchmark that hangs is ended by the
+# harness's watchdog, which writes the finished rows and an error row for it ("error: no result after N s") and exits
+# 3; the rest of that family then runs in a new process. Every family process also runs under an outer `timeout` as a
+# last resort. Exit status: 0, or 1 if a benchmark reported an error (a skip is not an error, nor is an engine's
+# finding) or the harness failed (a crash, a hang), 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
@@ -68,12 +68,14 @@ scratch=.build-bench
 work=$(mktemp -d "${TMPDIR:-/tmp}/runloop-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo "bench: building runloop-bench (release, $scratch)" >&2
-if ! swift build -c release --scratch-path "$scratch" --product runloop-bench >"$work/build.log" 2>&1; then
+# The harness is its own package (Benchmarks/Package.swift); its scratch path stays at the repository root.
+build=(swift build -c release --package-path Benchmarks --scratch-path "$scratch")
+if ! "${build[@]}" --product runloop-bench >"$work/build.log" 2>&1; then
     tail -n 40 "$work/build.log" >&2
     echo "bench: the build failed (full log above, last 40 lines)" >&2
     exit 1
 fi
-binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/runloop-bench"
+binary="$("${build[@]}" --show-bin-path)/runloop-bench"
 
 # MARK: context
 
@@ -121,8 +123,8 @@ changed=$(GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null | wc -l)
 
 # MARK: run the families
 
-families=(wake observers coalescing scale)
-titles=("wake latency" "observer dispatch" "timer coalescing" "scale")
+families=(wake observers coalescing scale resident lag)
+titles=("wake latency" "observer dispatch" "timer coalescing" "scale" "resident thread throughput" "lag monitor")
 common=(--rl_profile="$profile" --benchmark_min_time="$min_time" --benchmark_enable_random_interleaving=true)
 [[ -z $engines ]] || common+=(--rl_engines="$engines")
 [[ -z $watchdog ]] || common+=(--rl_watchdog_s="$watchdog")
@@ -154,10 +156,10 @@ for index in "${!families[@]}"; do
         grep '^BM_' >"$work/$family.all" || true
     count=$(wc -l <"$work/$family.all")
     if ((count == 0)); then
-        echo "bench: [$((index + 1))/4] $title: no benchmark matches, skipped" >&2
+        echo "bench: [$((index + 1))/${#families[@]}] $title: no benchmark matches, skipped" >&2
         continue
     fi
-    echo "bench: [$((index + 1))/4] $title: $count benchmarks x $family_repetitions repetitions ..." >&2
+    echo "bench: [$((index + 1))/${#families[@]}] $title: $count benchmarks x $family_repetitions repetitions ..." >&2
     started=$SECONDS
     family_selection=("${selection[@]}")
     attempt=0
@@ -175,12 +177,12 @@ for index in "${!families[@]}"; do
         ((code == 0)) && break
         status=1
         if ((code == 3)) && [[ -s $csv ]]; then
-            grep "watchdog" "$log" | sed "s/^/bench: [$((index + 1))\/4] $title: /" >&2 || true
+            grep "watchdog" "$log" | sed "s/^/bench: [$((index + 1))\/${#families[@]}] $title: /" >&2 || true
             cat "$work/$family".*.csv | grep '^"BM_' | cut -d, -f1 | tr -d '"' | base_names | sort -u >"$work/$family.done"
             base_names <"$work/$family.all" | sort -u | comm -23 - "$work/$family.done" >"$work/$family.rest"
             rest=$(wc -l <"$work/$family.rest")
             ((rest > 0 && attempt < count)) || break
-            echo "bench: [$((index + 1))/4] $title: running the $rest benchmarks not yet done" >&2
+            echo "bench: [$((index + 1))/${#families[@]}] $title: running the $rest benchmarks not yet done" >&2
             # Names hold only letters, digits, '_', ':' and '/': no regex metacharacters to escape.
             family_selection=(--benchmark_filter="^($(paste -sd'|' "$work/$family.rest"))(/|\$)")
             continue
@@ -191,13 +193,13 @@ for index in "${!families[@]}"; do
         else
             message="the harness exited with status $code"
         fi
-        echo "bench: [$((index + 1))/4] $title: $message (last 20 lines above)" >&2
+        echo "bench: [$((index + 1))/${#families[@]}] $title: $message (last 20 lines above)" >&2
         harness_failure "$family" "$message"
         break
     done
     errors=$(cat "$work/$family".*.csv | grep -c ',true,"error:' || true)
     skips=$(cat "$work/$family".*.csv | grep -c ',true,"skipped:' || true)
-    echo "bench: [$((index + 1))/4] $title: done in $((SECONDS - started)) s ($skips skipped rows, $errors error rows)" >&2
+    echo "bench: [$((index + 1))/${#families[@]}] $title: done in $((SECONDS - started)) s ($skips skipped rows, $errors error rows)" >&2
     ((errors == 0)) || status=1
 done
 ((${#csvs[@]})) || { echo "bench: nothing ran" >&2; exit 1; }

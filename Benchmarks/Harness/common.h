@@ -1,4 +1,4 @@
-// What the four benchmark families share: the engine list, the run profile, CPU pinning, a loop running on its own
+// What the benchmark families share: the engine list, the run profile, CPU pinning, a loop running on its own
 // thread, a CPU-burning thread, per-thread kernel statistics, percentiles and the error conventions.
 #pragma once
 
@@ -33,6 +33,10 @@ struct Profile {
     /// profile (a full run's CF observer benchmark at N = 100,000 takes about 45 s in one call; a smoke call well
     /// under a second), so only a hang reaches it.
     int watchdog_s = 300;
+    /// Resident thread throughput: work items each producer hands to the loop per round.
+    int resident_items = 10000;
+    /// Lag monitor: injected stalls per repetition of each stall benchmark (each takes 0.3-0.6 s).
+    int lag_stalls = 3;
 };
 Profile &profile();
 
@@ -47,6 +51,8 @@ void register_wake_latency();
 void register_observer_dispatch();
 void register_timer_coalescing();
 void register_scale();
+void register_resident_throughput();
+void register_lag_monitor();
 
 /// Registers one benchmark under `name` (the name without Google Benchmark's suffixes) that runs `body` under the
 /// watchdog (see Watchdog) and, for the hang check only, the test hang hook (`set_test_hang`). Every family

@@ -2,7 +2,7 @@
 //
 // Its own flags come first and are removed before Google Benchmark sees the rest:
 //   --rl_profile=full|quick|smoke how much each benchmark measures (default full; see Profile in common.h)
-//   --rl_family=LIST              families to register: wake,observers,coalescing,scale (default all)
+//   --rl_family=LIST              families to register: wake,observers,coalescing,scale,resident,lag (default all)
 //   --rl_engines=LIST             engines to register: ref,cf,glib,libuv,libevent,epoll, and cf:PATH for a
 //                                 CoreFoundation library loaded at run time (default the six built-in ones)
 //   --rl_describe                 print "# key: value" lines describing the selected engines and CPUs, then exit
@@ -113,10 +113,13 @@ int main(int argc, char **argv) {
                 chosen.coalescing_window_ns = 100000000u;  // 1,000 fires per repetition
                 chosen.scale_max = 10000;
                 chosen.watchdog_s = 60;
+                chosen.lag_stalls = 1;
             } else if (value == "smoke") {
                 chosen.coalescing_window_ns = 20000000u;
                 chosen.scale_max = 10000;
                 chosen.watchdog_s = 30;
+                chosen.resident_items = 1000;
+                chosen.lag_stalls = 1;
             } else if (value != "full") {
                 fprintf(stderr, "runloop-bench: --rl_profile must be full, quick or smoke, not '%s'\n", value.c_str());
                 return 2;
@@ -167,8 +170,11 @@ int main(int argc, char **argv) {
     if (has_family(families, "observers")) rlbench::register_observer_dispatch(), registered++;
     if (has_family(families, "coalescing")) rlbench::register_timer_coalescing(), registered++;
     if (has_family(families, "scale")) rlbench::register_scale(), registered++;
+    if (has_family(families, "resident")) rlbench::register_resident_throughput(), registered++;
+    if (has_family(families, "lag")) rlbench::register_lag_monitor(), registered++;
     if (registered == 0) {
-        fprintf(stderr, "runloop-bench: --rl_family names no family (wake, observers, coalescing, scale, all)\n");
+        fprintf(stderr,
+                "runloop-bench: --rl_family names no family (wake, observers, coalescing, scale, resident, lag, all)\n");
         return 2;
     }
 

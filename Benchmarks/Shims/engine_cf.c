@@ -15,6 +15,7 @@
 #include "bench_engine.h"
 
 #include "CFLoader.h"
+#include "handoff_queue.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -245,6 +246,64 @@ static const char *cf_describe(const bench_engine *self) {
     return data ? data->description : why;
 }
 
+// MARK: resident-thread hand-off and the lag monitor's observer
+
+// A channel is a version-0 source over the shared work queue (handoff_queue.h): a producer that finds the queue empty
+// signals the source and wakes the loop (CFRunLoopSourceSignal + CFRunLoopWakeUp); the source's perform drains the
+// queue. CFRunLoopPerformBlock is the other idiom, but a block cannot be written in this C shim without -fblocks and a
+// Blocks runtime, and it would cost a Block_copy, CF's lock and a wake-up per item.
+struct bench_channel {
+    handoff_queue queue;
+    cfl_ref source;
+};
+
+static void cf_drain_channel(void *info) { handoff_drain(&((bench_channel *)info)->queue); }
+
+static bench_channel *cf_channel_add(bench_loop *loop, bench_item_callout callout, void *context) {
+    const cfl_library *cf = loop->data->cf;
+    bench_channel *channel = calloc(1, sizeof *channel);
+    handoff_init(&channel->queue, callout, context);
+    cfl_source_context0 source_context = {0};
+    source_context.info = channel;
+    source_context.perform = cf_drain_channel;
+    channel->source = cf->CFRunLoopSourceCreate(NULL, 0, &source_context);
+    cf->CFRunLoopAddSource(loop->run_loop, channel->source, loop->data->default_mode);
+    return channel;
+}
+
+static void cf_channel_post(bench_loop *loop, bench_channel *channel, void *item) {
+    if (!handoff_push(&channel->queue, item)) return;  // already signalled: the pending drain takes this item too
+    loop->data->cf->CFRunLoopSourceSignal(channel->source);
+    loop->data->cf->CFRunLoopWakeUp(loop->run_loop);
+}
+
+static void cf_channel_remove(bench_loop *loop, bench_channel *channel) {
+    const cfl_library *cf = loop->data->cf;
+    cf->CFRunLoopRemoveSource(loop->run_loop, channel->source, loop->data->default_mode);
+    cf->CFRelease(channel->source);
+    handoff_destroy(&channel->queue);
+    free(channel);
+}
+
+// The item keeps the activity callout in its `callout` field, converted back before the call (a function pointer
+// converted to another function pointer type and back compares equal to the original: C11 6.3.2.3p8).
+static void observe_activity(cfl_ref observer, unsigned long activity, void *info) {
+    (void)observer;
+    bench_item *item = info;
+    ((bench_activity_callout)item->callout)(item->context, (unsigned)activity);
+}
+
+static bench_item *cf_activity_observer_add(bench_loop *loop, bench_activity_callout callout, void *context) {
+    const cfl_library *cf = loop->data->cf;
+    bench_item *item = calloc(1, sizeof *item);
+    item->callout = (bench_callout)callout;
+    item->context = context;
+    cfl_context observer_context = {0, item, NULL, NULL, NULL};
+    item->object = cf->CFRunLoopObserverCreate(NULL, ALL_ACTIVITIES, 1, 0, observe_activity, &observer_context);
+    cf->CFRunLoopAddObserver(loop->run_loop, item->object, loop->data->default_mode);
+    return item;
+}
+
 const bench_engine bench_engine_cf = {
     .name = "cf",
     .describe = cf_describe,
@@ -262,6 +321,10 @@ const bench_engine bench_engine_cf = {
     .observer_add = cf_observer_add,
     .observer_remove = cf_observer_remove,
     .wakeups = cf_wakeups,
+    .channel_add = cf_channel_add,
+    .channel_post = cf_channel_post,
+    .channel_remove = cf_channel_remove,
+    .activity_observer_add = cf_activity_observer_add,
 };
 
 bench_engine *bench_engine_cf_load(const char *path, char **error) {

@@ -7,6 +7,7 @@
 // tolerance, no locks: every other engine does at least this much work per wake.
 #define _GNU_SOURCE
 #include "bench_engine.h"
+#include "handoff_queue.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ struct bench_loop {
     atomic_uint_fast64_t wakeups;
     _Atomic(struct bench_item *) pending;  // Treiber stack of signalled sources, newest first
     struct bench_item observers;           // list head (sentinel)
+    struct bench_item activity_observers;  // list head (sentinel) of the observers told the activity
     struct bench_item **heap;
     size_t timer_count, heap_capacity;
     uint64_t next_sequence;
@@ -121,9 +123,13 @@ static void arm_timer(bench_loop *loop) {
 
 // MARK: the pass
 
-static void call_observers(bench_loop *loop) {
+static void call_observers(bench_loop *loop, unsigned activity) {
     for (struct bench_item *observer = loop->observers.next; observer != &loop->observers; observer = observer->next)
         observer->callout(observer->context);
+    // Activity observers keep their bench_activity_callout in `callout`, converted back here (C11 6.3.2.3p8).
+    for (struct bench_item *observer = loop->activity_observers.next; observer != &loop->activity_observers;
+         observer = observer->next)
+        ((bench_activity_callout)observer->callout)(observer->context, activity);
 }
 
 static void perform_sources(bench_loop *loop) {
@@ -161,13 +167,13 @@ static void fire_timers(bench_loop *loop) {
 }
 
 static void pass(bench_loop *loop, int timeout_ms) {
-    call_observers(loop);  // "before waiting"
+    call_observers(loop, BENCH_ACTIVITY_BEFORE_WAITING);
     arm_timer(loop);
     struct epoll_event events[4];
     int count = epoll_wait(loop->epoll_fd, events, 4, timeout_ms);
     if (timeout_ms != 0 && loop->count_wakeups)
         atomic_fetch_add_explicit(&loop->wakeups, 1, memory_order_relaxed);
-    call_observers(loop);  // "after waiting"
+    call_observers(loop, BENCH_ACTIVITY_AFTER_WAITING);
     int timer_ready = 0;
     for (int i = 0; i < count; i++) {
         if (events[i].data.u64 == TIMER_TOKEN) timer_ready = 1;
@@ -198,6 +204,7 @@ static bench_loop *epoll_create_loop(const bench_engine *self, unsigned flags, c
     epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &wake);
     epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->timer_fd, &timer);
     loop->observers.next = loop->observers.prev = &loop->observers;
+    loop->activity_observers.next = loop->activity_observers.prev = &loop->activity_observers;
     loop->count_wakeups = (flags & BENCH_COUNT_WAKEUPS) != 0;
     return loop;
 }
@@ -277,15 +284,51 @@ static void epoll_timer_remove(bench_loop *loop, bench_item *timer) {
     free(timer);
 }
 
-static bench_item *epoll_observer_add(bench_loop *loop, bench_callout callout, void *context) {
+static bench_item *append_observer(struct bench_item *head, bench_callout callout, void *context) {
     bench_item *observer = calloc(1, sizeof *observer);
     observer->callout = callout;
     observer->context = context;
-    observer->prev = loop->observers.prev;
-    observer->next = &loop->observers;
-    loop->observers.prev->next = observer;
-    loop->observers.prev = observer;
+    observer->prev = head->prev;
+    observer->next = head;
+    head->prev->next = observer;
+    head->prev = observer;
     return observer;
+}
+
+static bench_item *epoll_observer_add(bench_loop *loop, bench_callout callout, void *context) {
+    return append_observer(&loop->observers, callout, context);
+}
+
+// The hooks before and after the wait are the very points CF's BeforeWaiting and AfterWaiting mark.
+static bench_item *epoll_activity_observer_add(bench_loop *loop, bench_activity_callout callout, void *context) {
+    return append_observer(&loop->activity_observers, (bench_callout)callout, context);
+}
+
+// MARK: resident-thread hand-off: the shared work queue (handoff_queue.h) behind a source of the pending stack, so a
+// producer that finds the queue empty pushes the source and writes the eventfd once.
+
+struct bench_channel {
+    handoff_queue queue;
+    bench_item *source;
+};
+
+static void drain_channel(void *context) { handoff_drain(&((bench_channel *)context)->queue); }
+
+static bench_channel *epoll_channel_add(bench_loop *loop, bench_item_callout callout, void *context) {
+    bench_channel *channel = calloc(1, sizeof *channel);
+    handoff_init(&channel->queue, callout, context);
+    channel->source = epoll_source_add(loop, drain_channel, channel);
+    return channel;
+}
+
+static void epoll_channel_post(bench_loop *loop, bench_channel *channel, void *item) {
+    if (handoff_push(&channel->queue, item)) epoll_source_signal(loop, channel->source);
+}
+
+static void epoll_channel_remove(bench_loop *loop, bench_channel *channel) {
+    epoll_source_remove(loop, channel->source);
+    handoff_destroy(&channel->queue);
+    free(channel);
 }
 
 static void epoll_observer_remove(bench_loop *loop, bench_item *observer) {
@@ -321,4 +364,8 @@ const bench_engine bench_engine_epoll = {
     .observer_add = epoll_observer_add,
     .observer_remove = epoll_observer_remove,
     .wakeups = epoll_wakeups,
+    .channel_add = epoll_channel_add,
+    .channel_post = epoll_channel_post,
+    .channel_remove = epoll_channel_remove,
+    .activity_observer_add = epoll_activity_observer_add,
 };

@@ -190,6 +190,83 @@ static void glib_observer_remove(bench_loop *loop, bench_item *observer) {
     detach(observer);
 }
 
+// MARK: resident-thread hand-off: g_main_context_invoke, GLib's own way to run a function on the thread that owns a
+// context. From another thread it attaches one idle source per call (and wakes the context's poll each time), so
+// GLib's queue is its source list. The item and the channel travel in a small block allocated per item.
+
+struct bench_channel {
+    bench_item_callout callout;
+    void *context;
+};
+
+typedef struct {
+    bench_channel *channel;
+    void *item;
+} invocation;
+
+static gboolean invoke_item(gpointer data) {
+    invocation *call = data;
+    call->channel->callout(call->channel->context, call->item);
+    g_free(call);
+    return G_SOURCE_REMOVE;
+}
+
+static bench_channel *glib_channel_add(bench_loop *loop, bench_item_callout callout, void *context) {
+    (void)loop;
+    bench_channel *channel = g_new0(bench_channel, 1);
+    channel->callout = callout;
+    channel->context = context;
+    return channel;
+}
+
+static void glib_channel_post(bench_loop *loop, bench_channel *channel, void *item) {
+    invocation *call = g_new(invocation, 1);
+    call->channel = channel;
+    call->item = item;
+    g_main_context_invoke(loop->context, invoke_item, call);
+}
+
+static void glib_channel_remove(bench_loop *loop, bench_channel *channel) {
+    (void)loop;
+    g_free(channel);  // every item has run (bench_engine.h), so no idle source refers to it
+}
+
+// MARK: the lag monitor's observer: a GSource whose prepare marks BeforeWaiting and whose check marks AfterWaiting,
+// at the highest priority so that GLib prepares and checks it in every iteration (it stops at the first priority
+// with a ready source). Dispatch, where every callout runs, comes after check, as CF's sources and timers come after
+// AfterWaiting: the same monitor.
+
+typedef struct {
+    GSource source;  // first: GLib allocates the struct with g_source_new
+    bench_activity_callout callout;
+    void *context;
+} activity_source;
+
+static gboolean activity_prepare(GSource *source, gint *timeout) {
+    *timeout = -1;
+    activity_source *self = (activity_source *)source;
+    self->callout(self->context, BENCH_ACTIVITY_BEFORE_WAITING);
+    return FALSE;
+}
+
+static gboolean activity_check(GSource *source) {
+    activity_source *self = (activity_source *)source;
+    self->callout(self->context, BENCH_ACTIVITY_AFTER_WAITING);
+    return FALSE;
+}
+
+static GSourceFuncs activity_funcs = {activity_prepare, activity_check, observer_dispatch, NULL, NULL, NULL};
+
+static bench_item *glib_activity_observer_add(bench_loop *loop, bench_activity_callout callout, void *context) {
+    // Removed with observer_remove (detach), which only uses the GSource at the start of either struct.
+    activity_source *item = (activity_source *)g_source_new(&activity_funcs, sizeof(activity_source));
+    item->callout = callout;
+    item->context = context;
+    g_source_set_priority(&item->source, G_PRIORITY_HIGH);
+    g_source_attach(&item->source, loop->context);
+    return (bench_item *)item;
+}
+
 static uint64_t glib_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
 static const char *glib_describe(const bench_engine *self) {
@@ -217,4 +294,8 @@ const bench_engine bench_engine_glib = {
     .observer_add = glib_observer_add,
     .observer_remove = glib_observer_remove,
     .wakeups = glib_wakeups,
+    .channel_add = glib_channel_add,
+    .channel_post = glib_channel_post,
+    .channel_remove = glib_channel_remove,
+    .activity_observer_add = glib_activity_observer_add,
 };

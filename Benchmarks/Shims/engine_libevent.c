@@ -15,6 +15,7 @@
 //   wait whose events ran at least one callback. A wait that ran nothing (a spurious wake-up) is looped over inside
 //   libevent and not counted; the harness's context-switch counter is the cross-check.
 #include "bench_engine.h"
+#include "handoff_queue.h"
 
 #include <event2/event.h>
 #include <event2/thread.h>
@@ -35,6 +36,9 @@ struct bench_loop {
     atomic_int stop_requested;
     atomic_uint_fast64_t wakeups;
 };
+
+/// Why there are no observers, and no lag monitor.
+#define NO_HOOKS "libevent 2.1 has no prepare/check hooks (evwatch_prepare_new and evwatch_check_new arrived in 2.2)"
 
 static pthread_once_t threads_enabled = PTHREAD_ONCE_INIT;
 
@@ -136,6 +140,39 @@ static void levent_timer_remove(bench_loop *loop, bench_item *timer) {
     free_item(timer);
 }
 
+// MARK: resident-thread hand-off: the shared work queue (handoff_queue.h) behind an event with no descriptor; a
+// producer that finds the queue empty makes it active with event_active (libevent then writes its notification fd).
+
+struct bench_channel {
+    struct event *event;
+    handoff_queue queue;
+};
+
+static void on_channel(evutil_socket_t fd, short what, void *info) {
+    (void)fd;
+    (void)what;
+    handoff_drain(&((bench_channel *)info)->queue);
+}
+
+static bench_channel *levent_channel_add(bench_loop *loop, bench_item_callout callout, void *context) {
+    bench_channel *channel = calloc(1, sizeof *channel);
+    handoff_init(&channel->queue, callout, context);
+    channel->event = event_new(loop->base, -1, 0, on_channel, channel);
+    return channel;
+}
+
+static void levent_channel_post(bench_loop *loop, bench_channel *channel, void *item) {
+    (void)loop;
+    if (handoff_push(&channel->queue, item)) event_active(channel->event, EV_READ, 0);
+}
+
+static void levent_channel_remove(bench_loop *loop, bench_channel *channel) {
+    (void)loop;
+    event_free(channel->event);
+    handoff_destroy(&channel->queue);
+    free(channel);
+}
+
 static uint64_t levent_wakeups(bench_loop *loop) {
     return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
 }
@@ -163,6 +200,11 @@ const bench_engine bench_engine_libevent = {
     .timer_remove = levent_timer_remove,
     .observer_add = NULL,
     .observer_remove = NULL,
-    .no_observers = "libevent 2.1 has no prepare/check hooks (evwatch_prepare_new and evwatch_check_new arrived in 2.2)",
+    .no_observers = NO_HOOKS,
     .wakeups = levent_wakeups,
+    .channel_add = levent_channel_add,
+    .channel_post = levent_channel_post,
+    .channel_remove = levent_channel_remove,
+    .activity_observer_add = NULL,
+    .no_activity_observer = NO_HOOKS,
 };

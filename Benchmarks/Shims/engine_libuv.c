@@ -13,6 +13,7 @@
 // Removing a handle is uv_close, finished by the next iteration; the harness's scale benchmark runs one poll pass
 // after removing, so that cost is counted.
 #include "bench_engine.h"
+#include "handoff_queue.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -193,6 +194,40 @@ static void luv_observer_remove(bench_loop *loop, bench_item *observer) {
     uv_close((uv_handle_t *)&observer->check, on_closed);
 }
 
+// MARK: resident-thread hand-off: the shared work queue (handoff_queue.h) behind a uv_async_t, libuv's one
+// thread-safe call; a producer that finds the queue empty calls uv_async_send.
+
+struct bench_channel {
+    uv_async_t async;
+    handoff_queue queue;
+};
+
+static void on_channel(uv_async_t *handle) { handoff_drain(&((bench_channel *)handle->data)->queue); }
+
+static void on_channel_closed(uv_handle_t *handle) {
+    bench_channel *channel = handle->data;
+    handoff_destroy(&channel->queue);
+    free(channel);
+}
+
+static bench_channel *luv_channel_add(bench_loop *loop, bench_item_callout callout, void *context) {
+    bench_channel *channel = calloc(1, sizeof *channel);
+    handoff_init(&channel->queue, callout, context);
+    uv_async_init(&loop->loop, &channel->async, on_channel);
+    channel->async.data = channel;
+    return channel;
+}
+
+static void luv_channel_post(bench_loop *loop, bench_channel *channel, void *item) {
+    (void)loop;
+    if (handoff_push(&channel->queue, item)) uv_async_send(&channel->async);
+}
+
+static void luv_channel_remove(bench_loop *loop, bench_channel *channel) {
+    (void)loop;
+    uv_close((uv_handle_t *)&channel->async, on_channel_closed);  // freed by the next iteration
+}
+
 static uint64_t luv_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
 static const char *luv_describe(const bench_engine *self) {
@@ -219,4 +254,10 @@ const bench_engine bench_engine_libuv = {
     .observer_add = luv_observer_add,
     .observer_remove = luv_observer_remove,
     .wakeups = luv_wakeups,
+    .channel_add = luv_channel_add,
+    .channel_post = luv_channel_post,
+    .channel_remove = luv_channel_remove,
+    .activity_observer_add = NULL,
+    .no_activity_observer = "libuv runs I/O and async callbacks inside its poll phase, between the prepare and check "
+                            "handles: a stall there looks like sleep to a prepare/check monitor (not the same monitor)",
 };

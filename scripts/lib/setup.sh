@@ -26,6 +26,6 @@ require_swift() {
 # Debian packages every part of the project needs (the benchmark harness adds its own).
 base_packages=(pkg-config)
 
-# Debian packages the benchmark harness needs (scripts/bench.sh, scripts/bench-smoke.sh, and any `swift build` of
-# the whole package, which builds the harness too): Google Benchmark and the peer event loops.
+# Debian packages the benchmark harness needs (its own package, Benchmarks/Package.swift: scripts/bench.sh,
+# bench-smoke.sh, bench-stress.sh): Google Benchmark and the peer event loops. The root package needs none of them.
 bench_packages=(libbenchmark-dev libglib2.0-dev libuv1-dev libevent-dev)

@@ -4,9 +4,11 @@
 // the same benchmark code. Each engine lives in one file (Benchmarks/Shims/engine_<name>.c).
 //
 // Threading contract (the strictest of the six libraries, libuv, sets it):
-// - `create` makes a loop whose thread is the calling thread. Everything except `source_signal`, `stop` and
-//   `wakeups` must then be called on that thread, either before `run`, between runs, or from inside a callout.
-// - `source_signal`, `stop` and `wakeups` may be called from any thread at any time while the loop exists.
+// - `create` makes a loop whose thread is the calling thread. Everything except `source_signal`, `channel_post`,
+//   `stop` and `wakeups` must then be called on that thread, either before `run`, between runs, or from inside a
+//   callout.
+// - `source_signal`, `channel_post`, `stop` and `wakeups` may be called from any thread at any time while the loop
+//   (and the source or channel) exists.
 // - Callouts (`bench_callout`) always run on the loop's thread.
 // Times are CLOCK_MONOTONIC nanoseconds (what epoll, timerfd, libuv, GLib and libevent's precise timer all use).
 #ifndef RUNLOOPSUITE_BENCH_ENGINE_H
@@ -24,12 +26,30 @@ typedef struct bench_loop bench_loop;
 typedef struct bench_item bench_item;
 /// What a source, timer or observer calls: the harness's function with the context it registered.
 typedef void (*bench_callout)(void *context);
+/// What an activity observer calls (family BM_LagMonitor): `activity` is one BENCH_ACTIVITY_* bit.
+typedef void (*bench_activity_callout)(void *context, unsigned activity);
+/// A channel through which other threads hand work items to the loop thread (family BM_ResidentThroughput).
+typedef struct bench_channel bench_channel;
+/// What a channel calls on the loop thread, once per posted item, with the pointer the producer posted.
+typedef void (*bench_item_callout)(void *context, void *item);
 
 /// `create` flags.
 enum {
     /// Count returns from the loop's blocking wait (see `wakeups`). Opt-in because for some engines (cf) counting
     /// costs a callout per wake, which would tax the wake-latency figures.
     BENCH_COUNT_WAKEUPS = 1u << 0,
+};
+
+/// Activities an activity observer reports: CFRunLoopActivity's bits (CFRunLoop.h). CF and ref report all six; an
+/// analogue reports only the two it has (GLib's prepare/check and the epoll floor's hooks: BEFORE_WAITING before the
+/// wait, AFTER_WAITING after it).
+enum {
+    BENCH_ACTIVITY_ENTRY = 1u << 0,
+    BENCH_ACTIVITY_BEFORE_TIMERS = 1u << 1,
+    BENCH_ACTIVITY_BEFORE_SOURCES = 1u << 2,
+    BENCH_ACTIVITY_BEFORE_WAITING = 1u << 5,
+    BENCH_ACTIVITY_AFTER_WAITING = 1u << 6,
+    BENCH_ACTIVITY_EXIT = 1u << 7,
 };
 
 typedef struct bench_engine {
@@ -81,6 +101,22 @@ typedef struct bench_engine {
 
     /// The shim's own data for this engine, or NULL: an engine made at run time (`cf:PATH`) carries its library here.
     const void *data;
+
+    /// Resident-thread hand-off (BM_ResidentThroughput): a channel on the loop whose `callout` runs on the loop thread
+    /// once per posted item, items from one producer in the order posted. NULL when the engine cannot (then
+    /// `no_channel` says why). Loop thread. How each engine hands off (its idiomatic way) is in its file.
+    bench_channel *(*channel_add)(bench_loop *loop, bench_item_callout callout, void *context);
+    /// Enqueues `item` and wakes the loop if needed. Any thread.
+    void (*channel_post)(bench_loop *loop, bench_channel *channel, void *item);
+    /// Removes the channel, after every item posted to it has run. Loop thread.
+    void (*channel_remove)(bench_loop *loop, bench_channel *channel);
+    const char *no_channel;
+
+    /// An observer that reports which activity it saw (BM_LagMonitor: a stall detector), or NULL when the engine has
+    /// neither observers nor an analogue that marks the same points of the pass (then `no_activity_observer` says
+    /// why). Removed with `observer_remove`. Loop thread.
+    bench_item *(*activity_observer_add)(bench_loop *loop, bench_activity_callout callout, void *context);
+    const char *no_activity_observer;
 } bench_engine;
 
 extern const bench_engine bench_engine_ref;
