@@ -1,6 +1,7 @@
 // Renders a conformance report as a cases x engines table, as JSON, or as JUnit XML.
 
 import Foundation
+import MarkupKit
 
 /// The output formats of `runloop conform`.
 public enum ReportFormat: String, CaseIterable, Sendable {
@@ -112,18 +113,18 @@ enum JUnitReport {
             let engineErrors = outcomes.filter(isError).count
             let skipped = outcomes.filter { $0.status == .skip }.count
             let time = outcomes.reduce(0) { $0 + $1.seconds }
-            lines.append(#"  <testsuite name="\#(escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#)
+            lines.append(#"  <testsuite name="\#(Markup.escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#)
             for outcome in outcomes {
-                let open = #"    <testcase classname="\#(escape(engine)).\#(escape(outcome.area))" name="\#(escape(outcome.caseID))" time="\#(outcome.seconds)""#
+                let open = #"    <testcase classname="\#(Markup.escape(engine)).\#(Markup.escape(outcome.area))" name="\#(Markup.escape(outcome.caseID))" time="\#(outcome.seconds)""#
                 if outcome.status == .skip {
                     lines.append(open + ">")
-                    lines.append(#"      <skipped message="\#(escape(outcome.detail ?? ""))"/>"#)
+                    lines.append(#"      <skipped message="\#(Markup.escape(outcome.detail ?? ""))"/>"#)
                     lines.append("    </testcase>")
                 } else if !outcome.meetsExpectation {
                     lines.append(open + ">")
                     let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
                     let element = isError(outcome) ? "error" : "failure"
-                    lines.append(#"      <\#(element) message="\#(escape(message))">\#(escape(outcome.detail ?? ""))</\#(element)>"#)
+                    lines.append(#"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(outcome.detail ?? ""))</\#(element)>"#)
                     lines.append("    </testcase>")
                 } else {
                     lines.append(open + "/>")
@@ -139,20 +140,5 @@ enum JUnitReport {
     /// error; one that ran and did not match (FAIL, or an expected failure that passed) is a failure.
     static func isError(_ outcome: CaseOutcome) -> Bool {
         !outcome.meetsExpectation && [.crash, .timeout, .error].contains(outcome.status)
-    }
-
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }
