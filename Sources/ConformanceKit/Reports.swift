@@ -23,27 +23,61 @@ func cellText(_ outcome: CaseOutcome) -> String {
     return outcome.meetsExpectation ? outcome.status.rawValue : outcome.status.rawValue + "!"
 }
 
-enum TableReport {
-    static func render(_ report: ConformanceReport) -> String {
-        let idWidth = max(4, report.caseIDs.map(\.count).max() ?? 0)
+/// Which cases the table lists (the summary and the details of what is not as expected always follow).
+public enum TableRows: Sendable {
+    /// Every case.
+    case all
+    /// Cases that did not pass on some engine: failures, expected failures, skips (the default on a terminal).
+    case notPassing
+    /// Cases not as expected on some engine (`--only-failures`).
+    case notAsExpected
+}
+
+public enum TableReport {
+    /// The table of `rows` (every case: then a summary line per engine; some cases: after it), each case not as
+    /// expected with its diff, and the count line.
+    public static func render(_ report: ConformanceReport, rows: TableRows = .all) -> String {
+        let listed = report.caseIDs.filter { id in
+            let outcomes = report.outcomes.filter { $0.caseID == id }
+            switch rows {
+            case .all: return true
+            case .notPassing: return outcomes.contains { $0.status != .pass || $0.expected != .pass }
+            case .notAsExpected: return outcomes.contains { !$0.meetsExpectation }
+            }
+        }
+        let idWidth = max(4, listed.map(\.count).max() ?? 0)
         let columnWidth = max(8, report.engines.map(\.count).max() ?? 0)
         func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-        var lines = [pad("case", idWidth) + report.engines.map { "  " + pad($0, columnWidth) }.joined()]
-        lines.append(String(repeating: "-", count: idWidth + report.engines.count * (columnWidth + 2)))
-        for id in report.caseIDs {
+        let summaryLines = report.engines.map { engine -> String in
+            let counts = report.counts(engine: engine)
+            let summary = CaseStatus.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
+            return "\(engine): \(summary); \(unmet == 0 ? "all as expected" : "\(unmet) not as expected")"
+        }
+        // Listings of some cases start with the summary: on a terminal it is what is read first.
+        var lines: [String] = rows == .all ? [] : summaryLines + [""]
+        if rows != .all {
+            let what = rows == .notPassing ? "did not pass on every engine" : "not as expected on some engine"
+            lines.append("Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
+                + (listed.isEmpty ? "." : ":"))
+        }
+        if !listed.isEmpty || rows == .all {
+            lines.append(pad("case", idWidth) + report.engines.map { "  " + pad($0, columnWidth) }.joined())
+            lines.append(String(repeating: "-", count: idWidth + report.engines.count * (columnWidth + 2)))
+        }
+        for id in listed {
             let cells = report.engines.map { engine in
                 report.outcome(caseID: id, engine: engine).map(cellText) ?? "-"
             }
             lines.append(pad(id, idWidth) + cells.map { "  " + pad($0, columnWidth) }.joined())
         }
-        lines.append("")
-        for engine in report.engines {
-            let counts = report.counts(engine: engine)
-            let summary = CaseStatus.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
-            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
-            lines.append("\(engine): \(summary); \(unmet == 0 ? "all as expected" : "\(unmet) not as expected")")
+        if rows == .all {
+            lines.append("")
+            lines += summaryLines
         }
-        lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, XPASS! = an expected failure passed.")
+        if !listed.isEmpty {
+            lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, XPASS! = an expected failure passed.")
+        }
         let problems = report.outcomes.filter { !$0.meetsExpectation }
         for outcome in problems {
             lines.append("")

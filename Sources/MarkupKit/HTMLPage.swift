@@ -54,7 +54,9 @@ public struct HTMLPage: Sendable {
     table { border-collapse: collapse; margin: 6px 0 12px 0; }
     th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
     th { background: var(--bg-alt); font-weight: 600; }
-    td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+    td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+    td.nowrap { white-space: nowrap; }
+    caption { text-align: left; padding: 2px 0; }
     table.context td:first-child { font-weight: 600; white-space: nowrap; }
     table.context td { max-width: 900px; overflow-wrap: anywhere; }
     code, pre, .mono { font-family: "DejaVu Sans Mono", Menlo, monospace; font-size: 12.5px; }
