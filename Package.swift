@@ -78,7 +78,7 @@ let package = Package(
                            "EngineKit"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
-        .testTarget(name: "CompareTests", dependencies: ["CompareKit"]),
+        .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),
     ]
 )
 

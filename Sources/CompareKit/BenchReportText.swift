@@ -69,6 +69,7 @@ extension BenchReport {
     /// A figure of `metric` with its unit: `4.68 us` for times, `0.0159` otherwise.
     static func figure(_ value: Double, _ metric: MetricExpression) -> String {
         if metric.isTime { return ReportRenderer.format(value, time: true) }
+        if metric.higherIsBetter { return ReportRenderer.value(value, metric: metric.description, time: false) }
         return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : ReportRenderer.significant(value)
     }
 
