@@ -81,9 +81,19 @@ public enum BenchPage {
             body += "<h3 id=\"\(Markup.escape(family))\">\(Markup.escape(family))</h3>\n"
             let view = views.first { $0.family == family }
             if let view { body += "<p class=\"note\">\(Markup.escape(view.note))</p>\n" }
-            body += "<div class=\"charts\">\n"
-            for chart in view?.views ?? [] { body += draw(chart, family: family, report: report) }
-            body += "</div>\n"
+            // A view of several panels gets rows of its own; single charts share a row.
+            var shared = ""
+            for chart in view?.views ?? [] {
+                let (drawn, panels) = draw(chart, family: family, report: report)
+                if panels > 1 {
+                    if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
+                    shared = ""
+                    body += "<div class=\"charts\">\n" + drawn + "</div>\n"
+                } else {
+                    shared += drawn
+                }
+            }
+            if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
             let tables = report.tables.filter { $0.table.selection.family == family }
             for table in tables { body += htmlTable(table, smoke: report.isSmoke) }
             if tables.isEmpty { body += medianTable(family, report) }
@@ -137,14 +147,15 @@ public enum BenchPage {
         return out
     }
 
-    static func draw(_ view: View, family: String, report: BenchReport) -> String {
+    /// The SVG of one view, and how many panels it has (0 when there is nothing to draw).
+    static func draw(_ view: View, family: String, report: BenchReport) -> (String, Int) {
         let index = report.index
         let benchmarks = index.benchmarks.filter { $0.family == family && $0.skipped == nil }
         let colorOf = Dictionary(uniqueKeysWithValues: index.engines.enumerated().map { ($1, Charts.color($0)) })
         switch view {
         case let .dots(title, center, centerName, tail, tailName, tailStatistic, xLabel):
             guard let centerMetric = MetricExpression(center), let tailMetric = MetricExpression(tail),
-                  benchmarks.contains(where: { $0.value(centerMetric) != nil }) else { return "" }
+                  benchmarks.contains(where: { $0.value(centerMetric) != nil }) else { return ("", 0) }
             let groups = BenchIndex.orderedVariants(benchmarks).map { variant -> (label: String, rows: [Charts.DotRow]) in
                 let rows = index.engines.compactMap { engine -> Charts.DotRow? in
                     guard let benchmark = benchmarks.first(where: { $0.variant == variant && $0.engine == engine })
@@ -160,12 +171,12 @@ public enum BenchPage {
                 result.target.selection.family == family && result.target.comparison == .absolute
                     && result.target.metric == centerMetric && result.target.metric.isTime
             }.map { ($0.target.bound.value, "target \($0.target.bound.text)") }
-            return Charts.dotPlot(title: title, centerName: centerName, tailName: tailName, groups: groups,
-                                  xLabel: xLabel, reference: bound)
+            return (Charts.dotPlot(title: title, centerName: centerName, tailName: tailName, groups: groups,
+                                   xLabel: xLabel, reference: bound), 1)
         case let .lines(title, x, y, yLabel, logY, optimum):
-            guard let metric = MetricExpression(y) else { return "" }
+            guard let metric = MetricExpression(y) else { return ("", 0) }
             let withX = benchmarks.filter { $0.parameter(x).flatMap(Double.init) != nil && $0.value(metric) != nil }
-            guard !withX.isEmpty else { return "" }
+            guard !withX.isEmpty else { return ("", 0) }
             // Panels: the parameters other than x.
             func panelKey(_ benchmark: IndexedBenchmark) -> String {
                 benchmark.parameters.filter { $0.key != x }.map { "\($0.key):\($0.value)" }.joined(separator: "/")
@@ -197,11 +208,11 @@ public enum BenchPage {
                         series.append(ChartSeries(name: "optimum", color: "#000000", points: points, dashed: true))
                     }
                 }
-                out += Charts.lineChart(title: title + (panel.isEmpty ? "" : ", " + panel), xLabel: x, yLabel: yLabel,
+                out += Charts.lineChart(title: title, subtitle: panel, xLabel: x, yLabel: yLabel,
                                         series: series, xStyle: .plain, yStyle: metric.isTime ? .time : .plain,
                                         logX: true, logY: logY)
             }
-            return out
+            return (out, panels.count)
         }
     }
 

@@ -70,7 +70,8 @@ extension BenchReport {
     static func figure(_ value: Double, _ metric: MetricExpression) -> String {
         if metric.isTime { return ReportRenderer.format(value, time: true) }
         if metric.higherIsBetter { return ReportRenderer.value(value, metric: metric.description, time: false) }
-        return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : ReportRenderer.significant(value)
+        // Four significant digits without trailing zeros: counts read 64, ratios 0.0892, 1.
+        return abs(value) >= 1e4 ? String(format: "%.0f", value) : String(format: "%.4g", value)
     }
 
     /// The compared value: `1.021x`, or the figure for an absolute bound; `-` when not measured.

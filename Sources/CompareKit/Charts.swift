@@ -39,7 +39,7 @@ struct ChartAxis {
     let low: Double
     let high: Double
     let logarithmic: Bool
-    let ticks: [Double]
+    var ticks: [Double]
 
     /// An axis over `values` (positive ones only when logarithmic), padded a little.
     init(_ values: [Double], logarithmic: Bool, includeZero: Bool = false) {
@@ -83,21 +83,29 @@ enum Charts {
     static func color(_ position: Int) -> String { palette[position % palette.count] }
 
     /// A line chart. Points with a non-positive coordinate on a log axis are left out.
-    static func lineChart(title: String, xLabel: String, yLabel: String, series: [ChartSeries], xStyle: AxisStyle,
+    static func lineChart(title: String, subtitle: String, xLabel: String, yLabel: String, series: [ChartSeries],
+                          xStyle: AxisStyle,
                           yStyle: AxisStyle, logX: Bool = true, logY: Bool = true, width: Double = 374,
-                          height: Double = 270) -> String {
+                          height: Double = 280) -> String {
         let plotted = series.map { line -> ChartSeries in
             var line = line
             line.points = line.points.filter { (!logX || $0.x > 0) && (!logY || $0.y > 0) && $0.y.isFinite }
             return line
         }
-        let xAxis = ChartAxis(plotted.flatMap { $0.points.map(\.x) }, logarithmic: logX)
+        var xAxis = ChartAxis(plotted.flatMap { $0.points.map(\.x) }, logarithmic: logX)
+        // Few distinct x values (the parameter's values, 1, 8, 64, 512): ticks at exactly those.
+        let distinct = Set(plotted.flatMap { $0.points.map(\.x) }).sorted()
+        if distinct.count <= 8 { xAxis.ticks = distinct }
         let yAxis = ChartAxis(plotted.flatMap { $0.points.map(\.y) }, logarithmic: logY, includeZero: !logY)
-        let left = 66.0, right = width - 14, top = 34.0, bottom = height - 44
+        let left = 66.0, right = width - 14, top = subtitle.isEmpty ? 34.0 : 48.0, bottom = height - 44
         func px(_ x: Double) -> Double { left + xAxis.fraction(x) * (right - left) }
         func py(_ y: Double) -> Double { bottom - yAxis.fraction(y) * (bottom - top) }
         var svg = open(width: width, height: height)
         svg += text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
+        if !subtitle.isEmpty {
+            svg += text(x: 10, y: 36, Markup.escape(subtitle), size: 11, fill: "#555",
+                        family: "DejaVu Sans Mono, monospace")
+        }
         for tick in yAxis.ticks where tick >= yAxis.low && tick <= yAxis.high {
             svg += line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
             svg += text(x: left - 6, y: py(tick) + 4, Markup.escape(yStyle.label(tick)), size: 10, anchor: "end",
@@ -180,6 +188,12 @@ enum Charts {
             for row in group.rows {
                 let center = y + rowHeight / 2
                 svg += text(x: left - 8, y: center + 4, Markup.escape(row.engine), size: 11, anchor: "end")
+                // Zero (a stall not detected, nothing measured) has no place on a log axis: only its label shows it.
+                let row = Charts.DotRow(engine: row.engine, color: row.color, center: row.center.flatMap { $0 > 0 ? $0 : nil },
+                                        tail: row.tail.flatMap { $0 > 0 ? $0 : nil },
+                                        note: row.note ?? ([row.center, row.tail].contains { $0 == 0 }
+                                            ? [row.center, row.tail].compactMap { $0.map { AxisStyle.time.label($0) } }
+                                                .joined(separator: " / ") : nil))
                 if let low = row.center, let high = row.tail {
                     svg += line(px(min(low, high)), center, px(max(low, high)), center, stroke: row.color, width: 2)
                 }

@@ -60,7 +60,10 @@ public enum ReportTool {
     public static func defaultTargetsPath() -> String? {
         if FileManager.default.fileExists(atPath: targetsFileName) { return targetsFileName }
         var directories: [String] = []
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        // /proc/self/exe names the executable however it was started (a relative path, a symbolic link, PATH).
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? Bundle.main.executablePath ?? CommandLine.arguments.first ?? ""
+        var directory = URL(fileURLWithPath: executable).standardizedFileURL.resolvingSymlinksInPath()
             .deletingLastPathComponent()
         for _ in 0..<6 {
             directories.append(directory.path)

@@ -69,7 +69,7 @@ public struct HTMLPage: Sendable {
     td.fail { background: #ffebe9; }
     td.xfail { background: #fff8c5; }
     td.skip { background: #eaeef2; }
-    .charts { display: flex; flex-wrap: wrap; gap: 14px; }
+    .charts { display: flex; flex-wrap: wrap; gap: 14px; margin-bottom: 14px; }
     .charts svg { border: 1px solid var(--line); background: white; }
     details { border: 1px solid var(--line); border-radius: 4px; padding: 4px 10px; margin: 6px 0; }
     details[open] { background: #fcfcfd; }
