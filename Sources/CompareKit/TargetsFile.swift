@@ -195,8 +195,8 @@ public struct TargetsFile: Sendable {
         } catch let error as CompareInputError {
             throw error
         } catch let error as YamlError {
-            throw CompareInputError(.invalidArgument, file: file, line: yamlLine(error), field: nil,
-                                    detail: "YAML syntax error: \(yamlProblem(error))")
+            let (line, problem) = located(error)
+            throw CompareInputError(.invalidArgument, file: file, line: line, detail: "YAML syntax error: \(problem)")
         }
         let top = Entry(node: root, file: file, field: "")
         var fields = try top.fields()
@@ -271,25 +271,16 @@ public struct TargetsFile: Sendable {
         return BenchmarkSelection(family: family, parameters: parameters)
     }
 
-    private static func yamlLine(_ error: YamlError) -> Int? {
+    /// The line and the words of a YAML syntax error.
+    private static func located(_ error: YamlError) -> (line: Int?, problem: String) {
         switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
-            return mark.line
-        case .duplicatedKeysInMapping(_, let context): return context.mark.line
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            return (mark.line, [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": "))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return (context.mark.line, "a key appears twice in one mapping: " + duplicates.sorted().joined(separator: ", "))
         default:
-            return nil
-        }
-    }
-
-    private static func yamlProblem(_ error: YamlError) -> String {
-        switch error {
-        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
-             .composer(let context, let problem, _, _):
-            return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-        case .duplicatedKeysInMapping(let duplicates, _):
-            return "duplicate key \(duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")) in one mapping"
-        default:
-            return "\(error)"
+            return (nil, "\(error)")
         }
     }
 }

@@ -35,7 +35,7 @@ public enum ConformPage {
             }
         }
         body += "<footer>Made by <code>runloop conform --html</code>. Legend: xFAIL = an expected failure (the "
-            + "engine's expectations/&lt;engine&gt;.yaml gives the reason), XPASS = an expected failure that passed "
+            + Markup.escape("engine's expectations/<engine>.yaml") + " gives the reason), XPASS = an expected failure that passed "
             + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs.</footer>\n"
         let engines = report.engines.joined(separator: ", ")
         return HTMLPage(title: "Conformance report: \(engines)",
