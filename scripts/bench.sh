@@ -261,12 +261,15 @@ cat "$work/context" "$work/table" >"$out.tmp"
 mv "$out.tmp" "$out"
 
 # MARK: summary: `runloop report` prints the row counts, errors, findings, the summary tables and the targets of
-# Benchmarks/targets.yaml (the numbers live there, the logic in CompareKit). The debug build of the root package is
-# enough for it and is what `swift build` leaves behind, so this is usually a no-op build.
+# Benchmarks/targets.yaml (the numbers live there, the logic in CompareKit). It uses the configuration of runloop
+# already built (release after scripts/run.sh, debug after scripts/test.sh or `swift build`), brought up to date,
+# so this is usually a no-op build.
 
-echo "bench: building runloop for the summary" >&2
-if swift build --product runloop >"$work/runloop-build.log" 2>&1; then
-    "$(swift build --show-bin-path)/runloop" report "$out" --targets Benchmarks/targets.yaml >&2 || {
+runloop_config=debug
+[[ ! -x .build/release/runloop ]] || runloop_config=release
+echo "bench: building runloop ($runloop_config) for the summary" >&2
+if swift build -c "$runloop_config" --product runloop >"$work/runloop-build.log" 2>&1; then
+    "$(swift build -c "$runloop_config" --show-bin-path)/runloop" report "$out" --targets Benchmarks/targets.yaml >&2 || {
         echo "bench: runloop report could not summarise $out (message above)" >&2
         status=1
     }
