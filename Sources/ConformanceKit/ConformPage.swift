@@ -36,7 +36,8 @@ public enum ConformPage {
         }
         body += "<footer>Made by <code>runloop conform --html</code>. Legend: xFAIL = an expected failure (the "
             + Markup.escape("engine's expectations/<engine>.yaml") + " gives the reason), XPASS = an expected failure that passed "
-            + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs.</footer>\n"
+            + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs, '!' = not as expected."
+            + "</footer>\n"
         let engines = report.engines.joined(separator: ", ")
         return HTMLPage(title: "Conformance report: \(engines)",
                         subtitle: "\(report.caseIDs.count) cases from \(specName)", body: body).render()
@@ -75,7 +76,7 @@ public enum ConformPage {
         return out + "</table>\n"
     }
 
-    /// `12 PASS, 1 xFAIL`, coloured by the worst: not as expected, expected failure, skip, pass.
+    /// `12 PASS, 1 xFAIL, 1 CRASH!`, coloured by the worst: not as expected, expected failure, skip, pass.
     static func cell(_ outcomes: [CaseOutcome]) -> String {
         guard !outcomes.isEmpty else { return "<td class=\"none\">-</td>" }
         var counts: [(String, Int)] = []
@@ -85,8 +86,12 @@ public enum ConformPage {
             add(status == .skip ? "SKIP" : "x" + status.rawValue,
                 outcomes.filter { $0.status == status && $0.meetsExpectation && (status == .skip || $0.expected == status) }.count)
         }
+        // Not as expected, by status, marked as in the terminal table: `1 TIMEOUT!`, `1 XPASS!`.
         let unmet = outcomes.filter { !$0.meetsExpectation }
-        add("not as expected", unmet.count)
+        add("XPASS!", unmet.filter(\.isUnexpectedPass).count)
+        for status in CaseStatus.allCases where status != .pass {
+            add(status.rawValue + "!", unmet.filter { $0.status == status }.count)
+        }
         let style = !unmet.isEmpty ? "fail" : outcomes.contains { $0.expected != .pass } ? "xfail"
             : outcomes.contains { $0.status == .skip } ? "skip" : "pass"
         let text = counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
