@@ -11,10 +11,10 @@ struct ConformCommand: ParsableCommand {
         commandName: "conform",
         abstract: "Run the CFRunLoop conformance spec on one engine or all of them.",
         discussion: """
-        The table starts with the cases that did not pass on every engine (failures, expected failures, skips), then \
-        a summary line per engine, the diff of every case not as expected, and the count; --verbose lists every \
-        case, --only-failures only those not as expected. On a terminal a progress line counts the cases as they \
-        run (standard error). --html writes a page with the matrix of areas by engines and every case that did not \
+        The table output starts with a summary line per engine, then lists the cases that did not pass on every \
+        engine (failures, expected failures, skips), the diff of every case not as expected, and the count, on a \
+        terminal or not; --verbose lists every case, --only-failures only those not as expected. On a terminal a \
+        progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
         pass, expandable to its rules, trace diff and expectation.
 
         Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
