@@ -61,11 +61,14 @@ let package = Package(
         // the rule ids cases cite.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", .product(name: "Yams", package: "Yams")],
+            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", "MarkupKit", .product(name: "Yams", package: "Yams")],
             exclude: ["FUZZING.md"]
         ),
-        // Reading benchmark CSVs and comparing them with statistics.
-        .target(name: "CompareKit", exclude: ["COMPARING.md"]),
+        // Escaping for XML and XHTML, and the frame of the HTML pages (conform's and the benchmark report's).
+        .target(name: "MarkupKit"),
+        // Reading benchmark CSVs, comparing them with statistics, and the benchmark report with its targets.
+        .target(name: "CompareKit", dependencies: ["MarkupKit", .product(name: "Yams", package: "Yams")],
+                exclude: ["COMPARING.md"]),
         // The command-line tool: parses arguments and calls the libraries.
         .executableTarget(
             name: "runloop",
@@ -87,6 +90,6 @@ let package = Package(
                            "EngineKit"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
-        .testTarget(name: "CompareTests", dependencies: ["CompareKit"]),
+        .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),
     ]
 )

@@ -16,12 +16,12 @@
 # Builds the harness, its own package (Benchmarks/Package.swift), in release mode (scratch path .build-bench at the
 # repository root), runs the families one after the other, each as one Google Benchmark invocation with random
 # interleaving of its repetitions, merges their CSVs under one header (a counter a family does not have is an empty
-# cell), puts "# key: value" context lines first, and prints a summary with the ratios the `ref` engine is held to,
-# and the engines' findings (timers fired early: counted, not errors). A benchmark that hangs is ended by the
-# harness's watchdog, which writes the finished rows and an error row for it ("error: no result after N s") and exits
-# 3; the rest of that family then runs in a new process. Every family process also runs under an outer `timeout` as a
-# last resort. Exit status: 0, or 1 if a benchmark reported an error (a skip is not an error, nor is an engine's
-# finding) or the harness failed (a crash, a hang), 2 for bad arguments.
+# cell), puts "# key: value" context lines first, and prints the summary of `runloop report` (the tables and the
+# targets of Benchmarks/targets.yaml, and the engines' findings: timers fired early are counted, not errors). A
+# benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error row for it
+# ("error: no result after N s") and exits 3; the rest of that family then runs in a new process. Every family
+# process also runs under an outer `timeout` as a last resort. Exit status: 0, or 1 if a benchmark reported an error
+# (a skip is not an error, nor is an engine's finding) or the harness failed (a crash, a hang), 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
@@ -262,112 +262,24 @@ END {
 cat "$work/context" "$work/table" >"$out.tmp"
 mv "$out.tmp" "$out"
 
-# MARK: summary
+# MARK: summary: `runloop report` prints the row counts, errors, findings, the summary tables and the targets of
+# Benchmarks/targets.yaml (the numbers live there, the logic in CompareKit). It uses the configuration of runloop
+# already built (release after scripts/run.sh, debug after scripts/test.sh or `swift build`), brought up to date,
+# so this is usually a no-op build.
 
-awk -v out="$out" -v profile="$profile" '
-function split_csv(line, fields,    n, i, c, field, quoted) {
-    n = 0; field = ""; quoted = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (quoted) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { field = field "\""; i++ } else quoted = 0 } else field = field c }
-        else if (c == "\"") quoted = 1
-        else if (c == ",") { fields[++n] = field; field = "" }
-        else field = field c
+runloop_config=debug
+[[ ! -x .build/release/runloop ]] || runloop_config=release
+echo "bench: building runloop ($runloop_config) for the summary" >&2
+if swift build -c "$runloop_config" --product runloop >"$work/runloop-build.log" 2>&1; then
+    "$(swift build -c "$runloop_config" --show-bin-path)/runloop" report "$out" --targets Benchmarks/targets.yaml >&2 || {
+        echo "bench: runloop report could not summarise $out (message above)" >&2
+        status=1
     }
-    fields[++n] = field
-    return n
-}
-function get(name, column) { return ((name, column) in val) ? val[name, column] : "" }
-function scaled(x, divisor) { return x == "" ? "" : x / divisor }  # an engine not in the run stays "-"
-function fmt(x, unit) { return x == "" ? "-" : sprintf(x >= 1000 ? "%.0f%s" : "%.3g%s", x, unit) }
-function ratio_line(what, a, b, target, unit,    r) {
-    if (a == "" || b == "" || b == 0) { printf "  %-52s   n/a (not measured)\n", what; return }
-    r = a / b
-    printf "  %-52s %6.3fx (target <= %sx)  %s\n", what, r, target, (r <= target ? "met" : "MISSED")
-}
-/^#/ { next }
-/^name,/ { n = split_csv($0, header); for (i = 1; i <= n; i++) col[header[i]] = i; next }
-{
-    n = split_csv($0, f)
-    name = f[1]
-    if (f[col["error_occurred"]] == "true") {
-        if (f[col["error_message"]] ~ /^skipped:/) skipped++; else { errors++; error_names[errors] = name ": " f[col["error_message"]] }
-        base = name; sub(/\/(real|manual)_time$/, "", base); sub(/\/iterations:1$/, "", base)
-        failed[base] = 1
-        next
-    }
-    kind = "repetition"
-    if (name ~ /_(mean|median|stddev)$/) { kind = name; sub(/.*_/, "", kind); sub(/_(mean|median|stddev)$/, "", name) }
-    sub(/\/(real|manual)_time$/, "", name); sub(/\/iterations:1$/, "", name)
-    if (kind == "repetition") {
-        repetitions_seen++
-        # Lateness is held to its worst repetition, not to the median one.
-        late = f[col["lateness_max_ns"]]
-        if (name ~ /^BM_TimerCoalescing/ && late + 0 > worst[name] + 0) worst[name] = late
-        # Early fires are the engine'"'"'s finding, not an error: counted per benchmark over its repetitions.
-        if (name ~ /^BM_TimerCoalescing/) {
-            measured[name]++
-            early = f[col["early_fires"]] + 0
-            if (early > 0) {
-                if (!(name in early_reps)) early_names[++early_count] = name
-                early_reps[name]++; early_total[name] += early
-                by = f[col["earliest_by_ns"]] + 0
-                if (by > earliest[name]) earliest[name] = by
-            }
-        }
-        if (profile != "smoke") next
-    } else {
-        aggregates++
-        if (kind != "median") next
-    }
-    for (i = 2; i <= n; i++) val[name, header[i]] = f[i]
-}
-END {
-    split("ref cf glib libuv libevent epoll", engines, " ")
-    printf "bench: wrote %s: %d repetition rows, %d aggregate rows, %d skipped, %d errors\n", out, repetitions_seen, aggregates, skipped, errors
-    for (e = 1; e <= errors; e++) printf "  ERROR %s\n", error_names[e]
-    if (early_count) printf "findings (engines firing timers before their date: counted, not errors):\n"
-    for (e = 1; e <= early_count; e++) {
-        k = early_names[e]; engine = k; sub(/^[^\/]*\/engine:/, "", engine); sub(/\/.*/, "", engine)
-        printf "  FINDING %s: %s: %d early fires in %d of %d repetitions, the earliest %.2f us before its date\n", engine, k, early_total[k], early_reps[k], measured[k], earliest[k] / 1000
-    }
-    printf "\nwake latency, round trip p50 (median over repetitions):\n"
-    split("same/load:none same/load:idle1000 same/load:burn diff/load:none", cases, " ")
-    for (c = 1; c <= 4; c++) {
-        line = sprintf("  pin:%-20s", cases[c])
-        for (e = 1; e <= 6; e++) line = line sprintf(" %s %s", engines[e], fmt(scaled(get("BM_WakeLatency/engine:" engines[e] "/pin:" cases[c], "latency_p50_ns"), 1000), " us"))
-        print line
-    }
-    printf "observer dispatch, ns per callout (median):\n"
-    split("1 64 512", ns, " ")
-    for (c = 1; c <= 3; c++) {
-        line = sprintf("  observers:%-15s", ns[c])
-        for (e = 1; e <= 6; e++) { v = get("BM_ObserverDispatch/engine:" engines[e] "/observers:" ns[c], "ns_per_callout"); line = line sprintf(" %s %s", engines[e], v == "" ? "skip" : fmt(v, "")) }
-        print line
-    }
-    printf "timer coalescing, 1,000 timers, no burner: wakeups_per_fire / lateness p99 (median):\n"
-    split("0pct 10pct", tols, " ")
-    for (c = 1; c <= 2; c++) {
-        line = sprintf("  tolerance:%-15s", tols[c])
-        for (e = 1; e <= 6; e++) { k = "BM_TimerCoalescing/engine:" engines[e] "/timers:1000/tolerance:" tols[c] "/burn:no"; line = line sprintf(" %s %s/%s", engines[e], fmt(get(k, "wakeups_per_fire"), ""), fmt(scaled(get(k, "lateness_p99_ns"), 1e6), "ms")) }
-        print line
-    }
-    printf "scale, ns per add + remove at N = 10,000 (median):\n"
-    split("timer observer source", items, " ")
-    for (c = 1; c <= 3; c++) {
-        line = sprintf("  item:%-20s", items[c])
-        for (e = 1; e <= 6; e++) { k = "BM_Scale/engine:" engines[e] "/item:" items[c] "/n:10000"; a = get(k, "ns_per_add"); line = line sprintf(" %s %s", engines[e], a == "" ? "skip" : fmt(a + get(k, "ns_per_remove"), "")) }
-        print line
-    }
-    if (profile == "smoke") exit
-    printf "\ntargets for ref, from this run (ratios of medians over repetitions):\n"
-    ratio_line("same-CPU wake latency p50 / epoll", get("BM_WakeLatency/engine:ref/pin:same/load:none", "latency_p50_ns"), get("BM_WakeLatency/engine:epoll/pin:same/load:none", "latency_p50_ns"), 1.10)
-    ratio_line("same-CPU wake latency p50 / cf", get("BM_WakeLatency/engine:ref/pin:same/load:none", "latency_p50_ns"), get("BM_WakeLatency/engine:cf/pin:same/load:none", "latency_p50_ns"), 0.85)
-    ratio_line("observer ns per callout at N = 64 / cf", get("BM_ObserverDispatch/engine:ref/observers:64", "ns_per_callout"), get("BM_ObserverDispatch/engine:cf/observers:64", "ns_per_callout"), 0.5)
-    k = "BM_TimerCoalescing/engine:ref/timers:1000/tolerance:10pct/burn:no"
-    ratio_line("wakeups_per_fire, K = 1,000, 10 % tolerance / cf", get(k, "wakeups_per_fire"), get("BM_TimerCoalescing/engine:cf/timers:1000/tolerance:10pct/burn:no", "wakeups_per_fire"), 0.25)
-    if (k in worst) printf "  %-52s %6.2f ms (target <= 11 ms: 10 ms tolerance + 1 ms)  %s\n", "worst lateness of ref there, over all repetitions", worst[k] / 1e6, (worst[k] + 0 <= 11e6 ? "met" : "MISSED")
-}' "$out" >&2
+else
+    tail -n 20 "$work/runloop-build.log" >&2
+    echo "bench: building runloop failed (last 20 lines above); the CSV is complete: runloop report $out" >&2
+    status=1
+fi
 
 echo "bench: total $((SECONDS - run_started)) s; CSV: $out" >&2
 exit "$status"

@@ -27,7 +27,7 @@ check() {
 check "conform on cf, json" 0 '"all_as_expected" : true' -- "$runloop" conform --engine cf --format json
 check "conform junit" 0 '<testsuites' -- "$runloop" conform --engine cf --format junit --filter 'order.*'
 check "unknown engine" 2 "unknown engine 'nope'" -- "$runloop" conform --engine nope
-check "unknown format" 2 "unknown format 'yaml'" -- "$runloop" conform --format yaml
+check "unknown format" 2 "'yaml' is invalid for '--format <format>'. Please provide one of 'table', 'json' or 'junit'" -- "$runloop" conform --format yaml
 check "no case matches" 2 "no case matches" -- "$runloop" conform --filter 'no-such-area.*'
 
 printf 'spec_version: 1\ncases:\n  - id: bad.case\n    rule: x\n    source: observed\n    steps: [fly]\n    expect: []\n' >"$work/bad.yaml"
@@ -90,7 +90,7 @@ check "fuzz: --count 0" 2 "--count must be at least 1" -- "$runloop" fuzz --coun
 check "fuzz: --time 0" 2 "--time must be a positive number" -- "$runloop" fuzz --time 0
 check "fuzz: --max-steps 1" 2 "--max-steps must be 2 to 50" -- "$runloop" fuzz --max-steps 1
 check "fuzz: unknown area" 2 "unknown area 'bogus' \(one of source0, " -- "$runloop" fuzz --areas observer,bogus
-check "fuzz: unknown format" 2 "unknown format 'yaml' \(text or json\)" -- "$runloop" fuzz --format yaml
+check "fuzz: unknown format" 2 "'yaml' is invalid for '--format <format>'. Please provide one of 'text' and 'json'" -- "$runloop" fuzz --format yaml
 check "fuzz: a seed that is not a number" 2 "'abc' is invalid for '--seed" -- "$runloop" fuzz --seed abc
 printf 'spec_version: 1\nknown:\n  - {id: a, engine: cf, reason: r}\n' >"$work/known.yaml"
 check "fuzz: a known entry without a matcher" 2 "known.yaml:3.*needs 'lines', 'actions' or 'removes'" -- \
@@ -132,6 +132,21 @@ check "compare: every time x1.5" 1 "slower" -- "$runloop" compare "$work/base.cs
 check "compare: truncated file" 2 "truncated.csv" -- "$runloop" compare "$work/base.csv" "$work/truncated.csv"
 check "compare: garbage file" 2 "garbage.csv" -- "$runloop" compare "$work/garbage.csv" "$work/base.csv"
 check "compare: engines in one file" 0 "ref" -- "$runloop" compare "$work/base.csv" --engines cf,ref
+
+check "compare: both directions" 2 "had already been set" -- \
+    "$runloop" compare "$work/base.csv" --engines cf,ref --higher-is-better --lower-is-better
+
+# runloop report: the summary and the targets of Benchmarks/targets.yaml; a target without rows is "not measured";
+# a broken CSV or targets file is exit 2 with its file and line; --html writes a page.
+check "report: a results file" 0 "not measured +observers.64.cf" -- "$runloop" report "$work/base.csv" --html "$work/report.html"
+check "report: the page" 0 "</html>" -- cat "$work/report.html"
+check "report: truncated file" 2 "truncated.csv:[0-9]+: error" -- "$runloop" report "$work/truncated.csv"
+printf 'format: 1\nengine: ref\ntargets:\n  - id: t\n    description: d\n    family: BM_X\n    metric: m\n    bound: 3\n' >"$work/targets.yaml"
+check "report: a bound without its comparison" 2 "targets.yaml:8: error: .*field 'targets\[0\].bound'" -- \
+    "$runloop" report "$work/base.csv" --targets "$work/targets.yaml"
+check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*' --html "$work/conform.html"
+check "conform: the page" 0 "timer.tolerance.one-shot-returns-set-value" -- cat "$work/conform.html"
+check "conform: --verbose and --only-failures" 2 "exclude each other" -- "$runloop" conform --verbose --only-failures
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -306,7 +306,7 @@ public enum Comparator {
                          errored: [ErroredRow], extraWarnings: [String]) -> ComparisonReport {
         let comparisons = pairs.compactMap {
             compare(name: $0.0, benchmark: $0.1, base: $0.2, new: $0.3, settings: settings)
-        }
+        }.sorted { BenchmarkName.naturalOrder($0.name, $1.name) }
         var familyOrder: [String] = []
         var byFamily: [String: [BenchmarkComparison]] = [:]
         for comparison in comparisons {

@@ -33,16 +33,31 @@ public enum ReportRenderer {
         let context = contextRows(report)
         if !context.isEmpty {
             // Two engines of one file share one context: show it once.
-            let rows = report.mode == .files
-                ? context.map { [$0.key, $0.base, $0.new, $0.differs ? "<- differs" : ""] }
-                : context.map { [$0.key, $0.base] }
+            // Long values (a compiler banner, a library's note) wrap at words instead of widening the column.
+            let width = report.mode == .files ? 48 : 96
+            var rows: [[String]] = []
+            for row in context {
+                let base = wrap(row.base, width: width)
+                let new = report.mode == .files ? wrap(row.new, width: width) : []
+                for index in 0..<max(base.count, new.count) {
+                    let key = index == 0 ? row.key : ""
+                    let left = index < base.count ? base[index] : "", right = index < new.count ? new[index] : ""
+                    rows.append(report.mode == .files
+                        ? [key, left, right, index == 0 && row.differs ? "<- differs" : ""] : [key, left])
+                }
+            }
             out += aligned(rows, indent: "  ") + "\n"
         }
         let header = ["Benchmark", report.base.label, report.new.label, "Change", "p-value", "n", "Verdict"]
-        out += aligned([header] + report.comparisons.map { cells($0, time: report.unit != nil) }, indent: "", underlineHeader: true)
+        // Names without the run-type segments every row of a family shares (`/manual_time`), as in the chart.
+        let names = RatioPlot.rowLabels(report.comparisons.map(\.name), limit: .max)
+        let rows = zip(report.comparisons, names).map { comparison, name in
+            [name] + cells(comparison, metric: report.metric, time: report.unit != nil).dropFirst()
+        }
+        out += aligned([header] + rows, indent: "", underlineHeader: true)
         out += "\n" + summaryLines(report).joined(separator: "\n") + "\n"
-        for (title, items) in apartLists(report) where !items.isEmpty {
-            out += "\n\(title) (\(items.count)):\n" + items.map { "  \($0)" }.joined(separator: "\n") + "\n"
+        for (title, items) in apartLists(report, summarised: true) where !items.isEmpty {
+            out += "\n\(title):\n" + items.map { "  \($0)" }.joined(separator: "\n") + "\n"
         }
         if !report.warnings.isEmpty {
             out += "\nWarnings:\n" + report.warnings.map { "  - \($0)" }.joined(separator: "\n") + "\n"
@@ -67,7 +82,7 @@ public enum ReportRenderer {
         out += "| Benchmark | \(escapeMarkdown(report.base.label)) | \(escapeMarkdown(report.new.label)) "
             + "| Change | p-value | n | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n"
         for comparison in report.comparisons {
-            var row = cells(comparison, time: report.unit != nil).map(escapeMarkdown)
+            var row = cells(comparison, metric: report.metric, time: report.unit != nil).map(escapeMarkdown)
             row[0] = "`\(comparison.name)`"
             if comparison.verdict == .slower { row[6] = "**\(row[6])**" }
             out += "| " + row.joined(separator: " | ") + " |\n"
@@ -75,8 +90,8 @@ public enum ReportRenderer {
         out += "\n" + summaryLines(report).map { line in
             line.hasPrefix("  ") ? "  - " + line.trimmingCharacters(in: .whitespaces) : "- " + line
         }.joined(separator: "\n") + "\n"
-        for (title, items) in apartLists(report) where !items.isEmpty {
-            out += "\n**\(title)** (\(items.count)):\n\n" + items.map { "- `\($0)`" }.joined(separator: "\n") + "\n"
+        for (title, items) in apartLists(report, summarised: true) where !items.isEmpty {
+            out += "\n**\(title)**:\n\n" + items.map { "- `\($0)`" }.joined(separator: "\n") + "\n"
         }
         if !report.warnings.isEmpty {
             out += "\n> **Warnings**\n" + report.warnings.map { "> - \(escapeMarkdown($0))" }.joined(separator: "\n") + "\n"
@@ -177,12 +192,12 @@ public enum ReportRenderer {
     }
 
     /// The table cells of one comparison.
-    static func cells(_ c: BenchmarkComparison, time: Bool) -> [String] {
+    static func cells(_ c: BenchmarkComparison, metric: String, time: Bool) -> [String] {
         let unit = c.base.source == .repetitions ? "" : " (agg)"
         return [
             c.name,
-            format(c.base.median, time: time) + unit,
-            format(c.new.median, time: time) + (c.new.source == .repetitions ? "" : " (agg)"),
+            value(c.base.median, metric: metric, time: time) + unit,
+            value(c.new.median, metric: metric, time: time) + (c.new.source == .repetitions ? "" : " (agg)"),
             c.change.map(signedPercent) ?? "n/a",
             c.test.map { pValue($0.pValue) } ?? "-",
             "\(c.base.count)/\(c.new.count)",
@@ -213,13 +228,29 @@ public enum ReportRenderer {
         return lines
     }
 
-    /// The "listed apart" sections.
-    static func apartLists(_ report: ComparisonReport) -> [(String, [String])] {
-        [
-            ("Only in \(report.base.label)", report.onlyInBase),
-            ("Only in \(report.new.label)", report.onlyInNew),
-            ("No value for \(report.metric)", report.withoutValues),
-            ("Errored rows (error_occurred=true)", erroredLines(report.errored)),
+    /// The "listed apart" sections, titled with their counts. `summarised`: benchmarks without the metric are
+    /// counted per family (a results file has dozens of benchmarks without, say, `latency_p50_ns`) instead of listed.
+    static func apartLists(_ report: ComparisonReport, summarised: Bool = false) -> [(String, [String])] {
+        var withoutValues = report.withoutValues
+        var withoutTitle = "No value for \(report.metric) (\(withoutValues.count))"
+        if summarised, !withoutValues.isEmpty {
+            var order: [String] = []
+            var counts: [String: Int] = [:]
+            for name in withoutValues {
+                let family = BenchmarkName(name).family
+                if counts[family] == nil { order.append(family) }
+                counts[family, default: 0] += 1
+            }
+            withoutValues = order.map { "\($0): \(counts[$0] ?? 0) benchmark(s)" }
+            withoutTitle = "No value for \(report.metric): \(report.withoutValues.count) benchmark(s) in "
+                + "\(order.count) famil\(order.count == 1 ? "y" : "ies")"
+        }
+        let errored = erroredLines(report.errored)
+        return [
+            ("Only in \(report.base.label) (\(report.onlyInBase.count))", report.onlyInBase),
+            ("Only in \(report.new.label) (\(report.onlyInNew.count))", report.onlyInNew),
+            (withoutTitle, withoutValues),
+            ("Errored rows (error_occurred=true) (\(errored.count))", errored),
         ]
     }
 
@@ -268,12 +299,44 @@ public enum ReportRenderer {
             let line = row.enumerated().map { i, cell in
                 i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
-            lines.append(indent + line.trimmingCharacters(in: .whitespaces))
+            var trimmed = line
+            while trimmed.last == " " { trimmed.removeLast() }
+            lines.append(indent + trimmed)
             if underlineHeader && index == 0 {
                 lines.append(indent + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A value of `metric` with its unit: times (`real_time`, `cpu_time`, counters `*_ns` and `ns_per_*`) as
+    /// `4.68 us`, rates (`*_per_second`) as `1.25M/s`, other counters as plain numbers.
+    static func value(_ value: Double, metric: String, time: Bool) -> String {
+        if time || metric.hasSuffix("_ns") || metric.hasPrefix("ns_per_") { return format(value, time: true) }
+        if metric.hasSuffix("_per_second") {
+            let magnitude = abs(value)
+            let (scaled, prefix): (Double, String) = magnitude >= 1e9 ? (value / 1e9, "G") : magnitude >= 1e6
+                ? (value / 1e6, "M") : magnitude >= 1e3 ? (value / 1e3, "k") : (value, "")
+            return significant(scaled) + " " + prefix + "/s"
+        }
+        return significant(value)
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces (a longer word stays whole).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        guard text.count > width else { return [text] }
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if !current.isEmpty, current.count + 1 + word.count > width {
+                lines.append(current)
+                current = String(word)
+            } else {
+                current += (current.isEmpty ? "" : " ") + word
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
     }
 
     /// A time in nanoseconds with an appropriate unit, or a plain number.

@@ -56,6 +56,18 @@ public struct BenchmarkName: Sendable, Hashable, Codable {
         parameters = rest.joined(separator: "/")
     }
 
+    /// Whether `lhs` sorts before `rhs` for people: component by component (`/` and `:` separate them), numbers
+    /// by value, so `n:100` < `n:1000` < `n:10000` and `observers:8` < `observers:64`.
+    public static func naturalOrder(_ lhs: String, _ rhs: String) -> Bool {
+        let separators: (Character) -> Bool = { $0 == "/" || $0 == ":" }
+        let left = lhs.split(whereSeparator: separators), right = rhs.split(whereSeparator: separators)
+        for (a, b) in zip(left, right) where a != b {
+            if let x = Double(a), let y = Double(b) { return x < y }
+            return a < b
+        }
+        return left.count < right.count
+    }
+
     /// Family and parameters without the engine component: the key engines are paired on.
     public var withoutEngine: String {
         parameters.isEmpty ? family : family + "/" + parameters

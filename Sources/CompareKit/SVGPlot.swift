@@ -2,6 +2,7 @@
 // spread of the new samples and of the base samples (both relative to the base median), on a
 // logarithmic axis centred on 1, coloured by verdict.
 import Foundation
+import MarkupKit
 
 /// Draws a `ComparisonReport` as a self-contained SVG document.
 ///
@@ -49,14 +50,14 @@ public enum RatioPlot {
         """
         let ratioName = report.mode == .engines ? "\(report.new.label) / \(report.base.label)" : "new / base"
         let direction = report.higherIsBetter ? "higher is better" : "lower is better"
-        svg += text(x: 12, y: 24, escape("\(report.metric): \(ratioName) (\(direction))"), size: 16, weight: "bold")
-        svg += text(x: 12, y: 44, escape(report.mode == .engines
+        svg += text(x: 12, y: 24, Markup.escape("\(report.metric): \(ratioName) (\(direction))"), size: 16, weight: "bold")
+        svg += text(x: 12, y: 44, Markup.escape(report.mode == .engines
             ? "\(report.base.path): engine \(report.new.label) vs engine \(report.base.label)"
             : "\(report.new.label) vs \(report.base.label)"), size: 12, fill: "#444")
         let (newName, baseName) = report.mode == .engines ? (report.new.label, report.base.label) : ("new", "base")
         let subtitle = "dot = median ratio; box = \(newName) IQR, whisker = \(newName) range, grey = \(baseName) range "
             + "(all relative to the \(baseName) median); dashed = threshold ±\(Comparator.formatPercent(report.thresholdPercent))"
-        svg += text(x: 12, y: 62, escape(subtitle), size: 11, fill: "#666")
+        svg += text(x: 12, y: 62, Markup.escape(subtitle), size: 11, fill: "#666")
 
         // Alternate row shading and the axis grid.
         for index in labels.indices where index % 2 == 0 {
@@ -72,13 +73,13 @@ public enum RatioPlot {
             svg += line(x(bound), top - 4, x(bound), plotBottom, stroke: "#e09000", width: 1, dash: "5,4")
         }
         svg += text(x: left + plotWidth / 2, y: plotBottom + 34,
-                    escape("ratio \(ratioName) of \(report.metric) (log scale)"), size: 12, anchor: "middle")
+                    Markup.escape("ratio \(ratioName) of \(report.metric) (log scale)"), size: 12, anchor: "middle")
 
         // One row per benchmark.
         for (index, c) in rows.enumerated() {
             let center = top + (Double(index) + 0.5) * rowHeight
             let color = colors[c.verdict] ?? "#607d8b"
-            svg += text(x: left - 8, y: center + 4, escape(labels[index]), size: 12, anchor: "end",
+            svg += text(x: left - 8, y: center + 4, Markup.escape(labels[index]), size: 12, anchor: "end",
                         family: "DejaVu Sans Mono, Menlo, monospace")
             guard c.base.median > 0 else {
                 svg += text(x: left + 6, y: center + 4, "base median is 0: no ratio", size: 11, fill: "#999")
@@ -99,7 +100,7 @@ public enum RatioPlot {
             var note = c.change.map { ReportRenderer.signedPercent($0) } ?? "n/a"
             if let test = c.test { note += "  p=" + ReportRenderer.pValue(test.pValue) }
             note += "  " + c.verdict.rawValue + (c.thresholdOnly ? " *" : "")
-            svg += text(x: right + 10, y: center + 4, escape(note), size: 11, fill: color)
+            svg += text(x: right + 10, y: center + 4, Markup.escape(note), size: 11, fill: color)
         }
 
         // The geometric mean row.
@@ -127,7 +128,7 @@ public enum RatioPlot {
         svg += text(x: legendX + 14, y: legendY, "* threshold only (too few repetitions)", size: 11)
         legendX += 250
         svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"22\" height=\"4\" fill=\"#9e9e9e\"/>\n"
-        svg += text(x: legendX + 28, y: legendY, escape("\(baseName) spread"), size: 11)
+        svg += text(x: legendX + 28, y: legendY, Markup.escape("\(baseName) spread"), size: 11)
         return svg + "</svg>\n"
     }
 
@@ -184,12 +185,6 @@ public enum RatioPlot {
         "<text x=\"\(f(x))\" y=\"\(f(y))\" font-size=\"\(f(size))\" text-anchor=\"\(anchor)\" "
             + "font-weight=\"\(weight)\" fill=\"\(fill)\"" + (family.map { " font-family=\"\($0)\"" } ?? "")
             + ">\(content)</text>\n"
-    }
-
-    /// Escapes XML special characters.
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     /// The row labels: the names without the run-type segments Google Benchmark appends (`/manual_time`,

@@ -1,6 +1,7 @@
 // Renders a conformance report as a cases x engines table, as JSON, or as JUnit XML.
 
 import Foundation
+import MarkupKit
 
 /// The output formats of `runloop conform`.
 public enum ReportFormat: String, CaseIterable, Sendable {
@@ -22,27 +23,61 @@ func cellText(_ outcome: CaseOutcome) -> String {
     return outcome.meetsExpectation ? outcome.status.rawValue : outcome.status.rawValue + "!"
 }
 
-enum TableReport {
-    static func render(_ report: ConformanceReport) -> String {
-        let idWidth = max(4, report.caseIDs.map(\.count).max() ?? 0)
+/// Which cases the table lists (the summary and the details of what is not as expected always follow).
+public enum TableRows: Sendable {
+    /// Every case.
+    case all
+    /// Cases that did not pass on some engine: failures, expected failures, skips (the default on a terminal).
+    case notPassing
+    /// Cases not as expected on some engine (`--only-failures`).
+    case notAsExpected
+}
+
+public enum TableReport {
+    /// The table of `rows` (every case: then a summary line per engine; some cases: after it), each case not as
+    /// expected with its diff, and the count line.
+    public static func render(_ report: ConformanceReport, rows: TableRows = .all) -> String {
+        let listed = report.caseIDs.filter { id in
+            let outcomes = report.outcomes.filter { $0.caseID == id }
+            switch rows {
+            case .all: return true
+            case .notPassing: return outcomes.contains { $0.status != .pass || $0.expected != .pass }
+            case .notAsExpected: return outcomes.contains { !$0.meetsExpectation }
+            }
+        }
+        let idWidth = max(4, listed.map(\.count).max() ?? 0)
         let columnWidth = max(8, report.engines.map(\.count).max() ?? 0)
         func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-        var lines = [pad("case", idWidth) + report.engines.map { "  " + pad($0, columnWidth) }.joined()]
-        lines.append(String(repeating: "-", count: idWidth + report.engines.count * (columnWidth + 2)))
-        for id in report.caseIDs {
+        let summaryLines = report.engines.map { engine -> String in
+            let counts = report.counts(engine: engine)
+            let summary = CaseStatus.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
+            return "\(engine): \(summary); \(unmet == 0 ? "all as expected" : "\(unmet) not as expected")"
+        }
+        // Listings of some cases start with the summary: on a terminal it is what is read first.
+        var lines: [String] = rows == .all ? [] : summaryLines + [""]
+        if rows != .all {
+            let what = rows == .notPassing ? "did not pass on every engine" : "not as expected on some engine"
+            lines.append("Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
+                + (listed.isEmpty ? "." : ":"))
+        }
+        if !listed.isEmpty || rows == .all {
+            lines.append(pad("case", idWidth) + report.engines.map { "  " + pad($0, columnWidth) }.joined())
+            lines.append(String(repeating: "-", count: idWidth + report.engines.count * (columnWidth + 2)))
+        }
+        for id in listed {
             let cells = report.engines.map { engine in
                 report.outcome(caseID: id, engine: engine).map(cellText) ?? "-"
             }
             lines.append(pad(id, idWidth) + cells.map { "  " + pad($0, columnWidth) }.joined())
         }
-        lines.append("")
-        for engine in report.engines {
-            let counts = report.counts(engine: engine)
-            let summary = CaseStatus.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
-            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
-            lines.append("\(engine): \(summary); \(unmet == 0 ? "all as expected" : "\(unmet) not as expected")")
+        if rows == .all {
+            lines.append("")
+            lines += summaryLines
         }
-        lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, XPASS! = an expected failure passed.")
+        if !listed.isEmpty {
+            lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, XPASS! = an expected failure passed.")
+        }
         let problems = report.outcomes.filter { !$0.meetsExpectation }
         for outcome in problems {
             lines.append("")
@@ -112,18 +147,18 @@ enum JUnitReport {
             let engineErrors = outcomes.filter(isError).count
             let skipped = outcomes.filter { $0.status == .skip }.count
             let time = outcomes.reduce(0) { $0 + $1.seconds }
-            lines.append(#"  <testsuite name="\#(escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#)
+            lines.append(#"  <testsuite name="\#(Markup.escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#)
             for outcome in outcomes {
-                let open = #"    <testcase classname="\#(escape(engine)).\#(escape(outcome.area))" name="\#(escape(outcome.caseID))" time="\#(outcome.seconds)""#
+                let open = #"    <testcase classname="\#(Markup.escape(engine)).\#(Markup.escape(outcome.area))" name="\#(Markup.escape(outcome.caseID))" time="\#(outcome.seconds)""#
                 if outcome.status == .skip {
                     lines.append(open + ">")
-                    lines.append(#"      <skipped message="\#(escape(outcome.detail ?? ""))"/>"#)
+                    lines.append(#"      <skipped message="\#(Markup.escape(outcome.detail ?? ""))"/>"#)
                     lines.append("    </testcase>")
                 } else if !outcome.meetsExpectation {
                     lines.append(open + ">")
                     let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
                     let element = isError(outcome) ? "error" : "failure"
-                    lines.append(#"      <\#(element) message="\#(escape(message))">\#(escape(outcome.detail ?? ""))</\#(element)>"#)
+                    lines.append(#"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(outcome.detail ?? ""))</\#(element)>"#)
                     lines.append("    </testcase>")
                 } else {
                     lines.append(open + "/>")
@@ -139,20 +174,5 @@ enum JUnitReport {
     /// error; one that ran and did not match (FAIL, or an expected failure that passed) is a failure.
     static func isError(_ outcome: CaseOutcome) -> Bool {
         !outcome.meetsExpectation && [.crash, .timeout, .error].contains(outcome.status)
-    }
-
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

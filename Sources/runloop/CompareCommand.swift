@@ -34,20 +34,27 @@ struct CompareCommand: ParsableCommand {
     var alpha: Double = 0.05
 
     /// The output format.
-    @Option(help: "table, markdown, json or csv.")
-    var format: String = "table"
+    @Option(help: "The output format.")
+    var format: OutputFormat = .table
 
     /// Two engines to compare within one file.
     @Option(help: "A,B: compare engine B against engine A in one file (ratio = B / A).")
     var engines: String?
 
-    /// Larger values are better.
-    @Flag(help: "Larger values are better (default for *_per_second counters).")
-    var higherIsBetter = false
+    /// Which way is better, when not the metric's default.
+    @Flag var direction: Direction?
 
-    /// Smaller values are better.
-    @Flag(help: "Smaller values are better (default for times and other counters).")
-    var lowerIsBetter = false
+    /// `--higher-is-better` or `--lower-is-better`.
+    enum Direction: String, EnumerableFlag {
+        case higherIsBetter, lowerIsBetter
+
+        static func help(for value: Direction) -> ArgumentHelp? {
+            switch value {
+            case .higherIsBetter: return "Larger values are better (default for *_per_second counters)."
+            case .lowerIsBetter: return "Smaller values are better (default for times and other counters)."
+            }
+        }
+    }
 
     /// Where to write the SVG chart.
     @Option(help: "Write an SVG chart of the ratios and their spread to this file.")
@@ -55,19 +62,9 @@ struct CompareCommand: ParsableCommand {
 
     /// Runs the comparison, printing the report to stdout and problems to stderr.
     func run() throws {
-        var direction: Bool?
-        if higherIsBetter && lowerIsBetter {
-            FileHandle.standardError.write(Data(
-                "<arguments>: error: invalid argument: --higher-is-better and --lower-is-better exclude each other\n".utf8))
-            throw ExitCode(CompareTool.badInputExitCode)
-        } else if higherIsBetter {
-            direction = true
-        } else if lowerIsBetter {
-            direction = false
-        }
         let outcome = CompareTool.run(CompareOptions(
-            files: files, metric: metric, thresholdPercent: threshold, alpha: alpha, format: format,
-            engines: engines, higherIsBetter: direction, plotPath: plot))
+            files: files, metric: metric, thresholdPercent: threshold, alpha: alpha, format: format.rawValue,
+            engines: engines, higherIsBetter: direction.map { $0 == .higherIsBetter }, plotPath: plot))
         if !outcome.output.isEmpty {
             FileHandle.standardOutput.write(Data(outcome.output.utf8))
         }
@@ -79,3 +76,5 @@ struct CompareCommand: ParsableCommand {
         }
     }
 }
+
+extension OutputFormat: ExpressibleByArgument {}

@@ -4,12 +4,22 @@ import ArgumentParser
 import ConformanceKit
 import ConformanceSpec
 import Foundation
+import Synchronization
 
 struct ConformCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conform",
         abstract: "Run the CFRunLoop conformance spec on one engine or all of them.",
-        discussion: "Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a malformed spec or bad arguments."
+        discussion: """
+        The table output starts with a summary line per engine, then lists the cases that did not pass on every \
+        engine (failures, expected failures, skips), the diff of every case not as expected, and the count, on a \
+        terminal or not; --verbose lists every case, --only-failures only those not as expected. On a terminal a \
+        progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
+        pass, expandable to its rules, trace diff and expectation.
+
+        Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
+        malformed spec or bad arguments.
+        """
     )
 
     @Option(name: .long, help: "Engines to run, comma-separated: \(EngineRegistry.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time.")
@@ -24,8 +34,8 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Run only cases whose id matches this glob, e.g. 'stop.*'.")
     var filter: String?
 
-    @Option(name: .long, help: "Output format: table, json or junit.")
-    var format: String = "table"
+    @Option(name: .long, help: "Output format.")
+    var format: ReportFormat = .table
 
     @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
     var spec: String?
@@ -45,8 +55,17 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the report as JUnit XML to this file.")
     var junitOut: String?
 
-    @Flag(name: .long, help: "Print a line per case as it finishes (to standard error).")
+    @Option(name: .long, help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
+    var html: String?
+
+    @Flag(name: .long, help: "Print a line per case as it finishes (to standard error), instead of the progress line.")
     var progress = false
+
+    @Flag(name: .long, help: "List every case in the table, not only those that did not pass on every engine.")
+    var verbose = false
+
+    @Flag(name: .long, help: "List only the cases not as expected on some engine (no expected failures, no skips).")
+    var onlyFailures = false
 
     enum Isolation: String, ExpressibleByArgument, CaseIterable {
         case process, none
@@ -56,9 +75,7 @@ struct ConformCommand: ParsableCommand {
         if worker != nil, isolation == .none {
             throw ValidationError("--worker needs --isolation process (its engines live in the worker)")
         }
-        guard ReportFormat(rawValue: format) != nil else {
-            throw ValidationError("unknown format '\(format)' (table, json or junit)")
-        }
+        if verbose, onlyFailures { throw ValidationError("--verbose and --only-failures exclude each other") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be at least 1") }
     }
@@ -74,17 +91,23 @@ struct ConformCommand: ParsableCommand {
         if spec != nil, expectations == nil { request.unknownExpectationIDs = .ignore }
         let showProgress = progress
         let report: ConformanceReport
+        let cases: [SpecCase]
         let launcher = worker.map { WorkerLauncher(executable: $0) }
             ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
         do {
             let hosted = worker == nil ? EngineRegistry.all.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             let engines = try EngineSelection.resolve(engine, hosted: hosted, launcher: launcher)
+            cases = try Conformance.selectCases(request)
+            let line = !showProgress && isatty(STDERR_FILENO) == 1
+                ? ProgressLine(total: cases.count * engines.count) : nil
             let progress: @Sendable (CaseOutcome) -> Void = { outcome in
                 if showProgress {
                     FileHandle.standardError.write(Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
                 }
+                line?.advance(outcome)
             }
+            defer { line?.finish() }
             switch isolation {
             case .none:
                 report = try Conformance.runInProcess(request, engines: try engines.map(EngineRegistry.make),
@@ -98,11 +121,18 @@ struct ConformCommand: ParsableCommand {
             throw failure(error.description)
         }
         if report.caseIDs.isEmpty { throw failure("no case matches --filter '\(filter ?? "")'") }
-        print(ReportFormat(rawValue: format)!.render(report))
-        for (path, extra) in [(jsonOut, ReportFormat.json), (junitOut, ReportFormat.junit)] {
+        let rows: TableRows = verbose ? .all : onlyFailures ? .notAsExpected : .notPassing
+        print(format == .table ? TableReport.render(report, rows: rows) : format.render(report))
+        var outputs: [(String?, () -> String)] = [(jsonOut, { ReportFormat.json.render(report) }),
+                                                  (junitOut, { ReportFormat.junit.render(report) })]
+        outputs.append((html, {
+            ConformPage.html(report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
+                              specName: spec ?? "the shipped spec")
+        }))
+        for (path, render) in outputs {
             guard let path else { continue }
             do {
-                try extra.render(report).write(toFile: path, atomically: true, encoding: .utf8)
+                try render().write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
                 throw failure("cannot write \(path): \(error.localizedDescription)")
             }
@@ -110,8 +140,27 @@ struct ConformCommand: ParsableCommand {
         if !report.allMeetExpectations { throw ExitCode(1) }
     }
 
+    /// The progress line on a terminal: cases done of all, and the last one, rewritten in place.
+    final class ProgressLine: Sendable {
+        let total: Int
+        /// Cases finished so far; the runner reports from its engines' threads.
+        let done = Atomic<Int>(0)
+
+        init(total: Int) { self.total = total }
+
+        func advance(_ outcome: CaseOutcome) {
+            let count = done.add(1, ordering: .relaxed).newValue
+            let text = "\r\u{1B}[K[\(count)/\(total)] \(outcome.engine) \(outcome.caseID)"
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+
+        func finish() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
     private func failure(_ message: String) -> ExitCode {
         FileHandle.standardError.write(Data("runloop conform: \(message)\n".utf8))
         return ExitCode(2)
     }
 }
+
+extension ReportFormat: ExpressibleByArgument {}

@@ -44,8 +44,12 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "Parts of the format to use, comma-separated: \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")) (default all).")
     var areas: String?
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: String = "text"
+    @Option(name: .long, help: "Output format.")
+    var format: Format = .text
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
 
     @Option(name: .long, help: "Watchdog per scenario and engine, in seconds.")
     var timeout: Double = 3
@@ -60,7 +64,6 @@ struct FuzzCommand: ParsableCommand {
     var list = false
 
     func validate() throws {
-        guard ["text", "json"].contains(format) else { throw ValidationError("unknown format '\(format)' (text or json)") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let time, !(time > 0 && time.isFinite) { throw ValidationError("--time must be a positive number of seconds") }
         guard (2...50).contains(maxSteps) else { throw ValidationError("--max-steps must be 2 to 50") }
@@ -128,7 +131,7 @@ struct FuzzCommand: ParsableCommand {
             throw failure(error.description)
         }
         if onTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
-        print(format == "json" ? FuzzOutput.json(summary, options: options) : FuzzOutput.text(summary, options: options))
+        print(format == .json ? FuzzOutput.json(summary, options: options) : FuzzOutput.text(summary, options: options))
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }
 

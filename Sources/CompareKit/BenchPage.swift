@@ -1,0 +1,272 @@
+// The benchmark report as one self-contained HTML page: the run's context, a section per family with the charts a
+// performance engineer reads it by and its summary tables, the targets met and missed, and the findings.
+import Foundation
+import MarkupKit
+
+/// Renders a `BenchReport` as HTML (well-formed XHTML: inline CSS and SVG, no script, nothing from the network).
+public enum BenchPage {
+    /// How a family is drawn.
+    enum View {
+        /// A dot plot per variant and engine: a median (`center`) and a tail (`tail`, of `tailStatistic`).
+        case dots(title: String, center: String, centerName: String, tail: String, tailName: String,
+                  tailStatistic: Statistic, xLabel: String)
+        /// Line charts of `y` against the numeric parameter `x`, one panel per combination of the other
+        /// parameters, one line per engine; `optimum` draws the subject engine's column of that name dashed.
+        case lines(title: String, x: String, y: String, yLabel: String, logY: Bool, optimum: String?)
+    }
+
+    /// The families this page knows how to draw, with a sentence on what is measured. Other families get their
+    /// tables only.
+    static let views: [(family: String, note: String, views: [View])] = [
+        ("BM_WakeLatency",
+         "Round trip: a client thread wakes the loop, which answers. pin:same runs both threads on one CPU, pin:diff on two; "
+            + "load: none, a thread idling 1,000 timers (idle1000), or a CPU burner on the loop's CPU (burn).",
+         [.dots(title: "wake round trip per engine: p50 and p99 (medians over repetitions)",
+                center: "latency_p50_ns", centerName: "p50", tail: "latency_p99_ns", tailName: "p99",
+                tailStatistic: .median, xLabel: "round-trip time")]),
+        ("BM_ObserverDispatch",
+         "One pass of the loop with N observers; cost per callout and per pass (N = 0 has no callouts).",
+         [.lines(title: "ns per callout against N", x: "observers", y: "ns_per_callout", yLabel: "per callout",
+                 logY: true, optimum: nil),
+          .lines(title: "ns per pass against N", x: "observers", y: "ns_per_pass", yLabel: "per pass", logY: true,
+                 optimum: nil)]),
+        ("BM_Scale",
+         "Adding and removing one item with N items already in the loop: flat lines are O(1) per item.",
+         [.lines(title: "add + remove per item against N", x: "n", y: "ns_per_add + ns_per_remove",
+                 yLabel: "add + remove", logY: true, optimum: nil)]),
+        ("BM_TimerCoalescing",
+         "K repeating timers firing 10,000 times a second in all; with tolerance the loop may serve several fires per "
+            + "wake-up. The dashed line is the fewest wake-ups that serve the fires seen, when the harness reports it.",
+         [.lines(title: "wake-ups per fire against K", x: "timers", y: "wakeups_per_fire", yLabel: "wake-ups per fire",
+                 logY: true, optimum: "optimal_wakeups_per_fire"),
+          .lines(title: "lateness p99 against K", x: "timers", y: "lateness_p99_ns", yLabel: "lateness p99",
+                 logY: true, optimum: nil)]),
+        ("BM_ResidentThroughput",
+         "P producer threads hand small work items to one resident loop thread.",
+         [.lines(title: "items per second against P", x: "producers", y: "items_per_second", yLabel: "items/s",
+                 logY: true, optimum: nil),
+          .lines(title: "wake-ups per item against P", x: "producers", y: "wakeups_per_item", yLabel: "wake-ups/item",
+                 logY: true, optimum: nil),
+          .dots(title: "hand-off latency: p50 and p99 (medians over repetitions)", center: "handoff_p50_ns",
+                centerName: "p50", tail: "handoff_p99_ns", tailName: "p99", tailStatistic: .median,
+                xLabel: "hand-off latency")]),
+        ("BM_LagMonitor",
+         "A watchdog thread detects injected stalls of the loop; the dashed line is the detection-delay target.",
+         [.dots(title: "detection delay: median and worst repetition", center: "detection_delay_ns",
+                centerName: "median", tail: "detection_delay_ns", tailName: "worst", tailStatistic: .max,
+                xLabel: "detection delay")]),
+    ]
+
+    /// The page.
+    public static func html(_ report: BenchReport) -> String {
+        let file = report.index.file
+        var body = glance(report)
+        body += "<h2 id=\"context\">Machine and run</h2>\n" + context(file)
+        if !report.errors.isEmpty || !report.findings.isEmpty {
+            body += "<h2 id=\"findings\">Errors and findings</h2>\n<ul>\n"
+            for line in ReportRenderer.erroredLines(report.errors) {
+                body += "<li><span class=\"missed\">ERROR</span> <code>\(Markup.escape(line))</code></li>\n"
+            }
+            for finding in report.findings {
+                body += "<li><span class=\"xfail\">FINDING</span> \(Markup.escape(BenchReport.describe(finding))) "
+                    + "(an engine firing timers before their date: counted, not an error)</li>\n"
+            }
+            body += "</ul>\n"
+        }
+        body += "<h2 id=\"targets\">Targets</h2>\n" + targets(report)
+        let engines = report.index.engines
+        body += "<h2 id=\"families\">Families</h2>\n<p class=\"note\">Engines: </p>"
+            + Charts.legend(engines.enumerated().map { ($1, Charts.color($0), false) }) + "\n"
+        for family in report.index.families {
+            body += "<h3 id=\"\(Markup.escape(family))\">\(Markup.escape(family))</h3>\n"
+            let view = views.first { $0.family == family }
+            if let view { body += "<p class=\"note\">\(Markup.escape(view.note))</p>\n" }
+            // A view of several panels gets rows of its own; single charts share a row.
+            var shared = ""
+            for chart in view?.views ?? [] {
+                let (drawn, panels) = draw(chart, family: family, report: report)
+                if panels > 1 {
+                    if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
+                    shared = ""
+                    body += "<div class=\"charts\">\n" + drawn + "</div>\n"
+                } else {
+                    shared += drawn
+                }
+            }
+            if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
+            let tables = report.tables.filter { $0.table.selection.family == family }
+            for table in tables { body += htmlTable(table, smoke: report.isSmoke) }
+            if tables.isEmpty { body += medianTable(family, report) }
+        }
+        for table in report.tables where table.rows.isEmpty {
+            body += "<p class=\"none\">\(Markup.escape(table.table.title)): not measured (no rows of "
+                + "\(Markup.escape(table.table.selection.description)))</p>\n"
+        }
+        body += "<footer>Made by <code>runloop report \(Markup.escape(file.path)) --html</code> from "
+            + "\(Markup.escape(report.targetsPath)). Medians over repetitions unless a target says otherwise; hover a "
+            + "point for its value.</footer>\n"
+        let label = file.contextValue("label") ?? (file.path as NSString).lastPathComponent
+        let date = file.contextValue("date").map { ", \($0)" } ?? ""
+        return HTMLPage(title: "Benchmark report: \(label)\(date)", subtitle: file.path, body: body).render()
+    }
+
+    // MARK: - Sections
+
+    static func glance(_ report: BenchReport) -> String {
+        let counts = report.targetCounts
+        var items: [String] = []
+        if report.isSmoke {
+            items.append("<span class=\"none\">smoke run: figures meaningless, targets not evaluated</span>")
+        } else {
+            items.append("<a href=\"#targets\">targets</a>: <span class=\"met\">\(counts[.met] ?? 0) met</span>, "
+                + "<span class=\"missed\">\(counts[.missed] ?? 0) missed</span>, "
+                + "<span class=\"none\">\(counts[.notMeasured] ?? 0) not measured</span>")
+        }
+        items.append("\(report.repetitionRows) repetition rows, \(report.aggregateRows) aggregate rows, "
+            + "\(report.skippedRows) skipped, "
+            + (report.errors.isEmpty ? "0 errors" : "<span class=\"missed\">\(report.errors.count) errors</span>"))
+        if !report.findings.isEmpty { items.append("<a href=\"#findings\">\(report.findings.count) findings</a>") }
+        items.append("families: " + report.index.families.map {
+            "<a href=\"#\(Markup.escape($0))\">\(Markup.escape($0))</a>"
+        }.joined(separator: ", "))
+        return "<p>" + items.joined(separator: " · ") + "</p>\n"
+    }
+
+    static func context(_ file: ResultsFile) -> String {
+        var out = "<table class=\"context\">\n"
+        var machine: [String] = []
+        for entry in file.context {
+            if entry.key == "gb" { machine.append(entry.value); continue }
+            out += "<tr><td>\(Markup.escape(entry.key))</td><td>\(Markup.escape(entry.value))</td></tr>\n"
+        }
+        out += "</table>\n"
+        if !machine.isEmpty {
+            out += "<details><summary>Google Benchmark's own context (\(machine.count) lines)</summary>\n<pre>"
+                + Markup.escape(machine.joined(separator: "\n")) + "</pre></details>\n"
+        }
+        return out
+    }
+
+    /// The SVG of one view, and how many panels it has (0 when there is nothing to draw).
+    static func draw(_ view: View, family: String, report: BenchReport) -> (String, Int) {
+        let index = report.index
+        let benchmarks = index.benchmarks.filter { $0.family == family && $0.skipped == nil }
+        let colorOf = Dictionary(uniqueKeysWithValues: index.engines.enumerated().map { ($1, Charts.color($0)) })
+        switch view {
+        case let .dots(title, center, centerName, tail, tailName, tailStatistic, xLabel):
+            guard let centerMetric = MetricExpression(center), let tailMetric = MetricExpression(tail),
+                  benchmarks.contains(where: { $0.value(centerMetric) != nil }) else { return ("", 0) }
+            let groups = BenchIndex.orderedVariants(benchmarks).map { variant -> (label: String, rows: [Charts.DotRow]) in
+                let rows = index.engines.compactMap { engine -> Charts.DotRow? in
+                    guard let benchmark = benchmarks.first(where: { $0.variant == variant && $0.engine == engine })
+                    else { return nil }
+                    let middle = benchmark.value(centerMetric), end = benchmark.value(tailMetric, tailStatistic)
+                    return Charts.DotRow(engine: engine, color: colorOf[engine] ?? "#333", center: middle, tail: end,
+                                         note: middle == nil && end == nil ? "no value" : nil)
+                }
+                return (variant.isEmpty ? family : variant, rows)
+            }
+            // A target on this figure with an absolute time bound is drawn as a line (the lag monitor's 80 ms).
+            let bound = report.targets.first { result in
+                result.target.selection.family == family && result.target.comparison == .absolute
+                    && result.target.metric == centerMetric && result.target.metric.isTime
+            }.map { ($0.target.bound.value, "target \($0.target.bound.text)") }
+            return (Charts.dotPlot(title: title, centerName: centerName, tailName: tailName, groups: groups,
+                                   xLabel: xLabel, reference: bound), 1)
+        case let .lines(title, x, y, yLabel, logY, optimum):
+            guard let metric = MetricExpression(y) else { return ("", 0) }
+            let withX = benchmarks.filter { $0.parameter(x).flatMap(Double.init) != nil && $0.value(metric) != nil }
+            guard !withX.isEmpty else { return ("", 0) }
+            // Panels: the parameters other than x.
+            func panelKey(_ benchmark: IndexedBenchmark) -> String {
+                benchmark.parameters.filter { $0.key != x }.map { "\($0.key):\($0.value)" }.joined(separator: "/")
+            }
+            var panels: [String] = []
+            for key in BenchIndex.orderedVariants(withX).compactMap({ variant in
+                withX.first { $0.variant == variant }.map(panelKey)
+            }) where !panels.contains(key) { panels.append(key) }
+            let optimumMetric = optimum.flatMap(MetricExpression.init)
+            var out = ""
+            for panel in panels {
+                let members = withX.filter { panelKey($0) == panel }
+                var series = index.engines.compactMap { engine -> ChartSeries? in
+                    let points = members.filter { $0.engine == engine }.compactMap { benchmark -> (x: Double, y: Double)? in
+                        guard let xValue = benchmark.parameter(x).flatMap(Double.init),
+                              let yValue = benchmark.value(metric) else { return nil }
+                        return (xValue, yValue)
+                    }
+                    return points.isEmpty ? nil : ChartSeries(name: engine, color: colorOf[engine] ?? "#333", points: points)
+                }
+                if let optimumMetric {
+                    let subject = report.targets.first?.target.engine ?? index.engines.first ?? ""
+                    let points = members.filter { $0.engine == subject }.compactMap { benchmark -> (x: Double, y: Double)? in
+                        guard let xValue = benchmark.parameter(x).flatMap(Double.init),
+                              let yValue = benchmark.value(optimumMetric) else { return nil }
+                        return (xValue, yValue)
+                    }
+                    if !points.isEmpty {
+                        series.append(ChartSeries(name: "optimum", color: "#000000", points: points, dashed: true))
+                    }
+                }
+                out += Charts.lineChart(title: title, subtitle: panel, xLabel: x, yLabel: yLabel,
+                                        series: series, xStyle: .plain, yStyle: metric.isTime ? .time : .plain,
+                                        logX: true, logY: logY)
+            }
+            return (out, panels.count)
+        }
+    }
+
+    static func htmlTable(_ table: TableResult, smoke: Bool) -> String {
+        guard !table.rows.isEmpty else { return "" }
+        var out = "<table>\n<caption class=\"note\">\(Markup.escape(table.table.title)) "
+            + "(\(smoke ? "one run each" : "median over repetitions"))</caption>\n<tr><th>variant</th>"
+            + table.engines.map { "<th class=\"num\">\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
+        for row in table.rows {
+            out += "<tr><td class=\"mono\">\(Markup.escape(row.variant))</td>"
+                + row.cells.map { "<td class=\"num\">\(Markup.escape(BenchReport.cellText($0, table.table.metrics)))</td>" }
+                .joined() + "</tr>\n"
+        }
+        return out + "</table>\n"
+    }
+
+    /// A family without a table in the targets file: its real_time medians.
+    static func medianTable(_ family: String, _ report: BenchReport) -> String {
+        let table = BenchReport.fill(SummaryTable(title: "\(family), real_time", selection: BenchmarkSelection(family: family),
+                                                  metrics: [MetricExpression("real_time")!], line: 0), report.index)
+        return htmlTable(table, smoke: report.isSmoke)
+    }
+
+    static func targets(_ report: BenchReport) -> String {
+        if report.isSmoke { return "<p class=\"none\">Not evaluated: a smoke run's figures are meaningless.</p>\n" }
+        guard !report.targets.isEmpty else { return "<p class=\"none\">The targets file has no targets.</p>\n" }
+        var out = "<table>\n<tr><th>status</th><th>target</th><th>what</th><th class=\"num\">value</th>"
+            + "<th>bound</th><th>figures</th></tr>\n"
+        func statusCell(_ status: TargetStatus) -> String {
+            let style = status == .met ? "met" : status == .missed ? "missed" : "none"
+            return "<td class=\"\(style) nowrap\">\(Markup.escape(BenchReport.statusWord(status)))</td>"
+        }
+        for result in report.targets {
+            let target = result.target
+            let origin = target.origin.map { " <span class=\"none\">(\(Markup.escape($0)))</span>" } ?? ""
+            if result.outcomes.count == 1, let only = result.outcomes.first {
+                out += "<tr>" + statusCell(result.status) + "<td class=\"mono\">\(Markup.escape(target.id))</td>"
+                    + "<td>\(Markup.escape(target.description))\(origin)</td>"
+                    + "<td class=\"num\">\(Markup.escape(BenchReport.valueText(only, target)))</td>"
+                    + "<td class=\"mono nowrap\">\(Markup.escape(target.bound.text))</td>"
+                    + "<td>\(Markup.escape(BenchReport.explanation(only, target)))</td></tr>\n"
+                continue
+            }
+            out += "<tr>" + statusCell(result.status) + "<td class=\"mono\">\(Markup.escape(target.id))</td>"
+                + "<td>\(Markup.escape(target.description))\(origin)</td><td></td>"
+                + "<td class=\"mono nowrap\">\(Markup.escape(target.bound.text))</td>"
+                + "<td>\(result.outcomes.count) variants:</td></tr>\n"
+            for outcome in result.outcomes {
+                out += "<tr>" + statusCell(outcome.status) + "<td></td>"
+                    + "<td class=\"mono\">\(Markup.escape(outcome.variant))</td>"
+                    + "<td class=\"num\">\(Markup.escape(BenchReport.valueText(outcome, target)))</td><td></td>"
+                    + "<td>\(Markup.escape(BenchReport.explanation(outcome, target)))</td></tr>\n"
+            }
+        }
+        return out + "</table>\n"
+    }
+}

@@ -1,0 +1,121 @@
+// The benchmark report as terminal text: counts, errors, findings, the summary tables and the targets.
+import Foundation
+
+extension BenchReport {
+    /// The report for a terminal (what `scripts/bench.sh` prints after a run). Ends with a newline.
+    public func text() -> String {
+        var out = "runloop report: \(index.file.path): profile \(profile ?? "unknown"), \(repetitionRows) repetition "
+            + "rows, \(aggregateRows) aggregate rows, \(skippedRows) skipped, \(errors.count) errors\n"
+        for line in ReportRenderer.erroredLines(errors) { out += "  ERROR \(line)\n" }
+        if !findings.isEmpty {
+            out += "findings (engines firing timers before their date: counted, not errors):\n"
+            for finding in findings { out += "  FINDING \(BenchReport.describe(finding))\n" }
+        }
+        for table in tables {
+            out += "\n\(table.table.title) (\(isSmoke ? "one run each" : "median over repetitions")):\n"
+            guard !table.rows.isEmpty else {
+                out += "  not measured (no rows of \(table.table.selection.description))\n"
+                continue
+            }
+            let header = ["variant"] + table.engines
+            let rows = table.rows.map { row in
+                [row.variant] + row.cells.map { BenchReport.cellText($0, table.table.metrics) }
+            }
+            out += ReportRenderer.aligned([header] + rows, indent: "  ")
+        }
+        if isSmoke {
+            out += "\ntargets: not evaluated (a smoke run's figures are meaningless)\n"
+            return out
+        }
+        let counts = targetCounts
+        out += "\ntargets for \(targets.first?.target.engine ?? "ref") (\(targetsPath); ratios of medians over "
+            + "repetitions): \(counts[.met] ?? 0) met, \(counts[.missed] ?? 0) missed, "
+            + "\(counts[.notMeasured] ?? 0) not measured\n"
+        var rows: [[String]] = []
+        for result in targets {
+            let target = result.target
+            if result.outcomes.count == 1, let only = result.outcomes.first {
+                rows.append([BenchReport.statusWord(result.status), target.id, BenchReport.valueText(only, target),
+                             target.bound.text, target.description + BenchReport.parenthesised(only, target)])
+                continue
+            }
+            rows.append([BenchReport.statusWord(result.status), target.id, "", target.bound.text,
+                         target.description + " (\(result.outcomes.count) variants)"])
+            for outcome in result.outcomes {
+                rows.append([BenchReport.statusWord(outcome.status), "  " + outcome.variant,
+                             BenchReport.valueText(outcome, target), "",
+                             BenchReport.explanation(outcome, target)])
+            }
+        }
+        out += ReportRenderer.aligned(rows, indent: "  ")
+        return out
+    }
+
+    // MARK: - Pieces (shared with the HTML page)
+
+    /// `cf: BM_...: 3 early fires in 2 of 5 repetitions, the earliest 1.20 us before its date`.
+    static func describe(_ finding: EarlyFireFinding) -> String {
+        var text = "\(finding.engine): \(finding.benchmark): \(ReportRenderer.number(finding.fires)) early fires in "
+            + "\(finding.repetitions) of \(finding.measured) repetitions"
+        if let by = finding.earliestByNs { text += ", the earliest " + String(format: "%.2f us", by / 1000) + " before its date" }
+        return text
+    }
+
+    /// `met`, `MISSED`, `not measured`.
+    static func statusWord(_ status: TargetStatus) -> String {
+        status == .missed ? "MISSED" : status.rawValue
+    }
+
+    /// A figure of `metric` with its unit: `4.68 us` for times, `0.0159` otherwise.
+    static func figure(_ value: Double, _ metric: MetricExpression) -> String {
+        if metric.isTime { return ReportRenderer.format(value, time: true) }
+        if metric.higherIsBetter { return ReportRenderer.value(value, metric: metric.description, time: false) }
+        // Four significant digits without trailing zeros: counts read 64, ratios 0.0892, 1.
+        return abs(value) >= 1e4 ? String(format: "%.0f", value) : String(format: "%.4g", value)
+    }
+
+    /// The compared value: `1.021x`, or the figure for an absolute bound; `-` when not measured.
+    static func valueText(_ outcome: TargetOutcome, _ target: BenchmarkTarget) -> String {
+        guard let value = outcome.value else { return "-" }
+        if outcome.reference != nil { return ratio(value) }
+        return figure(value, target.metric)
+    }
+
+    /// `1.021x`, `12.8x`, `0.0159x`.
+    static func ratio(_ value: Double) -> String { ReportRenderer.significant(value) + "x" }
+
+    /// `ref 4.78 us, epoll 4.68 us`, or why it was not measured.
+    static func explanation(_ outcome: TargetOutcome, _ target: BenchmarkTarget) -> String {
+        var parts: [String] = []
+        if outcome.status != .notMeasured, let subject = outcome.subject {
+            var text = "\(target.engine) " + figure(subject, target.metric)
+            if let reference = outcome.reference {
+                let unitOf: MetricExpression = {
+                    if case .counter(let counter) = target.comparison { return counter }
+                    return target.metric
+                }()
+                text += ", \(reference.label) " + figure(reference.value, unitOf)
+            }
+            parts.append(text)
+        }
+        if let note = outcome.note { parts.append(note) }
+        return parts.joined(separator: "; ")
+    }
+
+    /// ` (ref 4.78 us, epoll 4.68 us)`, or empty.
+    static func parenthesised(_ outcome: TargetOutcome, _ target: BenchmarkTarget) -> String {
+        let text = explanation(outcome, target)
+        return text.isEmpty ? "" : " (\(text))"
+    }
+
+    /// A table cell: `4.68 us`, `0.0159 / 1.20 ms`, `skip`, `-`.
+    static func cellText(_ cell: TableResult.Cell, _ metrics: [MetricExpression]) -> String {
+        switch cell {
+        case .absent: return "-"
+        case .skipped: return "skip"
+        case .values(let values):
+            return zip(values, metrics).map { value, metric in value.map { figure($0, metric) } ?? "-" }
+                .joined(separator: " / ")
+        }
+    }
+}

@@ -1,0 +1,370 @@
+// The benchmark report's data file (Benchmarks/targets.yaml): the summary tables and the targets an engine is held
+// to, read with the line of every field so that a mistake in the file is reported where it is.
+import Foundation
+import Yams
+
+/// A selection of benchmarks: one family, and the parameters (`pin: same`) every selected benchmark has.
+public struct BenchmarkSelection: Sendable, Equatable {
+    /// The family, e.g. `BM_WakeLatency`.
+    public var family: String
+    /// Parameters a benchmark must have (`pin:same`), besides its engine; the others make its variants.
+    public var parameters: [(key: String, value: String)]
+
+    /// Creates a selection.
+    public init(family: String, parameters: [(key: String, value: String)] = []) {
+        self.family = family
+        self.parameters = parameters
+    }
+
+    /// `BM_WakeLatency pin:same load:none`.
+    public var description: String {
+        ([family] + parameters.map { "\($0.key):\($0.value)" }).joined(separator: " ")
+    }
+
+    public static func == (lhs: BenchmarkSelection, rhs: BenchmarkSelection) -> Bool {
+        lhs.family == rhs.family && lhs.parameters.map { "\($0.key):\($0.value)" }
+            == rhs.parameters.map { "\($0.key):\($0.value)" }
+    }
+}
+
+/// A quantity read from a benchmark's rows: one column, or the sum of several (`ns_per_add + ns_per_remove`),
+/// summed per row.
+public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
+    /// The summed columns.
+    public var terms: [Metric]
+
+    /// Parses `a + b + c`; `nil` if a term is empty.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else { return nil }
+        terms = parts.map(Metric.init)
+    }
+
+    /// The value on one row; `nil` when a term has no value there.
+    public func value(on row: BenchmarkRow) -> Double? {
+        var sum = 0.0
+        for term in terms {
+            guard let value = row.value(of: term) else { return nil }
+            sum += value
+        }
+        return sum
+    }
+
+    /// Whether the values are times in nanoseconds: `real_time`, `cpu_time`, or counters named `*_ns` or
+    /// `ns_per_*`.
+    public var isTime: Bool {
+        terms.allSatisfy { $0.isTime || $0.description.hasSuffix("_ns") || $0.description.hasPrefix("ns_per_") }
+    }
+
+    /// Whether larger values are better (every term a `*_per_second` rate).
+    public var higherIsBetter: Bool { terms.allSatisfy(\.defaultHigherIsBetter) }
+
+    /// `ns_per_add + ns_per_remove`.
+    public var description: String { terms.map(\.description).joined(separator: " + ") }
+
+    /// The columns a file must have for this expression.
+    public var columns: [String] { terms.map(\.description) }
+}
+
+/// Which value of a benchmark's repetitions a target or table uses.
+public enum Statistic: String, Sendable, Equatable, CaseIterable {
+    /// The median over repetitions.
+    case median
+    /// The largest value over repetitions (the worst, for lateness and counts of misbehaviour).
+    case max
+}
+
+/// What the subject's value is divided by before it meets the bound.
+public enum TargetComparison: Sendable, Equatable {
+    /// No division: the value itself meets the bound (with its unit).
+    case absolute
+    /// The same benchmark's value on another engine.
+    case engine(String)
+    /// The best value among these engines (the smallest for an upper bound, the largest for a lower bound), among
+    /// those measured.
+    case bestOf([String])
+    /// Another column of the subject's own rows (`optimal_wakeups_per_fire`).
+    case counter(MetricExpression)
+}
+
+/// The bound a target's value must meet: `<= 1.03x`, `>= 1x`, `<= 80 ms`, `<= 0`.
+public struct TargetBound: Sendable, Equatable, CustomStringConvertible {
+    /// `<=` (at most) or `>=` (at least).
+    public var atMost: Bool
+    /// The bound in the value's own unit (nanoseconds for times, a ratio for comparisons).
+    public var value: Double
+    /// The text as written, for display.
+    public var text: String
+
+    /// Parses `<= 1.03x`, `>= 1x`, `<= 80 ms`, `<= 0`; `ratio` says whether the value is a ratio (then the `x` is
+    /// required), `time` whether it is a time (then ns, us, ms or s is accepted). `nil` if malformed.
+    public init?(_ written: String, ratio: Bool, time: Bool) {
+        var text = written.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("<=") { atMost = true } else if text.hasPrefix(">=") { atMost = false } else { return nil }
+        text = text.dropFirst(2).trimmingCharacters(in: .whitespaces)
+        var scale = 1.0
+        if ratio {
+            guard text.hasSuffix("x") else { return nil }
+            text = String(text.dropLast()).trimmingCharacters(in: .whitespaces)
+        } else if time, let unit = BenchmarkTimeUnit.allCases.first(where: { text.hasSuffix(" " + $0.rawValue) }) {
+            scale = unit.nanoseconds
+            text = String(text.dropLast(unit.rawValue.count)).trimmingCharacters(in: .whitespaces)
+        }
+        guard let number = Double(text.replacingOccurrences(of: ",", with: "")), number.isFinite else { return nil }
+        value = number * scale
+        self.text = written.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether `value` meets the bound.
+    public func isMet(by value: Double) -> Bool { atMost ? value <= self.value : value >= self.value }
+
+    public var description: String { text }
+}
+
+/// One target: a figure of the subject engine, how it is compared, and the bound it must meet.
+public struct BenchmarkTarget: Sendable, Equatable {
+    /// A short stable id, e.g. `wake.same.epoll`.
+    public var id: String
+    /// What it checks, in words.
+    public var description: String
+    /// The engine held to the target.
+    public var engine: String
+    /// The benchmarks it reads (every variant that matches must meet it).
+    public var selection: BenchmarkSelection
+    /// The quantity.
+    public var metric: MetricExpression
+    /// Median or worst repetition.
+    public var statistic: Statistic
+    /// What the value is divided by.
+    public var comparison: TargetComparison
+    /// The bound.
+    public var bound: TargetBound
+    /// Where it comes from (an issue, a review), for the reader.
+    public var origin: String?
+    /// Its line in the targets file.
+    public var line: Int
+}
+
+/// One table of the summary: a family's figure per variant (rows) and engine (columns).
+public struct SummaryTable: Sendable, Equatable {
+    /// The heading.
+    public var title: String
+    /// The benchmarks shown.
+    public var selection: BenchmarkSelection
+    /// One or more quantities, shown as `a / b` in a cell.
+    public var metrics: [MetricExpression]
+    /// Its line in the targets file.
+    public var line: Int
+}
+
+/// The parsed targets file.
+public struct TargetsFile: Sendable {
+    /// The format version this reader understands.
+    public static let formatVersion = 1
+    /// The path it was read from.
+    public var path: String
+    /// The engine targets are for unless one says otherwise.
+    public var engine: String
+    /// The summary tables, in order.
+    public var summary: [SummaryTable]
+    /// The targets, in order.
+    public var targets: [BenchmarkTarget]
+
+    /// Reads and validates the file.
+    /// - Throws: `CompareInputError` naming the file, line and field.
+    public static func load(path: String) throws -> TargetsFile {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CompareInputError(.fileNotFound, file: path, field: "--targets", detail: "no such targets file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CompareInputError(.unreadable, file: path, detail: "cannot read the targets file")
+        }
+        return try parse(String(decoding: data, as: UTF8.self), file: path)
+    }
+
+    /// Parses the text of a targets file; `file` names it in errors.
+    /// - Throws: `CompareInputError` naming the file, line and field.
+    public static func parse(_ text: String, file: String) throws -> TargetsFile {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw CompareInputError(.emptyFile, file: file, detail: "the targets file is empty")
+            }
+            root = node
+        } catch let error as CompareInputError {
+            throw error
+        } catch let error as YamlError {
+            let (line, problem) = located(error)
+            throw CompareInputError(.invalidArgument, file: file, line: line, detail: "YAML syntax error: \(problem)")
+        }
+        let top = Entry(node: root, file: file, field: "")
+        var fields = try top.fields()
+        let version = try fields.required("format").int()
+        guard version == formatVersion else {
+            throw fields.owner.error("format \(version) is not supported (this runloop reads format \(formatVersion))",
+                                     field: "format")
+        }
+        let engine = try fields.required("engine").string()
+        var summary: [SummaryTable] = []
+        for (index, entry) in try (fields.optional("summary")?.sequence() ?? []).enumerated() {
+            var table = try entry.renamed("summary[\(index)]").fields()
+            let selection = try readSelection(&table)
+            let metricNode = try table.required("metric")
+            let metrics = try (metricNode.isSequence ? metricNode.sequence() : [metricNode]).map { try $0.metric() }
+            summary.append(SummaryTable(title: try table.required("title").string(), selection: selection,
+                                        metrics: metrics, line: entry.line))
+            try table.finish()
+        }
+        var targets: [BenchmarkTarget] = []
+        var ids = Set<String>()
+        for (index, entry) in try (fields.optional("targets")?.sequence() ?? []).enumerated() {
+            var target = try entry.renamed("targets[\(index)]").fields()
+            let idNode = try target.required("id")
+            let id = try idNode.string()
+            guard ids.insert(id).inserted else { throw idNode.error("duplicate target id '\(id)'") }
+            let selection = try readSelection(&target)
+            let metric = try target.required("metric").metric()
+            var statistic = Statistic.median
+            if let node = target.optional("statistic") {
+                guard let parsed = Statistic(rawValue: try node.string()) else {
+                    throw node.error("expected median or max")
+                }
+                statistic = parsed
+            }
+            var comparisons: [TargetComparison] = []
+            if let node = target.optional("ratio_to") { comparisons.append(.engine(try node.string())) }
+            if let node = target.optional("ratio_to_best_of") {
+                let engines = try node.sequence().map { try $0.string() }
+                guard !engines.isEmpty else { throw node.error("name at least one engine") }
+                comparisons.append(.bestOf(engines))
+            }
+            if let node = target.optional("ratio_to_counter") { comparisons.append(.counter(try node.metric())) }
+            guard comparisons.count <= 1 else {
+                throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter")
+            }
+            let comparison = comparisons.first ?? .absolute
+            let boundNode = try target.required("bound")
+            let isRatio = comparison != .absolute
+            guard let bound = TargetBound(try boundNode.string(), ratio: isRatio, time: !isRatio && metric.isTime) else {
+                throw boundNode.error(isRatio ? "expected '<= NUMBERx' or '>= NUMBERx' (a ratio)"
+                    : "expected '<= NUMBER' or '>= NUMBER'" + (metric.isTime ? ", with a unit ns, us, ms or s" : ""))
+            }
+            targets.append(BenchmarkTarget(
+                id: id, description: try target.required("description").string(),
+                engine: try target.optional("engine")?.string() ?? engine, selection: selection, metric: metric,
+                statistic: statistic, comparison: comparison, bound: bound,
+                origin: try target.optional("origin")?.string(), line: entry.line))
+            try target.finish()
+        }
+        try fields.finish()
+        return TargetsFile(path: file, engine: engine, summary: summary, targets: targets)
+    }
+
+    /// `family` and `where` of a table or target.
+    private static func readSelection(_ fields: inout Entry.Fields) throws -> BenchmarkSelection {
+        let family = try fields.required("family").string()
+        var parameters: [(String, String)] = []
+        if let node = fields.optional("where") {
+            for (key, value) in try node.mapping() { parameters.append((key, try value.string())) }
+        }
+        return BenchmarkSelection(family: family, parameters: parameters)
+    }
+
+    /// The line and the words of a YAML syntax error.
+    private static func located(_ error: YamlError) -> (line: Int?, problem: String) {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            return (mark.line, [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": "))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return (context.mark.line, "a key appears twice in one mapping: " + duplicates.sorted().joined(separator: ", "))
+        default:
+            return (nil, "\(error)")
+        }
+    }
+}
+
+/// A YAML node of the targets file with its location, read into typed values.
+private struct Entry {
+    let node: Node
+    let file: String
+    let field: String
+
+    var line: Int { node.mark?.line ?? 0 }
+    var isSequence: Bool { if case .sequence = node { return true } else { return false } }
+
+    func renamed(_ name: String) -> Entry { Entry(node: node, file: file, field: name) }
+
+    func error(_ detail: String, field: String? = nil) -> CompareInputError {
+        let name = field.map { self.field.isEmpty ? $0 : self.field + "." + $0 } ?? self.field
+        return CompareInputError(.invalidArgument, file: file, line: line, field: name.isEmpty ? nil : name,
+                                 detail: detail)
+    }
+
+    func string() throws -> String {
+        guard case .scalar(let scalar) = node, !scalar.string.isEmpty else { throw error("expected a text value") }
+        return scalar.string
+    }
+
+    func int() throws -> Int {
+        guard let value = node.int else { throw error("expected an integer") }
+        return value
+    }
+
+    func metric() throws -> MetricExpression {
+        guard let metric = MetricExpression(try string()) else {
+            throw error("expected a column name or a sum of them ('ns_per_add + ns_per_remove')")
+        }
+        return metric
+    }
+
+    func sequence() throws -> [Entry] {
+        guard case .sequence(let sequence) = node else { throw error("expected a list") }
+        return sequence.enumerated().map { Entry(node: $1, file: file, field: "\(field)[\($0)]") }
+    }
+
+    func mapping() throws -> [(String, Entry)] {
+        guard case .mapping(let mapping) = node else { throw error("expected a mapping") }
+        var seen = Set<String>()
+        var pairs: [(String, Entry)] = []
+        for (keyNode, valueNode) in mapping {
+            let key = try Entry(node: keyNode, file: file, field: field).string()
+            let child = Entry(node: valueNode, file: file, field: field.isEmpty ? key : field + "." + key)
+            guard seen.insert(key).inserted else { throw child.error("duplicate key '\(key)'") }
+            pairs.append((key, child))
+        }
+        return pairs
+    }
+
+    func fields() throws -> Fields { Fields(owner: self, pairs: try mapping()) }
+
+    /// The fields of one mapping, consumed by name; `finish()` rejects the rest.
+    struct Fields {
+        let owner: Entry
+        var pairs: [(String, Entry)]
+        var used = Set<String>()
+
+        init(owner: Entry, pairs: [(String, Entry)]) {
+            self.owner = owner
+            self.pairs = pairs
+        }
+
+        mutating func optional(_ key: String) -> Entry? {
+            guard let pair = pairs.first(where: { $0.0 == key }) else { return nil }
+            used.insert(key)
+            return pair.1
+        }
+
+        mutating func required(_ key: String) throws -> Entry {
+            guard let entry = optional(key) else { throw owner.error("the field '\(key)' is missing") }
+            return entry
+        }
+
+        func finish() throws {
+            if let extra = pairs.first(where: { !used.contains($0.0) }) {
+                throw extra.1.error("unknown field '\(extra.0)'")
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// `runloop report`: parses arguments and hands them to CompareKit's ReportTool; all logic lives there.
+import ArgumentParser
+import CompareKit
+import Foundation
+
+/// The summary and the targets of one benchmark results file, and its HTML page.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Summarise a benchmark results file: tables per family, the engines' findings, the targets met and missed.",
+        discussion: """
+        runloop report results/FILE.csv   prints what scripts/bench.sh prints after a run.
+        runloop report FILE.csv --html page.html   also writes one self-contained page (inline SVG charts).
+
+        The summary tables and the targets come from Benchmarks/targets.yaml (the file's own comments say how \
+        to add one). A target whose rows are not in the file is "not measured", not missed.
+
+        Exit status: 0 when the report was printed (missed targets included), 2 for bad input (the message \
+        names the file, line and field).
+        """)
+
+    @Argument(help: "A results CSV written by scripts/bench.sh (or any Google Benchmark CSV).")
+    var file: String
+
+    @Option(help: ArgumentHelp("The targets file (default: Benchmarks/targets.yaml of the checkout).", valueName: "path"))
+    var targets: String?
+
+    @Option(help: ArgumentHelp("Write the report as one self-contained HTML page to this file.", valueName: "file"))
+    var html: String?
+
+    func run() throws {
+        let outcome = ReportTool.run(ReportOptions(file: file, targetsPath: targets, htmlPath: html))
+        if !outcome.output.isEmpty { FileHandle.standardOutput.write(Data(outcome.output.utf8)) }
+        for line in outcome.diagnostics { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+    }
+}

@@ -1,0 +1,220 @@
+// The benchmark report (`runloop report`): the targets file, the targets' arithmetic, "not measured", the text, and
+// the HTML page as well-formed XML, from fixtures and from the checked-in results file.
+import Foundation
+import Testing
+@testable import CompareKit
+import MarkupKit
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The repository's root, from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// Parses `text` as XML; returns the parser's error (with its line), or nil if it is well-formed.
+func xmlProblem(_ text: String) -> String? {
+    let parser = XMLParser(data: Data(text.utf8))
+    if parser.parse() { return nil }
+    return "line \(parser.lineNumber), column \(parser.columnNumber): \(parser.parserError.map { "\($0)" } ?? "unknown")"
+}
+
+@Suite struct ReportTests {
+    /// Seven engines' worth of a small run: every family the page draws, with rows chosen so that each kind of
+    /// comparison meets or misses on purpose.
+    static func results(profile: String = "full") -> String {
+        var benchmarks: [FixtureBenchmark] = []
+        let wake: [String: Double] = ["ref": 4000, "cf": 6000, "glib": 5000, "libuv": 5300, "libevent": 4500,
+                                      "epoll": 3950]
+        for (engine, p50) in wake {
+            for pin in ["same", "diff"] {
+                benchmarks.append(FixtureBenchmark(
+                    name: "BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:none/manual_time",
+                    times: Fixtures.noisy(p50), counters: ["latency_p50_ns": Fixtures.noisy(p50),
+                                                           "latency_p99_ns": Fixtures.noisy(p50 * 2)]))
+            }
+        }
+        for engine in ["ref", "cf", "libuv"] {
+            for n in [1, 64, 512] {
+                let cost: Double = engine == "ref" ? 10 : engine == "cf" ? 40 : 5
+                benchmarks.append(FixtureBenchmark(
+                    name: "BM_ObserverDispatch/engine:\(engine)/observers:\(n)/real_time", times: Fixtures.noisy(100),
+                    counters: ["ns_per_callout": Fixtures.noisy(cost), "ns_per_pass": Fixtures.noisy(cost * Double(n))]))
+            }
+        }
+        for k in [100, 1000, 10000] {
+            for engine in ["ref", "cf"] {
+                let optimal = 10.0 / Double(k)
+                benchmarks.append(FixtureBenchmark(
+                    name: "BM_TimerCoalescing/engine:\(engine)/timers:\(k)/tolerance:10pct/burn:no/iterations:1/manual_time",
+                    times: Fixtures.noisy(1e8),
+                    counters: ["wakeups_per_fire": Fixtures.noisy(engine == "ref" ? optimal * 1.05 : 1),
+                               "optimal_wakeups_per_fire": Fixtures.noisy(optimal),
+                               "early_fires": [0, 0, engine == "cf" ? 3 : 0, 0, 0, 0, 0, 0, 0],
+                               "late_fires": Array(repeating: 0, count: 9),
+                               "lateness_max_ns": Fixtures.noisy(2e6), "lateness_p99_ns": Fixtures.noisy(1e6)]))
+            }
+        }
+        for producers in [1, 2, 4] {
+            for (engine, rate) in [("ref", 2e6), ("cf", 1e6), ("libuv", 2.5e6)] {
+                benchmarks.append(FixtureBenchmark(
+                    name: "BM_ResidentThroughput/engine:\(engine)/producers:\(producers)/real_time",
+                    times: Fixtures.noisy(1e6),
+                    counters: ["items_per_second": Fixtures.noisy(rate * Double(producers)),
+                               "wakeups_per_item": Fixtures.noisy(0.1), "handoff_p50_ns": Fixtures.noisy(3000),
+                               "handoff_p99_ns": Fixtures.noisy(9000)]))
+            }
+        }
+        for stall in [50, 100, 250] {
+            benchmarks.append(FixtureBenchmark(
+                name: "BM_LagMonitor/engine:ref/stall_ms:\(stall)/iterations:1/manual_time", times: Fixtures.noisy(1e8),
+                counters: ["detection_delay_ns": Fixtures.noisy(stall > 80 ? 30e6 : 0),
+                           "false_positives": Array(repeating: 0, count: 9), "overhead_ns_per_pass": Fixtures.noisy(40)]))
+        }
+        benchmarks.append(FixtureBenchmark(name: "BM_ObserverDispatch/engine:libevent/observers:64/real_time", times: [],
+                                           error: "skipped: no observers <here> & there"))
+        let context = ["# label: fixture <&>", "# profile: \(profile) (repetitions 9)", "# engine_ref: the reference",
+                       "# engine_cf: CoreFoundation", "# cpus: 2", "# gb: Run on (2 X 2100 MHz CPU s)"]
+        return Fixtures.csv(benchmarks, context: context)
+    }
+
+    static func targets() throws -> TargetsFile {
+        try TargetsFile.load(path: repositoryRoot.appendingPathComponent("Benchmarks/targets.yaml").path)
+    }
+
+    static func report(profile: String = "full") throws -> BenchReport {
+        BenchReport(file: try ResultsReader.parse(text: results(profile: profile), file: "fixture.csv"),
+                    targets: try targets())
+    }
+
+    static func status(_ report: BenchReport, _ id: String) -> TargetStatus? {
+        report.targets.first { $0.target.id == id }?.status
+    }
+
+    @Test func theShippedTargetsFileLoadsWithEveryTargetOfIssue13() throws {
+        let ids = Set(try Self.targets().targets.map(\.id))
+        for id in ["wake.same.epoll-1.10", "wake.same.cf", "observers.64.cf", "coalescing.1000.cf",
+                   "coalescing.1000.lateness", "scale.timer.peers", "scale.source.cf", "scale.observer.peers",
+                   "observers.512.libuv", "wake.same.peers", "wake.same.epoll", "wake.diff.epoll", "coalescing.optimal",
+                   "coalescing.no-early", "coalescing.no-late", "resident.4.peers", "lag.delay", "lag.false-positives"] {
+            #expect(ids.contains(id), "missing target \(id)")
+        }
+    }
+
+    @Test func ratiosAgainstAnEngineABestOfSetAndACounter() throws {
+        let report = try Self.report()
+        #expect(Self.status(report, "wake.same.cf") == .met)  // 4000 / 6000
+        #expect(Self.status(report, "wake.same.peers") == .met)  // 4000 / libevent's 4500
+        #expect(Self.status(report, "wake.same.epoll") == .met)  // 4000 / 3950 = 1.013
+        #expect(Self.status(report, "observers.64.libuv") == .missed)  // 10 / 5
+        #expect(Self.status(report, "observers.64.cf") == .met)
+        #expect(Self.status(report, "coalescing.optimal") == .met)  // 1.05 of the optimum at every K
+        #expect(Self.status(report, "resident.4.peers") == .missed)  // libuv's 2.5M/s is ahead
+        #expect(Self.status(report, "lag.delay") == .met)
+        #expect(Self.status(report, "lag.false-positives") == .met)
+        let peers = try #require(report.targets.first { $0.target.id == "wake.same.peers" }?.outcomes.first)
+        #expect(peers.reference?.label.hasPrefix("libevent") == true)
+        #expect(abs((peers.value ?? 0) - 4000.0 / 4500) < 1e-3)
+        let optimal = try #require(report.targets.first { $0.target.id == "coalescing.optimal" })
+        #expect(optimal.outcomes.map(\.variant) == ["timers:100/tolerance:10pct/burn:no",
+                                                    "timers:1000/tolerance:10pct/burn:no",
+                                                    "timers:10000/tolerance:10pct/burn:no"])
+    }
+
+    @Test func absentRowsAreNotMeasuredNotMissed() throws {
+        let report = try Self.report()
+        // No BM_Scale rows at all, and no epoll observer rows: not measured.
+        #expect(Self.status(report, "scale.timer.peers") == .notMeasured)
+        let text = report.text()
+        #expect(text.contains("not measured  scale.timer.peers"))
+        #expect(text.contains("scale, add + remove at N = 10,000 (median over repetitions):\n  not measured"))
+    }
+
+    @Test func earlyFiresAreFindingsAndSkipsAreCounted() throws {
+        let report = try Self.report()
+        #expect(report.findings.map(\.engine) == ["cf", "cf", "cf"])
+        #expect(report.findings.first?.repetitions == 1 && report.findings.first?.measured == 9)
+        #expect(report.skippedRows == 1 && report.errors.isEmpty)
+        #expect(report.text().contains("FINDING cf: BM_TimerCoalescing/engine:cf/timers:100/"))
+    }
+
+    @Test func aSmokeRunIsNotHeldToTargets() throws {
+        let report = try Self.report(profile: "smoke")
+        #expect(report.targets.isEmpty)
+        #expect(report.text().contains("targets: not evaluated"))
+    }
+
+    @Test func theTextShowsUnitsAndVariantsInOrder() throws {
+        let text = try Self.report().text()
+        #expect(text.contains("observers:1 "))
+        let one = try #require(text.range(of: "observers:1 ")), many = try #require(text.range(of: "observers:512"))
+        #expect(one.lowerBound < many.lowerBound)
+        #expect(text.contains("4.000 us"))  // wake latency in microseconds
+        #expect(text.contains("M/s") || text.contains("4000000"))
+    }
+
+    @Test func badTargetsFilesNameTheLineAndField() {
+        let cases: [(String, String)] = [
+            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: \"<= 2\"\n    ratio_to: cf\n",
+             "t.yaml:8: error: invalid argument: field 'targets[0].bound'"),
+            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: \"<= 2\"\n    colour: red\n",
+             "t.yaml:9: error: invalid argument: field 'targets[0].colour': unknown field 'colour'"),
+            ("format: 2\nengine: ref\n", "field 'format'"),
+            ("format: 1\nengine: ref\nsummary:\n  - title: t\n    family: F\n", "the field 'metric' is missing"),
+            ("format: 1\nengine: [ref\n", "t.yaml:3: error: invalid argument: YAML syntax error"),
+        ]
+        for (text, message) in cases {
+            #expect(throws: CompareInputError.self) { try TargetsFile.parse(text, file: "t.yaml") }
+            do {
+                _ = try TargetsFile.parse(text, file: "t.yaml")
+            } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+
+    @Test func theToolExitsTwoOnABrokenCSVAndZeroWithMissedTargets() throws {
+        let targets = repositoryRoot.appendingPathComponent("Benchmarks/targets.yaml").path
+        let good = try Fixtures.write(Self.results())
+        let fine = ReportTool.run(ReportOptions(file: good, targetsPath: targets))
+        #expect(fine.exitCode == 0 && fine.output.contains("MISSED"))
+        let broken = try Fixtures.write(String(Self.results().prefix(900)) + "\n\"BM_X\",1\n")
+        let outcome = ReportTool.run(ReportOptions(file: broken, targetsPath: targets))
+        #expect(outcome.exitCode == 2)
+        #expect(outcome.diagnostics.first?.contains(broken + ":") == true)
+    }
+
+    @Test func thePageIsWellFormedAndDrawsEveryFamily() throws {
+        let page = BenchPage.html(try Self.report())
+        #expect(xmlProblem(page) == nil, "\(xmlProblem(page) ?? "")")
+        for family in ["BM_WakeLatency", "BM_ObserverDispatch", "BM_TimerCoalescing", "BM_ResidentThroughput",
+                       "BM_LagMonitor"] {
+            #expect(page.contains("<h3 id=\"\(family)\">"))
+        }
+        #expect(page.contains("optimum"))  // the dashed optimum of the coalescing chart
+        #expect(page.contains("target &lt;= 80 ms"))  // the lag monitor's bound drawn on its chart
+        #expect(page.contains("fixture &lt;&amp;&gt;"))
+        #expect(!page.contains("<script"))
+        #expect(!page.contains("src=") && !page.contains("href=\"http"))  // nothing loaded from anywhere
+        let smoke = BenchPage.html(try Self.report(profile: "smoke"))
+        #expect(xmlProblem(smoke) == nil)
+    }
+
+    @Test func thePageOfTheCheckedInResultsIsWellFormed() throws {
+        let directory = repositoryRoot.appendingPathComponent("results")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".csv") }
+        #expect(!files.isEmpty)
+        for name in files {
+            let file = try ResultsReader.read(path: directory.appendingPathComponent(name).path)
+            let page = BenchPage.html(BenchReport(file: file, targets: try Self.targets()))
+            #expect(xmlProblem(page) == nil, "\(name): \(xmlProblem(page) ?? "")")
+        }
+    }
+
+    @Test func escapingMakesAnyTextWellFormed() {
+        let nasty = "a<b>&c\"d'e\u{0}\u{1}\u{1B}[K\u{FFFE}"
+        let document = "<r a=\"\(Markup.escape(nasty))\">\(Markup.escape(nasty))</r>"
+        #expect(xmlProblem(document) == nil)
+        #expect(Markup.escape("<&>") == "&lt;&amp;&gt;")
+    }
+}
