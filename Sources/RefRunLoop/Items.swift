@@ -354,4 +354,16 @@ enum LoopItem {
         case .observer(let observer): return ObjectIdentifier(observer)
         }
     }
+
+    /// Whether adding the item to `loop` can do anything: it is valid and, for a timer or an observer, in no loop or
+    /// in this one. CFRunLoopAddSource, AddTimer and AddObserver return before they look a mode up otherwise, so no
+    /// mode is created (rule common.add-common-mode). Takes the item's lock.
+    func canJoin(_ loop: RefRunLoop) -> Bool {
+        switch self {
+        case .source(let source): return source.isValid
+        case .timer(let timer): return timer.lock.withLock { timer.valid && (timer.loop == nil || timer.loop === loop) }
+        case .observer(let observer):
+            return observer.lock.withLock { observer.valid && (observer.loop == nil || observer.loop === loop) }
+        }
+    }
 }

@@ -245,7 +245,9 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
     func addLocked(_ item: LoopItem, to name: String, callouts: inout [() -> Void]) {
-        guard let mode = modeLocked(name, create: true), !mode.contains(item) else { return }
+        // An item that cannot join creates no mode, also when a new common mode receives the common items, which may
+        // still list an item invalidated while it was in no mode.
+        guard item.canJoin(self), let mode = modeLocked(name, create: true), !mode.contains(item) else { return }
         switch item {
         case .source(let source):
             // An invalid source is never added (CF checks in CFRunLoopAddSource, also when a new common mode
