@@ -34,8 +34,9 @@ public struct KnownDivergence: Sendable {
     public var actions: [String]?
     /// Whether `actions` must be in a trigger's `do` list (or a helper thread's started from one): one callout's.
     public var inCallout: Bool = false
-    /// Item kinds (`timer`, `source0`, ...) of which the case must remove or invalidate an item (for `timer`, a
-    /// one-shot timer that fires counts: CF invalidates it). Nil: any case.
+    /// Item kinds (`timer`, `source0`, ...) of which the case must remove or invalidate an item (for `timer`, a timer
+    /// that fires counts: it is out of its modes' arming during its callout, and a one-shot one is invalidated).
+    /// Nil: any case.
     public var removes: [String]? = nil
     /// A change to the case that takes the defect's cause away; the engines must agree on the changed case.
     public var counterfactual: Counterfactual? = nil
@@ -64,12 +65,13 @@ public struct KnownDivergence: Sendable {
                 default: return nil
                 }
             })
-            // A one-shot timer that fires leaves its modes too: CF invalidates it after its callout (RL 2524).
-            let oneShots = specCase.items.compactMap { item -> String? in
-                if case .timer(_, let interval, _, _) = item.kind, interval <= 0 { return "fire " + item.name }
+            // A timer that fires leaves every mode's arming while its callout runs (__CFArmNextTimerInMode skips
+            // firing timers, RL 2390-91), and a one-shot timer for good (CF invalidates it after its callout, RL 2548).
+            let timers = specCase.items.compactMap { item -> String? in
+                if case .timer = item.kind { return "fire " + item.name }
                 return nil
             }
-            if (first + second).contains(where: oneShots.contains) { removed.insert("timer") }
+            if (first + second).contains(where: timers.contains) { removed.insert("timer") }
             guard removes.allSatisfy(removed.contains) else { return false }
         }
         if let lines {
