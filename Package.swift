@@ -69,11 +69,14 @@ let package = Package(
         // Reading benchmark CSVs, comparing them with statistics, and the benchmark report with its targets.
         .target(name: "CompareKit", dependencies: ["MarkupKit", .product(name: "Yams", package: "Yams")],
                 exclude: ["COMPARING.md"]),
+        // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
+        // test worker.
+        .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "LoadedCFEngine", "ConformanceKit", "EngineKit"]),
         // The command-line tool: parses arguments and calls the libraries.
         .executableTarget(
             name: "runloop",
             dependencies: [
-                "ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "LoadedCFEngine", "CompareKit",
+                "ConformanceKit", "ConformanceSpec", "Engines", "EngineKit", "CompareKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -81,13 +84,13 @@ let package = Package(
         // chosen cases (process isolation's own test). ConformanceTests runs it; it is not part of `runloop`.
         .executableTarget(
             name: "ConformanceTestWorker",
-            dependencies: ["ConformanceKit", "CFEngine", "RefEngine", "LoadedCFEngine", "EngineKit"],
+            dependencies: ["ConformanceKit", "Engines", "RefEngine", "EngineKit"],
             path: "Tests/ConformanceTestWorker"
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ConformanceKit", "ConformanceSpec", "CFEngine", "RefEngine", "LoadedCFEngine", "CFLoader",
-                           "EngineKit"]
+            dependencies: ["ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "LoadedCFEngine",
+                           "CFLoader", "EngineKit"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),

@@ -7,7 +7,8 @@
 #   --filter REGEX   only benchmarks whose name matches (Google Benchmark's --benchmark_filter)
 #   --out FILE       where to write the CSV (default results/<label>-<date>.csv)
 #   --label LABEL    the label in the default file name (default <virtualisation>-<CPUs>cpu[-quick])
-#   --engines LIST   comma-separated subset of ref,cf,glib,libuv,libevent,epoll, and cf:PATH for any CoreFoundation
+#   --engines LIST   comma-separated subset of the harness's engines (all_engines() in Benchmarks/Harness/common.cpp:
+#                    ref,cf,glib,libuv,libevent,epoll), and cf:PATH for any CoreFoundation
 #                    library loaded at run time (named cf:NAME after its file)
 #   --repetitions N  repetitions per benchmark (default and minimum 5, wake latency at least 9; every one is kept)
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
@@ -26,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 arguments="$*"
 profile=full filter="" out="" label="" engines="" repetitions=5 watchdog=""

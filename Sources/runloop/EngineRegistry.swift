@@ -1,19 +1,18 @@
-// The engines `runloop` hosts, by name, and the family it loads on request (`cf:PATH`).
+// The engines `runloop` hosts (the package's one list, Sources/Engines/BuiltinEngines.swift), and how it makes one for
+// `--isolation none`.
 
-import CFEngine
 import ConformanceKit
 import EngineKit
-import LoadedCFEngine
-import RefEngine
+import Engines
 
 enum EngineRegistry {
     /// Every built-in engine, in the order of the report's columns.
-    static let all: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine()]
+    static var all: [any RunLoopEngine] { BuiltinEngines.all }
 
-    static var names: [String] { all.map(\.name) }
+    static var names: [String] { BuiltinEngines.names }
 
     /// Makes the engines that are not built in: `cf:PATH`.
-    static let loader: EngineLoader = LoadedCFEngine.loadEngine
+    static var loader: EngineLoader { BuiltinEngines.loader }
 
     /// The engine object a description selects, in this process (for `--isolation none`).
     static func make(_ description: EngineDescription) throws -> any RunLoopEngine {

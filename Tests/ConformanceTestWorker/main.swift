@@ -3,13 +3,11 @@
 // with one planted bug, for the fuzzer's tests. Built with the package (SwiftPM builds every executable target) but
 // never part of `runloop`.
 
-import CFEngine
 import ConformanceKit
 import EngineKit
+import Engines
 import Foundation
-import LoadedCFEngine
-import RefEngine
 
-let engines: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine(), FaultyEngine(), PlantedEngine()]
+let engines: [any RunLoopEngine] = BuiltinEngines.all + [FaultyEngine(), PlantedEngine()]
 exit(WorkerService.main(arguments: Array(CommandLine.arguments.dropFirst()), engines: engines,
-                        loader: LoadedCFEngine.loadEngine))
+                        loader: BuiltinEngines.loader))

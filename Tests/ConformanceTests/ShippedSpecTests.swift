@@ -5,6 +5,7 @@ import CFEngine
 import ConformanceKit
 import ConformanceSpec
 import EngineKit
+import Engines
 import RefEngine
 import Testing
 
@@ -23,7 +24,7 @@ enum ShippedSpec {
     static let caseIDs: [String] = ((try? loaded.get()) ?? []).map(\.id)
 
     /// One worker process per engine for all its cases, as `runloop conform` runs them.
-    static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: ["cf", "ref"].map {
+    static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: BuiltinEngines.names.map {
         ($0, WorkerSession(launcher: TestWorker.launcher(), specPath: request.specPath, engine: TestWorker.engine($0)))
     })
 
@@ -44,8 +45,7 @@ struct ShippedSpecTests {
     @Test func specLoadsWithEnoughCases() throws {
         let cases = try ShippedSpec.loaded.get()
         #expect(cases.count >= 120)
-        _ = try Conformance.loadExpectations(ShippedSpec.request, engines: [CoreFoundationEngine().name,
-                                                                            ReferenceEngine().name])
+        _ = try Conformance.loadExpectations(ShippedSpec.request, engines: BuiltinEngines.names)
     }
 
     /// Every case pins at least one catalogue rule, every rule is pinned by two cases or more, and every cited id
