@@ -8,7 +8,8 @@
 //
 // Arguments:
 //   pin:same   both threads pinned to one CPU: no idle-CPU wake-up by the hypervisor, the loop's own cost shows
-//   pin:diff   the threads on two CPUs: dominated by waking an idle vCPU (see toolchain-notes.md)
+//   pin:diff   the threads on two CPUs: dominated by waking an idle vCPU (on a KVM guest the hypervisor's wake-up
+//              of the halted vCPU costs several microseconds, more than any engine's own path)
 //   load:none  nothing else in the loop
 //   load:idle1000  1,000 idle sources and 1,000 idle timers (due in an hour) registered as well
 //   load:burn  a thread spinning on the loop thread's CPU
