@@ -1,5 +1,5 @@
-// The three bars through the built `runloop` binary. The binary is looked for next to the test
-// bundle; the tests are skipped when it is absent or has no `compare` subcommand yet.
+// `runloop compare` through the built binary: a file against itself exits 0, a 1.5x slower file exits 1, broken input
+// exits 2 naming the file. The binary is looked for next to the test bundle; the suite is skipped when it is absent.
 import Foundation
 import Testing
 
@@ -48,7 +48,7 @@ enum RunloopBinary {
     }
 }
 
-@Suite(.enabled(if: RunloopBinary.available, "the runloop binary is absent or has no `compare` subcommand yet"))
+@Suite(.enabled(if: RunloopBinary.available, "the runloop binary is not built next to the tests"))
 struct CLITests {
     let base: String
     let slower: String
@@ -59,7 +59,7 @@ struct CLITests {
         slower = try Fixtures.write(Fixtures.scaleTimes(suite, by: 1.5), name: "new.csv")
     }
 
-    @Test func barSameFileExitsZero() throws {
+    @Test func sameFileExitsZero() throws {
         let result = try RunloopBinary.runloop(["compare", base, base])
         #expect(result.status == 0, "\(result.stderr)")
         let verdictLines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("BM_") }
@@ -67,13 +67,13 @@ struct CLITests {
         #expect(verdictLines.allSatisfy { $0.hasSuffix("no significant change") })
     }
 
-    @Test func barOneAndAHalfExitsOne() throws {
+    @Test func oneAndAHalfTimesSlowerExitsOne() throws {
         let result = try RunloopBinary.runloop(["compare", base, slower, "--format", "json"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("\"exitCode\" : 1"))
     }
 
-    @Test func barTruncatedAndGarbageExitTwoNamingTheFile() throws {
+    @Test func truncatedAndGarbageExitTwoNamingTheFile() throws {
         let suite = Fixtures.suite()
         let truncated = try Fixtures.write(String(suite.prefix(suite.count / 2)), name: "truncated.csv")
         let garbage = try Fixtures.write("\u{1}\u{2}garbage\u{0},\"\n", name: "garbage.csv")

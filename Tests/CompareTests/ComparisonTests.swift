@@ -1,4 +1,4 @@
-// Matching and verdicts: the three bars, geometric mean, unit normalisation across files,
+// Matching and verdicts: no change, slower, faster, geometric mean, unit normalisation across files,
 // benchmarks listed apart, engine mode, direction of counters, and the threshold-only fallback.
 import Foundation
 import Testing
@@ -10,7 +10,7 @@ import Testing
                                new: ResultsReader.parse(text: new, file: "new.csv"), settings: settings)
     }
 
-    // MARK: - The bars, through the library
+    // MARK: - Verdicts
 
     @Test func fileAgainstItselfHasNoChange() throws {
         let suite = Fixtures.suite()

@@ -77,7 +77,7 @@ enum Fixtures {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The standard suite used by the bar tests: three families, nine repetitions each.
+    /// The standard suite of the verdict tests: three families, nine repetitions each.
     static func suite(scale: Double = 1) -> String {
         csv([
             FixtureBenchmark(name: "BM_TimerFire/1", times: noisy(1200)),

@@ -1,6 +1,5 @@
-// The `runloop compare` entry point (CompareTool): the bars, exit codes, formats and the plot,
-// through the library API; and the same bars through the built `runloop` binary when it has
-// the `compare` subcommand.
+// The `runloop compare` entry point (CompareTool) through the library API: verdicts on a file against itself and on a
+// slower one, exit codes, formats and the plot.
 import Foundation
 import Testing
 @testable import CompareKit
@@ -18,9 +17,9 @@ import FoundationXML
         slower = try Fixtures.write(Fixtures.scaleTimes(suite, by: 1.5), name: "new.csv")
     }
 
-    // MARK: - The bars
+    // MARK: - Verdicts and exit codes
 
-    @Test func barFileAgainstItself() {
+    @Test func fileAgainstItselfHasNoSignificantChange() {
         let outcome = CompareTool.run(CompareOptions(files: [base, base]))
         #expect(outcome.exitCode == 0)
         #expect(outcome.report?.comparisons.count == 5)
@@ -29,7 +28,7 @@ import FoundationXML
         #expect(!outcome.output.contains("slower  "))
     }
 
-    @Test func barTimesOneAndAHalf() {
+    @Test func oneAndAHalfTimesSlowerExitsOne() {
         let outcome = CompareTool.run(CompareOptions(files: [base, slower]))
         #expect(outcome.exitCode == 1)
         #expect(outcome.report?.regressions.count == 5)
@@ -40,7 +39,7 @@ import FoundationXML
     @Test(arguments: [
         ("truncated", "truncated.csv"), ("garbage", "garbage.csv"), ("empty", "empty.csv"),
     ])
-    func barBadFileNamesTheFile(_ kind: String, _ name: String) throws {
+    func badFileExitsTwoNamingTheFile(_ kind: String, _ name: String) throws {
         let suite = Fixtures.suite()
         let text: String
         switch kind {
