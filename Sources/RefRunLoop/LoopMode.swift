@@ -139,8 +139,11 @@ struct PendingBlock {
 
     /// CF's matching rule (rule block.mode-match): the block's modes name the current mode, or include the common-modes
     /// string while the current mode is common. CF compares with CFEqual, so the literal string counts as the constant.
-    func matches(_ mode: String, commonModes: Set<String>) -> Bool {
-        modes.contains(mode) || (modes.contains(RefRunLoopMode.commonModesName) && commonModes.contains(mode))
+    /// `isCommon` is asked only for a block of the common modes, when the block's turn comes: CF reads the loop's live
+    /// set of common modes (__CFRunLoopDoBlocks 2040, 2051, CFRunLoop.c at swift-6.3.1-RELEASE), so a mode made common
+    /// by an earlier block of the same batch counts.
+    func matches(_ mode: String, isCommon: () -> Bool) -> Bool {
+        modes.contains(mode) || (modes.contains(RefRunLoopMode.commonModesName) && isCommon())
     }
 }
 

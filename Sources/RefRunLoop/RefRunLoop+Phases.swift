@@ -46,16 +46,15 @@ extension RefRunLoop {
     }
 
     private func performQueuedBlocks(in mode: LoopMode) {
-        let (taken, common): ([PendingBlock], Set<String>) = lock.withLock {
-            guard !blocks.isEmpty else { return ([], []) }
+        let taken: [PendingBlock] = lock.withLock {
             let taken = blocks
             blocks = []
-            return (taken, commonModes)
+            return taken
         }
         guard !taken.isEmpty else { return }
         var kept: [PendingBlock] = []
         for pending in taken {
-            if pending.matches(mode.name, commonModes: common) {
+            if pending.matches(mode.name, isCommon: { lock.withLock { commonModes.contains(mode.name) } }) {
                 pending.block()
             } else {
                 kept.append(pending)

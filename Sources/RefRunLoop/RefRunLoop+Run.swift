@@ -166,7 +166,8 @@ extension RefRunLoop {
     /// empty.what-counts) does not apply. Caller holds `lock`.
     func isEmptyLocked(_ mode: LoopMode) -> Bool {
         if mode.hasSourcesOrTimers { return false }
-        return !blocks.contains { $0.matches(mode.name, commonModes: commonModes) }
+        let isCommon = commonModes.contains(mode.name)
+        return !blocks.contains { $0.matches(mode.name, isCommon: { isCommon }) }
     }
 
     // MARK: Stop (any thread)
