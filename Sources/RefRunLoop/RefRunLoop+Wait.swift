@@ -12,8 +12,6 @@
 // of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
 // removing the last timer leaves no stale expiry behind (CF's does: __CFArmNextTimerInMode 2451-63, CFRunLoop.c at
 // swift-6.3.1-RELEASE).
-// - a timer expiry with no timer due is absorbed too: the loop goes back to sleep without running observers, so
-//   there is no callout-free BeforeWaiting/AfterWaiting cycle (rule wakeup.idle-pass).
 // - the run timeout is the wait's own timeout (epoll_pwait2, in nanoseconds): no helper thread, no descriptor.
 
 extension RefRunLoop {
@@ -46,17 +44,13 @@ extension RefRunLoop {
     /// to look at the mode. The timeout needs only the run frames and their clocks, which only this (the loop's)
     /// thread writes, so it reads them without the lock.
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
-        if poll && onlyWakeUpsCanBeReported(frame.mode) {
-            // The poll's system call is skipped: its one possible report is the wake-up eventfd's.
-            if wakeGate.consumeReport() {
-                // A wake-up is pending: the poll would report it (or, were its write still in flight, the next wait
-                // would). Consumed here in one atomic step, as a report is; its edge stays in the wait set and a
-                // later wait absorbs it as stale.
-                frame.ignoreWakeUps = true
-            } else {
-                // None pending: made at this instant, the poll would have returned nothing.
-                ignoreWakeUps(frame, true)
-            }
+        if poll && !wakeGate.hasPending && onlyWakeUpsCanBeReported(frame.mode) {
+            // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
+            // pending, so made at this instant it would return nothing. (A pending wake-up is left to the system
+            // call: reporting it takes its edge off this mode's ready list, as CF's read of the eventfd does, so a
+            // later wake-up queues behind a timer or descriptor that became ready before it, rule order.pass-phases.
+            // Consumed here instead, the edge would stay at the head of the list and put the next wake-up first.)
+            ignoreWakeUps(frame, true)
             return .none
         }
         sleeping.store(true, ordering: .releasing)
@@ -105,13 +99,14 @@ extension RefRunLoop {
     private func classifyLocked(_ token: UInt64, mode: LoopMode) -> LivePort? {
         switch token {
         case Self.timerToken:
-            // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again.
+            // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again. It is
+            // the pass's live port even when nothing is due (the mode's timer is firing in an outer run, so arming
+            // left it armed at that timer's date, as CF's arming does for the modes other than the firing one): CF
+            // handles that port, fires nothing and re-arms (__CFRunLoopRun 3199-3210, CFRunLoop.c at
+            // swift-6.3.1-RELEASE), so a descriptor that became ready after it waits for the next pass
+            // (fireDueTimers re-arms).
             mode.armedDeadline = 0
-            if hasDueTimerLocked(in: mode) { return .timer }
-            // Nothing due after all (the timer moved meanwhile): arm for what is left and sleep on (as CF,
-            // __CFRunLoopRun 3199-3210, CFRunLoop.c at swift-6.3.1-RELEASE).
-            rearmTimerLocked(mode)
-            return nil
+            return .timer
         default:
             let fd = Int32(truncatingIfNeeded: token - Self.firstDescriptorToken)
             guard mode.sourcesByDescriptor[fd] != nil else { return nil }
@@ -122,19 +117,6 @@ extension RefRunLoop {
             do { drained = try EventFD.read(fd) } catch { drained = nil }
             return drained == nil ? LivePort.none : .source1(fd: fd)
         }
-    }
-
-    /// Whether a valid, non-firing timer of the mode is due. Caller holds `lock`.
-    private func hasDueTimerLocked(in mode: LoopMode) -> Bool {
-        let now = RefClock.nanoseconds
-        var found = false
-        mode.timers.visitInOrder { entry in
-            guard entry.deadline <= now else { return false }
-            let timer = entry.payload
-            found = timer.lock.withLock { timer.valid && !timer.firing }
-            return !found
-        }
-        return found
     }
 
     /// The wait's timeout: until the earliest run deadline that has not woken the loop yet (an outer run's deadline

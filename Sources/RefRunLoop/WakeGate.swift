@@ -32,6 +32,9 @@ struct WakeGate: ~Copyable {
         return false
     }
 
+    /// Loop thread: whether a write is in flight (claimed, not yet reported by a wait).
+    var hasPending: Bool { state.load(ordering: .sequentiallyConsistent) & Self.pending != 0 }
+
     /// Loop thread: wake-ups count from now (step a of a pass, or a run starting).
     func open() {
         state.bitwiseOr(Self.accepting, ordering: .sequentiallyConsistent)
