@@ -22,6 +22,26 @@ final class LoopMode {
     @exclusivity(unchecked) var armedDeadline: UInt64? {
         didSet { updateQuietUntil() }
     }
+    /// Whether an expiry of `timerFD` may still be queued on `epollFD`'s ready list (bit 0), and a generation
+    /// (the other bits) bumped whenever one may have been queued. An expiry queues the timerfd's entry at the tail of
+    /// the ready list, and it stays there, ahead of later-ready ports, until a wait on this set reaches it, even if
+    /// the timerfd was re-armed meanwhile (then the wait drops it, as CF's does). Set with the loop's lock held, by
+    /// ``RefRunLoop/rearmTimerLocked(_:)``; cleared by the loop's thread, without the lock, after a wait that
+    /// scanned the whole list (it returned nothing) or reported the timerfd, unless the generation moved meanwhile.
+    /// While it is set, a poll cannot skip its system call (``RefRunLoop/waitForLivePort(_:poll:)``).
+    let timerEdges = Atomic<UInt64>(0)
+
+    /// Notes that an expiry of `timerFD` may be queued. Caller holds the loop's lock.
+    func noteTimerEdgeQueued() {
+        var current = timerEdges.load(ordering: .relaxed)
+        while true {
+            let (exchanged, original) = timerEdges.compareExchange(
+                expected: current, desired: (current | 1) &+ 2, ordering: .releasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
     /// Changes to timers whose deadlines are all later than this cannot move the wake-up time
     /// (``TimerCoalescing/Scan/bound``): adding the 100,000th far-future timer costs no scan and no system call.
     var armBound: UInt64 = .max

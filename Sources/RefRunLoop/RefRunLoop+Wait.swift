@@ -57,8 +57,14 @@ extension RefRunLoop {
         defer { sleeping.store(false, ordering: .releasing) }
         while true {
             let timeout = poll ? 0 : waitTimeout()
+            let edges = frame.mode.timerEdges.load(ordering: .acquiring)
             let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
             count(wakeUpCounter)
+            if edges & 1 != 0 && (token == nil || token == Self.timerToken) {
+                // The wait scanned the whole ready list, or reported the timerfd: no expiry of it is queued any more,
+                // unless one was queued since the load above (then the generation moved and this does nothing).
+                _ = frame.mode.timerEdges.compareExchange(expected: edges, desired: edges & ~1, ordering: .relaxed)
+            }
             switch token {
             case nil:
                 // Timeout: the run's deadline (or an outer run's) passed; CF's timeout timer would have called
@@ -89,6 +95,9 @@ extension RefRunLoop {
     /// `wakeGate`'s pending mark; a stale wake-up edge the set may hold would be absorbed by the poll, and the next
     /// wait absorbs it instead. Loop thread only.
     private func onlyWakeUpsCanBeReported(_ mode: LoopMode) -> Bool {
+        // A timerfd entry left on the ready list would be dropped by the system call; skipped, it would stay ahead of
+        // ports that become ready later.
+        guard mode.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return false }
         let quiet = mode.quietUntil.load(ordering: .acquiring)
         guard quiet != 0 else { return false }
         return quiet == .max || RefClock.nanoseconds < quiet
@@ -155,6 +164,10 @@ extension RefRunLoop {
         guard lifecycle == .open else { return }
         let desired = wakeTimeLocked(for: mode)
         guard desired != mode.armedDeadline else { return }
+        // The old arming expired unreported (its entry is queued), or the new one expires at once.
+        let now = RefClock.nanoseconds
+        if let armed = mode.armedDeadline, armed != 0, armed <= now { mode.noteTimerEdgeQueued() }
+        if let desired, desired <= now { mode.noteTimerEdgeQueued() }
         if let desired {
             TimerFD.arm(mode.timerFD, atNanoseconds: desired)
         } else if let armed = mode.armedDeadline, armed != 0 {
