@@ -122,7 +122,7 @@ extension RefRunLoop {
         }
     }
 
-    /// Rule 10: HandledSource, then TimedOut, then the run's stop flag, then the mode's, then Finished if empty.
+    /// Rule result.check-order: HandledSource, then TimedOut, then the run's stop flag, then the mode's, then Finished if empty.
     /// When the run goes on, also does step a of the next pass.
     ///
     /// The stop flags and the mode's emptiness need `lock`, unless nothing that could set them changed since this
