@@ -18,6 +18,10 @@
 // Counters:
 //   fires             timer fires dated inside the window
 //   wakeups_per_fire  loop wake-ups (the engine's count of returns from its blocking wait) per fire
+//   optimal_wakeups_per_fire  the fewest wake-ups that could have fired the window's fires on time, per fire: the
+//                     minimum number of instants that stab every fire's [date, date + tolerance] interval (sorted by
+//                     interval end, each instant placed at the earliest end not yet stabbed: greedy is optimal),
+//                     over the dates of the fires seen; 1 without tolerance
 //   csw_per_fire      voluntary context switches of the loop thread per fire (the kernel's count: a cross-check)
 //   cpu_ns_per_fire   CPU time of the loop thread per fire
 //   lateness_p50_ns, lateness_p99_ns, lateness_max_ns   fire time minus fire date
@@ -58,6 +62,7 @@ struct Run {
     uint64_t tolerance;
     uint64_t window_start, window_end;
     std::vector<uint64_t> lateness;  // loop thread only, read after the loop thread is joined
+    std::vector<uint64_t> dates;     // the dates of the window's fires, early or not: likewise
     uint64_t early = 0;
     uint64_t earliest_by = 0;
     uint64_t late = 0;
@@ -79,9 +84,29 @@ void fired(void *context) {
         run->lateness.push_back(lateness);
         if (lateness > run->tolerance + kLateSlackNs) run->late++;
     }
-    if (in_window) run->settled.fetch_add(1, std::memory_order_release);
+    if (in_window) {
+        run->dates.push_back(timer->due);
+        run->settled.fetch_add(1, std::memory_order_release);
+    }
     timer->due += run->interval;
     run->engine->timer_set_next(run->loop, timer->item, timer->due);
+}
+
+/// The fewest instants that stab every [date, date + tolerance] interval. All intervals have the same length, so
+/// sorting by date sorts them by end; an instant at the end of the first interval not yet stabbed stabs every
+/// interval that starts by then, and no schedule can do with fewer (the classic interval-stabbing greedy).
+uint64_t optimal_wakeups(std::vector<uint64_t> dates, uint64_t tolerance) {
+    std::sort(dates.begin(), dates.end());
+    uint64_t count = 0;
+    bool placed = false;
+    uint64_t instant = 0;
+    for (uint64_t date : dates) {
+        if (placed && date <= instant) continue;
+        instant = date + tolerance;
+        placed = true;
+        count++;
+    }
+    return count;
 }
 
 void timer_coalescing(benchmark::State &state, const bench_engine *engine, int count, int tolerance_pct, bool burn) {
@@ -91,6 +116,7 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
     run.interval = (uint64_t)count * kSpacingNs;
     run.tolerance = run.interval * (uint64_t)tolerance_pct / 100;
     run.lateness.reserve((size_t)(window / kSpacingNs) + 1024);
+    run.dates.reserve((size_t)(window / kSpacingNs) + 1024);
     std::vector<Timer> timers((size_t)count);
 
     for (auto _ : state) {
@@ -150,6 +176,7 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         state.counters["missed_fires"] = (double)(dated_in_window > settled ? dated_in_window - settled : 0);
         state.counters["fires"] = fires;
         state.counters["wakeups_per_fire"] = (double)(wakeups1 - wakeups0) / fires;
+        state.counters["optimal_wakeups_per_fire"] = (double)optimal_wakeups(run.dates, run.tolerance) / fires;
         state.counters["csw_per_fire"] = (double)(switches1 - switches0) / fires;
         state.counters["cpu_ns_per_fire"] = (double)(cpu1 - cpu0) / fires;
         state.counters["late_fires"] = (double)run.late;
