@@ -42,9 +42,6 @@ final class LoopMode {
         }
     }
 
-    /// Changes to timers whose deadlines are all later than this cannot move the wake-up time
-    /// (``TimerCoalescing/Scan/bound``): adding the 100,000th far-future timer costs no scan and no system call.
-    var armBound: UInt64 = .max
     /// Version-0 sources. Unordered: a pass sorts the signalled ones by (order, first signal).
     var sources0: [ObjectIdentifier: RefRunLoopSource] = [:]
     /// Version-1 sources.

@@ -234,9 +234,12 @@ extension RefRunLoop {
                 timer.firing = true
                 return timer.deadline
             }
-            // A firing timer is left out of arming (rule timer.firing-skipped-by-nested-run): arm for the next one, as
-            // CF does before the callout.
-            if let start { timersChangedLocked(in: mode, touching: start) }
+            // A firing timer is left out of arming in every mode that holds it (rule timer.firing-skipped-by-nested-run);
+            // the firing mode is armed for the next one, as CF does before the callout. The other modes keep their
+            // arming until something else changes their timers, as in CF.
+            guard let start else { return nil }
+            for (holder, entry) in timer.entries { holder.timers.suspend(entry) }
+            rearmTimerLocked(mode)
             return start
         }
         guard let previousDeadline else { return false }
@@ -254,13 +257,15 @@ extension RefRunLoop {
                 timer.fireDate = Double(next) / 1e9
                 return (next, TimerTolerance.hardDeadline(deadline: next, window: timer.windowNanoseconds))
             }
+            // Armable again (an invalidated timer has left its queues already).
+            for (holder, entry) in timer.entries { holder.timers.resume(entry) }
             guard let reposition, timer.loop === self else {
-                timersChangedLocked(in: mode, touching: previousDeadline)
+                rearmTimerLocked(mode)
                 return
             }
             for (holder, entry) in timer.entries {
                 holder.timers.reschedule(entry, deadline: reposition.deadline, hardDeadline: reposition.hard)
-                timersChangedLocked(in: holder, touching: previousDeadline)
+                rearmTimerLocked(holder)
             }
         }
         return true

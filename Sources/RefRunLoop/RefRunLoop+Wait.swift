@@ -155,12 +155,12 @@ extension RefRunLoop {
         for frame in frames where !frame.timeoutDelivered && frame.termination < now { frame.timeoutDelivered = true }
     }
 
-    /// Arms the mode's timerfd at the coalesced wake-up time of its timers, or disarms it when it has none. Makes
-    /// the system call only when the time changes; an expired timerfd needs no disarming (its expiry was reported
-    /// already). O(k log k) for the first k timers (see ``wakeTimeLocked(for:)``). Caller holds `lock`.
+    /// Arms the mode's timerfd at the coalesced wake-up time of its timers, or disarms it when it has none, whichever
+    /// thread changed them and whether or not the mode is running (so a timer added from another thread fires on time
+    /// without a wake-up, rule timer.port-in-wait-set, and the order in which a due timer and a readable descriptor
+    /// are reported is CF's). Makes the system call only when the time changes; an expired timerfd needs no disarming
+    /// (its expiry was reported already). O(1) besides the system call. Caller holds `lock`.
     func rearmTimerLocked(_ mode: LoopMode) {
-        // Every path that changes which timers are eligible (firing, validity) or their windows comes here or
-        // through timersChangedLocked, so `armBound` is always that of the current queue.
         guard lifecycle == .open else { return }
         let desired = wakeTimeLocked(for: mode)
         guard desired != mode.armedDeadline else { return }
@@ -176,20 +176,9 @@ extension RefRunLoop {
         mode.armedDeadline = desired
     }
 
-    /// ``TimerCoalescing`` over the mode's valid, non-firing timers in deadline order. O(k log k) for the k timers in
-    /// the first group (at most ``TimerCoalescing/maximumGroup``). Caller holds `lock`.
+    /// The mode's coalesced wake-up time: the earliest cap of its timers that are not firing
+    /// (``TimerQueue/earliestCap``), nil when there is none. O(1). Caller holds `lock`.
     func wakeTimeLocked(for mode: LoopMode) -> UInt64? {
-        guard !mode.timers.isEmpty else {
-            mode.armBound = .max
-            return nil
-        }
-        var scan = TimerCoalescing.Scan()
-        mode.timers.visitInOrder { entry in
-            let timer = entry.payload
-            guard timer.lock.withLock({ timer.valid && !timer.firing }) else { return true }
-            return scan.add(TimerCoalescing.Window(soft: entry.deadline, hard: entry.hardDeadline))
-        }
-        mode.armBound = scan.bound
-        return scan.wake
-    }
+        mode.timers.earliestCap
+}
 }

@@ -131,8 +131,7 @@ public final class RefRunLoop: @unchecked Sendable {
     public func add(_ source: RefRunLoopSource, mode: RefRunLoopMode) { add(.source(source), mode: mode) }
     /// CFRunLoopAddTimer. Ignored if the timer is invalid or in another loop. Does not wake the loop; a timer added
     /// from another thread while the loop waits in that mode still fires on time (rule timer.port-in-wait-set). O(log
-    /// n); when the timer is among the next to fire, also one coalescing scan of at most
-    /// ``TimerCoalescing/maximumGroup`` timers and one timerfd_settime. Any thread.
+    /// n), and one timerfd_settime when the mode's coalesced wake-up time moves. Any thread.
     public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { add(.timer(timer), mode: mode) }
     /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(log n) expected. Any thread.
     public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { add(.observer(observer), mode: mode) }
@@ -269,7 +268,7 @@ public final class RefRunLoop: @unchecked Sendable {
             guard let (deadline, hard) = key else { return }
             let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
             timer.entries.append((mode, entry))
-            timersChangedLocked(in: mode, touching: deadline)
+            rearmTimerLocked(mode)
         case .observer(let observer):
             let bound: Bool = observer.lock.withLock {
                 guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
@@ -302,7 +301,7 @@ public final class RefRunLoop: @unchecked Sendable {
             mode.timers.remove(entry)
             timer.entries.remove(at: index)
             if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
-            timersChangedLocked(in: mode, touching: entry.deadline)
+            rearmTimerLocked(mode)
         case .observer(let observer):
             guard let index = observer.nodes.firstIndex(where: { $0.mode === mode }) else { return }
             mode.observers.remove(observer.nodes[index].node)
@@ -362,9 +361,8 @@ public final class RefRunLoop: @unchecked Sendable {
             guard let hard else { return false }
             guard hard != 0 else { return true }
             for (mode, entry) in timer.entries {
-                let previous = entry.deadline
                 mode.timers.reschedule(entry, deadline: deadline, hardDeadline: hard)
-                timersChangedLocked(in: mode, touching: min(previous, deadline))
+                rearmTimerLocked(mode)
             }
             return true
         }
@@ -381,20 +379,10 @@ public final class RefRunLoop: @unchecked Sendable {
             guard let hard else { return false }
             for (mode, entry) in timer.entries {
                 mode.timers.setHardDeadline(entry, hard)
-                timersChangedLocked(in: mode, touching: entry.deadline)
+                rearmTimerLocked(mode)
             }
             return true
         }
-    }
-
-    /// A mode's timers changed: its timerfd moves now, whichever thread made the change and whether or not the mode is
-    /// running (so a timer added from another thread fires on time without a wake-up, rule timer.port-in-wait-set, and
-    /// the order in which a due timer and a readable descriptor are reported is CF's). Caller holds `lock`. `deadline`
-    /// is the earliest deadline the change involved (old or new): a change beyond the mode's arming bound cannot move
-    /// the wake-up time and costs nothing. O(1) then, else O(k log k) (``rearmTimerLocked(_:)``).
-    func timersChangedLocked(in mode: LoopMode, touching deadline: UInt64) {
-        guard deadline <= mode.armBound else { return }
-        rearmTimerLocked(mode)
     }
 
     // MARK: Common modes, blocks, queries (any thread)

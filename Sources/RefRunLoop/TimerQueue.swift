@@ -1,4 +1,5 @@
-// The timers of one mode: an indexed binary min-heap keyed by (deadline, sequence).
+// The timers of one mode: an indexed binary min-heap keyed by (deadline, sequence), and a second one keyed by each
+// timer's latest coalesced wake-up (its cap), for the mode's wake-up time in O(1).
 //
 // CF keeps each mode's timers in an array sorted by fire time, stable for equal times (rule timer.date-order), and
 // inserts with a binary search and a memmove: O(n) per add. The heap gives the same order — the sequence number is
@@ -6,7 +7,12 @@
 // exactly like CF's insertion index — at O(log n) per add, remove and reposition. Each entry knows its index, so
 // removal needs no search and no lazy tombstones.
 
-/// A min-heap of timer entries ordered by (deadline, sequence), with O(log n) removal through the entry itself.
+/// A min-heap of timer entries ordered by (deadline, sequence), with O(log n) removal through the entry itself, and
+/// beside it a min-heap of the armable entries ordered by (cap, sequence), where the cap is the latest time a wake-up
+/// may come for the entry: its hard deadline less ``TimerCoalescing/margin(_:)``. The earliest cap is the wake-up
+/// that fires the most timers at once with none late: every entry whose deadline has come by then fires, and no
+/// schedule of wake-ups could fire the same timers in fewer (the greedy solution of interval stabbing). An entry
+/// leaves the cap heap while its timer fires (``suspend(_:)``), as CF's arming skips firing timers.
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 public struct TimerQueue<Payload> {
@@ -22,6 +28,10 @@ public struct TimerQueue<Payload> {
         @exclusivity(unchecked) public fileprivate(set) var sequence: UInt64
         /// Position in the heap array, or -1 once removed.
         @exclusivity(unchecked) public fileprivate(set) var index: Int
+        /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
+        @exclusivity(unchecked) public fileprivate(set) var cap: UInt64
+        /// Position in the cap heap, or -1 while suspended or removed.
+        @exclusivity(unchecked) fileprivate var capIndex: Int
         public let payload: Payload
 
         fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
@@ -30,6 +40,13 @@ public struct TimerQueue<Payload> {
             self.hardDeadline = max(hardDeadline, deadline)
             self.sequence = sequence
             self.index = -1
+            self.cap = 0
+            self.capIndex = -1
+            updateCap()
+        }
+
+        fileprivate func updateCap() {
+            cap = hardDeadline - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hardDeadline))
         }
 
         /// Whether the entry is still in a queue.
@@ -39,9 +56,15 @@ public struct TimerQueue<Payload> {
         fileprivate func precedes(_ other: Entry) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
         }
+
+        @inline(__always)
+        fileprivate func capPrecedes(_ other: Entry) -> Bool {
+            cap != other.cap ? cap < other.cap : sequence < other.sequence
+        }
     }
 
     private var heap: [Entry] = []
+    private var caps: [Entry] = []
     private var nextSequence: UInt64 = 0
 
     public init() {}
@@ -52,6 +75,8 @@ public struct TimerQueue<Payload> {
     public var isEmpty: Bool { heap.isEmpty }
     /// The entry with the smallest (deadline, sequence). O(1).
     public var first: Entry? { heap.first }
+    /// The earliest cap among the entries not suspended: the coalesced wake-up time, nil when there is none. O(1).
+    public var earliestCap: UInt64? { caps.first?.cap }
 
     /// Adds a payload. O(log n).
     @discardableResult
@@ -60,7 +85,30 @@ public struct TimerQueue<Payload> {
         entry.index = heap.count
         heap.append(entry)
         siftUp(entry.index)
+        resume(entry)
         return entry
+    }
+
+    /// Takes the entry out of the cap heap (its timer is firing): ``earliestCap`` ignores it until ``resume(_:)``.
+    /// O(log n); nothing if it is suspended already.
+    public mutating func suspend(_ entry: Entry) {
+        let index = entry.capIndex
+        guard index >= 0 else { return }
+        let last = caps.removeLast()
+        entry.capIndex = -1
+        if last !== entry {
+            caps[index] = last
+            last.capIndex = index
+            siftCaps(from: index)
+        }
+    }
+
+    /// Puts a queued entry back into the cap heap. O(log n); nothing if it is there already or not queued.
+    public mutating func resume(_ entry: Entry) {
+        guard entry.isQueued, entry.capIndex < 0 else { return }
+        entry.capIndex = caps.count
+        caps.append(entry)
+        siftCaps(from: entry.capIndex)
     }
 
     /// Removes an entry of this queue. O(log n). Removing an entry that is no longer queued does nothing.
@@ -68,6 +116,7 @@ public struct TimerQueue<Payload> {
         let index = entry.index
         guard index >= 0 else { return }
         precondition(index < heap.count && heap[index] === entry, "internal bug: a timer entry from another queue")
+        suspend(entry)
         let last = heap.removeLast()
         entry.index = -1
         if last !== entry {
@@ -85,13 +134,17 @@ public struct TimerQueue<Payload> {
         entry.deadline = deadline
         entry.hardDeadline = max(hardDeadline, deadline)
         entry.sequence = takeSequence()
+        entry.updateCap()
         siftDown(entry.index)
         siftUp(entry.index)
+        if entry.capIndex >= 0 { siftCaps(from: entry.capIndex) }
     }
 
-    /// Changes only the hard deadline (a tolerance change). The order does not depend on it. O(1).
+    /// Changes only the hard deadline (a tolerance change). The deadline order does not depend on it. O(log n).
     public mutating func setHardDeadline(_ entry: Entry, _ hardDeadline: UInt64) {
         entry.hardDeadline = max(hardDeadline, entry.deadline)
+        entry.updateCap()
+        if entry.capIndex >= 0 { siftCaps(from: entry.capIndex) }
     }
 
     /// The entries whose deadline is at or before `limit`, in (deadline, sequence) order: the snapshot CF's
@@ -139,6 +192,10 @@ public struct TimerQueue<Payload> {
             }
             if entry.hardDeadline < entry.deadline { return "entry at \(index) has a hard deadline before its deadline" }
         }
+        for (index, entry) in caps.enumerated() {
+            if entry.capIndex != index || !entry.isQueued { return "cap entry at \(index) is misplaced or not queued" }
+            if index > 0 && entry.capPrecedes(caps[(index - 1) / 2]) { return "cap entry at \(index) precedes its parent" }
+        }
         return nil
     }
 
@@ -180,6 +237,32 @@ public struct TimerQueue<Payload> {
                 index = child
             }
             slots[index].index = index
+        }
+    }
+
+    /// Restores the cap heap's order around `start`, whichever way its key moved.
+    private mutating func siftCaps(from start: Int) {
+        caps.withUnsafeMutableBufferPointer { slots in
+            var index = start
+            while index > 0 {
+                let parentIndex = (index - 1) / 2
+                guard slots[index].capPrecedes(slots[parentIndex]) else { break }
+                slots.swapAt(index, parentIndex)
+                slots[index].capIndex = index
+                index = parentIndex
+            }
+            let count = slots.count
+            while true {
+                let left = 2 * index + 1
+                guard left < count else { break }
+                var child = left
+                if left + 1 < count && slots[left + 1].capPrecedes(slots[left]) { child = left + 1 }
+                guard slots[child].capPrecedes(slots[index]) else { break }
+                slots.swapAt(index, child)
+                slots[index].capIndex = index
+                index = child
+            }
+            slots[index].capIndex = index
         }
     }
 

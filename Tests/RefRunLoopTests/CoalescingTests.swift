@@ -1,65 +1,87 @@
-// The coalescing window and Darwin's tolerance clamp: exhaustive over small inputs against a brute force.
+// Coalescing and Darwin's tolerance clamp: the queue's wake-up times checked exhaustively over small inputs against
+// a brute-force minimum number of wake-ups, never early and never late.
 
 import Testing
 @testable import RefRunLoop
 
-/// The brute force: the latest window start t such that every window starting at or before t ends at or after t.
-private func bruteForceWake(_ windows: [TimerCoalescing.Window]) -> UInt64? {
-    windows.map(\.soft).filter { t in windows.allSatisfy { $0.soft > t || $0.hard >= t } }.max()
-}
-
-/// All lists of `count` windows with starts in 0...3 and lengths in 0...2, sorted by start (stable).
+/// All lists of `count` windows with starts in 0...3 and lengths in 0...2 (margins are 0 for windows this short).
 private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {
     let single = (0...3).flatMap { soft in (0...2).map { TimerCoalescing.Window(soft: UInt64(soft), hard: UInt64(soft + $0)) } }
     var lists: [[TimerCoalescing.Window]] = [[]]
     for _ in 0..<count { lists = lists.flatMap { list in single.map { list + [$0] } } }
-    return lists.map { list in list.enumerated().sorted { ($0.element.soft, $0.offset) < ($1.element.soft, $1.offset) }.map(\.element) }
+    return lists
 }
 
-@Test func coalescedWakeIsTheLatestStartNobodyIsLateFor() {
+/// The loop's schedule: wake at the queue's earliest cap, fire every timer whose window has opened, repeat.
+private func greedyWakes(_ windows: [TimerCoalescing.Window]) -> (wakes: Int, early: Bool, late: Bool) {
+    var queue = TimerQueue<Int>()
+    var entries = windows.enumerated().map { queue.insert($0.offset, deadline: $0.element.soft, hardDeadline: $0.element.hard) }
+    var wakes = 0, early = false, late = false
+    while let wake = queue.earliestCap {
+        wakes += 1
+        let fired = entries.filter { $0.deadline <= wake }
+        if fired.isEmpty { early = true; break }
+        for entry in fired {
+            if entry.hardDeadline < wake { late = true }
+            queue.remove(entry)
+        }
+        entries.removeAll { !$0.isQueued }
+    }
+    return (wakes, early, late)
+}
+
+/// The fewest instants that stab every window, by brute force over the windows' ends.
+private func fewestStabs(_ windows: [TimerCoalescing.Window]) -> Int {
+    guard !windows.isEmpty else { return 0 }
+    let ends = Array(Set(windows.map(\.hard)))
+    for size in 1...windows.count {
+        func choose(_ start: Int, _ picked: [UInt64]) -> Bool {
+            if picked.count == size {
+                return windows.allSatisfy { window in picked.contains { window.soft <= $0 && $0 <= window.hard } }
+            }
+            guard start < ends.count else { return false }
+            return choose(start + 1, picked + [ends[start]]) || choose(start + 1, picked)
+        }
+        if choose(0, []) { return size }
+    }
+    return windows.count
+}
+
+@Test func wakingAtTheEarliestCapFiresEveryTimerWithTheFewestWakeUps() {
     var failures: [String] = []
     for count in 0...4 {
         for windows in windowLists(count: count) {
-            let wake = TimerCoalescing.wakeTime(windows)
-            let expected = bruteForceWake(windows)
-            if wake != expected { failures.append("\(windows): got \(String(describing: wake)), expected \(String(describing: expected))") }
+            let (wakes, early, late) = greedyWakes(windows)
+            if early || late { failures.append("\(windows): a wake-up was \(early ? "early" : "late")") }
+            let fewest = fewestStabs(windows)
+            if wakes != fewest { failures.append("\(windows): \(wakes) wake-ups, the fewest is \(fewest)") }
         }
     }
     #expect(failures.isEmpty, "failing inputs:\n\(failures.prefix(10).joined(separator: "\n"))")
 }
 
-@Test func coalescedWakeNeverFiresEarlyOrLateWhateverTheLimit() {
-    var failures: [String] = []
-    for windows in windowLists(count: 4) {
-        for limit in 1...4 {
-            guard let wake = TimerCoalescing.wakeTime(windows, limit: limit) else {
-                failures.append("\(windows) limit \(limit): no wake")
-                continue
-            }
-            // Never early: the first timer's window has started. Never late: every started window is still open.
-            if wake < windows[0].soft { failures.append("\(windows) limit \(limit): \(wake) is early") }
-            if let late = windows.first(where: { $0.soft <= wake && $0.hard < wake }) {
-                failures.append("\(windows) limit \(limit): \(wake) is late for \(late)")
-            }
-        }
-    }
-    #expect(failures.isEmpty, "failing inputs:\n\(failures.prefix(10).joined(separator: "\n"))")
+@Test func aSuspendedTimerIsLeftOutOfTheWakeUpTime() {
+    var queue = TimerQueue<Int>()
+    let first = queue.insert(1, deadline: 100, hardDeadline: 100)
+    queue.insert(2, deadline: 200, hardDeadline: 200)
+    #expect(queue.earliestCap == 100)
+    queue.suspend(first)
+    #expect(queue.earliestCap == 200)
+    queue.reschedule(first, deadline: 50, hardDeadline: 50)  // moved while firing: still left out
+    #expect(queue.earliestCap == 200)
+    queue.resume(first)
+    #expect(queue.earliestCap == 50)
+    #expect(queue.checkInvariants() == nil)
 }
 
-@Test func overlappingWindowsShareOneWake() {
-    let windows = [TimerCoalescing.Window(soft: 100, hard: 200), TimerCoalescing.Window(soft: 150, hard: 160),
-                   TimerCoalescing.Window(soft: 170, hard: 300)]
-    // The second window ends before the third starts: the first two share the wake at 150.
-    #expect(TimerCoalescing.wakeTime(windows) == 150)
-}
-
-@Test func coalescedWakeKeepsAMarginBeforeEveryHardDeadline() {
-    // 10 ms windows 100 µs apart: margin 1 ms, so the group ends at the first window's end less 1 ms (9 ms after
-    // its start), and the wake-up leaves every member at least 1 ms of its window.
+@Test func theWakeUpKeepsAMarginBeforeEveryHardDeadline() {
+    // 10 ms windows 100 µs apart: margin 1 ms, so the wake-up is at the first window's end less 1 ms (9 ms after its
+    // start), and it fires the 91 timers whose windows have opened by then, each with at least 1 ms of its window left.
     let ms: UInt64 = 1_000_000
-    let windows = (0..<200).map { TimerCoalescing.Window(soft: UInt64($0) * 100_000, hard: UInt64($0) * 100_000 + 10 * ms) }
-    let wake = TimerCoalescing.wakeTime(windows, limit: 200)
-    #expect(wake == 9 * ms)
+    var queue = TimerQueue<Int>()
+    for index in 0..<200 { queue.insert(index, deadline: UInt64(index) * 100_000, hardDeadline: UInt64(index) * 100_000 + 10 * ms) }
+    #expect(queue.earliestCap == 9 * ms)
+    #expect(queue.due(atOrBefore: 9 * ms).count == 91)
     // A short window's margin is 10 % of it; an empty window has none.
     #expect(TimerCoalescing.margin(.init(soft: 0, hard: 500_000)) == 50_000)
     #expect(TimerCoalescing.margin(.init(soft: 7, hard: 7)) == 0)
