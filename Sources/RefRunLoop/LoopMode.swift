@@ -22,6 +22,10 @@ final class LoopMode {
     @exclusivity(unchecked) var armedDeadline: UInt64? {
         didSet { updateQuietUntil() }
     }
+    /// Whether the loop's thread deferred moving `timerFD` to a later time (``RefRunLoop/rearmTimerLocked(_:mayDefer:)``):
+    /// set by the loop's thread and cleared by any thread, with the loop's lock held; read by the loop's thread
+    /// without it before each wait in this mode (only it sets the flag, so it cannot miss its own setting).
+    let rearmPending = Atomic<Bool>(false)
     /// Whether an expiry of `timerFD` may still be queued on `epollFD`'s ready list (bit 0), and a generation
     /// (the other bits) bumped whenever one may have been queued. An expiry queues the timerfd's entry at the tail of
     /// the ready list, and it stays there, ahead of later-ready ports, until a wait on this set reaches it, even if

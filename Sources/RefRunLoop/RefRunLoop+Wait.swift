@@ -44,6 +44,8 @@ extension RefRunLoop {
     /// to look at the mode. The timeout needs only the run frames and their clocks, which only this (the loop's)
     /// thread writes, so it reads them without the lock.
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
+        // A later arming this thread deferred is made now, before the mode's wait set is looked at.
+        if frame.mode.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
         if poll && !wakeGate.hasPending && onlyWakeUpsCanBeReported(frame.mode) {
             // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
             // pending, so made at this instant it would return nothing. (A pending wake-up is left to the system
@@ -160,12 +162,27 @@ extension RefRunLoop {
     /// without a wake-up, rule timer.port-in-wait-set, and the order in which a due timer and a readable descriptor
     /// are reported is CF's). Makes the system call only when the time changes; an expired timerfd needs no disarming
     /// (its expiry was reported already). O(1) besides the system call. Caller holds `lock`.
-    func rearmTimerLocked(_ mode: LoopMode) {
+    ///
+    /// On the loop's own thread, a move to a later time is deferred to the loop's next wait in that mode
+    /// (``LoopMode/rearmPending``; `mayDefer` false forces it): until then the timerfd stays armed at the earlier time,
+    /// which has not come, so nothing can tell, and adding and removing many timers costs no system call per change.
+    /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
+    /// once.
+    func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true) {
         guard lifecycle == .open else { return }
         let desired = wakeTimeLocked(for: mode)
-        guard desired != mode.armedDeadline else { return }
-        // The old arming expired unreported (its entry is queued), or the new one expires at once.
+        guard desired != mode.armedDeadline else {
+            mode.rearmPending.store(false, ordering: .relaxed)
+            return
+        }
         let now = RefClock.nanoseconds
+        if mayDefer, let desired, let armed = mode.armedDeadline, armed != 0, now < armed, armed < desired,
+           isCurrentThread {
+            mode.rearmPending.store(true, ordering: .relaxed)
+            return
+        }
+        mode.rearmPending.store(false, ordering: .relaxed)
+        // The old arming expired unreported (its entry is queued), or the new one expires at once.
         if let armed = mode.armedDeadline, armed != 0, armed <= now { mode.noteTimerEdgeQueued() }
         if let desired, desired <= now { mode.noteTimerEdgeQueued() }
         if let desired {
