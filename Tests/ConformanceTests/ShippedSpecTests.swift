@@ -5,6 +5,7 @@ import CFEngine
 import ConformanceKit
 import ConformanceSpec
 import EngineKit
+import Foundation
 import Engines
 import RefEngine
 import Testing
@@ -42,9 +43,20 @@ enum ShippedSpec {
 
 @Suite("Shipped spec", .serialized)
 struct ShippedSpecTests {
-    @Test func specLoadsWithEnoughCases() throws {
+    /// The shipped cases per file. A file or case lost (a bad merge, a resource left out of the package) fails here;
+    /// a case added updates its file's count.
+    static let casesPerFile: KeyValuePairs<String, Int> = [
+        "10-order.yaml": 23, "20-result.yaml": 36, "30-empty.yaml": 26, "40-stop.yaml": 33, "50-common.yaml": 26,
+        "60-source.yaml": 38, "70-block.yaml": 18, "80-timer.yaml": 39, "85-observer.yaml": 16, "90-nested.yaml": 9,
+        "95-wakeup.yaml": 12,
+    ]
+
+    @Test func specHasEveryShippedCase() throws {
         let cases = try ShippedSpec.loaded.get()
-        #expect(cases.count >= 120)
+        let counted = Dictionary(grouping: cases) { ($0.location.file as NSString).lastPathComponent }.mapValues(\.count)
+        let expected = Dictionary(uniqueKeysWithValues: Self.casesPerFile.map { ($0.key, $0.value) })
+        #expect(counted == expected)
+        #expect(cases.count == expected.values.reduce(0, +))
         _ = try Conformance.loadExpectations(ShippedSpec.request, engines: BuiltinEngines.names)
     }
 
