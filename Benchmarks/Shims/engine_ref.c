@@ -9,7 +9,8 @@
 // - dates are seconds on CLOCK_MONOTONIC (ref_runloop_now), so a date converts without CF's wall-clock round trip;
 //   the loop rounds seconds up to whole nanoseconds, so a converted date is never early;
 // - wake-ups come from the loop's own counter (ref_runloop_wakeup_count: every return from epoll), always on.
-// Each mode argument is a C string the ABI converts to a Swift String per call; that cost is part of the figures.
+// Mode arguments are C strings: the ABI maps the default mode's name to its shared constant without allocating
+// (CABI.swift, mode(_:)); any other name becomes a Swift String per call, a cost these benchmarks never pay.
 #include "bench_engine.h"
 
 #include "RefRunLoopABI.h"
