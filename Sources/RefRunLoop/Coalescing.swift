@@ -6,11 +6,11 @@
 // arms each mode's timerfd at the coalesced wake-up time its TimerQueue keeps.
 
 /// Darwin's tolerance rules.
-public enum TimerTolerance {
+enum TimerTolerance {
     /// CFRunLoopTimerSetTolerance on Darwin (rule timer.tolerance): a repeating timer's tolerance is
     /// `MIN(tolerance, interval / 2)` (so a negative value stays negative, and NaN becomes interval / 2, as C's MIN
     /// macro gives); a one-shot timer's negative tolerance becomes 0.
-    public static func clamped(_ tolerance: Double, interval: Double) -> Double {
+    static func clamped(_ tolerance: Double, interval: Double) -> Double {
         if interval > 0 {
             let half = interval / 2
             return tolerance < half ? tolerance : half
@@ -20,14 +20,14 @@ public enum TimerTolerance {
 
     /// The length of the firing window a stored tolerance gives, in nanoseconds: negative and NaN tolerances give
     /// an empty window (the timer fires at its fire date).
-    public static func windowNanoseconds(_ tolerance: Double) -> UInt64 {
+    static func windowNanoseconds(_ tolerance: Double) -> UInt64 {
         guard tolerance > 0 else { return 0 }
         return RefClock.nanoseconds(fromSeconds: tolerance)
     }
 
     /// deadline + window, saturating.
     @inline(__always)
-    public static func hardDeadline(deadline: UInt64, window: UInt64) -> UInt64 {
+    static func hardDeadline(deadline: UInt64, window: UInt64) -> UInt64 {
         let (sum, overflow) = deadline.addingReportingOverflow(window)
         return overflow ? .max : sum
     }
@@ -38,16 +38,16 @@ public enum TimerTolerance {
 /// Each mode's ``TimerQueue`` keeps its timers' caps (hard deadline less ``margin(_:)``) in a heap; the mode's timerfd
 /// is armed at the earliest cap. That wake-up fires every timer whose soft deadline has come, and no schedule fires
 /// the same timers with fewer wake-ups: the earliest cap is the greedy choice of interval stabbing, which is optimal.
-public enum TimerCoalescing {
+enum TimerCoalescing {
     /// One timer's firing window, in nanoseconds: it may fire at any time in `soft...hard`.
-    public struct Window: Equatable, Sendable, CustomStringConvertible {
-        public var soft: UInt64
-        public var hard: UInt64
-        public init(soft: UInt64, hard: UInt64) {
+    struct Window: Equatable, Sendable, CustomStringConvertible {
+        var soft: UInt64
+        var hard: UInt64
+        init(soft: UInt64, hard: UInt64) {
             self.soft = soft
             self.hard = max(hard, soft)
         }
-        public var description: String { "[\(soft), \(hard)]" }
+        var description: String { "[\(soft), \(hard)]" }
     }
 
     /// The slack kept before a window's end: a wake-up is at least this much before every member's hard deadline, so
@@ -56,7 +56,7 @@ public enum TimerCoalescing {
     /// (Benchmarks/README.md, `late_fires`), and a short window keeps 90 % of its batching. Never more than the
     /// window, so the cap is never before the window opens.
     @inline(__always)
-    public static func margin(_ window: Window) -> UInt64 {
+    static func margin(_ window: Window) -> UInt64 {
         min(1_000_000, (window.hard - window.soft) / 10)
     }
 }

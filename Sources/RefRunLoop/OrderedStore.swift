@@ -7,17 +7,17 @@
 /// and a cached in-order snapshot.
 ///
 /// Not thread-safe: the owning loop's lock protects it.
-public struct OrderedStore<Element> {
+struct OrderedStore<Element> {
     /// A stored element; the handle to remove it with.
-    public final class Node {
-        public let order: Int
-        public let sequence: UInt64
-        public let element: Element
+    final class Node {
+        let order: Int
+        let sequence: UInt64
+        let element: Element
         fileprivate let priority: UInt64
         fileprivate var left: Node?
         fileprivate var right: Node?
         /// Whether the node is still in its store.
-        public fileprivate(set) var isStored = true
+        fileprivate(set) var isStored = true
 
         fileprivate init(order: Int, sequence: UInt64, element: Element, priority: UInt64) {
             self.order = order
@@ -35,17 +35,17 @@ public struct OrderedStore<Element> {
     private var root: Node?
     private var nextSequence: UInt64 = 0
     private var randomState: UInt64 = 0x9E37_79B9_7F4A_7C15
-    public private(set) var count = 0
+    private(set) var count = 0
     /// The in-order elements, rebuilt lazily after a change.
     private var cache: [Element]?
 
-    public init() {}
+    init() {}
 
-    public var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { count == 0 }
 
     /// Adds an element after every element with the same order. O(log n) expected.
     @discardableResult
-    public mutating func insert(_ element: Element, order: Int) -> Node {
+    mutating func insert(_ element: Element, order: Int) -> Node {
         nextSequence &+= 1
         let node = Node(order: order, sequence: nextSequence, element: element, priority: nextPriority())
         root = Self.insert(node, into: root)
@@ -55,7 +55,7 @@ public struct OrderedStore<Element> {
     }
 
     /// Removes a node of this store. O(log n) expected. A node already removed is ignored.
-    public mutating func remove(_ node: Node) {
+    mutating func remove(_ node: Node) {
         guard node.isStored else { return }
         var removed = false
         root = Self.remove(node, from: root, removed: &removed)
@@ -68,7 +68,7 @@ public struct OrderedStore<Element> {
     }
 
     /// The elements in order. O(1) when nothing changed since the last call, O(n) otherwise.
-    public mutating func elementsInOrder() -> [Element] {
+    mutating func elementsInOrder() -> [Element] {
         if let cache { return cache }
         var result: [Element] = []
         result.reserveCapacity(count)
@@ -88,7 +88,7 @@ public struct OrderedStore<Element> {
     }
 
     /// Checks the search-tree and heap properties and the count. O(n); for tests and debug builds.
-    public func checkInvariants() -> String? {
+    func checkInvariants() -> String? {
         var seen = 0
         var previous: Node?
         var stack: [Node] = []

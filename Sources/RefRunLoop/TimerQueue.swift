@@ -15,24 +15,24 @@
 /// leaves the cap heap while its timer fires (``suspend(_:)``), as CF's arming skips firing timers.
 ///
 /// Not thread-safe: the owning loop's lock protects it.
-public struct TimerQueue<Payload> {
+struct TimerQueue<Payload> {
     /// One element. The queue owns `index`; `deadline` and `hardDeadline` change only through the queue.
     /// (`@exclusivity(unchecked)`: the queue's owner serialises every access, and a sift step would otherwise pay a
     /// dynamic check per field it reads.)
-    public final class Entry {
+    final class Entry {
         /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
-        @exclusivity(unchecked) public fileprivate(set) var deadline: UInt64
+        @exclusivity(unchecked) fileprivate(set) var deadline: UInt64
         /// The hard deadline: deadline + tolerance. Coalescing never delays a timer past it.
-        @exclusivity(unchecked) public fileprivate(set) var hardDeadline: UInt64
+        @exclusivity(unchecked) fileprivate(set) var hardDeadline: UInt64
         /// Tie-break among equal deadlines: insertion order.
-        @exclusivity(unchecked) public fileprivate(set) var sequence: UInt64
+        @exclusivity(unchecked) fileprivate(set) var sequence: UInt64
         /// Position in the heap array, or -1 once removed.
-        @exclusivity(unchecked) public fileprivate(set) var index: Int
+        @exclusivity(unchecked) fileprivate(set) var index: Int
         /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
-        @exclusivity(unchecked) public fileprivate(set) var cap: UInt64
+        @exclusivity(unchecked) fileprivate(set) var cap: UInt64
         /// Position in the cap heap, or -1 while suspended or removed.
         @exclusivity(unchecked) fileprivate var capIndex: Int
-        public let payload: Payload
+        let payload: Payload
 
         fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
             self.payload = payload
@@ -50,7 +50,7 @@ public struct TimerQueue<Payload> {
         }
 
         /// Whether the entry is still in a queue.
-        public var isQueued: Bool { index >= 0 }
+        var isQueued: Bool { index >= 0 }
 
         @inline(__always)
         fileprivate func precedes(_ other: Entry) -> Bool {
@@ -67,20 +67,20 @@ public struct TimerQueue<Payload> {
     private var caps: [Entry] = []
     private var nextSequence: UInt64 = 0
 
-    public init() {}
+    init() {}
 
     /// The number of queued entries. O(1).
-    public var count: Int { heap.count }
+    var count: Int { heap.count }
     /// Whether the queue is empty. O(1).
-    public var isEmpty: Bool { heap.isEmpty }
+    var isEmpty: Bool { heap.isEmpty }
     /// The entry with the smallest (deadline, sequence). O(1).
-    public var first: Entry? { heap.first }
+    var first: Entry? { heap.first }
     /// The earliest cap among the entries not suspended: the coalesced wake-up time, nil when there is none. O(1).
-    public var earliestCap: UInt64? { caps.first?.cap }
+    var earliestCap: UInt64? { caps.first?.cap }
 
     /// Adds a payload. O(log n).
     @discardableResult
-    public mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
+    mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
         let entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
         entry.index = heap.count
         heap.append(entry)
@@ -91,7 +91,7 @@ public struct TimerQueue<Payload> {
 
     /// Takes the entry out of the cap heap (its timer is firing): ``earliestCap`` ignores it until ``resume(_:)``.
     /// O(log n); nothing if it is suspended already.
-    public mutating func suspend(_ entry: Entry) {
+    mutating func suspend(_ entry: Entry) {
         let index = entry.capIndex
         guard index >= 0 else { return }
         let last = caps.removeLast()
@@ -104,7 +104,7 @@ public struct TimerQueue<Payload> {
     }
 
     /// Puts a queued entry back into the cap heap. O(log n); nothing if it is there already or not queued.
-    public mutating func resume(_ entry: Entry) {
+    mutating func resume(_ entry: Entry) {
         guard entry.isQueued, entry.capIndex < 0 else { return }
         entry.capIndex = caps.count
         caps.append(entry)
@@ -112,7 +112,7 @@ public struct TimerQueue<Payload> {
     }
 
     /// Removes an entry of this queue. O(log n). Removing an entry that is no longer queued does nothing.
-    public mutating func remove(_ entry: Entry) {
+    mutating func remove(_ entry: Entry) {
         let index = entry.index
         guard index >= 0 else { return }
         precondition(index < heap.count && heap[index] === entry, "internal bug: a timer entry from another queue")
@@ -129,7 +129,7 @@ public struct TimerQueue<Payload> {
 
     /// Moves an entry to a new deadline. It goes after the entries that already have that deadline, as a re-insert
     /// into CF's sorted array does. O(log n).
-    public mutating func reschedule(_ entry: Entry, deadline: UInt64, hardDeadline: UInt64) {
+    mutating func reschedule(_ entry: Entry, deadline: UInt64, hardDeadline: UInt64) {
         precondition(entry.isQueued && heap[entry.index] === entry, "internal bug: rescheduling an entry that is not queued")
         entry.deadline = deadline
         entry.hardDeadline = max(hardDeadline, deadline)
@@ -141,7 +141,7 @@ public struct TimerQueue<Payload> {
     }
 
     /// Changes only the hard deadline (a tolerance change). The deadline order does not depend on it. O(log n).
-    public mutating func setHardDeadline(_ entry: Entry, _ hardDeadline: UInt64) {
+    mutating func setHardDeadline(_ entry: Entry, _ hardDeadline: UInt64) {
         entry.hardDeadline = max(hardDeadline, entry.deadline)
         entry.updateCap()
         if entry.capIndex >= 0 { siftCaps(from: entry.capIndex) }
@@ -149,7 +149,7 @@ public struct TimerQueue<Payload> {
 
     /// The entries whose deadline is at or before `limit`, in (deadline, sequence) order: the snapshot CF's
     /// __CFRunLoopDoTimers takes. O(k log k) for k results: subtrees whose root is later than `limit` are skipped.
-    public func due(atOrBefore limit: UInt64) -> [Entry] {
+    func due(atOrBefore limit: UInt64) -> [Entry] {
         guard let root = heap.first, root.deadline <= limit else { return [] }
         var result: [Entry] = []
         var stack = [0]
@@ -167,7 +167,7 @@ public struct TimerQueue<Payload> {
 
     /// Visits entries in (deadline, sequence) order until `body` returns false. O(k log k) for k visited entries:
     /// a best-first walk of the heap with a small frontier heap, so a long queue costs nothing beyond what is visited.
-    public func visitInOrder(_ body: (Entry) -> Bool) {
+    func visitInOrder(_ body: (Entry) -> Bool) {
         guard !heap.isEmpty else { return }
         var frontier = FrontierHeap(heap: heap)
         frontier.push(0)
@@ -180,10 +180,10 @@ public struct TimerQueue<Payload> {
     }
 
     /// All entries, in heap order (not sorted). O(1) to obtain.
-    public var unorderedEntries: [Entry] { heap }
+    var unorderedEntries: [Entry] { heap }
 
     /// Checks the heap property and every entry's index. O(n); for tests and debug builds.
-    public func checkInvariants() -> String? {
+    func checkInvariants() -> String? {
         for (index, entry) in heap.enumerated() {
             if entry.index != index { return "entry at \(index) believes it is at \(entry.index)" }
             if index > 0 {
