@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "CFLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "LoadedCFEngine", dependencies: ["CFLoader", "EngineKit"]),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
-        .target(name: "RefRunLoop", dependencies: ["CSystem"]),
+        .target(name: "RefRunLoop", dependencies: ["CSystem", "RefRunLoopABI"]),
         // The reference run loop's C header, for C and C++ callers (the benchmark shims); implemented in RefRunLoop.
         .target(name: "RefRunLoopABI"),
         // The `ref` engine: the reference run loop behind the engine contract.

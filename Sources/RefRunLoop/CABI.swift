@@ -1,5 +1,8 @@
 // The C ABI declared in Sources/RefRunLoopABI/include/RefRunLoopABI.h: thin `@_cdecl` wrappers, one Swift call each.
 // Opaque C pointers are Unmanaged Swift objects: loops borrowed, items retained once by their _create function.
+// Each function takes the optional types the header imports as, so checkAgainstHeader() below can hold them to it.
+
+import RefRunLoopABI
 
 /// A C callout and its argument. The C caller promises `info` may be used from the loop's thread.
 private struct CCallout: @unchecked Sendable {
@@ -13,16 +16,23 @@ private struct CObserverCallout: @unchecked Sendable {
     let info: UnsafeMutableRawPointer?
 }
 
+/// A pointer the header says must not be NULL.
 @inline(__always)
-private func object<T: AnyObject>(_ pointer: OpaquePointer) -> T {
-    Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+private func nonNull<P>(_ pointer: P?, _ what: StaticString = "a loop, source, timer or observer") -> P {
+    guard let pointer else { preconditionFailure("RefRunLoopABI: NULL passed for \(what)") }
+    return pointer
+}
+
+@inline(__always)
+private func object<T: AnyObject>(_ pointer: OpaquePointer?) -> T {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(nonNull(pointer))).takeUnretainedValue()
 }
 
 /// Calls `body` with the object behind `pointer` borrowed: no retain and release around the call (the C caller
 /// holds the object for the duration). For the calls made once per wake-up or timer fire.
 @inline(__always)
-private func borrowing<T: AnyObject, R>(_ pointer: OpaquePointer, as type: T.Type, _ body: (T) -> R) -> R {
-    Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
+private func borrowing<T: AnyObject, R>(_ pointer: OpaquePointer?, as type: T.Type, _ body: (T) -> R) -> R {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(nonNull(pointer)))._withUnsafeGuaranteedRef(body)
 }
 
 @inline(__always)
@@ -31,8 +41,8 @@ private func retained(_ object: AnyObject) -> OpaquePointer {
 }
 
 @inline(__always)
-private func release<T: AnyObject>(_ pointer: OpaquePointer, as type: T.Type) {
-    Unmanaged<T>.fromOpaque(UnsafeRawPointer(pointer)).release()
+private func release<T: AnyObject>(_ pointer: OpaquePointer?, as type: T.Type) {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(nonNull(pointer))).release()
 }
 
 /// A C mode argument: NULL is kCFRunLoopCommonModes. The default mode's name maps to the shared constant, so the
@@ -67,78 +77,78 @@ public func refRunLoopMain() -> OpaquePointer {
 public func refRunLoopNow() -> Double { RefClock.now }
 
 @_cdecl("ref_runloop_run")
-public func refRunLoopRun(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>?, _ seconds: Double,
+public func refRunLoopRun(_ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ seconds: Double,
                           _ returnAfterSourceHandled: Int32) -> Int32 {
     let loop: RefRunLoop = object(loop)
     return loop.run(mode: mode(name), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0).rawValue
 }
 
 @_cdecl("ref_runloop_stop")
-public func refRunLoopStop(_ loop: OpaquePointer) { (object(loop) as RefRunLoop).stop() }
+public func refRunLoopStop(_ loop: OpaquePointer?) { (object(loop) as RefRunLoop).stop() }
 
 @_cdecl("ref_runloop_stop_mode")
-public func refRunLoopStopMode(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>) {
-    (object(loop) as RefRunLoop).stop(mode: String(cString: name))
+public func refRunLoopStopMode(_ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).stop(mode: String(cString: nonNull(name, "a mode name")))
 }
 
 @_cdecl("ref_runloop_wake_up")
-public func refRunLoopWakeUp(_ loop: OpaquePointer) { borrowing(loop, as: RefRunLoop.self) { $0.wakeUp() } }
+public func refRunLoopWakeUp(_ loop: OpaquePointer?) { borrowing(loop, as: RefRunLoop.self) { $0.wakeUp() } }
 
 @_cdecl("ref_runloop_is_waiting")
-public func refRunLoopIsWaiting(_ loop: OpaquePointer) -> Int32 { (object(loop) as RefRunLoop).isWaiting ? 1 : 0 }
+public func refRunLoopIsWaiting(_ loop: OpaquePointer?) -> Int32 { (object(loop) as RefRunLoop).isWaiting ? 1 : 0 }
 
 @_cdecl("ref_runloop_add_common_mode")
-public func refRunLoopAddCommonMode(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>) {
-    (object(loop) as RefRunLoop).addCommonMode(String(cString: name))
+public func refRunLoopAddCommonMode(_ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+    (object(loop) as RefRunLoop).addCommonMode(String(cString: nonNull(name, "a mode name")))
 }
 
 @_cdecl("ref_runloop_perform")
-public func refRunLoopPerform(_ loop: OpaquePointer, _ name: UnsafePointer<CChar>?,
-                              _ callout: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+public func refRunLoopPerform(_ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                              _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                               _ info: UnsafeMutableRawPointer?) {
-    let call = CCallout(function: callout, info: info)
+    let call = CCallout(function: nonNull(callout, "a callout"), info: info)
     (object(loop) as RefRunLoop).perform(modes: .one(mode(name))) { call() }
 }
 
 @_cdecl("ref_runloop_wakeup_count")
-public func refRunLoopWakeUpCount(_ loop: OpaquePointer) -> UInt64 { (object(loop) as RefRunLoop).wakeUpCount }
+public func refRunLoopWakeUpCount(_ loop: OpaquePointer?) -> UInt64 { (object(loop) as RefRunLoop).wakeUpCount }
 
 @_cdecl("ref_runloop_pass_count")
-public func refRunLoopPassCount(_ loop: OpaquePointer) -> UInt64 { (object(loop) as RefRunLoop).passCount }
+public func refRunLoopPassCount(_ loop: OpaquePointer?) -> UInt64 { (object(loop) as RefRunLoop).passCount }
 
 // MARK: Sources
 
 @_cdecl("ref_runloop_source0_create")
-public func refRunLoopSource0Create(_ order: Int, _ perform: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+public func refRunLoopSource0Create(_ order: Int, _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
-    let call = CCallout(function: perform, info: info)
+    let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
     return retained(RefRunLoopSource(order: order, perform: { call() }))
 }
 
 @_cdecl("ref_runloop_source1_create")
 public func refRunLoopSource1Create(_ order: Int, _ fd: Int32,
-                                    _ perform: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                                    _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
-    let call = CCallout(function: perform, info: info)
+    let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
     return retained(RefRunLoopSource(order: order, fileDescriptor: fd, perform: { call() }))
 }
 
 @_cdecl("ref_runloop_source_signal")
-public func refRunLoopSourceSignal(_ source: OpaquePointer) { borrowing(source, as: RefRunLoopSource.self) { $0.signal() } }
+public func refRunLoopSourceSignal(_ source: OpaquePointer?) { borrowing(source, as: RefRunLoopSource.self) { $0.signal() } }
 
 @_cdecl("ref_runloop_source_invalidate")
-public func refRunLoopSourceInvalidate(_ source: OpaquePointer) { (object(source) as RefRunLoopSource).invalidate() }
+public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) { (object(source) as RefRunLoopSource).invalidate() }
 
 @_cdecl("ref_runloop_source_release")
-public func refRunLoopSourceRelease(_ source: OpaquePointer) { release(source, as: RefRunLoopSource.self) }
+public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, as: RefRunLoopSource.self) }
 
 @_cdecl("ref_runloop_add_source")
-public func refRunLoopAddSource(_ loop: OpaquePointer, _ source: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     (object(loop) as RefRunLoop).add(object(source) as RefRunLoopSource, mode: mode(name))
 }
 
 @_cdecl("ref_runloop_remove_source")
-public func refRunLoopRemoveSource(_ loop: OpaquePointer, _ source: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     (object(loop) as RefRunLoop).remove(object(source) as RefRunLoopSource, mode: mode(name))
 }
 
@@ -146,40 +156,40 @@ public func refRunLoopRemoveSource(_ loop: OpaquePointer, _ source: OpaquePointe
 
 @_cdecl("ref_runloop_timer_create")
 public func refRunLoopTimerCreate(_ fireDate: Double, _ interval: Double, _ order: Int,
-                                  _ callout: @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                                  _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                   _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
-    let call = CCallout(function: callout, info: info)
+    let call = CCallout(function: nonNull(callout, "a callout"), info: info)
     return retained(RefRunLoopTimer(fireDate: fireDate, interval: interval, order: order) { _ in call() })
 }
 
 @_cdecl("ref_runloop_timer_set_tolerance")
-public func refRunLoopTimerSetTolerance(_ timer: OpaquePointer, _ tolerance: Double) {
+public func refRunLoopTimerSetTolerance(_ timer: OpaquePointer?, _ tolerance: Double) {
     (object(timer) as RefRunLoopTimer).tolerance = tolerance
 }
 
 @_cdecl("ref_runloop_timer_set_next_fire_date")
-public func refRunLoopTimerSetNextFireDate(_ timer: OpaquePointer, _ date: Double) {
+public func refRunLoopTimerSetNextFireDate(_ timer: OpaquePointer?, _ date: Double) {
     borrowing(timer, as: RefRunLoopTimer.self) { $0.nextFireDate = date }
 }
 
 @_cdecl("ref_runloop_timer_next_fire_date")
-public func refRunLoopTimerNextFireDate(_ timer: OpaquePointer) -> Double {
+public func refRunLoopTimerNextFireDate(_ timer: OpaquePointer?) -> Double {
     (object(timer) as RefRunLoopTimer).nextFireDate
 }
 
 @_cdecl("ref_runloop_timer_invalidate")
-public func refRunLoopTimerInvalidate(_ timer: OpaquePointer) { (object(timer) as RefRunLoopTimer).invalidate() }
+public func refRunLoopTimerInvalidate(_ timer: OpaquePointer?) { (object(timer) as RefRunLoopTimer).invalidate() }
 
 @_cdecl("ref_runloop_timer_release")
-public func refRunLoopTimerRelease(_ timer: OpaquePointer) { release(timer, as: RefRunLoopTimer.self) }
+public func refRunLoopTimerRelease(_ timer: OpaquePointer?) { release(timer, as: RefRunLoopTimer.self) }
 
 @_cdecl("ref_runloop_add_timer")
-public func refRunLoopAddTimer(_ loop: OpaquePointer, _ timer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopAddTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     (object(loop) as RefRunLoop).add(object(timer) as RefRunLoopTimer, mode: mode(name))
 }
 
 @_cdecl("ref_runloop_remove_timer")
-public func refRunLoopRemoveTimer(_ loop: OpaquePointer, _ timer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopRemoveTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     (object(loop) as RefRunLoop).remove(object(timer) as RefRunLoopTimer, mode: mode(name))
 }
 
@@ -187,9 +197,9 @@ public func refRunLoopRemoveTimer(_ loop: OpaquePointer, _ timer: OpaquePointer,
 
 @_cdecl("ref_runloop_observer_create")
 public func refRunLoopObserverCreate(_ activities: UInt32, _ repeats: Int32, _ order: Int,
-                                     _ callout: @convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void,
+                                     _ callout: (@convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void)?,
                                      _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
-    let call = CObserverCallout(function: callout, info: info)
+    let call = CObserverCallout(function: nonNull(callout, "a callout"), info: info)
     let observer = RefRunLoopObserver(activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
                                       order: order) { _, activity in
         call.function(UInt32(truncatingIfNeeded: activity.rawValue), call.info)
@@ -198,19 +208,61 @@ public func refRunLoopObserverCreate(_ activities: UInt32, _ repeats: Int32, _ o
 }
 
 @_cdecl("ref_runloop_observer_invalidate")
-public func refRunLoopObserverInvalidate(_ observer: OpaquePointer) {
+public func refRunLoopObserverInvalidate(_ observer: OpaquePointer?) {
     (object(observer) as RefRunLoopObserver).invalidate()
 }
 
 @_cdecl("ref_runloop_observer_release")
-public func refRunLoopObserverRelease(_ observer: OpaquePointer) { release(observer, as: RefRunLoopObserver.self) }
+public func refRunLoopObserverRelease(_ observer: OpaquePointer?) { release(observer, as: RefRunLoopObserver.self) }
 
 @_cdecl("ref_runloop_add_observer")
-public func refRunLoopAddObserver(_ loop: OpaquePointer, _ observer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopAddObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     (object(loop) as RefRunLoop).add(object(observer) as RefRunLoopObserver, mode: mode(name))
 }
 
 @_cdecl("ref_runloop_remove_observer")
-public func refRunLoopRemoveObserver(_ loop: OpaquePointer, _ observer: OpaquePointer, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     (object(loop) as RefRunLoop).remove(object(observer) as RefRunLoopObserver, mode: mode(name))
+}
+
+// MARK: The header
+
+/// Never called: each `@_cdecl` function is passed where the header's declaration of the same C name is expected, so
+/// a parameter or result type that drifts from RefRunLoopABI.h is a build error here. (A C name the header lacks is
+/// one too: it does not resolve.)
+private func checkAgainstHeader() {
+    // The header's type is fixed by the first call alone, so the implementation must convert to exactly that type.
+    func declared<F>(_ function: F) -> (F) -> Void { { _ in } }
+    declared(ref_runloop_current)(refRunLoopCurrent)
+    declared(ref_runloop_main)(refRunLoopMain)
+    declared(ref_runloop_now)(refRunLoopNow)
+    declared(ref_runloop_run)(refRunLoopRun)
+    declared(ref_runloop_stop)(refRunLoopStop)
+    declared(ref_runloop_stop_mode)(refRunLoopStopMode)
+    declared(ref_runloop_wake_up)(refRunLoopWakeUp)
+    declared(ref_runloop_is_waiting)(refRunLoopIsWaiting)
+    declared(ref_runloop_add_common_mode)(refRunLoopAddCommonMode)
+    declared(ref_runloop_perform)(refRunLoopPerform)
+    declared(ref_runloop_wakeup_count)(refRunLoopWakeUpCount)
+    declared(ref_runloop_pass_count)(refRunLoopPassCount)
+    declared(ref_runloop_source0_create)(refRunLoopSource0Create)
+    declared(ref_runloop_source1_create)(refRunLoopSource1Create)
+    declared(ref_runloop_source_signal)(refRunLoopSourceSignal)
+    declared(ref_runloop_source_invalidate)(refRunLoopSourceInvalidate)
+    declared(ref_runloop_source_release)(refRunLoopSourceRelease)
+    declared(ref_runloop_add_source)(refRunLoopAddSource)
+    declared(ref_runloop_remove_source)(refRunLoopRemoveSource)
+    declared(ref_runloop_timer_create)(refRunLoopTimerCreate)
+    declared(ref_runloop_timer_set_tolerance)(refRunLoopTimerSetTolerance)
+    declared(ref_runloop_timer_set_next_fire_date)(refRunLoopTimerSetNextFireDate)
+    declared(ref_runloop_timer_next_fire_date)(refRunLoopTimerNextFireDate)
+    declared(ref_runloop_timer_invalidate)(refRunLoopTimerInvalidate)
+    declared(ref_runloop_timer_release)(refRunLoopTimerRelease)
+    declared(ref_runloop_add_timer)(refRunLoopAddTimer)
+    declared(ref_runloop_remove_timer)(refRunLoopRemoveTimer)
+    declared(ref_runloop_observer_create)(refRunLoopObserverCreate)
+    declared(ref_runloop_observer_invalidate)(refRunLoopObserverInvalidate)
+    declared(ref_runloop_observer_release)(refRunLoopObserverRelease)
+    declared(ref_runloop_add_observer)(refRunLoopAddObserver)
+    declared(ref_runloop_remove_observer)(refRunLoopRemoveObserver)
 }
