@@ -3,8 +3,6 @@
 // their lock or confinement already makes every access exclusive, and Swift's dynamic exclusivity check (a
 // thread-local access-set insertion per access) cost about 3 % of a same-CPU wake-up round trip.
 
-import Synchronization
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,18 +44,5 @@ final class Lock: @unchecked Sendable {
         lock()
         defer { unlock() }
         return try body()
-    }
-}
-
-/// Process-wide sequence numbers: the order in which items were added to the common modes (a new common mode
-/// receives them in that order). Sources' signal order and timers' tie-breaks have their own per-loop and per-queue
-/// counters.
-enum SequenceNumber {
-    private static let counter = Atomic<UInt64>(0)
-
-    /// A number larger than every number returned before, on any thread.
-    @inline(__always)
-    static func next() -> UInt64 {
-        counter.wrappingAdd(1, ordering: .relaxed).newValue
     }
 }

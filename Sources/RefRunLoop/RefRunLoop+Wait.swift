@@ -1,4 +1,5 @@
-// Sleeping and waking: the OS wait of a pass (rule order.pass-phases), CFRunLoopWakeUp, and arming the timers.
+// Sleeping and waking: the OS wait of a pass (rule order.pass-phases) and CFRunLoopWakeUp. Arming the timerfd the wait
+// reports is in RefRunLoop+TimerArming.swift.
 //
 // As in CF, each mode has its own epoll set holding the loop's wake-up eventfd, the mode's timerfd and the mode's
 // version-1 descriptors, all edge-triggered; a pass waits on its mode's set for one event (maxevents 1: one live port
@@ -156,46 +157,4 @@ extension RefRunLoop {
         let now = RefClock.nanoseconds
         for frame in frames where !frame.timeoutDelivered && frame.termination < now { frame.timeoutDelivered = true }
     }
-
-    /// Arms the mode's timerfd at the coalesced wake-up time of its timers, or disarms it when it has none, whichever
-    /// thread changed them and whether or not the mode is running (so a timer added from another thread fires on time
-    /// without a wake-up, rule timer.port-in-wait-set, and the order in which a due timer and a readable descriptor
-    /// are reported is CF's). Makes the system call only when the time changes; an expired timerfd needs no disarming
-    /// (its expiry was reported already). O(1) besides the system call. Caller holds `lock`.
-    ///
-    /// On the loop's own thread, a move to a later time is deferred to the loop's next wait in that mode
-    /// (``LoopMode/rearmPending``; `mayDefer` false forces it): until then the timerfd stays armed at the earlier time,
-    /// which has not come, so nothing can tell, and adding and removing many timers costs no system call per change.
-    /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
-    /// once.
-    func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true) {
-        guard lifecycle == .open else { return }
-        let desired = wakeTimeLocked(for: mode)
-        guard desired != mode.armedDeadline else {
-            mode.rearmPending.store(false, ordering: .relaxed)
-            return
-        }
-        let now = RefClock.nanoseconds
-        if mayDefer, let desired, let armed = mode.armedDeadline, armed != 0, now < armed, armed < desired,
-           isCurrentThread {
-            mode.rearmPending.store(true, ordering: .relaxed)
-            return
-        }
-        mode.rearmPending.store(false, ordering: .relaxed)
-        // The old arming expired unreported (its entry is queued), or the new one expires at once.
-        if let armed = mode.armedDeadline, armed != 0, armed <= now { mode.noteTimerEdgeQueued() }
-        if let desired, desired <= now { mode.noteTimerEdgeQueued() }
-        if let desired {
-            TimerFD.arm(mode.timerFD, atNanoseconds: desired)
-        } else if let armed = mode.armedDeadline, armed != 0 {
-            TimerFD.disarm(mode.timerFD)
-        }
-        mode.armedDeadline = desired
-    }
-
-    /// The mode's coalesced wake-up time: the earliest cap of its timers that are not firing
-    /// (``TimerQueue/earliestCap``), nil when there is none. O(1). Caller holds `lock`.
-    func wakeTimeLocked(for mode: LoopMode) -> UInt64? {
-        mode.timers.earliestCap
-}
 }

@@ -345,46 +345,6 @@ public final class RefRunLoop: @unchecked Sendable {
         signalLock.withLock { signalledSources.append(source) }
     }
 
-    // MARK: Timers (called by RefRunLoopTimer)
-
-    /// Moves a timer of this loop to a new date in all its modes. Returns false if the timer is not in this loop
-    /// any more (the caller retries).
-    func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
-        lock.withLock {
-            let hard: UInt64? = timer.lock.withLock {
-                guard timer.loop === self else { return nil }
-                guard timer.valid else { return 0 }
-                timer.fireDate = fireDate
-                timer.deadline = deadline
-                return TimerTolerance.hardDeadline(deadline: deadline, window: timer.windowNanoseconds)
-            }
-            guard let hard else { return false }
-            guard hard != 0 else { return true }
-            for (mode, entry) in timer.entries {
-                mode.timers.reschedule(entry, deadline: deadline, hardDeadline: hard)
-                rearmTimerLocked(mode)
-            }
-            return true
-        }
-    }
-
-    /// Stores a new tolerance and widens or narrows the timer's windows. Returns false if the timer left the loop.
-    func setTimerTolerance(_ timer: RefRunLoopTimer, _ value: Double) -> Bool {
-        lock.withLock {
-            let hard: UInt64? = timer.lock.withLock {
-                guard timer.loop === self else { return nil }
-                timer.storedTolerance = TimerTolerance.clamped(value, interval: timer.interval)
-                return TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
-            }
-            guard let hard else { return false }
-            for (mode, entry) in timer.entries {
-                mode.timers.setHardDeadline(entry, hard)
-                rearmTimerLocked(mode)
-            }
-            return true
-        }
-    }
-
     // MARK: Common modes, blocks, queries (any thread)
 
     /// CFRunLoopAddCommonMode: makes `name` common and adds every common item to it (rule common.add-common-mode).

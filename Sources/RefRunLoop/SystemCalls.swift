@@ -1,6 +1,8 @@
-// The only file that makes Linux system calls. Each kernel API is a caseless enum named after it (grep for the C name
-// finds the wrapper). Every call retries on EINTR, reads errno at once, crashes on errnos that can only mean a bug in
-// this library (EBADF, EFAULT, EINVAL on a descriptor we created), and throws a typed error otherwise.
+// The wrappers of the Linux calls the loop waits and wakes with (epoll, eventfd, timerfd, close) and its clock. Each
+// kernel API is a caseless enum named after it (grep for the C name finds the wrapper). Every call retries on EINTR,
+// reads errno at once, crashes on the errnos that can only mean a bug in this library (EBADF, EFAULT), and throws a
+// typed error otherwise. (The thread and process lookups of LoopRegistry and RefRunLoop.isCurrentThread, and fcntl in
+// a check of an internal bug, call their C functions directly.)
 
 import CSystem
 

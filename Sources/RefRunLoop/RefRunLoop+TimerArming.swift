@@ -1,0 +1,90 @@
+// Timer arming: each mode's timerfd follows the coalesced wake-up time of the mode's timers (rule
+// timer.port-in-wait-set), whichever thread changes them, and timers move to new dates and tolerances through here.
+// The wait (RefRunLoop+Wait.swift) reports the timerfd; firing (RefRunLoop+Phases.swift) leaves a firing timer out of
+// arming and re-arms; each mode's TimerQueue keeps the earliest cap, the wake-up time.
+
+extension RefRunLoop {
+    // MARK: Moving timers (called by RefRunLoopTimer)
+
+    /// Moves a timer of this loop to a new date in all its modes. Returns false if the timer is not in this loop
+    /// any more (the caller retries).
+    func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
+        lock.withLock {
+            let hard: UInt64? = timer.lock.withLock {
+                guard timer.loop === self else { return nil }
+                guard timer.valid else { return 0 }
+                timer.fireDate = fireDate
+                timer.deadline = deadline
+                return TimerTolerance.hardDeadline(deadline: deadline, window: timer.windowNanoseconds)
+            }
+            guard let hard else { return false }
+            guard hard != 0 else { return true }
+            for (mode, entry) in timer.entries {
+                mode.timers.reschedule(entry, deadline: deadline, hardDeadline: hard)
+                rearmTimerLocked(mode)
+            }
+            return true
+        }
+    }
+
+    /// Stores a new tolerance and widens or narrows the timer's windows. Returns false if the timer left the loop.
+    func setTimerTolerance(_ timer: RefRunLoopTimer, _ value: Double) -> Bool {
+        lock.withLock {
+            let hard: UInt64? = timer.lock.withLock {
+                guard timer.loop === self else { return nil }
+                timer.storedTolerance = TimerTolerance.clamped(value, interval: timer.interval)
+                return TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
+            }
+            guard let hard else { return false }
+            for (mode, entry) in timer.entries {
+                mode.timers.setHardDeadline(entry, hard)
+                rearmTimerLocked(mode)
+            }
+            return true
+        }
+    }
+
+    // MARK: Arming
+
+    /// Arms the mode's timerfd at the coalesced wake-up time of its timers, or disarms it when it has none, whichever
+    /// thread changed them and whether or not the mode is running (so a timer added from another thread fires on time
+    /// without a wake-up, rule timer.port-in-wait-set, and the order in which a due timer and a readable descriptor
+    /// are reported is CF's). Makes the system call only when the time changes; an expired timerfd needs no disarming
+    /// (its expiry was reported already). O(1) besides the system call. Caller holds `lock`.
+    ///
+    /// On the loop's own thread, a move to a later time is deferred to the loop's next wait in that mode
+    /// (``LoopMode/rearmPending``; `mayDefer` false forces it): until then the timerfd stays armed at the earlier time,
+    /// which has not come, so nothing can tell, and adding and removing many timers costs no system call per change.
+    /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
+    /// once.
+    func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true) {
+        guard lifecycle == .open else { return }
+        let desired = wakeTimeLocked(for: mode)
+        guard desired != mode.armedDeadline else {
+            mode.rearmPending.store(false, ordering: .relaxed)
+            return
+        }
+        let now = RefClock.nanoseconds
+        if mayDefer, let desired, let armed = mode.armedDeadline, armed != 0, now < armed, armed < desired,
+           isCurrentThread {
+            mode.rearmPending.store(true, ordering: .relaxed)
+            return
+        }
+        mode.rearmPending.store(false, ordering: .relaxed)
+        // The old arming expired unreported (its entry is queued), or the new one expires at once.
+        if let armed = mode.armedDeadline, armed != 0, armed <= now { mode.noteTimerEdgeQueued() }
+        if let desired, desired <= now { mode.noteTimerEdgeQueued() }
+        if let desired {
+            TimerFD.arm(mode.timerFD, atNanoseconds: desired)
+        } else if let armed = mode.armedDeadline, armed != 0 {
+            TimerFD.disarm(mode.timerFD)
+        }
+        mode.armedDeadline = desired
+    }
+
+    /// The mode's coalesced wake-up time: the earliest cap of its timers that are not firing
+    /// (``TimerQueue/earliestCap``), nil when there is none. O(1). Caller holds `lock`.
+    func wakeTimeLocked(for mode: LoopMode) -> UInt64? {
+        mode.timers.earliestCap
+    }
+}
