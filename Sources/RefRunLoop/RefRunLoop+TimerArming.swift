@@ -82,9 +82,12 @@ extension RefRunLoop {
         mode.armedDeadline = desired
     }
 
-    /// The mode's coalesced wake-up time: the earliest cap of its timers that are not firing
-    /// (``TimerQueue/earliestCap``), nil when there is none. O(1). Caller holds `lock`.
+    /// The mode's wake-up time: at once (the earliest deadline) when its earliest timer is due already and not
+    /// firing, else the earliest cap of its timers that are not firing (``TimerQueue/earliestCap``), nil when there is
+    /// none. Tolerance only delays a wake-up still to come: a timer already due fires at the next wait or poll, as on
+    /// CF, which stores no tolerance on Linux. O(1). Caller holds `lock`.
     func wakeTimeLocked(for mode: LoopMode) -> UInt64? {
-        mode.timers.earliestCap
+        if let first = mode.timers.first, first.isArmable, first.deadline <= RefClock.nanoseconds { return first.deadline }
+        return mode.timers.earliestCap
     }
 }

@@ -51,6 +51,8 @@ struct TimerQueue<Payload> {
 
         /// Whether the entry is still in a queue.
         var isQueued: Bool { index >= 0 }
+        /// Whether the entry counts for the wake-up time (it is queued and not suspended while its timer fires).
+        var isArmable: Bool { capIndex >= 0 }
 
         @inline(__always)
         fileprivate func precedes(_ other: Entry) -> Bool {

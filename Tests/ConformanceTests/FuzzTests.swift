@@ -225,6 +225,37 @@ struct FuzzTests {
         }
     }
 
+    /// Two known defects in one case: a timer invalidated after it became due leaves CF's timerfd readable (the stale
+    /// wake), and CF stores no tolerance. The keep-timer counterfactual removes the first; the divergence left (the
+    /// tolerance line) is explained by the second entry, so the case is explained.
+    @Test func twoKnownDefectsInOneCaseAreExplainedTogether() throws {
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.two-defects
+            rule: r
+            source: observed
+            items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}}
+            steps: [{add: t}, {write: p}, {invalidate: t}, {add: p}, run]
+            on:
+              - {when: perform p, do: [{setTolerance: [t, 0.05]}, {query: [tolerance, t]}]}
+            expect: []
+        """
+        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
+                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
+                                  known: known)
+        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let runs = try campaign.executor.run([specCase])[0]
+        try #require(FuzzCampaign.diverges(runs), "cf and ref agreed: \(runs)")
+        #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
+        // Without the tolerance entry, the counterfactual leaves an unexplained divergence.
+        var alone = options
+        alone.known = known.filter { $0.id != "cf.timer-tolerance-not-stored" }
+        #expect(try FuzzCampaign(options: alone, launcher: TestWorker.launcher()).classify(specCase, runs) == nil)
+    }
+
     // MARK: Shrinking, on a planted divergence
 
     @Test func aPlantedBugIsFoundAndShrunkToASmallCaseThatStillDiverges() throws {
