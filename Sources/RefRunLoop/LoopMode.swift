@@ -22,7 +22,12 @@ final class LoopMode {
     @exclusivity(unchecked) var armedDeadline: UInt64? {
         didSet { updateQuietUntil() }
     }
-    /// Whether the loop's thread deferred moving `timerFD` to a later time (``RefRunLoop/rearmTimerLocked(_:mayDefer:)``):
+    /// How many batches of timer fires in this mode are under way (nested runs can fire one inside another). While
+    /// one is, the wake-up time is the earliest cap even for a timer that is due already: the batch's own callouts
+    /// make timers due one after another, and waking for each would undo the coalescing
+    /// (``RefRunLoop/wakeTimeLocked(for:)``).
+    var timerBatches = 0
+    /// Whether the loop's thread deferred moving `timerFD` to a later time (``RefRunLoop/rearmTimerLocked(_:mayDefer:changed:)``):
     /// set by the loop's thread and cleared by any thread, with the loop's lock held; read by the loop's thread
     /// without it before each wait in this mode (only it sets the flag, so it cannot miss its own setting).
     let rearmPending = Atomic<Bool>(false)
@@ -30,7 +35,7 @@ final class LoopMode {
     /// (the other bits) bumped whenever one may have been queued. An expiry queues the timerfd's entry at the tail of
     /// the ready list, and it stays there, ahead of later-ready ports, until a wait on this set reaches it, even if
     /// the timerfd was re-armed meanwhile (then the wait drops it, as CF's does). Set with the loop's lock held, by
-    /// ``RefRunLoop/rearmTimerLocked(_:)``; cleared by the loop's thread, without the lock, after a wait that
+    /// ``RefRunLoop/rearmTimerLocked(_:mayDefer:changed:)``; cleared by the loop's thread, without the lock, after a wait that
     /// scanned the whole list (it returned nothing) or reported the timerfd, unless the generation moved meanwhile.
     /// While it is set, a poll cannot skip its system call (``RefRunLoop/waitForLivePort(_:poll:)``).
     let timerEdges = Atomic<UInt64>(0)

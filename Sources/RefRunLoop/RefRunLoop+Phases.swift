@@ -213,16 +213,18 @@ extension RefRunLoop {
     func fireDueTimers(in mode: LoopMode) {
         let now = RefClock.nanoseconds
         let due: [RefRunLoopTimer] = lock.withLock {
-            mode.timers.due(atOrBefore: now).map(\.payload).filter { timer in
+            mode.timerBatches += 1
+            return mode.timers.due(atOrBefore: now).map(\.payload).filter { timer in
                 timer.lock.withLock { timer.valid && !timer.firing }
             }
         }
         var fired = false
         for timer in due where fire(timer, in: mode) { fired = true }
-        if !fired {
+        lock.withLock {
+            mode.timerBatches -= 1
             // Nothing was due after all (the timer moved meanwhile): arm again for what is left (as CF, __CFRunLoopRun
             // 3199-3210, CFRunLoop.c at swift-6.3.1-RELEASE).
-            lock.withLock { rearmTimerLocked(mode) }
+            if !fired { rearmTimerLocked(mode) }
         }
     }
 

@@ -21,7 +21,7 @@ extension RefRunLoop {
             guard hard != 0 else { return true }
             for (mode, entry) in timer.entries {
                 mode.timers.reschedule(entry, deadline: deadline, hardDeadline: hard)
-                rearmTimerLocked(mode)
+                rearmTimerLocked(mode, changed: true)
             }
             return true
         }
@@ -38,7 +38,7 @@ extension RefRunLoop {
             guard let hard else { return false }
             for (mode, entry) in timer.entries {
                 mode.timers.setHardDeadline(entry, hard)
-                rearmTimerLocked(mode)
+                rearmTimerLocked(mode, changed: true)
             }
             return true
         }
@@ -57,9 +57,9 @@ extension RefRunLoop {
     /// which has not come, so nothing can tell, and adding and removing many timers costs no system call per change.
     /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
     /// once.
-    func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true) {
+    func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true, changed: Bool = false) {
         guard lifecycle == .open else { return }
-        let desired = wakeTimeLocked(for: mode)
+        let desired = wakeTimeLocked(for: mode, changed: changed)
         guard desired != mode.armedDeadline else {
             mode.rearmPending.store(false, ordering: .relaxed)
             return
@@ -82,12 +82,17 @@ extension RefRunLoop {
         mode.armedDeadline = desired
     }
 
-    /// The mode's wake-up time: at once (the earliest deadline) when its earliest timer is due already and not
-    /// firing, else the earliest cap of its timers that are not firing (``TimerQueue/earliestCap``), nil when there is
-    /// none. Tolerance only delays a wake-up still to come: a timer already due fires at the next wait or poll, as on
-    /// CF, which stores no tolerance on Linux. O(1). Caller holds `lock`.
-    func wakeTimeLocked(for mode: LoopMode) -> UInt64? {
-        if let first = mode.timers.first, first.isArmable, first.deadline <= RefClock.nanoseconds { return first.deadline }
+    /// The mode's wake-up time: the earliest cap of its timers that are not firing (``TimerQueue/earliestCap``), nil
+    /// when there is none; but at once (the earliest deadline) when the timers were `changed` (added, removed, moved,
+    /// given a tolerance) and the earliest is due already and not firing, and no batch of fires is under way in the
+    /// mode (``LoopMode/timerBatches``). Tolerance delays a wake-up still to come, not a timer found due when the
+    /// timers change, which fires at the next wait or poll as on CF (which stores no tolerance on Linux); the timers
+    /// that come due while a batch fires wait for their cap, so batches stay whole. O(1). Caller holds `lock`.
+    func wakeTimeLocked(for mode: LoopMode, changed: Bool = false) -> UInt64? {
+        if changed, mode.timerBatches == 0, let first = mode.timers.first, first.isArmable,
+           first.deadline <= RefClock.nanoseconds {
+            return first.deadline
+        }
         return mode.timers.earliestCap
     }
 }

@@ -269,7 +269,7 @@ public final class RefRunLoop: @unchecked Sendable {
             guard let (deadline, hard) = key else { return }
             let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
             timer.entries.append((mode, entry))
-            rearmTimerLocked(mode)
+            rearmTimerLocked(mode, changed: true)
         case .observer(let observer):
             let bound: Bool = observer.lock.withLock {
                 guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
@@ -302,7 +302,7 @@ public final class RefRunLoop: @unchecked Sendable {
             mode.timers.remove(entry)
             timer.entries.remove(at: index)
             if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
-            rearmTimerLocked(mode)
+            rearmTimerLocked(mode, changed: true)
         case .observer(let observer):
             guard let index = observer.nodes.firstIndex(where: { $0.mode === mode }) else { return }
             mode.observers.remove(observer.nodes[index].node)
