@@ -195,18 +195,24 @@ struct FuzzTests {
                 == "timer-gone")
     }
 
-    /// The defect itself, on the real CoreFoundation: a due timer armed in the mode and removed leaves CF's timerfd
-    /// readable, so the first poll handles the stale timer port instead of the written version-1 source. With the
-    /// keep-timer counterfactual the engines agree, so the shipped entry explains it.
-    @Test func theStaleTimerDefectOnCFIsExplainedByItsCounterfactual() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+    /// A campaign of cf against ref with `known`, and the runs of `specCase` on both, which must diverge.
+    static func cfAndRef(_ specCase: SpecCase, known: [KnownDivergence]) throws -> (FuzzCampaign, [FuzzRun]) {
         let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
                                   count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
                                   known: known)
         let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
         let runs = try campaign.executor.run([specCase])[0]
         try #require(FuzzCampaign.diverges(runs), "cf and ref agreed: \(runs)")
+        return (campaign, runs)
+    }
+
+    /// The defect itself, on the real CoreFoundation: a due timer armed in the mode and removed leaves CF's timerfd
+    /// readable, so the first poll handles the stale timer port instead of the written version-1 source. With the
+    /// keep-timer counterfactual the engines agree, so the shipped entry explains it.
+    @Test func theStaleTimerDefectOnCFIsExplainedByItsCounterfactual() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
         #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
     }
 
@@ -243,15 +249,10 @@ struct FuzzTests {
         """
         let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
         let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
-        let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
-                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
-                                  known: known)
-        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
-        let runs = try campaign.executor.run([specCase])[0]
-        try #require(FuzzCampaign.diverges(runs), "cf and ref agreed: \(runs)")
+        let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
         #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
         // Without the tolerance entry, the counterfactual leaves an unexplained divergence.
-        var alone = options
+        var alone = campaign.options
         alone.known = known.filter { $0.id != "cf.timer-tolerance-not-stored" }
         #expect(try FuzzCampaign(options: alone, launcher: TestWorker.launcher()).classify(specCase, runs) == nil)
     }
