@@ -167,20 +167,6 @@ struct TimerQueue<Payload> {
         return result
     }
 
-    /// Visits entries in (deadline, sequence) order until `body` returns false. O(k log k) for k visited entries:
-    /// a best-first walk of the heap with a small frontier heap, so a long queue costs nothing beyond what is visited.
-    func visitInOrder(_ body: (Entry) -> Bool) {
-        guard !heap.isEmpty else { return }
-        var frontier = FrontierHeap(heap: heap)
-        frontier.push(0)
-        while let index = frontier.pop() {
-            guard body(heap[index]) else { return }
-            let left = 2 * index + 1
-            if left < heap.count { frontier.push(left) }
-            if left + 1 < heap.count { frontier.push(left + 1) }
-        }
-    }
-
     /// All entries, in heap order (not sorted). O(1) to obtain.
     var unorderedEntries: [Entry] { heap }
 
@@ -265,44 +251,6 @@ struct TimerQueue<Payload> {
                 index = child
             }
             slots[index].capIndex = index
-        }
-    }
-
-    /// A min-heap of indices into the main heap, for ``visitInOrder(_:)``.
-    private struct FrontierHeap {
-        let heap: [Entry]
-        var items: [Int] = []
-
-        init(heap: [Entry]) { self.heap = heap }
-
-        mutating func push(_ index: Int) {
-            items.append(index)
-            var child = items.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard heap[items[child]].precedes(heap[items[parent]]) else { break }
-                items.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        mutating func pop() -> Int? {
-            guard let top = items.first else { return nil }
-            let last = items.removeLast()
-            if !items.isEmpty {
-                items[0] = last
-                var parent = 0
-                while true {
-                    let left = 2 * parent + 1
-                    guard left < items.count else { break }
-                    var child = left
-                    if left + 1 < items.count && heap[items[left + 1]].precedes(heap[items[left]]) { child = left + 1 }
-                    guard heap[items[child]].precedes(heap[items[parent]]) else { break }
-                    items.swapAt(child, parent)
-                    parent = child
-                }
-            }
-            return top
         }
     }
 }
