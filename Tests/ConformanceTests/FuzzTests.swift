@@ -170,6 +170,26 @@ struct FuzzTests {
         #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
     }
 
+    @Test func theNoToleranceCounterfactualTakesOutEverySetTolerance() throws {
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.tolerance
+            rule: r
+            source: observed
+            items: {t: {timer: {fire: -1}}, o: {observer: {activities: [beforeTimers]}}}
+            steps: [{add: t}, {setTolerance: [t, 0.05]}, {add: o}, {thread: {do: [{setTolerance: [t, 0.1]}, wakeup]}}, run]
+            on:
+              - {when: o.beforeTimers, do: [{setTolerance: [t, 0.05]}, {mark: x}]}
+            expect: []
+        """
+        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let changed = FuzzKnown.apply(.noTolerance, to: specCase)
+        let verbs = FuzzScenario.allActions(of: changed).map(FuzzKnown.verb)
+        #expect(!verbs.contains("setTolerance"))
+        #expect(verbs.filter { $0 != "setTolerance" } == FuzzScenario.allActions(of: specCase).map(FuzzKnown.verb).filter { $0 != "setTolerance" })
+    }
+
     /// A `removes: [timer]` entry with the keep-timer counterfactual, on a divergence that has nothing to do with
     /// timers but whose case removes one: the static conditions hold, the counterfactual run still diverges, so the
     /// divergence stays unexplained.
@@ -251,9 +271,9 @@ struct FuzzTests {
         let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
         let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
         #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
-        // Without the tolerance entry, the counterfactual leaves an unexplained divergence.
+        // Without the tolerance entries, the counterfactual leaves an unexplained divergence.
         var alone = campaign.options
-        alone.known = known.filter { $0.id != "cf.timer-tolerance-not-stored" }
+        alone.known = known.filter { !$0.id.hasPrefix("cf.timer-tolerance") }
         #expect(try FuzzCampaign(options: alone, launcher: TestWorker.launcher()).classify(specCase, runs) == nil)
     }
 

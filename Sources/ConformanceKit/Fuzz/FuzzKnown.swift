@@ -48,6 +48,9 @@ public struct KnownDivergence: Sendable {
         /// away that never fires: no mode ever loses its last timer (rule timer.port-in-wait-set keeps its port armed
         /// for it instead of leaving a stale deadline armed).
         case keepTimer = "keep-timer"
+        /// Every `setTolerance` action is taken out of the case (steps, triggers, helper threads): a timer's tolerance
+        /// no longer moves when it may fire.
+        case noTolerance = "no-tolerance"
     }
 
     /// Whether this entry's static conditions hold for the divergence of `specCase` between the traces `first` and
@@ -163,6 +166,24 @@ public enum FuzzKnown {
     /// `specCase` changed as `counterfactual` says.
     public static func apply(_ counterfactual: KnownDivergence.Counterfactual, to specCase: SpecCase) -> SpecCase {
         switch counterfactual {
+        case .noTolerance:
+            func strip(_ actions: [Action]) -> [Action] {
+                actions.compactMap { action -> Action? in
+                    switch action {
+                    case .setTolerance: return nil
+                    case .thread(let wait, let inner): return .thread(wait: wait, actions: strip(inner))
+                    default: return action
+                    }
+                }
+            }
+            var changed = specCase
+            changed.steps = strip(specCase.steps)
+            changed.triggers = specCase.triggers.map { trigger in
+                var copy = trigger
+                copy.actions = strip(trigger.actions)
+                return copy
+            }
+            return changed
         case .keepTimer:
             var changed = specCase
             let here = specCase.location
