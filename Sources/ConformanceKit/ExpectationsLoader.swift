@@ -52,12 +52,7 @@ public struct EngineExpectations: Sendable {
     /// Parses an expectations file; `file` is used in messages.
     public static func parse(_ text: String, file: String, engine: String?, knownIDs: Set<String>,
                              unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
-        let root = try SpecLoader.composeYAML(text, file: file)
-        var top = try root.fields()
-        let versionValue = try top.required("spec_version")
-        guard try versionValue.int() == specFormatVersion else {
-            throw versionValue.error("spec_version must be \(specFormatVersion)")
-        }
+        var top = try SpecLoader.versionedTop(text, file: file)
         let engineValue = try top.required("engine")
         let fileEngine = try engineValue.string()
         if let engine, fileEngine != engine {

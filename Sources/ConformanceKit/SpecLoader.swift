@@ -57,22 +57,35 @@ public enum SpecLoader {
     /// The top-level fields of a spec-format file, after checking its `spec_version` (files of other versions are
     /// refused, INTERPRETING.md).
     static func versionedTop(_ text: String, file: String) throws -> Fields {
+        try versionedTopAndVersion(text, file: file).top
+    }
+
+    static func versionedTopAndVersion(_ text: String, file: String) throws
+        -> (top: Fields, version: SpecFormatVersion) {
         let root = try composeYAML(text, file: file)
         var top = try root.fields()
-        let version = try top.required("spec_version").int()
-        guard version == specFormatVersion else {
-            throw root.error("spec_version \(version) is not supported (this runner reads version \(specFormatVersion))")
+        let versionValue = try top.required("spec_version")
+        // YAML reads `1.1` as a number and `1` as an integer; both are compared by their written form.
+        let written = try versionValue.string()
+        guard let version = SpecFormatVersion(rawValue: written == "1.0" ? "1" : written) else {
+            let known = SpecFormatVersion.allCases.map(\.rawValue).joined(separator: " and ")
+            throw versionValue.error("spec_version \(written) is not supported (this runner reads versions \(known))")
         }
-        return top
+        return (top, version)
     }
 
     /// Parses spec text; `file` is used in messages.
     public static func parse(_ text: String, file: String) throws -> SpecFile {
-        var top = try versionedTop(text, file: file)
+        var (top, version) = try versionedTopAndVersion(text, file: file)
         let cases = try top.required("cases").sequence().map(parseCase)
         try checkUniqueIDs(cases)
+        for specCase in cases where specCase.formatVersion > version {
+            throw SpecError(specCase.location, "case '\(specCase.id)' uses spec format \(specCase.formatVersion.rawValue) "
+                + "constructs (\(specCase.laterConstructs.joined(separator: ", "))) but its file says spec_version "
+                + "\(version.rawValue); write spec_version: \(specCase.formatVersion.rawValue)")
+        }
         try top.finish(allowed: ["spec_version", "cases"])
-        return SpecFile(path: file, cases: cases)
+        return SpecFile(path: file, version: version, cases: cases)
     }
 
     /// Composes YAML, turning libyaml's errors into ``SpecError``s with the file and line.

@@ -3,8 +3,21 @@
 
 import EngineKit
 
-/// The version of the spec format this package reads.
-public let specFormatVersion = 1
+/// The versions of the spec format this package reads, oldest first. A file's `spec_version` names one; a case
+/// that uses a construct of a later version than its file's is refused (INTERPRETING.md, "Versions").
+public enum SpecFormatVersion: String, Sendable, Comparable, CaseIterable {
+    /// The first format: one loop, on the case thread, items created before the first step.
+    case v1 = "1"
+    /// Adds items created by a step, CFRunLoopRun, timing assertions, a second loop and main-thread cases.
+    case v1_1 = "1.1"
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// The newest version, which the fuzzer's output and new files use.
+    public static let latest = SpecFormatVersion.v1_1
+}
 
 /// Where something was written: a spec file and a line in it.
 public struct SpecLocation: Sendable, Hashable, CustomStringConvertible {
@@ -170,5 +183,7 @@ public struct Trigger: Sendable {
 /// A spec file after loading: its cases in file order.
 public struct SpecFile: Sendable {
     public var path: String
+    /// The file's `spec_version`.
+    public var version: SpecFormatVersion = .v1
     public var cases: [SpecCase]
 }

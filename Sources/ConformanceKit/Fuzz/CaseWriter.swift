@@ -9,7 +9,8 @@ import Foundation
 public enum CaseWriter {
     /// A whole spec file holding `cases`; `comments` go above each case's `expect`.
     public static func file(_ cases: [SpecCase], comments: [String] = []) -> String {
-        var text = "spec_version: 1\ncases:\n"
+        let version = cases.map(\.formatVersion).max() ?? .v1
+        var text = "spec_version: \(version.rawValue)\ncases:\n"
         for specCase in cases { text += write(specCase, comments: comments) + "\n" }
         return text
     }
