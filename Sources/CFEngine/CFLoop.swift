@@ -84,6 +84,8 @@ final class CFLoop: EngineLoop, @unchecked Sendable {
         return result
     }
 
+    func runForever() { CFRunLoopRun() }
+
     func stop() { CFRunLoopStop(loop) }
 
     func stopMode(_ name: String) {

@@ -71,6 +71,7 @@ cfl_library *cfl_open(const char *path, char **error) {
 #define OPTIONAL(name) resolve(handle, #name, (void **)&lib->name, 0, missing, size)
     REQUIRED(CFRunLoopGetCurrent);
     REQUIRED(CFRunLoopRunInMode);
+    REQUIRED(CFRunLoopRun);
     REQUIRED(CFRunLoopStop);
     REQUIRED(CFRunLoopWakeUp);
     REQUIRED(CFRunLoopIsWaiting);

@@ -7,10 +7,13 @@ import EngineKit
 
 struct ActionParser {
     let items: [String: ItemKind]
+    /// Items declared `created: later`: only these may be named by `create`.
+    var laterItems: Set<String> = []
 
     static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
+        "create", "runForever",
     ]
 
     func parse(_ value: YAMLValue) throws -> Action {
@@ -92,6 +95,20 @@ struct ActionParser {
             guard !actions.isEmpty else { throw doValue.error("a thread needs at least one action") }
             try fields.finish(allowed: ["wait", "do"])
             return .thread(wait: wait, actions: actions)
+        case "create":
+            let argumentValue = try need()
+            let name = try reference(argumentValue, kinds: ["source0", "source1", "timer", "observer"])
+            guard laterItems.contains(name) else {
+                throw argumentValue.error("'\(name)' is created before the first step; declare it with "
+                    + "'created: later' to create it with a step")
+            }
+            return .create(name)
+        case "runForever":
+            guard let argument, !SpecLoader.isNull(argument) else { return .runForever(took: nil) }
+            var fields = try argument.fields()
+            let took = try fields.optional("took").map { try timing($0, seconds: nil) }
+            try fields.finish(allowed: ["took"])
+            return .runForever(took: took)
         default:
             throw value.error("unknown action '\(verb)' (one of \(ActionParser.verbs.joined(separator: ", ")))")
         }
@@ -137,8 +154,45 @@ struct ActionParser {
         if let mode = fields.optional("mode") { request.mode = ModeName(specName: try mode.string()) }
         if let seconds = fields.optional("seconds") { request.seconds = try seconds.double() }
         if let flag = fields.optional("returnAfterSourceHandled") { request.returnAfterSourceHandled = try flag.bool() }
-        try fields.finish(allowed: ["mode", "seconds", "returnAfterSourceHandled"])
+        if let took = fields.optional("took") { request.took = try timing(took, seconds: request.seconds) }
+        try fields.finish(allowed: ["mode", "seconds", "returnAfterSourceHandled", "took"])
         return request
+    }
+
+    /// `atLeastTimeout` (a run with a finite positive timeout) or `{atLeast: S, under: S}` with `under` at least
+    /// ``TimingAssertion/minimumUpperBound`` and above `atLeast`. `seconds` is the run's timeout (nil for runForever).
+    private func timing(_ value: YAMLValue, seconds: Double?) throws -> TimingAssertion {
+        if value.isScalar {
+            let word = try value.string()
+            guard word == "atLeastTimeout" else {
+                throw value.error("unknown timing '\(word)' (atLeastTimeout or {atLeast: S, under: S})")
+            }
+            guard let seconds, seconds > 0, seconds.isFinite else {
+                throw value.error("atLeastTimeout needs a run with a finite timeout above 0")
+            }
+            return .atLeastTimeout
+        }
+        var fields = try value.fields()
+        let atLeastValue = fields.optional("atLeast")
+        let underValue = fields.optional("under")
+        try fields.finish(allowed: ["atLeast", "under"])
+        let atLeast = try atLeastValue?.double()
+        let under = try underValue?.double()
+        guard atLeast != nil || under != nil else { throw value.error("a timing needs atLeast, under or both") }
+        if let atLeast, let atLeastValue, !(atLeast >= 0 && atLeast.isFinite) {
+            throw atLeastValue.error("atLeast must be a finite number of seconds, 0 or more")
+        }
+        if let under, let underValue {
+            guard under >= TimingAssertion.minimumUpperBound, under.isFinite else {
+                throw underValue.error("under must be at least \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) "
+                    + "second(s): a tighter bound does not hold on a loaded machine")
+            }
+            if let atLeast, atLeast + TimingAssertion.minimumUpperBound > under {
+                throw underValue.error("under must be at least \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) "
+                    + "second(s) above atLeast")
+            }
+        }
+        return .window(atLeast: atLeast, under: under)
     }
 
     /// `currentMode`, `isWaiting`, `allModes`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`.

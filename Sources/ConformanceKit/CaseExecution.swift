@@ -7,8 +7,9 @@ import Foundation
 
 /// One run of one case. Created by the runner, driven on the case thread.
 ///
-/// Thread safety: `state` is protected by `lock`. `loop`, `epoch` and `handles` are written once on the case thread
-/// before any callout can happen and only read afterwards; `engine` and `specCase` are immutable.
+/// Thread safety: `state` (the trace, and the handles of the items made so far, which `create` steps add to from any
+/// thread) is protected by `lock`. `loop` and `epoch` are written once on the case thread before any callout can
+/// happen and only read afterwards; `engine` and `specCase` are immutable.
 final class CaseExecution: @unchecked Sendable {
     let engine: any RunLoopEngine
     let specCase: SpecCase
@@ -20,7 +21,6 @@ final class CaseExecution: @unchecked Sendable {
 
     private(set) var loop: (any EngineLoop)?
     private var epoch: Double = 0
-    private var handles: [String: Handle] = [:]
 
     private let lock = NSLock()
     /// Protected by `lock`.
@@ -35,6 +35,9 @@ final class CaseExecution: @unchecked Sendable {
         /// Set when the steps are done, so helper threads stop waiting for a state that will not come.
         var stepsDone = false
         var runtimeError: String?
+        /// What each item made so far became in the engine: those created before the first step, then those made by
+        /// `create` actions.
+        var handles: [String: Handle] = [:]
     }
 
     /// What a declared item became in the engine.
@@ -81,8 +84,9 @@ final class CaseExecution: @unchecked Sendable {
         let loop = engine.currentLoop()
         self.loop = loop
         epoch = loop.now
-        for declaration in specCase.items {
-            handles[declaration.name] = makeHandle(declaration, loop: loop)
+        for declaration in specCase.items where !declaration.createdByStep {
+            let handle = makeHandle(declaration, loop: loop)
+            lock.withLock { state.handles[declaration.name] = handle }
         }
         for step in specCase.steps { perform(step) }
         lock.withLock { state.stepsDone = true }
@@ -103,7 +107,7 @@ final class CaseExecution: @unchecked Sendable {
 
     /// Closes the eventfds of version-1 sources. Only after the case thread has finished.
     func releaseResources() {
-        for case .source(let source, let fd?) in handles.values {
+        for case .source(let source, let fd?) in lock.withLock({ state.handles.values }) {
             source.invalidate()
             close(fd)
         }
@@ -166,6 +170,13 @@ final class CaseExecution: @unchecked Sendable {
         }
     }
 
+    /// The handle of a declared item, or nil (failing the case) if it has not been created yet.
+    private func handle(_ name: String) -> Handle? {
+        let found = lock.withLock { state.handles[name] }
+        if found == nil { fail("item '\(name)' was used before a create step made it") }
+        return found
+    }
+
     private func fail(_ message: String) {
         lock.withLock {
             if state.runtimeError == nil { state.runtimeError = message }
@@ -178,19 +189,19 @@ final class CaseExecution: @unchecked Sendable {
         guard let loop else { return }
         switch action {
         case .add(let item, let mode):
-            if let engineItem = handles[item]?.item { loop.add(engineItem, mode: mode) }
+            if let engineItem = handle(item)?.item { loop.add(engineItem, mode: mode) }
         case .remove(let item, let mode):
-            if let engineItem = handles[item]?.item { loop.remove(engineItem, mode: mode) }
+            if let engineItem = handle(item)?.item { loop.remove(engineItem, mode: mode) }
         case .contains(let item, let mode):
-            if let engineItem = handles[item]?.item {
+            if let engineItem = handle(item)?.item {
                 record("contains \(item) \(mode) \(loop.contains(engineItem, mode: mode))")
             }
         case .addCommonMode(let name):
             loop.addCommonMode(name)
         case .signal(let name):
-            if case .source(let source, _)? = handles[name] { source.signal() }
+            if case .source(let source, _)? = handle(name) { source.signal() }
         case .write(let name):
-            if case .source(_, let fd?)? = handles[name], csystem_eventfd_write(fd, 1) != 0 {
+            if case .source(_, let fd?)? = handle(name), csystem_eventfd_write(fd, 1) != 0 {
                 fail("writing to source1 '\(name)' failed: errno \(errno)")
             }
         case .wakeUp:
@@ -200,21 +211,40 @@ final class CaseExecution: @unchecked Sendable {
         case .stopMode(let name):
             loop.stopMode(name)
         case .invalidate(let name):
-            switch handles[name] {
+            switch handle(name) {
             case .source(let source, _)?: source.invalidate()
             case .timer(let timer)?: timer.invalidate()
             case .observer(let observer)?: observer.invalidate()
             case .block?, nil: break
             }
         case .setNextFireDate(let name, let seconds):
-            if case .timer(let timer)? = handles[name] { timer.nextFireDate = loop.now + seconds }
+            if case .timer(let timer)? = handle(name) { timer.nextFireDate = loop.now + seconds }
         case .setTolerance(let name, let seconds):
-            if case .timer(let timer)? = handles[name] { timer.tolerance = seconds }
+            if case .timer(let timer)? = handle(name) { timer.tolerance = seconds }
         case .run(let request):
             record(Trace.run(request.mode))
+            let start = Self.monotonicSeconds()
             let result = loop.run(mode: request.mode, seconds: request.seconds,
                                   returnAfterSourceHandled: request.returnAfterSourceHandled)
+            let elapsed = Self.monotonicSeconds() - start
             record(Trace.result(result))
+            if let took = request.took { recordTiming(took, elapsed: elapsed, timeout: request.seconds) }
+        case .runForever(let took):
+            record(Trace.runForever)
+            let start = Self.monotonicSeconds()
+            loop.runForever()
+            let elapsed = Self.monotonicSeconds() - start
+            record(Trace.runForeverReturned)
+            if let took { recordTiming(took, elapsed: elapsed, timeout: nil) }
+        case .create(let name):
+            guard let declaration = specCase.items.first(where: { $0.name == name }) else { return }
+            guard lock.withLock({ state.handles[name] == nil }) else {
+                fail("item '\(name)' was created a second time")
+                return
+            }
+            let made = makeHandle(declaration, loop: loop)
+            lock.withLock { state.handles[name] = made }
+            record(Trace.create(name))
         case .perform(let block, let modes):
             loop.performBlock(modes: modes) { [self] in record(Trace.block(block)) }
         case .mark(let text):
@@ -229,6 +259,26 @@ final class CaseExecution: @unchecked Sendable {
         }
     }
 
+    /// Traces whether a run's duration met its assertion (rule timeout.never-early).
+    private func recordTiming(_ assertion: TimingAssertion, elapsed: Double, timeout: Double?) {
+        let held: Bool
+        switch assertion {
+        case .atLeastTimeout:
+            held = elapsed >= (timeout ?? .infinity)
+        case .window(let atLeast, let under):
+            held = elapsed >= (atLeast ?? 0) && elapsed < (under ?? .infinity)
+        }
+        record(Trace.took(assertion, seconds: elapsed, held: held))
+    }
+
+    /// The monotonic clock (CLOCK_MONOTONIC, which CF's and ref's run deadlines use), in seconds. A duration measured
+    /// from before a call to after its return includes all of the engine's own.
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     private func answer(_ query: Query, loop: any EngineLoop) -> String {
         switch query {
         case .currentMode:
@@ -240,14 +290,14 @@ final class CaseExecution: @unchecked Sendable {
         case .nextTimerFireDate(let mode):
             return "nextTimerFireDate \(mode) \(Trace.relative(loop.nextTimerFireDate(mode: mode), epoch: epoch))"
         case .fireDate(let name):
-            guard case .timer(let timer)? = handles[name] else { return "fireDate \(name) ?" }
+            guard case .timer(let timer)? = handle(name) else { return "fireDate \(name) ?" }
             return "fireDate \(name) \(Trace.relative(timer.nextFireDate, epoch: epoch))"
         case .tolerance(let name):
-            guard case .timer(let timer)? = handles[name] else { return "tolerance \(name) ?" }
+            guard case .timer(let timer)? = handle(name) else { return "tolerance \(name) ?" }
             return "tolerance \(name) \(String(format2: timer.tolerance))"
         case .isValid(let name):
             let valid: Bool
-            switch handles[name] {
+            switch handle(name) {
             case .source(let source, _)?: valid = source.isValid
             case .timer(let timer)?: valid = timer.isValid
             case .observer(let observer)?: valid = observer.isValid

@@ -21,6 +21,7 @@ extension SpecCase {
     public var laterConstructs: [String] {
         var found: [String] = []
         func note(_ word: String) { if !found.contains(word) { found.append(word) } }
+        if items.contains(where: \.createdByStep) { note("created: later") }
         for action in allActions {
             if let word = action.laterConstructWord { note(word) }
         }
@@ -36,8 +37,14 @@ extension Action {
     var laterConstructWord: String? {
         switch self {
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
-             .setNextFireDate, .setTolerance, .run, .perform, .mark, .stall, .query, .thread:
+             .setNextFireDate, .setTolerance, .perform, .mark, .stall, .query, .thread:
             return nil
+        case .run(let request):
+            return request.took == nil ? nil : "took"
+        case .create:
+            return "create"
+        case .runForever:
+            return "runForever"
         }
     }
 }

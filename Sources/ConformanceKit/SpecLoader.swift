@@ -80,7 +80,7 @@ public enum SpecLoader {
         let cases = try top.required("cases").sequence().map(parseCase)
         try checkUniqueIDs(cases)
         for specCase in cases where specCase.formatVersion > version {
-            throw SpecError(specCase.location, "case '\(specCase.id)' uses spec format \(specCase.formatVersion.rawValue) "
+            throw SpecError(specCase.location, caseID: specCase.id, "case '\(specCase.id)' uses spec format \(specCase.formatVersion.rawValue) "
                 + "constructs (\(specCase.laterConstructs.joined(separator: ", "))) but its file says spec_version "
                 + "\(version.rawValue); write spec_version: \(specCase.formatVersion.rawValue)")
         }
@@ -172,7 +172,7 @@ public enum SpecLoader {
         }
         let items = try parseItems(fields.optional("items"))
         let kinds = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.kind) })
-        let actions = ActionParser(items: kinds)
+        let actions = ActionParser(items: kinds, laterItems: Set(items.filter(\.createdByStep).map(\.name)))
         let stepsValue = try fields.required("steps")
         let steps = try stepsValue.sequence().map(actions.parse)
         guard !steps.isEmpty else { throw stepsValue.error("a case needs at least one step") }
@@ -200,6 +200,7 @@ public enum SpecLoader {
             expected += lines
         }
         try fields.finish(allowed: caseFields)
+        try checkCreated(items, steps: steps, triggers: triggers)
         var specCase = SpecCase(id: id, rule: rule, source: source, features: features, allowances: allowances,
                                 timeout: timeout, items: items, steps: steps, triggers: triggers,
                                 expectedTrace: expected, location: location)
@@ -218,13 +219,34 @@ public enum SpecLoader {
 
     // MARK: Items
 
+    /// Every item declared `created: later` is created by some `create` action (a step, a trigger or a thread).
+    private static func checkCreated(_ items: [ItemDeclaration], steps: [Action], triggers: [Trigger]) throws {
+        var created: Set<String> = []
+        func walk(_ actions: [Action]) {
+            for action in actions {
+                switch action {
+                case .create(let name): created.insert(name)
+                case .thread(_, let inner): walk(inner)
+                default: break
+                }
+            }
+        }
+        walk(steps)
+        for trigger in triggers { walk(trigger.actions) }
+        if let never = items.first(where: { $0.createdByStep && !created.contains($0.name) }) {
+            throw SpecError(never.location, "item '\(never.name)' is declared 'created: later' but no 'create: "
+                + "\(never.name)' action creates it")
+        }
+    }
+
     static func parseItems(_ value: YAMLValue?) throws -> [ItemDeclaration] {
         guard let value else { return [] }
         return try value.mapping().map { name, spec in
             guard isValidName(name) else {
                 throw spec.error("item name '\(name)' must be a letter followed by letters, digits or '_'")
             }
-            return ItemDeclaration(name: name, kind: try parseItemKind(spec), location: spec.location)
+            let (kind, later) = try parseItemKindAndCreation(spec)
+            return ItemDeclaration(name: name, kind: kind, location: spec.location, createdByStep: later)
         }
     }
 
@@ -234,24 +256,38 @@ public enum SpecLoader {
     }
 
     static func parseItemKind(_ value: YAMLValue) throws -> ItemKind {
+        try parseItemKindAndCreation(value).kind
+    }
+
+    /// An item's kind, and whether it is created by a step (`created: later` among its parameters, format 1.1).
+    static func parseItemKindAndCreation(_ value: YAMLValue) throws -> (kind: ItemKind, later: Bool) {
         let (word, argument) = try value.singleKey()
         var fields = Fields(owner: value, pairs: [])
         if let argument, !isNull(argument) { fields = try argument.fields() }
+        var later = false
+        if let created = fields.optional("created") {
+            guard word != "block" else { throw created.error("a block is a name, not an object: it cannot be created later") }
+            let when = try created.string()
+            guard when == "later" || when == "first" else {
+                throw created.error("created must be 'later' (by a create step) or 'first' (before the first step)")
+            }
+            later = when == "later"
+        }
         let kind: ItemKind
         switch word {
         case "source0":
             kind = .source0(order: try fields.optional("order")?.int() ?? 0,
                             callouts: try fields.optional("callouts")?.bool() ?? false)
-            try fields.finish(allowed: ["order", "callouts"])
+            try fields.finish(allowed: ["order", "callouts", "created"])
         case "source1":
             kind = .source1(order: try fields.optional("order")?.int() ?? 0)
-            try fields.finish(allowed: ["order"])
+            try fields.finish(allowed: ["order", "created"])
         case "timer":
             kind = .timer(fire: try fields.optional("fire")?.double() ?? 0,
                           interval: try fields.optional("interval")?.double() ?? 0,
                           tolerance: try fields.optional("tolerance")?.double(),
                           order: try fields.optional("order")?.int() ?? 0)
-            try fields.finish(allowed: ["fire", "interval", "tolerance", "order"])
+            try fields.finish(allowed: ["fire", "interval", "tolerance", "order", "created"])
         case "observer":
             var activities = ActivitySet.all
             if let list = fields.optional("activities") {
@@ -259,14 +295,14 @@ public enum SpecLoader {
             }
             kind = .observer(activities: activities, repeats: try fields.optional("repeats")?.bool() ?? true,
                              order: try fields.optional("order")?.int() ?? 0)
-            try fields.finish(allowed: ["activities", "repeats", "order"])
+            try fields.finish(allowed: ["activities", "repeats", "order", "created"])
         case "block":
             kind = .block
             try fields.finish(allowed: [])
         default:
             throw value.error("unknown item kind '\(word)' (one of source0, source1, timer, observer, block)")
         }
-        return kind
+        return (kind, later)
     }
 
     static func parseActivities(_ value: YAMLValue) throws -> ActivitySet {

@@ -77,6 +77,8 @@ public struct ItemDeclaration: Sendable {
     public var name: String
     public var kind: ItemKind
     public var location: SpecLocation
+    /// (1.1) Created by a `create` action rather than before the first step (`created: later`).
+    public var createdByStep = false
 }
 
 /// What an item is, with its creation parameters.
@@ -115,6 +117,35 @@ public struct RunRequest: Sendable, Equatable {
     public var mode: ModeName
     public var seconds: Double
     public var returnAfterSourceHandled: Bool
+    /// (1.1) What the run's duration must satisfy; traced as a `took` line after `return`.
+    public var took: TimingAssertion? = nil
+}
+
+/// (1.1) A deterministic assertion on how long a run took, measured on the monotonic clock from just before the call
+/// to just after it returns. Its margins are wide enough to hold on a loaded machine: an upper bound is at least one
+/// second, and a lower bound is never later than the engine may legitimately return.
+public enum TimingAssertion: Sendable, Equatable {
+    /// The run lasted at least its own timeout (`atLeastTimeout`).
+    case atLeastTimeout
+    /// The run lasted at least `atLeast` seconds (if given) and less than `under` seconds (if given).
+    case window(atLeast: Double?, under: Double?)
+
+    /// The smallest `under` the loader accepts: a bound that would not hold on a busy two-core machine is a flake.
+    public static let minimumUpperBound = 1.0
+
+    /// The assertion as written in the spec and traced when it holds: `atLeastTimeout`, `under 1`, `atLeast 0.2 under 2`.
+    public var spelling: String {
+        switch self {
+        case .atLeastTimeout: return "atLeastTimeout"
+        case .window(let atLeast, let under):
+            return [atLeast.map { "atLeast \(Self.number($0))" }, under.map { "under \(Self.number($0))" }]
+                .compactMap { $0 }.joined(separator: " ")
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
+    }
 }
 
 /// A state query whose answer is written into the trace.
@@ -158,6 +189,11 @@ public indirect enum Action: Sendable {
     case stall(Double)
     case query(Query)
     case thread(wait: ThreadWait, actions: [Action])
+    /// (1.1) Creates an item declared `created: later`; traced as `create ITEM`.
+    case create(String)
+    /// (1.1) CFRunLoopRun on the current thread's loop; traced as `runForever` and `runForever returned`, then the
+    /// `took` line if there is an assertion.
+    case runForever(took: TimingAssertion?)
 }
 
 /// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).

@@ -9,6 +9,11 @@
 //   run <mode>                    a run begins (top-level or nested)
 //   return <result>               that run returned finished | stopped | timedOut | handledSource
 //   mark <text>                   a `mark` action
+//   create <item>                 (1.1) a `create` action made the item
+//   runForever                    (1.1) CFRunLoopRun begins
+//   runForever returned           (1.1) CFRunLoopRun returned
+//   took <assertion>              (1.1) the run before it met its timing assertion (else: took <seconds> (expected
+//                                 <assertion>))
 //   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
 //                                 tolerance, isValid, contains)
 
@@ -25,6 +30,13 @@ enum Trace {
     static func run(_ mode: ModeName) -> String { "run \(mode)" }
     static func result(_ result: RunResult) -> String { "return \(result)" }
     static func mark(_ text: String) -> String { "mark \(text)" }
+    static func create(_ name: String) -> String { "create \(name)" }
+    static let runForever = "runForever"
+    static let runForeverReturned = "runForever returned"
+    /// The `took` line: the assertion's spelling when it held, else the measured duration and what was expected.
+    static func took(_ assertion: TimingAssertion, seconds: Double, held: Bool) -> String {
+        held ? "took \(assertion.spelling)" : "took \(seconds) (expected \(assertion.spelling))"
+    }
 
     /// Seconds relative to the case's start, to 0.01 s: cases choose dates far from a rounding boundary.
     static func relative(_ date: Double, epoch: Double) -> String {
@@ -86,9 +98,17 @@ struct TraceGrammar {
             return nil
         case "mark":
             return words.count >= 2 ? nil : "'mark' needs text: '\(line)'"
+        case "create":
+            guard words.count == 2 else { return "'create' takes one item: '\(line)'" }
+            return expect(words[1], kind: "source0", "source1", "timer", "observer")
+        case "runForever":
+            return words.count == 1 || (words.count == 2 && words[1] == "returned") ? nil
+                : "expected 'runForever' or 'runForever returned': '\(line)'"
+        case "took":
+            return words.count >= 2 ? nil : "'took' needs the timing assertion: '\(line)'"
         default:
             if Trace.queryWords.contains(head) { return words.count >= 2 ? nil : "query '\(head)' needs its answer" }
-            return "unknown trace event '\(line)' (expected <observer>.<activity>, perform, fire, block, schedule, cancel, run, return, mark or a query answer)"
+            return "unknown trace event '\(line)' (expected <observer>.<activity>, perform, fire, block, schedule, cancel, run, return, mark, create, runForever, took or a query answer)"
         }
     }
 

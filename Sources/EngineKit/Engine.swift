@@ -73,6 +73,9 @@ public protocol EngineLoop: AnyObject, Sendable {
 
     /// CFRunLoopRunInMode. Loop thread; may be called re-entrantly from a callout (a nested run).
     func run(mode: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult
+    /// CFRunLoopRun: runs the default mode until a run of it returns Stopped or Finished. Loop thread; may be called
+    /// from a callout. (Spec format 1.1, action `runForever`.)
+    func runForever()
     /// CFRunLoopStop. Any thread.
     func stop()
     /// _CFRunLoopStopMode. Any thread. Needs ``EngineFeature/stopMode``.

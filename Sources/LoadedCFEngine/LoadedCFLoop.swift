@@ -105,6 +105,8 @@ final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
         return result
     }
 
+    func runForever() { fn.CFRunLoopRun() }
+
     func stop() { fn.CFRunLoopStop(loop) }
 
     /// Only called when the engine has the stopMode feature.

@@ -93,6 +93,8 @@ final class RefLoopAdapter: EngineLoop, @unchecked Sendable {
         return mapped
     }
 
+    func runForever() { loop.run() }
+
     func stop() { loop.stop() }
     func stopMode(_ name: String) { loop.stop(mode: name) }
     func wakeUp() { loop.wakeUp() }

@@ -38,6 +38,8 @@ class ForwardingLoop: EngineLoop, @unchecked Sendable {
     func contains(_ item: EngineItem, mode: ModeName) -> Bool { inner.contains(item, mode: mode) }
     func addCommonMode(_ name: String) { inner.addCommonMode(name) }
     func performBlock(modes: BlockModes, _ block: @escaping @Sendable () -> Void) { inner.performBlock(modes: modes, block) }
+    func runForever() { inner.runForever() }
+
     func stop() { inner.stop() }
     func stopMode(_ name: String) { inner.stopMode(name) }
     func wakeUp() { inner.wakeUp() }

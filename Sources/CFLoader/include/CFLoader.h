@@ -67,6 +67,7 @@ typedef struct {
     // CFRunLoop
     cfl_ref (*CFRunLoopGetCurrent)(void);
     int32_t (*CFRunLoopRunInMode)(cfl_ref mode, double seconds, unsigned char returnAfterSourceHandled);
+    void (*CFRunLoopRun)(void);
     void (*CFRunLoopStop)(cfl_ref loop);
     void (*CFRunLoopWakeUp)(cfl_ref loop);
     unsigned char (*CFRunLoopIsWaiting)(cfl_ref loop);

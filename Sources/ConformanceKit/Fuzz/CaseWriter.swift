@@ -27,7 +27,9 @@ public enum CaseWriter {
         if let timeout = specCase.timeout { lines.append("    timeout: \(number(timeout))") }
         if !specCase.items.isEmpty {
             lines.append("    items:")
-            for item in specCase.items { lines.append("      \(item.name): \(itemKind(item.kind))") }
+            for item in specCase.items {
+                lines.append("      \(item.name): \(itemKind(item.kind, createdLater: item.createdByStep))")
+            }
         }
         lines.append("    steps:")
         for step in specCase.steps { lines.append("      - \(action(step))") }
@@ -60,19 +62,20 @@ public enum CaseWriter {
 
     // MARK: Pieces
 
-    static func itemKind(_ kind: ItemKind) -> String {
+    static func itemKind(_ kind: ItemKind, createdLater: Bool = false) -> String {
+        let later = createdLater ? ", created: later" : ""
         switch kind {
         case .source0(let order, let callouts):
-            return "{source0: {order: \(order), callouts: \(callouts)}}"
+            return "{source0: {order: \(order), callouts: \(callouts)\(later)}}"
         case .source1(let order):
-            return "{source1: {order: \(order)}}"
+            return "{source1: {order: \(order)\(later)}}"
         case .timer(let fire, let interval, let tolerance, let order):
             let extra = tolerance.map { ", tolerance: \(number($0))" } ?? ""
-            return "{timer: {fire: \(number(fire)), interval: \(number(interval))\(extra), order: \(order)}}"
+            return "{timer: {fire: \(number(fire)), interval: \(number(interval))\(extra), order: \(order)\(later)}}"
         case .observer(let activities, let repeats, let order):
             let names = Activity.allCases.filter(activities.contains).map(\.rawValue)
             let list = activities == .all ? "all" : "[\(names.joined(separator: ", "))]"
-            return "{observer: {activities: \(list), repeats: \(repeats), order: \(order)}}"
+            return "{observer: {activities: \(list), repeats: \(repeats), order: \(order)\(later)}}"
         case .block:
             return "block"
         }
@@ -94,7 +97,10 @@ public enum CaseWriter {
         case .setTolerance(let timer, let seconds): return "{setTolerance: [\(timer), \(number(seconds))]}"
         case .run(let request):
             return "{run: {mode: \(request.mode), seconds: \(number(request.seconds)), "
-                + "returnAfterSourceHandled: \(request.returnAfterSourceHandled)}}"
+                + "returnAfterSourceHandled: \(request.returnAfterSourceHandled)\(request.took.map(took) ?? "")}}"
+        case .runForever(let assertion):
+            return assertion.map { "{runForever: {took: \(timing($0))}}" } ?? "runForever"
+        case .create(let item): return "{create: \(item)}"
         case .perform(let block, .one(let mode)): return "{perform: [\(block), \(mode)]}"
         case .perform(let block, .list(let modes)):
             return "{perform: [\(block), [\(modes.map(\.description).joined(separator: ", "))]]}"
@@ -103,6 +109,17 @@ public enum CaseWriter {
         case .query(let query): return "{query: \(self.query(query))}"
         case .thread(let wait, let actions):
             return "{thread: {wait: \(wait.rawValue), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
+        }
+    }
+
+    private static func took(_ assertion: TimingAssertion) -> String { ", took: \(timing(assertion))" }
+
+    static func timing(_ assertion: TimingAssertion) -> String {
+        switch assertion {
+        case .atLeastTimeout: return "atLeastTimeout"
+        case .window(let atLeast, let under):
+            let parts = [atLeast.map { "atLeast: \(number($0))" }, under.map { "under: \(number($0))" }]
+            return "{\(parts.compactMap { $0 }.joined(separator: ", "))}"
         }
     }
 

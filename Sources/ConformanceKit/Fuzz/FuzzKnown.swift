@@ -248,6 +248,8 @@ public enum FuzzKnown {
         case .stall: return "stall"
         case .query: return "query"
         case .thread: return "thread"
+        case .create: return "create"
+        case .runForever: return "runForever"
         }
     }
 }

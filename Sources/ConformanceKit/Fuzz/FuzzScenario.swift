@@ -29,26 +29,18 @@ public enum FuzzScenario {
     }
 
     /// Every action of the case: steps, trigger actions and helper threads' actions, depth first.
-    static func allActions(of specCase: SpecCase) -> [Action] {
-        func flatten(_ actions: [Action]) -> [Action] {
-            actions.flatMap { action -> [Action] in
-                if case .thread(_, let inner) = action { return [action] + flatten(inner) }
-                return [action]
-            }
-        }
-        return flatten(specCase.steps) + specCase.triggers.flatMap { flatten($0.actions) }
-    }
+    static func allActions(of specCase: SpecCase) -> [Action] { specCase.allActions }
 
     /// The items an action names (helper threads: the items of their actions).
     static func references(of action: Action) -> Set<String> {
         switch action {
         case .add(let item, _), .remove(let item, _), .contains(let item, _): return [item]
-        case .signal(let item), .write(let item), .invalidate(let item): return [item]
+        case .signal(let item), .write(let item), .invalidate(let item), .create(let item): return [item]
         case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
         case .perform(let block, _): return [block]
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
         case .thread(_, let actions): return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
-        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query: return []
+        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .query: return []
         }
     }
 
