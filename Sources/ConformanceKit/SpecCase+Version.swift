@@ -17,6 +17,15 @@ extension SpecCase {
         return found
     }
 
+    /// (1.1) Items declared `created: later` that no `create` action names: the loader refuses such a case.
+    public var itemsNeverCreated: [ItemDeclaration] {
+        let created = Set(allActions.compactMap { action -> String? in
+            if case .create(let name) = action { return name }
+            return nil
+        })
+        return items.filter { $0.createdByStep && !created.contains($0.name) }
+    }
+
     /// The spelling of each construct the case uses that spec format 1 lacks, once each, in a stable order.
     public var laterConstructs: [String] {
         var found: [String] = []

@@ -200,12 +200,15 @@ public enum SpecLoader {
             expected += lines
         }
         try fields.finish(allowed: caseFields)
-        try checkCreated(items, steps: steps, triggers: triggers)
         var specCase = SpecCase(id: id, rule: rule, source: source, features: features, allowances: allowances,
                                 timeout: timeout, items: items, steps: steps, triggers: triggers,
                                 expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
         specCase.rules = rules
+        if let never = specCase.itemsNeverCreated.first {
+            throw SpecError(never.location, caseID: id, "item '\(never.name)' is declared 'created: later' but no "
+                + "'create: \(never.name)' action creates it")
+        }
         return specCase
     }
 
@@ -218,26 +221,6 @@ public enum SpecLoader {
     }
 
     // MARK: Items
-
-    /// Every item declared `created: later` is created by some `create` action (a step, a trigger or a thread).
-    private static func checkCreated(_ items: [ItemDeclaration], steps: [Action], triggers: [Trigger]) throws {
-        var created: Set<String> = []
-        func walk(_ actions: [Action]) {
-            for action in actions {
-                switch action {
-                case .create(let name): created.insert(name)
-                case .thread(_, let inner): walk(inner)
-                default: break
-                }
-            }
-        }
-        walk(steps)
-        for trigger in triggers { walk(trigger.actions) }
-        if let never = items.first(where: { $0.createdByStep && !created.contains($0.name) }) {
-            throw SpecError(never.location, "item '\(never.name)' is declared 'created: later' but no 'create: "
-                + "\(never.name)' action creates it")
-        }
-    }
 
     static func parseItems(_ value: YAMLValue?) throws -> [ItemDeclaration] {
         guard let value else { return [] }

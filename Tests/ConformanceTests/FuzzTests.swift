@@ -56,6 +56,28 @@ struct FuzzTests {
         }
     }
 
+    /// Format 1.1 in the generator: CFRunLoopRun as the sleeping run, and items created by a step or in a callout;
+    /// every shrink of such a scenario still creates each item it declares `created: later` (else it would not load).
+    @Test func theGeneratorUsesFormat11AndShrinksStayLoadable() throws {
+        var forever = 0, createdInStep = 0, createdInCallout = 0
+        for seed in 0..<300 {
+            let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
+            if scenario.steps.contains(where: { if case .runForever = $0 { return true }; return false }) { forever += 1 }
+            if scenario.steps.contains(where: { if case .create = $0 { return true }; return false }) { createdInStep += 1 }
+            if scenario.triggers.contains(where: { $0.actions.contains { if case .create = $0 { return true }; return false } }) {
+                createdInCallout += 1
+            }
+            #expect(scenario.itemsNeverCreated.isEmpty, "seed \(seed)")
+            guard scenario.formatVersion == .v1_1 else { continue }
+            for candidate in FuzzShrinker.candidates(scenario) {
+                #expect(candidate.itemsNeverCreated.isEmpty, "seed \(seed)")
+                _ = try SpecLoader.parse(CaseWriter.file([candidate]), file: "shrunk-\(seed).yaml")
+            }
+        }
+        #expect(forever > 0 && createdInStep > 0 && createdInCallout > 0,
+                "runForever \(forever), create in steps \(createdInStep), in callouts \(createdInCallout)")
+    }
+
     @Test func theGeneratorNeverRunsAfterAStopInOneCallout() {
         for seed in 0..<500 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))

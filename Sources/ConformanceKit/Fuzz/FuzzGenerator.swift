@@ -27,6 +27,12 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// A last run with an infinite timeout that sleeps, ended by a stop from a BeforeWaiting observer, or by a helper
     /// thread that waits for `isWaiting` and then stops it.
     case sleep
+    /// (1.1) That last sleeping run made with CFRunLoopRun (`runForever`) instead, when it does not return after a
+    /// handled source.
+    case forever
+    /// (1.1) Items created by a step (`created: later`, `create`): before their first use, or inside a callout that
+    /// then adds them.
+    case create
 }
 
 /// What a generator may build.
@@ -153,6 +159,14 @@ private struct Builder {
         } else {
             steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(30))))
         }
+        // The format-1.1 draws come last, so that they leave the rest of a seed's scenario as it was before them.
+        if sleeps, has(.forever), case .run(let request)? = steps.last, request.mode == .default,
+           !request.returnAfterSourceHandled, random.chance(50) {
+            // CFRunLoopRun ends when an inner run returns Stopped or Finished; the sleeping run above can return
+            // nothing else (no timeout, no returnAfterSourceHandled), so the same stop ends both.
+            steps[steps.count - 1] = .runForever(took: nil)
+        }
+        if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
                                 features: [], allowances: allowances, timeout: nil, items: items, steps: steps,
                                 triggers: triggers, expectedTrace: [], location: here)
@@ -170,6 +184,37 @@ private struct Builder {
             if index > stop, case .run = action { return false }
             return true
         }.map(\.element)
+    }
+
+    /// Makes some items `created: later`. Triggers act only inside callouts of runs, so an item created by a step
+    /// before the first run and before its first use is there for every action that names it. An item no action
+    /// names may instead be created and added inside a trigger that fires once (rule item.added-mid-pass).
+    mutating func createSomeLater(steps: inout [Action], triggers: inout [Trigger]) {
+        for index in items.indices where items[index].kind.isModeItem && items[index].name != FuzzGenerator.guardName {
+            guard random.chance(25) else { continue }
+            let name = items[index].name
+            let stepUses = steps.indices.filter { FuzzScenario.references(of: steps[$0]).contains(name) }
+            let firstRun = steps.firstIndex { step in
+                switch step {
+                case .run, .runForever: return true
+                default: return false
+                }
+            } ?? steps.count
+            let triggerUses = triggers.contains { trigger in
+                trigger.actions.contains { FuzzScenario.references(of: $0).contains(name) }
+            }
+            let hosts = triggers.indices.filter { host in
+                triggers[host].occurrence != .every && FuzzScenario.eventItem(triggers[host].event) != name
+            }
+            items[index].createdByStep = true
+            if stepUses.isEmpty, !triggerUses, !hosts.isEmpty, random.chance(60) {
+                let host = random.pick(hosts)
+                triggers[host].actions.insert(contentsOf: [.create(name), .add(item: name, mode: randomMode())],
+                                              at: random.within(0...triggers[host].actions.count))
+            } else {
+                steps.insert(.create(name), at: random.within(0...min(stepUses.first ?? steps.count, firstRun)))
+            }
+        }
     }
 
     // MARK: Items

@@ -28,6 +28,17 @@ public enum FuzzScenario {
         return EngineFeature.allCases.filter(used.contains)
     }
 
+    /// Whether a case has a run that may sleep: a run with a timeout above zero (or NaN), or CFRunLoopRun.
+    static func hasSleepingRun(_ actions: [Action]) -> Bool {
+        actions.contains { action in
+            switch action {
+            case .run(let request): return !(request.seconds <= 0)
+            case .runForever: return true
+            default: return false
+            }
+        }
+    }
+
     /// Every action of the case: steps, trigger actions and helper threads' actions, depth first.
     static func allActions(of specCase: SpecCase) -> [Action] { specCase.allActions }
 

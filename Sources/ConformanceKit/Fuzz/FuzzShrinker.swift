@@ -12,10 +12,7 @@ public enum FuzzShrinker {
     /// run made a poll, a step's mode made the default one).
     public static func candidates(_ specCase: SpecCase) -> [SpecCase] {
         var result: [SpecCase] = []
-        let sleeps = specCase.steps.contains { step in
-            if case .run(let request) = step { return !(request.seconds <= 0) }
-            return false
-        }
+        let sleeps = FuzzScenario.hasSleepingRun(specCase.steps)
         for item in specCase.items {
             // The guard observer ends a sleeping run; without it the run would sleep until the watchdog.
             if sleeps, item.name == FuzzGenerator.guardName { continue }
@@ -44,8 +41,37 @@ public enum FuzzShrinker {
                 result.append(copy)
             }
         }
+        for item in specCase.items where item.createdByStep {
+            result.append(createdFirst(item.name, in: specCase))
+        }
         result += smallerValues(specCase)
-        return result.map(withFeatures)
+        // A cut that took away the only `create` of an item made later would not load.
+        return result.filter { $0.itemsNeverCreated.isEmpty }.map(withFeatures)
+    }
+
+    /// The case with item `name` created before the first step, as in format 1, and its `create` actions gone.
+    static func createdFirst(_ name: String, in specCase: SpecCase) -> SpecCase {
+        var copy = specCase
+        for index in copy.items.indices where copy.items[index].name == name { copy.items[index].createdByStep = false }
+        func withoutCreate(_ actions: [Action]) -> [Action] {
+            actions.compactMap { action in
+                switch action {
+                case .create(name): return nil
+                case .thread(let wait, let inner):
+                    let kept = withoutCreate(inner)
+                    return kept.isEmpty ? nil : .thread(wait: wait, actions: kept)
+                default: return action
+                }
+            }
+        }
+        copy.steps = withoutCreate(copy.steps)
+        copy.triggers = copy.triggers.compactMap { trigger in
+            var kept = trigger
+            kept.actions = withoutCreate(trigger.actions)
+            return kept.actions.isEmpty ? nil : kept
+        }
+        if copy.steps.isEmpty { copy.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))] }
+        return copy
     }
 
     /// The case without item `name`: its declaration, every action that names it, and every trigger on its events
@@ -144,7 +170,7 @@ public enum FuzzShrinker {
     private static func withFeatures(_ specCase: SpecCase) -> SpecCase {
         var copy = specCase
         copy.features = FuzzScenario.features(of: copy)
-        if !FuzzScenario.allActions(of: copy).contains(where: { if case .run(let request) = $0 { return !(request.seconds <= 0) }; return false }) {
+        if !FuzzScenario.hasSleepingRun(FuzzScenario.allActions(of: copy)) {
             copy.allowances.remove(.idleWakes)
         }
         return copy
