@@ -8,9 +8,10 @@
 #   --check          check that every fault's text occurs exactly once in its file (no build) and exit
 #   --only ID,...    only these faults
 #   --format F       table (default) or tsv: one line per fault, then the score
-#   --fuzz SECONDS   instead of the spec, run `runloop fuzz --engines cf,ref --time SECONDS` against each mutant:
-#                    a fault is found when the fuzzer reports an unexplained divergence; the table gives the shrunk
-#                    case's trace length (the longer of the two engines' traces)
+#   --fuzz SECONDS   instead of the spec, run `runloop fuzz --engines cf,ref --time SECONDS --until-found` against
+#                    each mutant: a fault is found when the fuzzer reports an unexplained divergence; the table gives
+#                    the seconds it took to find it, the shrunk case's trace length (the longer of the two engines'
+#                    traces) and the seed
 #   --timeout S      watchdog per case for the spec runs (default 3 s: a mutant that hangs a case is killed by it)
 #
 # The faults are scripts/mutation/faults.tsv, each a change to one file of Sources/RefRunLoop written from a rule of
@@ -28,7 +29,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 faults_file=scripts/mutation/faults.tsv
 mode=run only="" format=table fuzz_seconds="" case_timeout=3
@@ -159,14 +160,16 @@ spec_failures() {
 fuzz_finding() {
     local out=$1 json=$scratch/fuzz.json
     rm -rf "$scratch/fuzz-out"
-    "$binary" fuzz --engines cf,ref --time "$fuzz_seconds" --out "$scratch/fuzz-out" --format json >"$json" 2>/dev/null || true
+    "$binary" fuzz --engines cf,ref --time "$fuzz_seconds" --until-found --out "$scratch/fuzz-out" --format json \
+        >"$json" 2>/dev/null || true
     if ! jq -e '.findings' "$json" >/dev/null 2>&1; then
         echo "runner-error" >"$out"
         return
     fi
     jq -r '[.findings[] | select(.explained_by == null)] |
            if length == 0 then "missed"
-           else "found \(.[0].traces | [.[] | length] | max) \(.[0].seed)" end' "$json" >"$out"
+           else "found \(.[0].found_after_seconds) s, \(.[0].traces | [.[] | length] | max) lines, seed \(.[0].seed)" end' \
+        "$json" >"$out"
 }
 
 echo "mutation: building the unmutated tree" >&2
@@ -228,7 +231,7 @@ if [[ $format == tsv ]]; then
     printf '%s\n' "${results[@]}"
 else
     if [[ -n $fuzz_seconds ]]; then
-        printf '%-36s %-36s %-10s %s\n' fault rule verdict "trace lines of the shrunk case, seed"
+        printf '%-36s %-36s %-10s %s\n' fault rule verdict "time to find, trace lines of the shrunk case, seed"
     else
         printf '%-36s %-36s %-10s %6s  %s\n' fault rule verdict cases "e.g."
     fi

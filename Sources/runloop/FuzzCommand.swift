@@ -63,6 +63,9 @@ struct FuzzCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the scenarios the options generate, as a spec file, and run nothing.")
     var list = false
 
+    @Flag(name: .long, help: "End the campaign at the first unexplained divergence, once it is shrunk (the JSON gives found_after_seconds).")
+    var untilFound = false
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let time, !(time > 0 && time.isFinite) { throw ValidationError("--time must be a positive number of seconds") }
@@ -116,6 +119,7 @@ struct FuzzCommand: ParsableCommand {
                                   seconds: time, shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()),
                                   outDirectory: out, timeout: timeout, known: knownDivergences)
         options.shrinkSeconds = 60
+        options.stopAtFirstUnexplained = untilFound
         let onTerminal = isatty(STDERR_FILENO) == 1
         let summary: FuzzSummary
         do {

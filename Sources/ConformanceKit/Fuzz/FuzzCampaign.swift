@@ -22,6 +22,9 @@ public struct FuzzOptions: Sendable {
     public var batchSize: Int = 25
     /// How long shrinking one divergence may take, in seconds, before the smallest case so far is kept.
     public var shrinkSeconds: Double = 60
+    /// End the campaign once an unexplained divergence has been found and shrunk (`--until-found`): how long a fuzzer
+    /// takes to find a bug, as scripts/mutation.sh --fuzz measures it.
+    public var stopAtFirstUnexplained = false
 
     public init(engines: [EngineDescription], seed: UInt64, count: Int?, seconds: Double?, shape: FuzzShape,
                 outDirectory: String?, timeout: Double = 3, known: [KnownDivergence] = []) {
@@ -51,6 +54,8 @@ public struct FuzzFinding: Sendable {
     public var stable: Bool
     /// The file it was written to.
     public var file: String?
+    /// Seconds from the campaign's start to the end of the batch whose run found it (before shrinking).
+    public var foundAfter: Double = 0
 
     /// The shrunk scenario without its id, rule and expectation: findings with the same signature are the same
     /// minimal case, found from several seeds.
@@ -137,12 +142,14 @@ public struct FuzzCampaign: Sendable {
             }
             // Run each divergent scenario again: an engine that disagrees with itself makes the divergence noise.
             let again = try executor.run(divergent.map { scenarios[$0] })
+            let foundAfter = elapsed()
             for (position, index) in divergent.enumerated() {
                 guard again[position] == results[index] else {
                     summary.nondeterministic.append(seeds[index])
                     continue
                 }
                 var finding = try shrink(scenarios[index], runs: results[index], seed: seeds[index])
+                finding.foundAfter = foundAfter
                 // One file per distinct minimal case: later seeds that shrink to it point to the first one's file.
                 if let same = summary.findings.first(where: { $0.signature == finding.signature }) {
                     finding.file = same.file
@@ -154,6 +161,7 @@ public struct FuzzCampaign: Sendable {
             progress?(FuzzProgress(scenarios: summary.scenarios, divergences: summary.findings.count,
                                    explained: summary.explained.count,
                                    nondeterministic: summary.nondeterministic.count, elapsed: elapsed()))
+            if options.stopAtFirstUnexplained, !summary.unexplained.isEmpty { break }
         }
         summary.seconds = elapsed()
         return summary

@@ -95,6 +95,7 @@ public enum FuzzOutput {
             var file: String?
             var signature: String
             var replay: String
+            var found_after_seconds: Double
             var statuses: [String: String]
             var traces: [String: [String]]
         }
@@ -117,6 +118,7 @@ public enum FuzzOutput {
             Finding(seed: finding.seed, explained_by: finding.explanation?.id, stable: finding.stable,
                     original_size: finding.originalSize, shrunk_size: FuzzShrinker.size(finding.shrunk),
                     file: finding.file, signature: finding.signature, replay: replayCommand(seed: finding.seed, options: options),
+                    found_after_seconds: (finding.foundAfter * 10).rounded() / 10,
                     statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status))),
                     traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
         }
