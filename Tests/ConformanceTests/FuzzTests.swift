@@ -212,6 +212,29 @@ struct FuzzTests {
         #expect(verbs.filter { $0 != "setTolerance" } == FuzzScenario.allActions(of: specCase).map(FuzzKnown.verb).filter { $0 != "setTolerance" })
     }
 
+    /// Seeds 4285501, 4298239 and 4515331 of the 30-minute campaign: a trigger whose only action is a setTolerance.
+    /// Without it the changed case held an empty `do` list, which does not load, so the counterfactual never ran and
+    /// the tolerance CF ignores was reported as unexplained.
+    @Test func theNoToleranceCounterfactualDropsTriggersLeftEmpty() throws {
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.tolerance-only
+            rule: r
+            source: observed
+            items: {t1: {timer: {fire: -1}}, t2: {timer: {fire: -1}}, o1: {observer: {activities: [beforeTimers]}}}
+            steps: [{add: o1}, {add: t1}, {add: t2}, run]
+            on:
+              - {when: fire t1, do: [run]}
+              - {when: o1.beforeTimers, do: [{setTolerance: [t2, 0.05]}]}
+            expect: []
+        """
+        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let changed = FuzzKnown.apply(.noTolerance, to: specCase)
+        #expect(changed.triggers.map(\.event) == ["fire t1"])
+        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+    }
+
     /// A `removes: [timer]` entry with the keep-timer counterfactual, on a divergence that has nothing to do with
     /// timers but whose case removes one: the static conditions hold, the counterfactual run still diverges, so the
     /// divergence stays unexplained.

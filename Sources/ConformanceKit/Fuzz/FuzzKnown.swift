@@ -167,21 +167,26 @@ public enum FuzzKnown {
     public static func apply(_ counterfactual: KnownDivergence.Counterfactual, to specCase: SpecCase) -> SpecCase {
         switch counterfactual {
         case .noTolerance:
+            // A trigger or helper thread left with no action goes too: the format has no empty action list, so the
+            // changed case would not load, and a counterfactual that does not run explains nothing.
             func strip(_ actions: [Action]) -> [Action] {
                 actions.compactMap { action -> Action? in
                     switch action {
                     case .setTolerance: return nil
-                    case .thread(let wait, let inner): return .thread(wait: wait, actions: strip(inner))
+                    case .thread(let wait, let inner):
+                        let kept = strip(inner)
+                        return kept.isEmpty ? nil : .thread(wait: wait, actions: kept)
                     default: return action
                     }
                 }
             }
             var changed = specCase
             changed.steps = strip(specCase.steps)
-            changed.triggers = specCase.triggers.map { trigger in
+            if changed.steps.isEmpty { changed.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))] }
+            changed.triggers = specCase.triggers.compactMap { trigger in
                 var copy = trigger
                 copy.actions = strip(trigger.actions)
-                return copy
+                return copy.actions.isEmpty ? nil : copy
             }
             return changed
         case .keepTimer:
