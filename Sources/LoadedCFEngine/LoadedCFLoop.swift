@@ -132,6 +132,12 @@ final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
         library.withMode(mode) { fn.CFRunLoopGetNextTimerFireDate(loop, $0) }
     }
 
+    func isSameLoop(as other: any EngineLoop) -> Bool {
+        guard let other = other as? LoadedCFLoop else { fatalError("\(library.path): a loop from another engine was given") }
+        // CFEqual of two run loops is pointer identity (CF's run loop class has no equal callback).
+        return other.loop == loop
+    }
+
     private func object(_ item: AnyObject) -> cfl_ref {
         guard let wrapped = item as? LoadedObject, wrapped.library === library else {
             fatalError("an item of another engine was given to \(library.path)")

@@ -172,6 +172,8 @@ public enum FuzzKnown {
                     switch action {
                     case .setTolerance: return nil
                     case .thread(let wait, let inner): return .thread(wait: wait, actions: strip(inner))
+                    case .target(let loop, let inner): return .target(loop: loop, actions: strip(inner))
+                    case .post(let loop, let inner): return .post(loop: loop, actions: strip(inner))
                     default: return action
                     }
                 }
@@ -214,7 +216,12 @@ public enum FuzzKnown {
         var lists: [[String]] = []
         func visit(_ actions: [Action]) {
             lists.append(actions.map(verb))
-            for case .thread(_, let inner) in actions { visit(inner) }
+            for action in actions {
+                switch action {
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner): visit(inner)
+                default: break
+                }
+            }
         }
         if !inCallout { visit(specCase.steps) }
         for trigger in specCase.triggers { visit(trigger.actions) }
@@ -248,6 +255,10 @@ public enum FuzzKnown {
         case .stall: return "stall"
         case .query: return "query"
         case .thread: return "thread"
+        case .target: return "target"
+        case .post: return "post"
+        case .join: return "join"
+        case .waitUntilWaiting: return "waitUntilWaiting"
         }
     }
 }

@@ -32,8 +32,10 @@ public enum FuzzScenario {
     static func allActions(of specCase: SpecCase) -> [Action] {
         func flatten(_ actions: [Action]) -> [Action] {
             actions.flatMap { action -> [Action] in
-                if case .thread(_, let inner) = action { return [action] + flatten(inner) }
-                return [action]
+                switch action {
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner): return [action] + flatten(inner)
+                default: return [action]
+                }
             }
         }
         return flatten(specCase.steps) + specCase.triggers.flatMap { flatten($0.actions) }
@@ -47,8 +49,9 @@ public enum FuzzScenario {
         case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
         case .perform(let block, _): return [block]
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
-        case .thread(_, let actions): return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
-        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query: return []
+        case .thread(_, let actions), .target(_, let actions), .post(_, let actions):
+            return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
+        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query, .join, .waitUntilWaiting: return []
         }
     }
 
