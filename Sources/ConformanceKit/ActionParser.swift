@@ -19,11 +19,11 @@ struct ActionParser {
     static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
-        "target", "post", "join", "waitUntilWaiting",
+        "target", "post", "join", "waitUntilWaiting", "end",
     ]
 
     /// Verbs a `target` list may not hold: what must run on the loop's own thread, and what waits or moves threads.
-    static let notInTarget: Set<String> = ["run", "thread", "target", "post", "join", "waitUntilWaiting"]
+    static let notInTarget: Set<String> = ["run", "thread", "target", "post", "join", "waitUntilWaiting", "end"]
 
     func parse(_ value: YAMLValue) throws -> Action {
         let action = try parseAction(value)
@@ -157,13 +157,17 @@ struct ActionParser {
         case "post":
             let (loop, actions) = try loopAndActions(need(), verb: verb)
             return .post(loop: loop, actions: actions)
-        case "join", "waitUntilWaiting":
+        case "join", "waitUntilWaiting", "end":
             let argumentValue = try need()
             let loop = try loopName(argumentValue, allowHere: verb == "waitUntilWaiting")
             if let postedTo, loop == postedTo {
                 throw argumentValue.error("'\(verb): \(loop)' in a list posted to \(loop) would wait for its own thread")
             }
-            return verb == "join" ? .join(loop) : .waitUntilWaiting(loop)
+            switch verb {
+            case "join": return .join(loop)
+            case "end": return .end(loop)
+            default: return .waitUntilWaiting(loop)
+            }
         default:
             throw value.error("unknown action '\(verb)' (one of \(ActionParser.verbs.joined(separator: ", ")))")
         }

@@ -108,7 +108,10 @@ final class CaseExecution: @unchecked Sendable {
         }
         helpers.wait()
         lock.withLock { state.closed = true }
-        for host in hosts.values { _ = host.finish(deadline: Date(timeIntervalSinceNow: waitLimit)) }
+        for host in hosts.values {
+            let deadline = Date(timeIntervalSinceNow: waitLimit)
+            if host.finish(deadline: deadline) { host.release(deadline: deadline) } else { host.release(deadline: Date()) }
+        }
     }
 
     /// Starts a host thread for each of the case's helper loops and waits for each to have its loop. False (and a
@@ -123,7 +126,10 @@ final class CaseExecution: @unchecked Sendable {
             hosts[name] = host
             guard let started else {
                 fail("the host thread of loop \(name) did not get its loop within \(waitLimit) s")
-                for started in hosts.values { _ = started.finish(deadline: Date(timeIntervalSinceNow: waitLimit)) }
+                for started in hosts.values {
+                    _ = started.finish(deadline: Date(timeIntervalSinceNow: waitLimit))
+                    started.release(deadline: Date())
+                }
                 lock.withLock { state.closed = true }
                 return false
             }
@@ -286,7 +292,16 @@ final class CaseExecution: @unchecked Sendable {
         case .target(let name, let actions):
             for inner in actions { perform(inner, on: name) }
         case .post(let name, let actions):
-            hosts[name]?.post(actions)
+            guard let host = hosts[name] else { return }
+            if host.isFinishing {
+                record(Trace.mark("post gave up: loop \(name) has ended"))
+            } else {
+                host.post(actions)
+            }
+        case .end(let name):
+            if let host = hosts[name], !host.exit(deadline: Date(timeIntervalSinceNow: waitLimit)) {
+                record(Trace.mark("end gave up: the thread of loop \(name) did not exit"))
+            }
         case .join(let name):
             if let host = hosts[name], !host.join(deadline: Date(timeIntervalSinceNow: waitLimit)) {
                 record(Trace.mark("join gave up: loop \(name) did not finish what was posted to it"))

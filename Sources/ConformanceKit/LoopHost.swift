@@ -1,8 +1,13 @@
 // The host thread of a case's second loop (format 1.1, `loops:`): a thread that asks the engine for its own loop
 // (CFRunLoopGetCurrent) and then performs the action lists posted to it, in order, until the case ends.
 
+import CSystem
 import EngineKit
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One helper loop of a case and the thread that owns it.
 ///
@@ -28,6 +33,18 @@ final class LoopHost: @unchecked Sendable {
         /// Set when the case's steps are done: the host finishes its queue, then ends.
         var finishing = false
         var ended = false
+        /// Set once the thread has been joined (true) or detached (false): it must be one of the two, once.
+        var joined: Bool?
+    }
+
+    /// The host thread, written by `start` before any other member is called; read by `exit` and `release`, which
+    /// only the case thread calls.
+    private var pthread: pthread_t?
+
+    /// The body of a thread made with pthread_create (so that the case thread can join it: ``exit(deadline:)``).
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
     }
 
     init(name: String) {
@@ -39,7 +56,7 @@ final class LoopHost: @unchecked Sendable {
     /// when told to (``finish(deadline:)``) or, at the latest, at `lifetime`, leaving what is still queued.
     func start(engine: any RunLoopEngine, deadline: Date, lifetime: Date,
                perform: @escaping @Sendable (_ actions: [Action]) -> Void) -> (any EngineLoop)? {
-        let thread = Thread { [self] in
+        let body = Body { [self] in
             let loop = engine.currentLoop()
             condition.withLock {
                 state.loop = loop
@@ -48,8 +65,17 @@ final class LoopHost: @unchecked Sendable {
             }
             serve(perform, lifetime: lifetime)
         }
-        thread.name = "loop \(name)"
-        thread.start()
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(body).toOpaque()
+        let created = pthread_create(&thread, nil, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            return nil
+        }
+        pthread = thread
         return condition.withLock {
             while state.loop == nil {
                 if !condition.wait(until: deadline) { break }
@@ -106,7 +132,11 @@ final class LoopHost: @unchecked Sendable {
         }
     }
 
+    /// Whether the host has been told to end (``finish(deadline:)``, ``exit(deadline:)``).
+    var isFinishing: Bool { condition.withLock { state.finishing } }
+
     /// Tells the host to end once its queue is empty and waits, until `deadline`, for it to. Returns whether it did.
+    /// The thread may still be exiting (the engine's thread-exit teardown runs after this); see ``exit(deadline:)``.
     func finish(deadline: Date) -> Bool {
         condition.withLock {
             state.finishing = true
@@ -116,5 +146,25 @@ final class LoopHost: @unchecked Sendable {
             }
             return true
         }
+    }
+
+    /// Ends the host (as ``finish(deadline:)``) and waits, until `deadline`, for its thread to have exited: what the
+    /// engine does at thread exit (CF tears the thread's loop down) is then done. Returns whether it was.
+    func exit(deadline: Date) -> Bool {
+        guard finish(deadline: deadline) else { return false }
+        return release(deadline: deadline)
+    }
+
+    /// Joins the host thread by `deadline`, or detaches it if it has not exited by then; later calls return whether
+    /// the first one joined. Call after ``finish(deadline:)``, on the case thread only.
+    @discardableResult
+    func release(deadline: Date) -> Bool {
+        guard let thread = pthread else { return true }
+        if let joined = condition.withLock({ state.joined }) { return joined }
+        // pthread_timedjoin_np measures against CLOCK_REALTIME, as Date does.
+        let joined = csystem_pthread_timedjoin(thread, deadline.timeIntervalSince1970) == 0
+        if !joined { pthread_detach(thread) }
+        condition.withLock { state.joined = joined }
+        return joined
     }
 }

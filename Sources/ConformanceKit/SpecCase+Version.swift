@@ -43,6 +43,7 @@ extension Action {
         case .post: return "post"
         case .join: return "join"
         case .waitUntilWaiting: return "waitUntilWaiting"
+        case .end: return "end"
         case .query(.sameLoop): return "sameLoop"
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
              .setNextFireDate, .setTolerance, .run, .perform, .mark, .stall, .query, .thread:

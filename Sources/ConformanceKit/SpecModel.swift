@@ -184,6 +184,10 @@ public indirect enum Action: Sendable {
     case join(String)
     /// (1.1) Waits (with a deadline) until loop `loop` reports that it is waiting (CFRunLoopIsWaiting).
     case waitUntilWaiting(String)
+    /// (1.1) Ends the host thread of `loop` once it has performed what was posted to it, and waits (with a deadline)
+    /// until the thread has exited, so that what the engine does at thread exit has happened. The loop object stays
+    /// usable by `target`; nothing more can be posted to it.
+    case end(String)
 }
 
 /// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).

@@ -130,6 +130,17 @@ struct LoopSpecTests {
         #expect(error.message.contains("'join: bg' in a list posted to bg would wait for its own thread"))
     }
 
+    @Test func endNamesAHelperLoopOutsideItsOwnThread() throws {
+        let spec = try SpecLoader.parse(Self.document(steps: "- end: bg"), file: "cases/loops.yaml")
+        #expect(spec.cases.first?.laterConstructs == ["loops", "end"])
+        let ownThread = try #require(loadError(Self.document(steps: "- post: {loop: bg, do: [{end: bg}]}")))
+        #expect(ownThread.message.contains("'end: bg' in a list posted to bg would wait for its own thread"))
+        let here = try #require(loadError(Self.document(steps: "- end: here")))
+        #expect(here.message.contains("loop 'here' cannot be named here (expected bg)"))
+        let inTarget = try #require(loadError(Self.document(steps: "- target: {loop: bg, do: [{end: bg}]}")))
+        #expect(inTarget.message.contains("'end' cannot be in a target's list"))
+    }
+
     @Test func sameLoopNamesADeclaredLoop() throws {
         let error = try #require(loadError(Self.document(steps: "- query: [sameLoop, elsewhere]")))
         #expect(error.message.contains("'elsewhere' is not a loop of this case"))

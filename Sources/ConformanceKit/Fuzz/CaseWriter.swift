@@ -110,6 +110,7 @@ public enum CaseWriter {
             return "{post: {loop: \(loop), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
         case .join(let loop): return "{join: \(loop)}"
         case .waitUntilWaiting(let loop): return "{waitUntilWaiting: \(loop)}"
+        case .end(let loop): return "{end: \(loop)}"
         }
     }
 

@@ -259,6 +259,7 @@ public enum FuzzKnown {
         case .post: return "post"
         case .join: return "join"
         case .waitUntilWaiting: return "waitUntilWaiting"
+        case .end: return "end"
         }
     }
 }

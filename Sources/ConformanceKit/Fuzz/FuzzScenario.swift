@@ -51,7 +51,7 @@ public enum FuzzScenario {
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
         case .thread(_, let actions), .target(_, let actions), .post(_, let actions):
             return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
-        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query, .join, .waitUntilWaiting: return []
+        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query, .join, .waitUntilWaiting, .end: return []
         }
     }
 
