@@ -12,7 +12,8 @@ public protocol RunLoopEngine: Sendable {
     /// Optional capabilities; a case that needs a missing one is reported SKIP, not FAIL.
     var features: Set<EngineFeature> { get }
     /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case, and
-    /// on each fresh helper thread that hosts a case's second loop (`loops:`, format 1.1).
+    /// on each fresh helper thread that hosts a case's second loop (`loops:`, format 1.1). The object returned keeps
+    /// the loop alive while it is referenced (CF: retains it), also after the thread has exited.
     func currentLoop() -> any EngineLoop
     /// Why the engine lacks `feature` (the SKIP reason names it), or nil. Defaults to nil.
     func whyLacking(_ feature: EngineFeature) -> String?
