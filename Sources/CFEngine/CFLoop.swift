@@ -115,6 +115,11 @@ final class CFLoop: EngineLoop, @unchecked Sendable {
         CFRunLoopGetNextTimerFireDate(loop, CFModes.cfString(mode))
     }
 
+    func isSameLoop(as other: any EngineLoop) -> Bool {
+        guard let other = other as? CFLoop else { fatalError("a loop from another engine was given to cf") }
+        return other.loop === loop
+    }
+
     private func cfSource(_ source: any EngineSource) -> CFRunLoopSource {
         guard let wrapped = source as? CFSourceItem else { fatalError("a source from another engine was given to cf") }
         return wrapped.source

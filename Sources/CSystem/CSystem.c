@@ -7,6 +7,7 @@
 #include <sys/timerfd.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,3 +92,12 @@ uint64_t csystem_monotonic_ns(void) {
 int32_t csystem_gettid(void) { return (int32_t)syscall(SYS_gettid); }
 
 int csystem_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds) {
+    struct timespec limit;
+    limit.tv_sec = (time_t)deadline_seconds;
+    limit.tv_nsec = (long)((deadline_seconds - (double)limit.tv_sec) * 1e9);
+    if (limit.tv_nsec < 0) limit.tv_nsec = 0;
+    if (limit.tv_nsec > 999999999) limit.tv_nsec = 999999999;
+    return pthread_timedjoin_np((pthread_t)thread, NULL, &limit);
+}

@@ -9,14 +9,73 @@ struct ActionParser {
     let items: [String: ItemKind]
     /// Items declared `created: later`: only these may be named by `create`.
     var laterItems: Set<String> = []
+    /// The case's helper loops (`loops:`, format 1.1), each hosted by its own thread; `here` is not among them.
+    var loops: [String] = []
+    /// Set while reading the actions of a `post` to this loop: they run on its host thread, which must not wait for
+    /// itself.
+    var postedTo: String?
+    /// Set while reading the actions of a `target`: they run on the current thread against another thread's loop, so
+    /// only what the engine contract allows from any thread.
+    var inTarget = false
 
     static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
         "create", "runForever",
+        "target", "post", "join", "waitUntilWaiting", "end",
     ]
 
+    /// Verbs a `target` list may not hold: what must run on the loop's own thread, and what waits or moves threads.
+    static let notInTarget: Set<String> = ["run", "thread", "target", "post", "join", "waitUntilWaiting", "end"]
+
     func parse(_ value: YAMLValue) throws -> Action {
+        let action = try parseAction(value)
+        if inTarget {
+            let (verb, _) = try value.singleKey()
+            if Self.notInTarget.contains(verb) {
+                throw value.error("'\(verb)' cannot be in a target's list: it holds only calls the engine contract "
+                    + "allows from any thread (\(Self.notInTarget.sorted().joined(separator: ", ")) are refused)")
+            }
+            if case .query(.nextTimerFireDate) = action {
+                throw value.error("nextTimerFireDate cannot be in a target's list: CFRunLoopGetNextTimerFireDate is "
+                    + "called on the loop's own thread (post it instead)")
+            }
+        }
+        return action
+    }
+
+    /// A loop name: one of the case's `loops`, or `here` when `here` is allowed.
+    private func loopName(_ value: YAMLValue, allowHere: Bool, allowCurrent: Bool = false) throws -> String {
+        let name = try value.string()
+        if loops.contains(name) { return name }
+        if allowHere && name == LoopName.here { return name }
+        if allowCurrent && name == LoopName.current { return name }
+        var known = loops
+        if allowHere { known.append(LoopName.here) }
+        if allowCurrent { known.append(LoopName.current) }
+        if LoopName.reserved.contains(name) {
+            throw value.error("loop '\(name)' cannot be named here (expected \(known.joined(separator: " or ")))")
+        }
+        let declared = loops.isEmpty ? "the case declares no loops: add `loops: [\(name)]`"
+            : "declared loops: \(loops.joined(separator: ", "))"
+        throw value.error("'\(name)' is not a loop of this case (\(declared))")
+    }
+
+    /// `{loop: NAME, do: [...]}` for `target` and `post`.
+    private func loopAndActions(_ value: YAMLValue, verb: String) throws -> (String, [Action]) {
+        var fields = try value.fields()
+        let loopValue = try fields.required("loop")
+        let loop = try loopName(loopValue, allowHere: verb == "target")
+        var inner = self
+        if verb == "target" { inner.inTarget = true } else { inner.postedTo = loop; inner.inTarget = false }
+        let doValue = try fields.required("do")
+        let actions = try doValue.sequence().map(inner.parse)
+        guard !actions.isEmpty else { throw doValue.error("a \(verb) needs at least one action") }
+        try fields.finish(allowed: ["loop", "do"])
+        return (loop, actions)
+    }
+
+    private func parseAction(_ value: YAMLValue) throws -> Action {
         let (verb, argument) = try value.singleKey()
         func need() throws -> YAMLValue {
             guard let argument, !SpecLoader.isNull(argument) else { throw value.error("'\(verb)' needs an argument") }
@@ -109,6 +168,23 @@ struct ActionParser {
             let took = try fields.optional("took").map { try timing($0, seconds: nil) }
             try fields.finish(allowed: ["took"])
             return .runForever(took: took)
+        case "target":
+            let (loop, actions) = try loopAndActions(need(), verb: verb)
+            return .target(loop: loop, actions: actions)
+        case "post":
+            let (loop, actions) = try loopAndActions(need(), verb: verb)
+            return .post(loop: loop, actions: actions)
+        case "join", "waitUntilWaiting", "end":
+            let argumentValue = try need()
+            let loop = try loopName(argumentValue, allowHere: verb == "waitUntilWaiting")
+            if let postedTo, loop == postedTo {
+                throw argumentValue.error("'\(verb): \(loop)' in a list posted to \(loop) would wait for its own thread")
+            }
+            switch verb {
+            case "join": return .join(loop)
+            case "end": return .end(loop)
+            default: return .waitUntilWaiting(loop)
+            }
         default:
             throw value.error("unknown action '\(verb)' (one of \(ActionParser.verbs.joined(separator: ", ")))")
         }
@@ -202,7 +278,7 @@ struct ActionParser {
             case "currentMode": return .currentMode
             case "isWaiting": return .isWaiting
             case "allModes": return .allModes
-            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item])")
+            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [sameLoop, loop])")
             }
         }
         let pair = try value.sequence()
@@ -212,6 +288,7 @@ struct ActionParser {
         case "fireDate": return .fireDate(try reference(pair[1], kinds: ["timer"]))
         case "tolerance": return .tolerance(try reference(pair[1], kinds: ["timer"]))
         case "isValid": return .isValid(try reference(pair[1], kinds: ["source0", "source1", "timer", "observer"]))
+        case "sameLoop": return .sameLoop(try loopName(pair[1], allowHere: true, allowCurrent: true))
         case let other: throw pair[0].error("unknown query '\(other)'")
         }
     }

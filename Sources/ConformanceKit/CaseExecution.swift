@@ -8,8 +8,10 @@ import Foundation
 /// One run of one case. Created by the runner, driven on the case thread.
 ///
 /// Thread safety: `state` (the trace, and the handles of the items made so far, which `create` steps add to from any
-/// thread) is protected by `lock`. `loop` and `epoch` are written once on the case thread before any callout can
-/// happen and only read afterwards; `engine` and `specCase` are immutable.
+/// thread) is protected by `lock`. `loop`, `epoch`, `hosts` and `loops` are written once on the case thread before any
+/// callout can happen and before anything is posted to a host thread, and only read afterwards (a host reads them
+/// after taking a posted list under its own lock, which orders the reads after the writes); `engine` and `specCase`
+/// are immutable.
 final class CaseExecution: @unchecked Sendable {
     let engine: any RunLoopEngine
     let specCase: SpecCase
@@ -21,6 +23,12 @@ final class CaseExecution: @unchecked Sendable {
 
     private(set) var loop: (any EngineLoop)?
     private var epoch: Double = 0
+    /// The case's helper loops (format 1.1) by name, with their host threads.
+    private var hosts: [String: LoopHost] = [:]
+    /// Every loop of the case by name: `here` (the case thread's) and each helper loop.
+    private var loops: [String: any EngineLoop] = [:]
+    /// How long a `join`, a `waitUntilWaiting` or the start and end of a host thread may take: the case's watchdog.
+    private var waitLimit: Double { specCase.timeout ?? 5 }
 
     private let lock = NSLock()
     /// Protected by `lock`.
@@ -38,6 +46,8 @@ final class CaseExecution: @unchecked Sendable {
         /// What each item made so far became in the engine: those created before the first step, then those made by
         /// `create` actions.
         var handles: [String: Handle] = [:]
+        /// The helper loops, for `abandon` (which runs on the watchdog's thread).
+        var helperLoops: [any EngineLoop] = []
     }
 
     /// What a declared item became in the engine.
@@ -83,15 +93,61 @@ final class CaseExecution: @unchecked Sendable {
     func execute() {
         let loop = engine.currentLoop()
         self.loop = loop
+        loops[LoopName.here] = loop
         epoch = loop.now
+        if !startHosts() { return }
         for declaration in specCase.items where !declaration.createdByStep {
             let handle = makeHandle(declaration, loop: loop)
             lock.withLock { state.handles[declaration.name] = handle }
         }
-        for step in specCase.steps { perform(step) }
+        for step in specCase.steps { perform(step, on: LoopName.here) }
         lock.withLock { state.stepsDone = true }
+        // What was posted to a host thread is part of the case; what its loop does when the thread ends (CF tears the
+        // loop down at thread exit, cancelling its sources) is not, like the case thread's own teardown.
+        for name in specCase.loops {
+            guard let host = hosts[name] else { continue }
+            if !host.join(deadline: Date(timeIntervalSinceNow: waitLimit)) {
+                record(Trace.mark("loop \(name) did not finish what was posted to it"))
+            }
+        }
         helpers.wait()
         lock.withLock { state.closed = true }
+        for host in hosts.values {
+            let deadline = Date(timeIntervalSinceNow: waitLimit)
+            if host.finish(deadline: deadline) { host.release(deadline: deadline) } else { host.release(deadline: Date()) }
+        }
+    }
+
+    /// Starts a host thread for each of the case's helper loops and waits for each to have its loop. False (and a
+    /// runtime error) if one did not report its loop in time.
+    private func startHosts() -> Bool {
+        for name in specCase.loops {
+            let host = LoopHost(name: name)
+            let started = host.start(engine: engine, deadline: Date(timeIntervalSinceNow: waitLimit),
+                                     lifetime: Date(timeIntervalSinceNow: 4 * waitLimit + 5)) { [self] actions in
+                for action in actions { perform(action, on: name) }
+            }
+            hosts[name] = host
+            guard let started else {
+                fail("the host thread of loop \(name) did not get its loop within \(waitLimit) s")
+                for started in hosts.values {
+                    _ = started.finish(deadline: Date(timeIntervalSinceNow: waitLimit))
+                    started.release(deadline: Date())
+                }
+                lock.withLock { state.closed = true }
+                return false
+            }
+            loops[name] = started
+            lock.withLock { state.helperLoops.append(started) }
+        }
+        return true
+    }
+
+    /// The loop a callout on the calling thread belongs to: a host thread's loop, else the case thread's (callouts
+    /// happen only on loop threads; a trigger's actions address the loop whose callout ran them).
+    private var calloutLoopName: String {
+        if hosts.isEmpty { return LoopName.here }
+        return hosts.first { $0.value.isCurrentThread }?.key ?? LoopName.here
     }
 
     /// Called by the runner when the watchdog gives up: no further events are recorded, and the loop is asked to
@@ -103,6 +159,10 @@ final class CaseExecution: @unchecked Sendable {
         }
         loop?.stop()
         loop?.wakeUp()
+        for helper in lock.withLock({ state.helperLoops }) {
+            helper.stop()
+            helper.wakeUp()
+        }
     }
 
     /// Closes the eventfds of version-1 sources. Only after the case thread has finished.
@@ -164,9 +224,10 @@ final class CaseExecution: @unchecked Sendable {
             return (triggersByEvent[line] ?? []).filter { $0.fires(onOccurrence: count) }
         }
         if flooded { loop?.stop() }
-        guard let matched else { return }
+        guard let matched, !matched.isEmpty else { return }
+        let context = calloutLoopName
         for trigger in matched {
-            for action in trigger.actions { perform(action) }
+            for action in trigger.actions { perform(action, on: context) }
         }
     }
 
@@ -185,8 +246,10 @@ final class CaseExecution: @unchecked Sendable {
 
     // MARK: Actions
 
-    private func perform(_ action: Action) {
-        guard let loop else { return }
+    /// Performs `action` on the calling thread, addressed to the loop named `loopName` (`here` unless the action runs
+    /// on a host thread or in a `target`).
+    private func perform(_ action: Action, on loopName: String) {
+        guard let loop = loops[loopName] else { return }
         switch action {
         case .add(let item, let mode):
             if let engineItem = handle(item)?.item { loop.add(engineItem, mode: mode) }
@@ -256,6 +319,33 @@ final class CaseExecution: @unchecked Sendable {
             record(answer(query, loop: loop))
         case .thread(let wait, let actions):
             startHelper(wait: wait, actions: actions)
+        case .target(let name, let actions):
+            for inner in actions { perform(inner, on: name) }
+        case .post(let name, let actions):
+            guard let host = hosts[name] else { return }
+            if host.isFinishing {
+                record(Trace.mark("post gave up: loop \(name) has ended"))
+            } else {
+                host.post(actions)
+            }
+        case .end(let name):
+            if let host = hosts[name], !host.exit(deadline: Date(timeIntervalSinceNow: waitLimit)) {
+                record(Trace.mark("end gave up: the thread of loop \(name) did not exit"))
+            }
+        case .join(let name):
+            if let host = hosts[name], !host.join(deadline: Date(timeIntervalSinceNow: waitLimit)) {
+                record(Trace.mark("join gave up: loop \(name) did not finish what was posted to it"))
+            }
+        case .waitUntilWaiting(let name):
+            guard let target = loops[name] else { return }
+            let deadline = target.now + waitLimit
+            while !target.isWaiting {
+                if target.now > deadline {
+                    record(Trace.mark("waitUntilWaiting gave up: loop \(name) never waited"))
+                    return
+                }
+                sched_yield()
+            }
         }
     }
 
@@ -304,6 +394,9 @@ final class CaseExecution: @unchecked Sendable {
             case .block?, nil: valid = false
             }
             return "isValid \(name) \(valid)"
+        case .sameLoop(let name):
+            let other = name == LoopName.current ? engine.currentLoop() : loops[name]
+            return "sameLoop \(name) \(other.map { loop.isSameLoop(as: $0) } ?? false)"
         }
     }
 
@@ -325,7 +418,7 @@ final class CaseExecution: @unchecked Sendable {
                     sched_yield()
                 }
             }
-            for action in actions { perform(action) }
+            for action in actions { perform(action, on: LoopName.here) }
         }
         thread.name = "case helper"
         thread.start()

@@ -9,7 +9,10 @@ extension SpecCase {
         func walk(_ actions: [Action]) {
             for action in actions {
                 found.append(action)
-                if case .thread(_, let inner) = action { walk(inner) }
+                switch action {
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner): walk(inner)
+                default: break
+                }
             }
         }
         walk(steps)
@@ -31,6 +34,7 @@ extension SpecCase {
         var found: [String] = []
         func note(_ word: String) { if !found.contains(word) { found.append(word) } }
         if items.contains(where: \.createdByStep) { note("created: later") }
+        if !loops.isEmpty { note("loops") }
         for action in allActions {
             if let word = action.laterConstructWord { note(word) }
         }
@@ -45,6 +49,12 @@ extension Action {
     /// The spec word of this action if it is a construct of format 1.1, else nil.
     var laterConstructWord: String? {
         switch self {
+        case .target: return "target"
+        case .post: return "post"
+        case .join: return "join"
+        case .waitUntilWaiting: return "waitUntilWaiting"
+        case .end: return "end"
+        case .query(.sameLoop): return "sameLoop"
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
              .setNextFireDate, .setTolerance, .perform, .mark, .stall, .query, .thread:
             return nil

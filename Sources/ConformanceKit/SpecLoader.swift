@@ -128,8 +128,8 @@ public enum SpecLoader {
 
     // MARK: Cases
 
-    static let caseFields = ["id", "rule", "source", "rules", "features", "allow", "timeout", "items", "steps", "on",
-                             "expect"]
+    static let caseFields = ["id", "rule", "source", "rules", "features", "allow", "timeout", "loops", "items", "steps",
+                             "on", "expect"]
 
     static func parseCase(_ value: YAMLValue) throws -> SpecCase {
         // Inside a case, fields are named relative to the case.
@@ -172,7 +172,9 @@ public enum SpecLoader {
         }
         let items = try parseItems(fields.optional("items"))
         let kinds = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.kind) })
-        let actions = ActionParser(items: kinds, laterItems: Set(items.filter(\.createdByStep).map(\.name)))
+        let loops = try parseLoops(fields.optional("loops"), items: kinds)
+        var actions = ActionParser(items: kinds, laterItems: Set(items.filter(\.createdByStep).map(\.name)))
+        actions.loops = loops
         let stepsValue = try fields.required("steps")
         let steps = try stepsValue.sequence().map(actions.parse)
         guard !steps.isEmpty else { throw stepsValue.error("a case needs at least one step") }
@@ -205,11 +207,34 @@ public enum SpecLoader {
                                 expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
         specCase.rules = rules
+        specCase.loops = loops
         if let never = specCase.itemsNeverCreated.first {
             throw SpecError(never.location, caseID: id, "item '\(never.name)' is declared 'created: later' but no "
                 + "'create: \(never.name)' action creates it")
         }
         return specCase
+    }
+
+    /// `loops: [NAME, ...]` (format 1.1): names for loops of helper threads, each a name as items have, once, neither
+    /// an item's name nor a reserved loop name (`here`, `current`).
+    static func parseLoops(_ value: YAMLValue?, items: [String: ItemKind]) throws -> [String] {
+        guard let value else { return [] }
+        var names: [String] = []
+        for entry in try value.sequence() {
+            let name = try entry.string()
+            guard isValidName(name) else {
+                throw entry.error("loop name '\(name)' must be a letter followed by letters, digits or '_'")
+            }
+            guard !LoopName.reserved.contains(name) else {
+                throw entry.error("'\(name)' is reserved (`here` is the case thread's loop, `current` the performing "
+                    + "thread's own); choose another loop name")
+            }
+            guard items[name] == nil else { throw entry.error("'\(name)' is already an item's name") }
+            guard !names.contains(name) else { throw entry.error("loop '\(name)' is declared twice") }
+            names.append(name)
+        }
+        guard !names.isEmpty else { throw value.error("`loops` names at least one loop (or leave the field out)") }
+        return names
     }
 
     static func isValidID(_ id: String) -> Bool {

@@ -46,6 +46,9 @@ public struct SpecCase: Sendable {
     public var allowances: Set<Allowance>
     /// Watchdog for this case, in seconds, overriding the runner's default.
     public var timeout: Double?
+    /// The case's second (and further) loops, in declaration order (format 1.1, `loops:`): each is the loop of its
+    /// own host thread (see ``LoopName``). Empty for a case with one loop.
+    public var loops: [String] = []
     /// The items, in declaration order (they are created in this order).
     public var items: [ItemDeclaration]
     /// What the case thread does, in order.
@@ -157,6 +160,19 @@ public enum Query: Sendable, Equatable {
     case fireDate(String)
     case tolerance(String)
     case isValid(String)
+    /// (1.1) Whether the loop the action addresses is the loop named here (``LoopName``), `current` included.
+    case sameLoop(String)
+}
+
+/// The names of loops in a case (format 1.1). The case thread's loop is `here`; each name of a case's `loops:` is the
+/// loop of a host thread the runner starts for it; `current` (only in a `sameLoop` query) is CFRunLoopGetCurrent
+/// called at that moment on the thread that performs the query.
+public enum LoopName {
+    /// The case thread's loop.
+    public static let here = "here"
+    /// The performing thread's own loop, asked for anew.
+    public static let current = "current"
+    public static let reserved: Set<String> = [here, current]
 }
 
 /// What a helper thread waits for before it acts.
@@ -194,6 +210,20 @@ public indirect enum Action: Sendable {
     /// (1.1) CFRunLoopRun on the current thread's loop; traced as `runForever` and `runForever returned`, then the
     /// `took` line if there is an assertion.
     case runForever(took: TimingAssertion?)
+    /// (1.1) Performs `actions` on the current thread, addressed to loop `loop` instead of the current one: only
+    /// actions the engine contract allows from any thread.
+    case target(loop: String, actions: [Action])
+    /// (1.1) Hands `actions` to the host thread of loop `loop`, which performs them, addressed to its loop, after
+    /// whatever was posted to it before; does not wait.
+    case post(loop: String, actions: [Action])
+    /// (1.1) Waits (with a deadline) until the host thread of `loop` has performed everything posted to it so far.
+    case join(String)
+    /// (1.1) Waits (with a deadline) until loop `loop` reports that it is waiting (CFRunLoopIsWaiting).
+    case waitUntilWaiting(String)
+    /// (1.1) Ends the host thread of `loop` once it has performed what was posted to it, and waits (with a deadline)
+    /// until the thread has exited, so that what the engine does at thread exit has happened. The loop object stays
+    /// usable by `target`; nothing more can be posted to it.
+    case end(String)
 }
 
 /// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).

@@ -11,7 +11,9 @@ public protocol RunLoopEngine: Sendable {
     var name: String { get }
     /// Optional capabilities; a case that needs a missing one is reported SKIP, not FAIL.
     var features: Set<EngineFeature> { get }
-    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case.
+    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case, and
+    /// on each fresh helper thread that hosts a case's second loop (`loops:`, format 1.1). The object returned keeps
+    /// the loop alive while it is referenced (CF: retains it), also after the thread has exited.
     func currentLoop() -> any EngineLoop
     /// Why the engine lacks `feature` (the SKIP reason names it), or nil. Defaults to nil.
     func whyLacking(_ feature: EngineFeature) -> String?
@@ -90,6 +92,10 @@ public protocol EngineLoop: AnyObject, Sendable {
     var allModes: [String] { get }
     /// CFRunLoopGetNextTimerFireDate: the earliest fire date in `mode`, or 0 when there is none.
     func nextTimerFireDate(mode: ModeName) -> Double
+    /// Whether `other` wraps the same run loop as this one (CFEqual of two CFRunLoopRefs, which is pointer
+    /// identity): two calls of ``RunLoopEngine/currentLoop()`` on one thread give the same loop, on two threads two
+    /// loops. `other` comes from the same engine. Any thread. (Contract 1.1, for cases with a second loop.)
+    func isSameLoop(as other: any EngineLoop) -> Bool
 }
 
 /// A source created by ``EngineLoop/makeSource0(order:callbacks:)`` or ``EngineLoop/makeSource1(order:fd:perform:)``.

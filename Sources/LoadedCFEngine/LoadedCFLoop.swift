@@ -3,8 +3,9 @@
 import CFLoader
 import EngineKit
 
-/// The calling thread's loop of a loaded library (CFRunLoopGetCurrent: not owned, the thread keeps it). Immutable; the
-/// library's own lock protects the loop.
+/// The calling thread's loop of a loaded library (CFRunLoopGetCurrent, retained here: the thread's own reference ends
+/// when the thread exits, and a case may still address the loop of a thread that has ended, as the built-in `cf`
+/// engine's CFRunLoop reference allows). Immutable; the library's own lock protects the loop.
 final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
     let library: LoadedLibrary
     let loop: cfl_ref
@@ -12,8 +13,11 @@ final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
 
     init(library: LoadedLibrary, loop: cfl_ref) {
         self.library = library
+        _ = library.fn.CFRetain(loop)
         self.loop = loop
     }
+
+    deinit { fn.CFRelease(loop) }
 
     var now: Double { fn.CFAbsoluteTimeGetCurrent() }
 
@@ -132,6 +136,12 @@ final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
 
     func nextTimerFireDate(mode: ModeName) -> Double {
         library.withMode(mode) { fn.CFRunLoopGetNextTimerFireDate(loop, $0) }
+    }
+
+    func isSameLoop(as other: any EngineLoop) -> Bool {
+        guard let other = other as? LoadedCFLoop else { fatalError("\(library.path): a loop from another engine was given") }
+        // CFEqual of two run loops is pointer identity (CF's run loop class has no equal callback).
+        return other.loop == loop
     }
 
     private func object(_ item: AnyObject) -> cfl_ref {

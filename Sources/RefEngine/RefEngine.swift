@@ -103,6 +103,11 @@ final class RefLoopAdapter: EngineLoop, @unchecked Sendable {
     var allModes: [String] { loop.allModes }
     func nextTimerFireDate(mode: ModeName) -> Double { loop.nextTimerFireDate(mode: Self.mode(mode)) }
 
+    func isSameLoop(as other: any EngineLoop) -> Bool {
+        guard let other = other as? RefLoopAdapter else { fatalError("a loop from another engine was given to ref") }
+        return other.loop === loop
+    }
+
     static func mode(_ mode: ModeName) -> RefRunLoopMode {
         switch mode {
         case .common: return .common

@@ -47,4 +47,7 @@ class ForwardingLoop: EngineLoop, @unchecked Sendable {
     var currentMode: String? { inner.currentMode }
     var allModes: [String] { inner.allModes }
     func nextTimerFireDate(mode: ModeName) -> Double { inner.nextTimerFireDate(mode: mode) }
+    func isSameLoop(as other: any EngineLoop) -> Bool {
+        inner.isSameLoop(as: (other as? ForwardingLoop)?.inner ?? other)
+    }
 }

@@ -37,6 +37,9 @@ int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t time
 int csystem_errno(void);
 /// read(fd, value, 8): 0 when 8 bytes were read, -1 with errno set otherwise (EAGAIN when nothing is readable).
 int csystem_read_u64(int fd, uint64_t *value);
+/// pthread_timedjoin_np(thread, NULL, deadline), the deadline in CLOCK_REALTIME seconds since 1970: 0 when the
+/// thread was joined, else the error (ETIMEDOUT when it had not exited by then).
+int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds);
 
 /// CLOCK_MONOTONIC in nanoseconds.
 uint64_t csystem_monotonic_ns(void);

@@ -25,6 +25,7 @@ public enum CaseWriter {
             lines.append("    allow: [\(specCase.allowances.map(\.rawValue).sorted().joined(separator: ", "))]")
         }
         if let timeout = specCase.timeout { lines.append("    timeout: \(number(timeout))") }
+        if !specCase.loops.isEmpty { lines.append("    loops: [\(specCase.loops.joined(separator: ", "))]") }
         if !specCase.items.isEmpty {
             lines.append("    items:")
             for item in specCase.items {
@@ -109,6 +110,13 @@ public enum CaseWriter {
         case .query(let query): return "{query: \(self.query(query))}"
         case .thread(let wait, let actions):
             return "{thread: {wait: \(wait.rawValue), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
+        case .target(let loop, let actions):
+            return "{target: {loop: \(loop), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
+        case .post(let loop, let actions):
+            return "{post: {loop: \(loop), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
+        case .join(let loop): return "{join: \(loop)}"
+        case .waitUntilWaiting(let loop): return "{waitUntilWaiting: \(loop)}"
+        case .end(let loop): return "{end: \(loop)}"
         }
     }
 
@@ -132,6 +140,7 @@ public enum CaseWriter {
         case .fireDate(let timer): return "[fireDate, \(timer)]"
         case .tolerance(let timer): return "[tolerance, \(timer)]"
         case .isValid(let item): return "[isValid, \(item)]"
+        case .sameLoop(let loop): return "[sameLoop, \(loop)]"
         }
     }
 

@@ -176,6 +176,12 @@ public enum FuzzKnown {
                     case .thread(let wait, let inner):
                         let kept = strip(inner)
                         return kept.isEmpty ? nil : .thread(wait: wait, actions: kept)
+                    case .target(let loop, let inner):
+                        let kept = strip(inner)
+                        return kept.isEmpty ? nil : .target(loop: loop, actions: kept)
+                    case .post(let loop, let inner):
+                        let kept = strip(inner)
+                        return kept.isEmpty ? nil : .post(loop: loop, actions: kept)
                     default: return action
                     }
                 }
@@ -219,7 +225,12 @@ public enum FuzzKnown {
         var lists: [[String]] = []
         func visit(_ actions: [Action]) {
             lists.append(actions.map(verb))
-            for case .thread(_, let inner) in actions { visit(inner) }
+            for action in actions {
+                switch action {
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner): visit(inner)
+                default: break
+                }
+            }
         }
         if !inCallout { visit(specCase.steps) }
         for trigger in specCase.triggers { visit(trigger.actions) }
@@ -255,6 +266,11 @@ public enum FuzzKnown {
         case .thread: return "thread"
         case .create: return "create"
         case .runForever: return "runForever"
+        case .target: return "target"
+        case .post: return "post"
+        case .join: return "join"
+        case .waitUntilWaiting: return "waitUntilWaiting"
+        case .end: return "end"
         }
     }
 }

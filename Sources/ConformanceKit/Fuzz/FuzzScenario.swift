@@ -50,8 +50,11 @@ public enum FuzzScenario {
         case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
         case .perform(let block, _): return [block]
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
-        case .thread(_, let actions): return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
-        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .query: return []
+        case .thread(_, let actions), .target(_, let actions), .post(_, let actions):
+            return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
+        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .query, .join,
+             .waitUntilWaiting, .end:
+            return []
         }
     }
 

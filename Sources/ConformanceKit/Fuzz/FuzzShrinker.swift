@@ -92,9 +92,17 @@ public enum FuzzShrinker {
 
     private static func without(_ name: String, in actions: [Action]) -> [Action] {
         actions.compactMap { action in
-            if case .thread(let wait, let inner) = action {
+            switch action {
+            case .thread(let wait, let inner):
                 let kept = without(name, in: inner)
                 return kept.isEmpty ? nil : .thread(wait: wait, actions: kept)
+            case .target(let loop, let inner):
+                let kept = without(name, in: inner)
+                return kept.isEmpty ? nil : .target(loop: loop, actions: kept)
+            case .post(let loop, let inner):
+                let kept = without(name, in: inner)
+                return kept.isEmpty ? nil : .post(loop: loop, actions: kept)
+            default: break
             }
             return FuzzScenario.references(of: action).contains(name) ? nil : action
         }
