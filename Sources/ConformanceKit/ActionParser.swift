@@ -7,10 +7,12 @@ import EngineKit
 
 struct ActionParser {
     let items: [String: ItemKind]
+    /// Whether the case lists feature `mainThread` (`dispatchMain` needs it).
+    var mainThread = false
 
     static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
-        "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
+        "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread", "dispatchMain",
     ]
 
     func parse(_ value: YAMLValue) throws -> Action {
@@ -92,6 +94,15 @@ struct ActionParser {
             guard !actions.isEmpty else { throw doValue.error("a thread needs at least one action") }
             try fields.finish(allowed: ["wait", "do"])
             return .thread(wait: wait, actions: actions)
+        case "dispatchMain":
+            guard mainThread else {
+                throw value.error("dispatchMain needs the case to list feature mainThread (only the main thread's "
+                                  + "loop services the main dispatch queue)")
+            }
+            let doValue = try need()
+            let actions = try doValue.sequence().map(parse)
+            guard !actions.isEmpty else { throw doValue.error("dispatchMain needs at least one action") }
+            return .dispatchMain(actions)
         default:
             throw value.error("unknown action '\(verb)' (one of \(ActionParser.verbs.joined(separator: ", ")))")
         }
@@ -141,14 +152,15 @@ struct ActionParser {
         return request
     }
 
-    /// `currentMode`, `isWaiting`, `allModes`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`.
+    /// `currentMode`, `isWaiting`, `allModes`, `isMainLoop`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`.
     private func query(_ value: YAMLValue) throws -> Query {
         if value.isScalar {
             switch try value.string() {
             case "currentMode": return .currentMode
             case "isWaiting": return .isWaiting
             case "allModes": return .allModes
-            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item])")
+            case "isMainLoop": return .isMainLoop
+            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item])")
             }
         }
         let pair = try value.sequence()

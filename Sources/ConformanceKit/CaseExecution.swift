@@ -226,11 +226,21 @@ final class CaseExecution: @unchecked Sendable {
             record(answer(query, loop: loop))
         case .thread(let wait, let actions):
             startHelper(wait: wait, actions: actions)
+        case .dispatchMain(let actions):
+            // Not waited for: a block the main loop never services (the case ran a mode that is not common) stays
+            // queued, and would run, unrecorded, after the case has closed its trace. Main-thread cases run in a
+            // worker of their own, so it never reaches another case.
+            DispatchQueue.main.async { [self] in
+                for action in actions { perform(action) }
+            }
         }
     }
 
     private func answer(_ query: Query, loop: any EngineLoop) -> String {
         switch query {
+        case .isMainLoop:
+            // The performing thread's loop: the case's on the case thread, a helper's own on a helper thread.
+            return "isMainLoop \(engine.currentLoop().isMainLoop)"
         case .currentMode:
             return "currentMode \(loop.currentMode.map(ModeName.specName(of:)) ?? "none")"
         case .isWaiting:

@@ -10,6 +10,7 @@ extension SpecCase {
             for action in actions {
                 found.append(action)
                 if case .thread(_, let inner) = action { walk(inner) }
+                if case .dispatchMain(let inner) = action { walk(inner) }
             }
         }
         walk(steps)
@@ -21,6 +22,7 @@ extension SpecCase {
     public var laterConstructs: [String] {
         var found: [String] = []
         func note(_ word: String) { if !found.contains(word) { found.append(word) } }
+        if features.contains(.mainThread) { note("features: mainThread") }
         for action in allActions {
             if let word = action.laterConstructWord { note(word) }
         }
@@ -36,8 +38,12 @@ extension Action {
     var laterConstructWord: String? {
         switch self {
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
-             .setNextFireDate, .setTolerance, .run, .perform, .mark, .stall, .query, .thread:
+             .setNextFireDate, .setTolerance, .run, .perform, .mark, .stall, .thread:
             return nil
+        case .query(let query):
+            return query == .isMainLoop ? "query: isMainLoop" : nil
+        case .dispatchMain:
+            return "dispatchMain"
         }
     }
 }

@@ -172,7 +172,7 @@ public enum SpecLoader {
         }
         let items = try parseItems(fields.optional("items"))
         let kinds = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.kind) })
-        let actions = ActionParser(items: kinds)
+        let actions = ActionParser(items: kinds, mainThread: features.contains(.mainThread))
         let stepsValue = try fields.required("steps")
         let steps = try stepsValue.sequence().map(actions.parse)
         guard !steps.isEmpty else { throw stepsValue.error("a case needs at least one step") }

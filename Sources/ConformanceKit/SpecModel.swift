@@ -126,6 +126,9 @@ public enum Query: Sendable, Equatable {
     case fireDate(String)
     case tolerance(String)
     case isValid(String)
+    /// Whether the loop of the thread performing the query is the main loop (CFRunLoopGetCurrent() ==
+    /// CFRunLoopGetMain()). Format 1.1.
+    case isMainLoop
 }
 
 /// What a helper thread waits for before it acts.
@@ -158,6 +161,9 @@ public indirect enum Action: Sendable {
     case stall(Double)
     case query(Query)
     case thread(wait: ThreadWait, actions: [Action])
+    /// Queues a block on the main dispatch queue (DispatchQueue.main.async) that performs the actions, on the thread
+    /// that services the queue. Format 1.1; the case must list feature `mainThread`.
+    case dispatchMain([Action])
 }
 
 /// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).

@@ -10,7 +10,7 @@
 //   return <result>               that run returned finished | stopped | timedOut | handledSource
 //   mark <text>                   a `mark` action
 //   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
-//                                 tolerance, isValid, contains)
+//                                 tolerance, isValid, contains, isMainLoop)
 
 import EngineKit
 
@@ -33,6 +33,7 @@ enum Trace {
 
     static let queryWords: Set<String> = [
         "currentMode", "isWaiting", "allModes", "nextTimerFireDate", "fireDate", "tolerance", "isValid", "contains",
+        "isMainLoop",
     ]
 }
 

@@ -37,6 +37,9 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
     case timerTolerance
     /// CFRunLoopPerformBlock.
     case blocks
+    /// Main-thread cases: the case runs on the process's main thread, whose loop is the main loop
+    /// (CFRunLoopGetMain), and that loop services the main dispatch queue as CF's does (spec format 1.1).
+    case mainThread
 }
 
 /// One loop, bound to the thread that created it.
@@ -87,6 +90,9 @@ public protocol EngineLoop: AnyObject, Sendable {
     var allModes: [String] { get }
     /// CFRunLoopGetNextTimerFireDate: the earliest fire date in `mode`, or 0 when there is none.
     func nextTimerFireDate(mode: ModeName) -> Double
+    /// Whether this loop is the main thread's loop: CFRunLoopGetMain() == this loop. Any thread. An engine without
+    /// ``EngineFeature/mainThread`` may answer false.
+    var isMainLoop: Bool { get }
 }
 
 /// A source created by ``EngineLoop/makeSource0(order:callbacks:)`` or ``EngineLoop/makeSource1(order:fd:perform:)``.

@@ -103,6 +103,8 @@ public enum CaseWriter {
         case .query(let query): return "{query: \(self.query(query))}"
         case .thread(let wait, let actions):
             return "{thread: {wait: \(wait.rawValue), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
+        case .dispatchMain(let actions):
+            return "{dispatchMain: [\(actions.map(self.action).joined(separator: ", "))]}"
         }
     }
 
@@ -115,6 +117,7 @@ public enum CaseWriter {
         case .fireDate(let timer): return "[fireDate, \(timer)]"
         case .tolerance(let timer): return "[tolerance, \(timer)]"
         case .isValid(let item): return "[isValid, \(item)]"
+        case .isMainLoop: return "isMainLoop"
         }
     }
 

@@ -172,6 +172,7 @@ public enum FuzzKnown {
                     switch action {
                     case .setTolerance: return nil
                     case .thread(let wait, let inner): return .thread(wait: wait, actions: strip(inner))
+                    case .dispatchMain(let inner): return .dispatchMain(strip(inner))
                     default: return action
                     }
                 }
@@ -215,6 +216,7 @@ public enum FuzzKnown {
         func visit(_ actions: [Action]) {
             lists.append(actions.map(verb))
             for case .thread(_, let inner) in actions { visit(inner) }
+            for case .dispatchMain(let inner) in actions { visit(inner) }
         }
         if !inCallout { visit(specCase.steps) }
         for trigger in specCase.triggers { visit(trigger.actions) }
@@ -248,6 +250,7 @@ public enum FuzzKnown {
         case .stall: return "stall"
         case .query: return "query"
         case .thread: return "thread"
+        case .dispatchMain: return "dispatchMain"
         }
     }
 }

@@ -33,6 +33,7 @@ public enum FuzzScenario {
         func flatten(_ actions: [Action]) -> [Action] {
             actions.flatMap { action -> [Action] in
                 if case .thread(_, let inner) = action { return [action] + flatten(inner) }
+                if case .dispatchMain(let inner) = action { return [action] + flatten(inner) }
                 return [action]
             }
         }
@@ -47,7 +48,8 @@ public enum FuzzScenario {
         case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
         case .perform(let block, _): return [block]
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
-        case .thread(_, let actions): return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
+        case .thread(_, let actions), .dispatchMain(let actions):
+            return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
         case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .mark, .stall, .query: return []
         }
     }

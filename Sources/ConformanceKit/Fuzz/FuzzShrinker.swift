@@ -70,6 +70,10 @@ public enum FuzzShrinker {
                 let kept = without(name, in: inner)
                 return kept.isEmpty ? nil : .thread(wait: wait, actions: kept)
             }
+            if case .dispatchMain(let inner) = action {
+                let kept = without(name, in: inner)
+                return kept.isEmpty ? nil : .dispatchMain(kept)
+            }
             return FuzzScenario.references(of: action).contains(name) ? nil : action
         }
     }
