@@ -151,8 +151,9 @@ public final class WorkerSession: @unchecked Sendable {
 
     private func runLocked(_ specCase: SpecCase, limit: Double) -> CaseOutcome {
         // A main-thread case gets a worker of its own: the main loop and the main dispatch queue outlive a case, so
-        // nothing may run on that thread before it or after it in the same process.
-        let ownWorker = specCase.features.contains(.mainThread) && engine.features.contains("mainThread")
+        // nothing may run on that thread before it or after it in the same process. (Also when the engine lacks the
+        // feature and the case is SKIP: a description's feature list may be empty, and the cost is one start.)
+        let ownWorker = specCase.features.contains(.mainThread)
         if ownWorker, servedCases { endWorkerLocked() }
         defer { if ownWorker { endWorkerLocked() } }
         caseStarted = nil
