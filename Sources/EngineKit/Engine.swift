@@ -11,7 +11,8 @@ public protocol RunLoopEngine: Sendable {
     var name: String { get }
     /// Optional capabilities; a case that needs a missing one is reported SKIP, not FAIL.
     var features: Set<EngineFeature> { get }
-    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case.
+    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case, or,
+    /// for a main-thread case (``EngineFeature/mainThread``), on the process's main thread, whose loop is the main loop.
     func currentLoop() -> any EngineLoop
     /// Why the engine lacks `feature` (the SKIP reason names it), or nil. Defaults to nil.
     func whyLacking(_ feature: EngineFeature) -> String?
