@@ -30,8 +30,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // Linux primitives Glibc's Swift overlay does not declare (eventfd, timerfd, epoll helpers).
-        .target(name: "CSystem"),
+        // Linux primitives Glibc's Swift overlay does not declare (eventfd, timerfd, epoll helpers), and libdispatch's
+        // main-queue hooks for run loops.
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("dispatch")]),
         // The contract every engine implements so the conformance runner can drive it.
         .target(name: "EngineKit"),
         // Declarations of CF functions libFoundation.so exports but the toolchain's headers hide on Linux.

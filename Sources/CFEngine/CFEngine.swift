@@ -13,7 +13,7 @@ public struct CoreFoundationEngine: RunLoopEngine {
     public var features: Set<EngineFeature> {
         // Tolerance is listed although CF on Linux stores none (Get returns 0): the spec records that as expected
         // failures with their evidence rather than hiding it behind a skip.
-        [.source1, .blocks, .timerTolerance, .stopMode]
+        [.source1, .blocks, .timerTolerance, .stopMode, .mainThread]
     }
 
     public func currentLoop() -> any EngineLoop { CFLoop(CFRunLoopGetCurrent()) }

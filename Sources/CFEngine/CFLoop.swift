@@ -12,6 +12,8 @@ final class CFLoop: EngineLoop, @unchecked Sendable {
 
     var now: Double { CFAbsoluteTimeGetCurrent() }
 
+    var isMainLoop: Bool { CFRunLoopGetMain() === loop }
+
     func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource {
         CFSource0(order: order, callbacks: callbacks)
     }

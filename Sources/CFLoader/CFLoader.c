@@ -91,6 +91,7 @@ cfl_library *cfl_open(const char *path, char **error) {
     OPTIONAL(CFRunLoopPerformBlock);
     OPTIONAL(CFArrayCreate);
     OPTIONAL(_CFRunLoopStopMode);
+    OPTIONAL(CFRunLoopGetMain);
     REQUIRED(CFRunLoopSourceCreate);
     REQUIRED(CFRunLoopSourceSignal);
     REQUIRED(CFRunLoopSourceInvalidate);

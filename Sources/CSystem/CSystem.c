@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <poll.h>
 #include "CSystem.h"
 
 #include <sys/epoll.h>
@@ -101,3 +102,18 @@ int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds) {
     if (limit.tv_nsec > 999999999) limit.tv_nsec = 999999999;
     return pthread_timedjoin_np((pthread_t)thread, NULL, &limit);
 }
+int csystem_poll_readable(int fd) {
+    struct pollfd entry = { .fd = fd, .events = POLLIN, .revents = 0 };
+    int ready;
+    do { ready = poll(&entry, 1, 0); } while (ready < 0 && errno == EINTR);
+    if (ready < 0) return -1;
+    return ready > 0 && (entry.revents & POLLIN) ? 1 : 0;
+}
+
+// libdispatch's hooks for CoreFoundation (src/queue.c; dispatch_runloop_handle_t is an int on Linux).
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *msg);
+
+int csystem_main_queue_handle(void) { return _dispatch_get_main_queue_handle_4CF(); }
+
+void csystem_main_queue_callback(void) { _dispatch_main_queue_callback_4CF(NULL); }

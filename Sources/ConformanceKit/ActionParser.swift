@@ -17,12 +17,13 @@ struct ActionParser {
     /// Set while reading the actions of a `target`: they run on the current thread against another thread's loop, so
     /// only what the engine contract allows from any thread.
     var inTarget = false
+    /// Whether the case lists feature `mainThread` (`dispatchMain` needs it).
+    var mainThread = false
 
     static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
-        "create", "runForever",
-        "target", "post", "join", "waitUntilWaiting", "end",
+        "dispatchMain", "create", "runForever", "target", "post", "join", "waitUntilWaiting", "end",
     ]
 
     /// Verbs a `target` list may not hold: what must run on the loop's own thread, and what waits or moves threads.
@@ -185,6 +186,15 @@ struct ActionParser {
             case "end": return .end(loop)
             default: return .waitUntilWaiting(loop)
             }
+        case "dispatchMain":
+            guard mainThread else {
+                throw value.error("dispatchMain needs the case to list feature mainThread (only the main thread's "
+                                  + "loop services the main dispatch queue)")
+            }
+            let doValue = try need()
+            let actions = try doValue.sequence().map(parse)
+            guard !actions.isEmpty else { throw doValue.error("dispatchMain needs at least one action") }
+            return .dispatchMain(actions)
         default:
             throw value.error("unknown action '\(verb)' (one of \(ActionParser.verbs.joined(separator: ", ")))")
         }
@@ -271,14 +281,15 @@ struct ActionParser {
         return .window(atLeast: atLeast, under: under)
     }
 
-    /// `currentMode`, `isWaiting`, `allModes`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`.
+    /// `currentMode`, `isWaiting`, `allModes`, `isMainLoop`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`.
     private func query(_ value: YAMLValue) throws -> Query {
         if value.isScalar {
             switch try value.string() {
             case "currentMode": return .currentMode
             case "isWaiting": return .isWaiting
             case "allModes": return .allModes
-            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [sameLoop, loop])")
+            case "isMainLoop": return .isMainLoop
+            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [sameLoop, loop])")
             }
         }
         let pair = try value.sequence()

@@ -346,6 +346,13 @@ final class CaseExecution: @unchecked Sendable {
                 }
                 sched_yield()
             }
+        case .dispatchMain(let actions):
+            // Not waited for: a block the main loop never services (the case ran a mode that is not common) stays
+            // queued, and would run, unrecorded, after the case has closed its trace. Main-thread cases run in a
+            // worker of their own, so it never reaches another case.
+            DispatchQueue.main.async { [self] in
+                for action in actions { perform(action, on: LoopName.here) }
+            }
         }
     }
 
@@ -371,6 +378,9 @@ final class CaseExecution: @unchecked Sendable {
 
     private func answer(_ query: Query, loop: any EngineLoop) -> String {
         switch query {
+        case .isMainLoop:
+            // The performing thread's loop: the case's on the case thread, a helper's own on a helper thread.
+            return "isMainLoop \(engine.currentLoop().isMainLoop)"
         case .currentMode:
             return "currentMode \(loop.currentMode.map(ModeName.specName(of:)) ?? "none")"
         case .isWaiting:

@@ -121,11 +121,7 @@ public final class WorkerSession: @unchecked Sendable {
 
     /// Ends the worker, if one is running.
     public func close() {
-        lock.withLock {
-            process?.finishInput()
-            _ = process?.termination(waitingUpTo: 2)
-            process = nil
-        }
+        lock.withLock { endWorkerLocked() }
     }
 
     /// Runs one case in the worker with a watchdog of `limit` seconds. The outcome's expectation is PASS; apply the
@@ -143,7 +139,23 @@ public final class WorkerSession: @unchecked Sendable {
     /// When the running case's id was sent (worker start-up is not part of a case's time); protected by `lock`.
     private var caseStarted: UInt64?
 
+    /// Whether the running worker has served a case; protected by `lock`.
+    private var servedCases = false
+
+    /// Ends the running worker (it exits when its input ends, or is killed after 2 s). Caller holds `lock`.
+    private func endWorkerLocked() {
+        process?.finishInput()
+        _ = process?.termination(waitingUpTo: 2)
+        process = nil
+    }
+
     private func runLocked(_ specCase: SpecCase, limit: Double) -> CaseOutcome {
+        // A main-thread case gets a worker of its own: the main loop and the main dispatch queue outlive a case, so
+        // nothing may run on that thread before it or after it in the same process. (Also when the engine lacks the
+        // feature and the case is SKIP: a description's feature list may be empty, and the cost is one start.)
+        let ownWorker = specCase.features.contains(.mainThread)
+        if ownWorker, servedCases { endWorkerLocked() }
+        defer { if ownWorker { endWorkerLocked() } }
         caseStarted = nil
         var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine.name, status: .error,
                                   expected: .pass, expectationReason: nil, detail: nil,
@@ -159,6 +171,7 @@ public final class WorkerSession: @unchecked Sendable {
         caseStarted = started
         let deadline = started + UInt64(min(limit, 1e6) * 1e9)
         var trace: [String] = []
+        servedCases = true
         guard worker.send(line: specCase.id) else {
             return ended(worker, &outcome, trace: trace)
         }
@@ -225,6 +238,7 @@ public final class WorkerSession: @unchecked Sendable {
         case .success(let worker):
             failedStarts = 0
             process = worker
+            servedCases = false
         case .failure(let error):
             failedStarts += 1
             lastStartFailure = error.description

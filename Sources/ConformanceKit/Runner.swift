@@ -67,7 +67,11 @@ enum CaseAttempt {
     /// Runs the case on a fresh thread and judges its trace. With a `limit`, gives up after that many seconds and
     /// reports TIMEOUT, leaving the thread behind; without one (in a worker, whose parent holds the watchdog and ends
     /// the whole process instead), waits for the thread. `onTrace` sees each trace line as it is recorded.
+    ///
+    /// A main-thread case (feature mainThread) runs on `mainThread`'s thread instead, the process's main thread,
+    /// and is waited for; without an executor (the in-process runner keeps the main thread) it is SKIP.
     static func run(_ specCase: SpecCase, on engine: any RunLoopEngine, limit: Double?,
+                    mainThread: MainThreadExecutor? = nil,
                     onTrace: (@Sendable (String) -> Void)? = nil) -> CaseOutcome {
         var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine.name, status: .pass,
                                   expected: .pass, expectationReason: nil, detail: nil,
@@ -78,6 +82,27 @@ enum CaseAttempt {
             outcome.detail = "engine lacks: " + missing.map { feature in
                 feature.rawValue + (engine.whyLacking(feature).map { " (\($0))" } ?? "")
             }.joined(separator: ", ")
+            return outcome
+        }
+
+        if specCase.features.contains(.mainThread) {
+            guard let mainThread else {
+                outcome.status = .skip
+                outcome.detail = "a main-thread case runs only in a worker process (the in-process runner, "
+                    + "--isolation none, keeps the main thread for itself)"
+                return outcome
+            }
+            let started = DispatchTime.now()
+            let execution = CaseExecution(engine: engine, specCase: specCase, onTrace: onTrace)
+            mainThread.run {
+                (engine as? any CaseObservingEngine)?.caseWillStart(specCase.id)
+                execution.execute()
+            }
+            outcome.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let (trace, error) = execution.result
+            outcome.actualTrace = trace
+            execution.releaseResources()
+            (outcome.status, outcome.detail) = judge(specCase, trace: trace, error: error)
             return outcome
         }
 

@@ -10,7 +10,8 @@ extension SpecCase {
             for action in actions {
                 found.append(action)
                 switch action {
-                case .thread(_, let inner), .target(_, let inner), .post(_, let inner): walk(inner)
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner), .dispatchMain(let inner):
+                    walk(inner)
                 default: break
                 }
             }
@@ -35,6 +36,7 @@ extension SpecCase {
         func note(_ word: String) { if !found.contains(word) { found.append(word) } }
         if items.contains(where: \.createdByStep) { note("created: later") }
         if !loops.isEmpty { note("loops") }
+        if features.contains(.mainThread) { note("features: mainThread") }
         for action in allActions {
             if let word = action.laterConstructWord { note(word) }
         }
@@ -56,14 +58,18 @@ extension Action {
         case .end: return "end"
         case .query(.sameLoop): return "sameLoop"
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
-             .setNextFireDate, .setTolerance, .perform, .mark, .stall, .query, .thread:
+             .setNextFireDate, .setTolerance, .perform, .mark, .stall, .thread:
             return nil
+        case .query(let query):
+            return query == .isMainLoop ? "query: isMainLoop" : nil
         case .run(let request):
             return request.took == nil ? nil : "took"
         case .create:
             return "create"
         case .runForever:
             return "runForever"
+        case .dispatchMain:
+            return "dispatchMain"
         }
     }
 }

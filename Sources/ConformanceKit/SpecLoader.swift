@@ -175,6 +175,7 @@ public enum SpecLoader {
         let loops = try parseLoops(fields.optional("loops"), items: kinds)
         var actions = ActionParser(items: kinds, laterItems: Set(items.filter(\.createdByStep).map(\.name)))
         actions.loops = loops
+        actions.mainThread = features.contains(.mainThread)
         let stepsValue = try fields.required("steps")
         let steps = try stepsValue.sequence().map(actions.parse)
         guard !steps.isEmpty else { throw stepsValue.error("a case needs at least one step") }

@@ -162,6 +162,9 @@ public enum Query: Sendable, Equatable {
     case isValid(String)
     /// (1.1) Whether the loop the action addresses is the loop named here (``LoopName``), `current` included.
     case sameLoop(String)
+    /// Whether the loop of the thread performing the query is the main loop (CFRunLoopGetCurrent() ==
+    /// CFRunLoopGetMain()). Format 1.1.
+    case isMainLoop
 }
 
 /// The names of loops in a case (format 1.1). The case thread's loop is `here`; each name of a case's `loops:` is the
@@ -224,6 +227,9 @@ public indirect enum Action: Sendable {
     /// until the thread has exited, so that what the engine does at thread exit has happened. The loop object stays
     /// usable by `target`; nothing more can be posted to it.
     case end(String)
+    /// Queues a block on the main dispatch queue (DispatchQueue.main.async) that performs the actions, on the thread
+    /// that services the queue. Format 1.1; the case must list feature `mainThread`.
+    case dispatchMain([Action])
 }
 
 /// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).

@@ -15,7 +15,7 @@
 //   took <assertion>              (1.1) the run before it met its timing assertion (else: took <seconds> (expected
 //                                 <assertion>))
 //   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
-//                                 tolerance, isValid, contains, sameLoop)
+//                                 tolerance, isValid, contains, sameLoop, isMainLoop)
 
 import EngineKit
 
@@ -45,7 +45,7 @@ enum Trace {
 
     static let queryWords: Set<String> = [
         "currentMode", "isWaiting", "allModes", "nextTimerFireDate", "fireDate", "tolerance", "isValid", "contains",
-        "sameLoop",
+        "sameLoop", "isMainLoop",
     ]
 }
 

@@ -9,6 +9,7 @@ import Foundation
 public enum WorkerService {
     /// Serves until standard input ends and returns the process's exit status: 0, or 2 for bad arguments.
     /// `engines` are the engines this executable hosts by name; `loader` makes others (`cf:PATH`) on request.
+    /// Call it on the process's main thread: main-thread cases (feature mainThread) run on the calling thread.
     public static func main(arguments: [String], engines: [any RunLoopEngine], loader: EngineLoader? = nil) -> Int32 {
         let parsed: WorkerArguments
         switch WorkerArguments.parse(arguments) {
@@ -52,7 +53,18 @@ public enum WorkerService {
             }
             writer.send(WorkerMessage(ready: engine.name))
             exitWhenTheRunnerIsGone()
-            serve(cases: cases, engine: engine, writer: writer)
+            // The protocol runs on a thread of its own; the calling (main) thread waits for main-thread cases
+            // (feature mainThread) and runs them, and is otherwise idle: it neither runs a loop nor drains the main
+            // dispatch queue.
+            let mainThread = MainThreadExecutor()
+            let protocolThread = Thread {
+                serve(cases: cases, engine: engine, writer: writer, mainThread: mainThread)
+                mainThread.finish()
+            }
+            protocolThread.name = "worker: protocol"
+            protocolThread.stackSize = 1 << 20
+            protocolThread.start()
+            mainThread.serve()
             return 0
         }
     }
@@ -68,7 +80,8 @@ public enum WorkerService {
 
     /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this
     /// process when a case overruns, so a hanging case costs a process, never a thread left behind in a later case.
-    private static func serve(cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter) {
+    private static func serve(cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter,
+                              mainThread: MainThreadExecutor) {
         while let id = readLine(strippingNewline: true) {
             guard let specCase = cases[id] else {
                 writer.send(WorkerMessage(done: .init(id: id, status: CaseStatus.error.rawValue,
@@ -76,7 +89,7 @@ public enum WorkerService {
                                                       seconds: 0)))
                 continue
             }
-            let outcome = CaseAttempt.run(specCase, on: engine, limit: nil) { line in
+            let outcome = CaseAttempt.run(specCase, on: engine, limit: nil, mainThread: mainThread) { line in
                 writer.send(WorkerMessage(trace: line))
             }
             writer.send(WorkerMessage(done: .init(id: id, status: outcome.status.rawValue, detail: outcome.detail,

@@ -11,9 +11,10 @@ public protocol RunLoopEngine: Sendable {
     var name: String { get }
     /// Optional capabilities; a case that needs a missing one is reported SKIP, not FAIL.
     var features: Set<EngineFeature> { get }
-    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case, and
-    /// on each fresh helper thread that hosts a case's second loop (`loops:`, format 1.1). The object returned keeps
-    /// the loop alive while it is referenced (CF: retains it), also after the thread has exited.
+    /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case, on
+    /// each fresh helper thread that hosts a case's second loop (`loops:`, format 1.1), or, for a main-thread case
+    /// (``EngineFeature/mainThread``), on the process's main thread, whose loop is the main loop. The object returned
+    /// keeps the loop alive while it is referenced (CF: retains it), also after the thread has exited.
     func currentLoop() -> any EngineLoop
     /// Why the engine lacks `feature` (the SKIP reason names it), or nil. Defaults to nil.
     func whyLacking(_ feature: EngineFeature) -> String?
@@ -39,6 +40,9 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
     case timerTolerance
     /// CFRunLoopPerformBlock.
     case blocks
+    /// Main-thread cases: the case runs on the process's main thread, whose loop is the main loop
+    /// (CFRunLoopGetMain), and that loop services the main dispatch queue as CF's does (spec format 1.1).
+    case mainThread
 }
 
 /// One loop, bound to the thread that created it.
@@ -96,6 +100,9 @@ public protocol EngineLoop: AnyObject, Sendable {
     /// identity): two calls of ``RunLoopEngine/currentLoop()`` on one thread give the same loop, on two threads two
     /// loops. `other` comes from the same engine. Any thread. (Contract 1.1, for cases with a second loop.)
     func isSameLoop(as other: any EngineLoop) -> Bool
+    /// Whether this loop is the main thread's loop: CFRunLoopGetMain() == this loop. Any thread. An engine without
+    /// ``EngineFeature/mainThread`` may answer false.
+    var isMainLoop: Bool { get }
 }
 
 /// A source created by ``EngineLoop/makeSource0(order:callbacks:)`` or ``EngineLoop/makeSource1(order:fd:perform:)``.

@@ -129,6 +129,7 @@ public struct LoadedCFEngine: RunLoopEngine {
                        fn.CFArrayCreate == nil ? "CFArrayCreate" : nil,
                        fn.typeArrayCallBacks == nil ? "kCFTypeArrayCallBacks" : nil].compactMap { $0 }
         case .stopMode: missing = fn._CFRunLoopStopMode == nil ? ["_CFRunLoopStopMode"] : []
+        case .mainThread: missing = fn.CFRunLoopGetMain == nil ? ["CFRunLoopGetMain"] : []
         case .timerTolerance:
             missing = [fn.CFRunLoopTimerGetTolerance == nil ? "CFRunLoopTimerGetTolerance" : nil,
                        fn.CFRunLoopTimerSetTolerance == nil ? "CFRunLoopTimerSetTolerance" : nil].compactMap { $0 }

@@ -21,6 +21,8 @@ final class LoadedCFLoop: EngineLoop, @unchecked Sendable {
 
     var now: Double { fn.CFAbsoluteTimeGetCurrent() }
 
+    var isMainLoop: Bool { fn.CFRunLoopGetMain.map { $0() == loop } ?? false }
+
     func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource {
         LoadedSource(library: library, order: order, callbacks: callbacks)
     }

@@ -10,7 +10,7 @@ public struct ReferenceEngine: RunLoopEngine {
 
     public var name: String { "ref" }
 
-    public var features: Set<EngineFeature> { [.source1, .stopMode, .timerTolerance, .blocks] }
+    public var features: Set<EngineFeature> { [.source1, .stopMode, .timerTolerance, .blocks, .mainThread] }
 
     public func currentLoop() -> any EngineLoop { RefLoopAdapter(RefRunLoop.current) }
 }
@@ -22,6 +22,8 @@ final class RefLoopAdapter: EngineLoop, @unchecked Sendable {
     init(_ loop: RefRunLoop) { self.loop = loop }
 
     var now: Double { RefClock.now }
+
+    var isMainLoop: Bool { loop.isMain }
 
     func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource {
         RefSourceItem(RefRunLoopSource(order: order, perform: callbacks.perform,

@@ -192,6 +192,12 @@ final class RunFrame {
     @exclusivity(unchecked) var checkedEpoch: UInt64 = 0
     /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule timeout.finite).
     @exclusivity(unchecked) var timeoutDelivered = true
+    /// Confined to the loop's thread. The main dispatch queue's eventfd when this run services the queue (CF's
+    /// `dispatchPort`, RefRunLoop+MainQueue.swift), else -1. Set when the first pass starts.
+    @exclusivity(unchecked) var mainQueueFD: Int32 = -1
+    /// Confined to the loop's thread. Whether the last pass serviced the main queue (CF's
+    /// `didDispatchPortLastTime`, true before the first pass): the next pass then skips the fast path.
+    @exclusivity(unchecked) var servicedMainQueueLastTime = true
 
     init(mode: LoopMode) {
         self.mode = mode

@@ -94,7 +94,7 @@ enum LoopRegistry {
     static func main() -> RefRunLoop {
         lock.withLock {
             if let mainLoop { return mainLoop }
-            let loop = RefRunLoop()
+            let loop = RefRunLoop(isMain: true)
             mainLoop = loop
             return loop
         }

@@ -8,6 +8,8 @@ enum LivePort {
     case timer
     /// A version-1 descriptor of the mode became readable; its 8 bytes are read already.
     case source1(fd: Int32)
+    /// The main dispatch queue's eventfd became readable (main loop only); its count is read already.
+    case mainQueue
 }
 
 extension RefRunLoop {
@@ -72,6 +74,7 @@ extension RefRunLoop {
         // stop.before-first-pass).
         if let early = startPasses(frame, termination: Self.termination(start: start, seconds: seconds)) { return early }
         let mode = frame.mode
+        frame.mainQueueFD = isMain ? mainQueueDescriptor(for: mode) : -1
         let poll0 = frame.termination == 0
         while true {
             count(passCounter)
@@ -88,13 +91,22 @@ extension RefRunLoop {
             if handled { performBlocks(in: mode) }
             // e. poll when a source was handled or the run has no timeout
             let poll = handled || poll0
-            // f. (no main-queue fast path: the reference loop has no libdispatch main queue)
-            // g. BeforeWaiting, only when about to sleep (rule order.wait-observers-skipped-on-poll)
-            if !poll { notifyObservers(.beforeWaiting, in: mode) }
-            // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
-            let live = waitForLivePort(frame, poll: poll)
-            // j. AfterWaiting, paired with BeforeWaiting (rule order.wait-observers-paired)
-            if !poll { notifyObservers(.afterWaiting, in: mode) }
+            // f. the main-queue fast path (main loop only): a main queue ready at the top of the pass is serviced
+            //    without BeforeWaiting, the wait and AfterWaiting, unless the last pass serviced it
+            //    (rule main.queue-fast-path)
+            let live: LivePort
+            if frame.mainQueueFD >= 0 && !frame.servicedMainQueueLastTime && mainQueueReadyNow(frame.mainQueueFD) {
+                ignoreWakeUps(frame, true)
+                live = .mainQueue
+            } else {
+                frame.servicedMainQueueLastTime = false
+                // g. BeforeWaiting, only when about to sleep (rule order.wait-observers-skipped-on-poll)
+                if !poll { notifyObservers(.beforeWaiting, in: mode) }
+                // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
+                live = waitForLivePort(frame, poll: poll)
+                // j. AfterWaiting, paired with BeforeWaiting (rule order.wait-observers-paired)
+                if !poll { notifyObservers(.afterWaiting, in: mode) }
+            }
             // k. handle the one live port
             switch live {
             case .none:
@@ -103,6 +115,10 @@ extension RefRunLoop {
                 fireDueTimers(in: mode)
             case .source1(let fd):
                 handled = performSource1(fd: fd, in: mode) || handled
+            case .mainQueue:
+                serviceMainQueue()
+                handled = true
+                frame.servicedMainQueueLastTime = true
             }
             // l. blocks
             performBlocks(in: mode)
@@ -162,9 +178,10 @@ extension RefRunLoop {
     }
 
     /// __CFRunLoopModeIsEmpty (rule empty.what-counts): no source, no timer, no pending block for it. Observers do not
-    /// count. The reference loop has no main dispatch queue, so the main-thread exception (the note of rule
-    /// empty.what-counts) does not apply. Caller holds `lock`.
+    /// count. On the main loop a common mode is never empty outside a main-queue callout: it stands for the main
+    /// dispatch queue (rule main.common-mode-never-empty). Caller holds `lock`; loop thread.
     func isEmptyLocked(_ mode: LoopMode) -> Bool {
+        if isMain && servesMainQueueLocked(mode) { return false }
         if mode.hasSourcesOrTimers { return false }
         let isCommon = commonModes.contains(mode.name)
         return !blocks.contains { $0.matches(mode.name, isCommon: { isCommon }) }

@@ -47,7 +47,7 @@ extension RefRunLoop {
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if frame.mode.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
-        if poll && !wakeGate.hasPending && onlyWakeUpsCanBeReported(frame.mode) {
+        if poll && frame.mainQueueFD < 0 && !wakeGate.hasPending && onlyWakeUpsCanBeReported(frame.mode) {
             // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
             // pending, so made at this instant it would return nothing. (A pending wake-up is left to the system
             // call: reporting it takes its edge off this mode's ready list, as CF's read of the eventfd does, so a
@@ -58,6 +58,14 @@ extension RefRunLoop {
         }
         sleeping.store(true, ordering: .releasing)
         defer { sleeping.store(false, ordering: .releasing) }
+        // The main queue's eventfd is in the mode's set for this wait only, as CF inserts and removes its dispatch
+        // port around each wait: a run nested in another mode must not see it, nor a later run of this mode that
+        // does not service the queue. Added edge-triggered, it is reported at once if readable already.
+        let mainQueueFD = frame.mainQueueFD
+        if mainQueueFD >= 0 {
+            _ = Epoll.addForeign(frame.mode.epollFD, fd: mainQueueFD, token: Self.mainQueueToken)
+        }
+        defer { if mainQueueFD >= 0 { Epoll.remove(frame.mode.epollFD, fd: mainQueueFD) } }
         while true {
             let timeout = poll ? 0 : waitTimeout()
             let edges = frame.mode.timerEdges.load(ordering: .acquiring)
@@ -81,6 +89,12 @@ extension RefRunLoop {
                 guard wakeGate.consumeReport() else { continue }
                 frame.ignoreWakeUps = true
                 return .none
+            case Self.mainQueueToken?:
+                // CF reads the eventfd when its wait reports it; nothing to read means another reader took it.
+                let drained: UInt64?
+                do { drained = try EventFD.read(mainQueueFD) } catch { drained = nil }
+                ignoreWakeUps(frame, true)
+                return drained == nil ? .none : .mainQueue
             case let token?:
                 guard let live = lock.withLock({ classifyLocked(token, mode: frame.mode) }) else {
                     // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes

@@ -32,6 +32,8 @@ public final class RefRunLoop: @unchecked Sendable {
     static let timerToken: UInt64 = 1
     /// Version-1 descriptors use token fd + 2.
     static let firstDescriptorToken: UInt64 = 2
+    /// epoll token of the main dispatch queue's eventfd (main loop only); above every descriptor token.
+    static let mainQueueToken: UInt64 = .max
 
     let lock = Lock("RefRunLoop.lock")
     /// Immutable. The wake-up eventfd: in every mode's wait set, edge-triggered, never read. Open until deinit.
@@ -95,7 +97,15 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Passes run so far (benchmark counter). Written only by the loop's thread, read by any.
     let passCounter = Atomic<UInt64>(0)
 
-    init() {
+    /// Immutable. Whether this is the main thread's loop (``main``; CFRunLoopGetMain() == this loop), which services
+    /// the main dispatch queue (RefRunLoop+MainQueue.swift). Any thread.
+    public let isMain: Bool
+    /// Confined to the loop's thread (for the main loop, the main thread). Set while the main dispatch queue is being
+    /// serviced (CF's __CFTSDKeyIsInGCDMainQ): nested runs then neither service the queue nor count it.
+    @exclusivity(unchecked) var servicingMainQueue = false
+
+    init(isMain: Bool = false) {
+        self.isMain = isMain
         wakeFD = EventFD.create()
         _ = modeLocked(RefRunLoopMode.defaultModeName, create: true)
         commonModes = [RefRunLoopMode.defaultModeName]

@@ -25,7 +25,7 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Engines to run, comma-separated: \(EngineRegistry.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time.")
     var engine: String = "all"
 
-    @Option(name: .long, help: "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run).")
+    @Option(name: .long, help: "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run; main-thread cases are SKIP).")
     var isolation: Isolation = .process
 
     @Option(name: .long, help: ArgumentHelp("A worker executable hosting other engines (it speaks the worker protocol of INTERPRETING.md); --engine then names its engines.", valueName: "path"))

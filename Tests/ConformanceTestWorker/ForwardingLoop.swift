@@ -19,6 +19,7 @@ class ForwardingLoop: EngineLoop, @unchecked Sendable {
     }
 
     var now: Double { inner.now }
+    var isMainLoop: Bool { inner.isMainLoop }
     func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource {
         inner.makeSource0(order: order, callbacks: callbacks)
     }

@@ -93,6 +93,8 @@ typedef struct {
     const void *typeArrayCallBacks;
     /// Optional (feature stopMode): the private _CFRunLoopStopMode.
     void (*_CFRunLoopStopMode)(cfl_ref loop, cfl_ref mode);
+    /// Optional (feature mainThread): CFRunLoopGetMain.
+    cfl_ref (*CFRunLoopGetMain)(void);
 
     // Sources
     cfl_ref (*CFRunLoopSourceCreate)(cfl_ref allocator, long order, void *context);

@@ -50,6 +50,16 @@ int32_t csystem_gettid(void);
 /// another thread spawns meanwhile). 0, or -1 with errno set.
 int csystem_pipe_cloexec(int fds[2]);
 
+/// Whether `fd` is readable now: poll(2) with a zero timeout. 1 readable, 0 not, -1 with errno set.
+int csystem_poll_readable(int fd);
+
+/// The main dispatch queue's run-loop hooks, the ones CoreFoundation's main loop uses (libdispatch.so exports them:
+/// _dispatch_get_main_queue_handle_4CF and _dispatch_main_queue_callback_4CF). The handle is an eventfd that
+/// libdispatch writes when a block is queued on the main queue; the callback runs the blocks queued so far. Both are
+/// for the process's main thread only.
+int csystem_main_queue_handle(void);
+void csystem_main_queue_callback(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,6 +117,8 @@ public enum CaseWriter {
         case .join(let loop): return "{join: \(loop)}"
         case .waitUntilWaiting(let loop): return "{waitUntilWaiting: \(loop)}"
         case .end(let loop): return "{end: \(loop)}"
+        case .dispatchMain(let actions):
+            return "{dispatchMain: [\(actions.map(self.action).joined(separator: ", "))]}"
         }
     }
 
@@ -141,6 +143,7 @@ public enum CaseWriter {
         case .tolerance(let timer): return "[tolerance, \(timer)]"
         case .isValid(let item): return "[isValid, \(item)]"
         case .sameLoop(let loop): return "[sameLoop, \(loop)]"
+        case .isMainLoop: return "isMainLoop"
         }
     }
 

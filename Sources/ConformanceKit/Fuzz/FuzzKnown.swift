@@ -182,6 +182,9 @@ public enum FuzzKnown {
                     case .post(let loop, let inner):
                         let kept = strip(inner)
                         return kept.isEmpty ? nil : .post(loop: loop, actions: kept)
+                    case .dispatchMain(let inner):
+                        let kept = strip(inner)
+                        return kept.isEmpty ? nil : .dispatchMain(kept)
                     default: return action
                     }
                 }
@@ -227,7 +230,8 @@ public enum FuzzKnown {
             lists.append(actions.map(verb))
             for action in actions {
                 switch action {
-                case .thread(_, let inner), .target(_, let inner), .post(_, let inner): visit(inner)
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner), .dispatchMain(let inner):
+                    visit(inner)
                 default: break
                 }
             }
@@ -271,6 +275,7 @@ public enum FuzzKnown {
         case .join: return "join"
         case .waitUntilWaiting: return "waitUntilWaiting"
         case .end: return "end"
+        case .dispatchMain: return "dispatchMain"
         }
     }
 }

@@ -50,7 +50,7 @@ public enum FuzzScenario {
         case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
         case .perform(let block, _): return [block]
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
-        case .thread(_, let actions), .target(_, let actions), .post(_, let actions):
+        case .thread(_, let actions), .target(_, let actions), .post(_, let actions), .dispatchMain(let actions):
             return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
         case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .query, .join,
              .waitUntilWaiting, .end:

@@ -104,6 +104,10 @@ public enum FuzzShrinker {
                 return kept.isEmpty ? nil : .post(loop: loop, actions: kept)
             default: break
             }
+            if case .dispatchMain(let inner) = action {
+                let kept = without(name, in: inner)
+                return kept.isEmpty ? nil : .dispatchMain(kept)
+            }
             return FuzzScenario.references(of: action).contains(name) ? nil : action
         }
     }

@@ -1,0 +1,122 @@
+// Spec format 1.1's main-thread constructs: feature `mainThread`, action `dispatchMain`, query `isMainLoop`. Their
+// parse errors, the refusal of a version-1 file that uses them, the fuzzer's writer round trip, and the in-process
+// runner's SKIP. The cases themselves run in ShippedSpecTests (140-main.yaml).
+
+import CFEngine
+import ConformanceKit
+import EngineKit
+import Testing
+
+@Suite("Spec 1.1: main-thread constructs")
+struct MainThreadSpecTests {
+    static func document(version: String = "1.1", features: String = "[mainThread]",
+                         steps: String = "- dispatchMain: [{mark: x}, stop]\n      - run: {seconds: 5}",
+                         expect: String = "- run default\n      - mark x\n      - return stopped") -> String {
+        """
+        spec_version: \(version)
+        cases:
+          - id: main.sample
+            rule: A rule.
+            source: observed
+            features: \(features)
+            steps:
+              \(steps)
+            expect:
+              \(expect)
+        """
+    }
+
+    func loadError(_ text: String) -> SpecError? {
+        do {
+            _ = try SpecLoader.parse(text, file: "cases/main.yaml")
+            return nil
+        } catch let error as SpecError {
+            return error
+        } catch {
+            Issue.record("unexpected error type: \(error)")
+            return nil
+        }
+    }
+
+    @Test func validCaseLoads() throws {
+        let spec = try SpecLoader.parse(Self.document(steps: "- query: isMainLoop\n      - dispatchMain: [{mark: x}, stop]\n      - run: {seconds: 5}",
+                                                      expect: "- isMainLoop true\n      - run default\n      - mark x\n      - return stopped"),
+                                        file: "cases/main.yaml")
+        let specCase = try #require(spec.cases.first)
+        #expect(specCase.features == [.mainThread])
+        guard case .query(.isMainLoop) = specCase.steps[0] else { Issue.record("step 0: \(specCase.steps[0])"); return }
+        guard case .dispatchMain(let inner) = specCase.steps[1], inner.count == 2,
+              case .mark("x") = inner[0], case .stop = inner[1] else {
+            Issue.record("step 1: \(specCase.steps[1])")
+            return
+        }
+        #expect(specCase.laterConstructs == ["features: mainThread", "query: isMainLoop", "dispatchMain"])
+        #expect(specCase.formatVersion == .v1_1)
+    }
+
+    @Test func versionOneFileRefusesEachConstruct() throws {
+        let feature = try #require(loadError(Self.document(version: "1", steps: "- run", expect: "- run default")))
+        #expect(feature.location == SpecLocation(file: "cases/main.yaml", line: 3))
+        #expect(feature.message.contains("case 'main.sample' uses spec format 1.1 constructs (features: mainThread)"))
+        #expect(feature.message.contains("write spec_version: 1.1"))
+
+        let query = try #require(loadError(Self.document(version: "1", features: "[]", steps: "- query: isMainLoop",
+                                                         expect: "- isMainLoop false")))
+        #expect(query.message.contains("(query: isMainLoop)"))
+
+        let dispatch = try #require(loadError(Self.document(version: "1")))
+        #expect(dispatch.message.contains("(features: mainThread, dispatchMain)"))
+    }
+
+    @Test func dispatchMainNeedsTheFeature() throws {
+        let error = try #require(loadError(Self.document(features: "[blocks]")))
+        #expect(error.caseID == "main.sample")
+        #expect(error.field == "steps[0]")
+        #expect(error.location.line == 8)
+        #expect(error.message.contains("dispatchMain needs the case to list feature mainThread"))
+    }
+
+    @Test func dispatchMainArgumentErrors() throws {
+        let empty = try #require(loadError(Self.document(steps: "- dispatchMain: []")))
+        #expect(empty.field == "steps[0].dispatchMain")
+        #expect(empty.message.contains("dispatchMain needs at least one action"))
+
+        let scalar = try #require(loadError(Self.document(steps: "- dispatchMain: stop")))
+        #expect(scalar.field?.hasPrefix("steps[0]") == true)
+
+        let missing = try #require(loadError(Self.document(steps: "- dispatchMain")))
+        #expect(missing.message.contains("'dispatchMain' needs an argument"))
+
+        let inner = try #require(loadError(Self.document(steps: "- dispatchMain: [{jump: x}]")))
+        #expect(inner.message.contains("unknown action 'jump'"))
+        #expect(inner.message.contains("dispatchMain"))  // the list of verbs names it
+    }
+
+    @Test func isMainLoopQueryAndTraceLine() throws {
+        let badQuery = try #require(loadError(Self.document(steps: "- query: isMain", expect: "- isMainLoop true")))
+        #expect(badQuery.message.contains("unknown query 'isMain'"))
+        #expect(badQuery.message.contains("isMainLoop"))
+
+        let bareLine = try #require(loadError(Self.document(steps: "- query: isMainLoop", expect: "- isMainLoop")))
+        #expect(bareLine.message.contains("query 'isMainLoop' needs its answer"))
+    }
+
+    @Test func writerRoundTrip() throws {
+        let spec = try SpecLoader.parse(Self.document(steps: "- thread: {do: [{dispatchMain: [{mark: x}, {query: isMainLoop}, stop]}]}\n      - run: {seconds: 5}",
+                                                      expect: "- run default\n      - mark x\n      - isMainLoop true\n      - return stopped"),
+                                        file: "cases/main.yaml")
+        let written = CaseWriter.file(spec.cases)
+        #expect(written.hasPrefix("spec_version: 1.1"))
+        #expect(written.contains(#"{dispatchMain: [{mark: "x"}, {query: isMainLoop}, stop]}"#))
+        let reread = try SpecLoader.parse(written, file: "written.yaml")
+        #expect(CaseWriter.file(reread.cases) == written)
+    }
+
+    @Test func inProcessRunnerSkipsMainThreadCases() throws {
+        let spec = try SpecLoader.parse(Self.document(), file: "cases/main.yaml")
+        let report = ConformanceRunner().run(cases: spec.cases, engines: [CoreFoundationEngine()], expectations: [:])
+        let outcome = try #require(report.outcomes.first)
+        #expect(outcome.status == .skip)
+        #expect(outcome.detail?.contains("--isolation none") == true)
+    }
+}
