@@ -56,12 +56,23 @@ struct FuzzTests {
         }
     }
 
-    /// Format 1.1 in the generator: CFRunLoopRun as the sleeping run, and items created by a step or in a callout;
-    /// every shrink of such a scenario still creates each item it declares `created: later` (else it would not load).
+    /// Format 1.1 in the generator: CFRunLoopRun as the sleeping run, items created by a step or in a callout, and a
+    /// second loop; every shrink of such a scenario still creates each item it declares `created: later` (else it
+    /// would not load) and keeps each post with its join.
     @Test func theGeneratorUsesFormat11AndShrinksStayLoadable() throws {
-        var forever = 0, createdInStep = 0, createdInCallout = 0
+        var forever = 0, createdInStep = 0, createdInCallout = 0, secondLoop = 0
+        /// Every post is followed at once by the join of its loop, so the case thread never acts while that loop runs.
+        func postsAreJoined(_ steps: [Action]) -> Bool {
+            steps.indices.allSatisfy { index in
+                guard case .post(let loop, _) = steps[index] else { return true }
+                guard index + 1 < steps.count, case .join(loop) = steps[index + 1] else { return false }
+                return true
+            }
+        }
         for seed in 0..<300 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
+            if !scenario.loops.isEmpty { secondLoop += 1 }
+            #expect(postsAreJoined(scenario.steps), "seed \(seed)")
             if scenario.steps.contains(where: { if case .runForever = $0 { return true }; return false }) { forever += 1 }
             if scenario.steps.contains(where: { if case .create = $0 { return true }; return false }) { createdInStep += 1 }
             if scenario.triggers.contains(where: { $0.actions.contains { if case .create = $0 { return true }; return false } }) {
@@ -71,11 +82,12 @@ struct FuzzTests {
             guard scenario.formatVersion == .v1_1 else { continue }
             for candidate in FuzzShrinker.candidates(scenario) {
                 #expect(candidate.itemsNeverCreated.isEmpty, "seed \(seed)")
+                #expect(postsAreJoined(candidate.steps), "seed \(seed)")
                 _ = try SpecLoader.parse(CaseWriter.file([candidate]), file: "shrunk-\(seed).yaml")
             }
         }
-        #expect(forever > 0 && createdInStep > 0 && createdInCallout > 0,
-                "runForever \(forever), create in steps \(createdInStep), in callouts \(createdInCallout)")
+        #expect(forever > 0 && createdInStep > 0 && createdInCallout > 0 && secondLoop > 0,
+                "runForever \(forever), create in steps \(createdInStep), in callouts \(createdInCallout), a second loop \(secondLoop)")
     }
 
     @Test func theGeneratorNeverRunsAfterAStopInOneCallout() {

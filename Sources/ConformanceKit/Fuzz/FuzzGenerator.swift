@@ -33,6 +33,10 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// (1.1) Items created by a step (`created: later`, `create`): before their first use, or inside a callout that
     /// then adds them.
     case create
+    /// (1.1) A second loop, `bg`, on its own host thread: items added to it, removed, looked up or signalled from the
+    /// case thread (`target`), and zero-timeout runs of it on its thread that the case thread waits for (`post` then
+    /// `join`), so that only one thread runs at a time.
+    case loops
 }
 
 /// What a generator may build.
@@ -70,6 +74,8 @@ public struct FuzzGenerator: Sendable {
     static let guardName = "w"
     /// The second mode's name.
     static let otherMode = "work"
+    /// The second loop's name (area `loops`).
+    static let secondLoop = "bg"
 
     public func scenario(seed: UInt64) -> SpecCase {
         var builder = Builder(shape: shape, random: SplitMix64(seed: seed))
@@ -167,11 +173,58 @@ private struct Builder {
             steps[steps.count - 1] = .runForever(took: nil)
         }
         if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
+        let loops = has(.loops) ? addSecondLoop(steps: &steps) : []
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
                                 features: [], allowances: allowances, timeout: nil, items: items, steps: steps,
                                 triggers: triggers, expectedTrace: [], location: here)
+        specCase.loops = loops
         specCase.features = FuzzScenario.features(of: specCase)
         return specCase
+    }
+
+    /// Sometimes gives the case a second loop and inserts, within the step budget and before the last run (and before
+    /// a helper thread that waits for it), actions that address it: any-thread calls from the case thread (`target`),
+    /// and poll runs on its host thread bracketed by `post` and `join`, so the case thread waits while that loop runs
+    /// and its callouts' triggers act on it. Items made later are left out (they may not exist yet).
+    mutating func addSecondLoop(steps: inout [Action]) -> [String] {
+        guard random.chance(35) else { return [] }
+        let loop = FuzzGenerator.secondLoop
+        let made = items.filter { $0.kind.isModeItem && !$0.createdByStep && $0.name != FuzzGenerator.guardName }
+        let sources = made.filter { ["source0", "source1"].contains($0.kind.word) }.map(\.name)
+        let modeItems = made.map(\.name)
+        var inserted = false
+        for _ in 0..<random.within(1...4) {
+            var group: [Action]
+            if !modeItems.isEmpty, random.chance(60) {
+                let item = random.pick(modeItems)
+                let call: Action
+                switch random.below(5) {
+                case 0, 1: call = .add(item: item, mode: randomMode())
+                case 2: call = .remove(item: item, mode: randomMode())
+                case 3: call = has(.query) ? .contains(item: item, mode: randomMode()) : .add(item: item, mode: .default)
+                default: call = sources.isEmpty || quiet ? .wakeUp : .signal(random.pick(sources))
+                }
+                group = [.target(loop: loop, actions: [call])]
+            } else {
+                let mode: ModeName = has(.modes) && random.chance(30) ? .named(FuzzGenerator.otherMode) : .default
+                group = [.post(loop: loop, actions: [.run(RunRequest(mode: mode, seconds: 0,
+                                                                     returnAfterSourceHandled: random.chance(30)))]),
+                         .join(loop)]
+            }
+            let limit = steps.firstIndex { step in
+                if case .thread = step { return true }
+                return false
+            } ?? steps.count - 1
+            guard steps.count + group.count <= shape.maxSteps else { break }
+            // Never between a post and its join, where the case thread would act while the other loop runs.
+            let positions = (0...max(0, limit)).filter { position in
+                guard position > 0, case .post = steps[position - 1] else { return true }
+                return false
+            }
+            steps.insert(contentsOf: group, at: random.pick(positions))
+            inserted = true
+        }
+        return inserted ? [loop] : []
     }
 
     /// Drops any `run` after a `stop` in one callout's list: CF loses such a stop (fuzz-known.yaml,

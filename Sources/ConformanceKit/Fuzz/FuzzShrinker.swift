@@ -29,8 +29,16 @@ public enum FuzzShrinker {
                 // Nor the guard's add, nor the helper thread that stops a sleeping run.
                 if sleeps, case .add(FuzzGenerator.guardName, _) = specCase.steps[index] { continue }
                 if sleeps, case .thread = specCase.steps[index] { continue }
+                // A join goes only with the post before it: without it the case thread would run alongside the
+                // posted run, and the case would no longer be deterministic.
+                if case .join = specCase.steps[index] { continue }
                 var copy = specCase
+                if case .post(let loop, _) = specCase.steps[index], index + 1 < specCase.steps.count,
+                   case .join(loop) = specCase.steps[index + 1] {
+                    copy.steps.remove(at: index + 1)
+                }
                 copy.steps.remove(at: index)
+                if copy.steps.isEmpty { continue }
                 result.append(copy)
             }
         }
