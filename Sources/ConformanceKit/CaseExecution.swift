@@ -75,8 +75,9 @@ final class CaseExecution: @unchecked Sendable {
         return (state.trace, state.runtimeError)
     }
 
-    /// Runs the case on the calling thread, which must be a fresh thread. Returns when the steps are done and every
-    /// helper thread has finished.
+    /// Runs the case on the calling thread, which must be a fresh thread (for a main-thread case, the process's main
+    /// thread, in a worker that has run no case). Returns when the steps are done and every helper thread has finished
+    /// (blocks sent to the main queue are not waited for).
     func execute() {
         let loop = engine.currentLoop()
         self.loop = loop
