@@ -5,6 +5,7 @@
 import CFEngine
 import ConformanceKit
 import EngineKit
+import Foundation
 import Testing
 
 @Suite("Spec 1.1: main-thread constructs")
@@ -118,5 +119,45 @@ struct MainThreadSpecTests {
         let outcome = try #require(report.outcomes.first)
         #expect(outcome.status == .skip)
         #expect(outcome.detail?.contains("--isolation none") == true)
+    }
+
+    /// Four cases: a plain one, two main-thread ones, a plain one. The first main-thread case makes `other` common on
+    /// the main loop; the second finds it private (empty, so finished), which it would not in the same process.
+    static let ownWorkerSpec: String = {
+        let text = """
+        spec_version: 1.1
+        cases:
+          - {id: own.plain-before, rule: A poll., source: observed, items: {s: source0}, steps: [{add: s}, run],
+             expect: [run default, return timedOut]}
+          - {id: own.first, rule: Made common., source: observed, features: [mainThread], items: {o: observer},
+             steps: [{add: [o, other]}, {addCommonMode: other}, {run: other}],
+             expect: [run other, o.entry, o.beforeTimers, o.beforeSources, o.exit, return timedOut]}
+          - {id: own.second, rule: Private again., source: observed, features: [mainThread], items: {o: observer},
+             steps: [{add: [o, other]}, {run: other}], expect: [run other, return finished]}
+          - {id: own.plain-after, rule: A poll., source: observed, items: {s: source0}, steps: [{add: s}, run],
+             expect: [run default, return timedOut]}
+
+        """
+        let path = NSTemporaryDirectory() + "runloop-main-thread-\(getpid()).yaml"
+        try? text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+
+    @Test("each main-thread case runs in a worker of its own", arguments: ["cf", "ref"])
+    func eachMainThreadCaseHasAWorkerOfItsOwn(engine: String) throws {
+        let cases = try SpecLoader.load(path: Self.ownWorkerSpec).flatMap(\.cases)
+        let runner = IsolatedRunner(launcher: TestWorker.launcher())
+        let report = runner.run(cases: cases, specPath: Self.ownWorkerSpec, engines: [TestWorker.engine(engine)],
+                                expectations: [:])
+        #expect(report.outcomes.map(\.status) == [.pass, .pass, .pass, .pass],
+                "\(report.outcomes.map { "\($0.caseID) \($0.status.rawValue) \($0.detail ?? "")" })")
+    }
+
+    @Test func aMainThreadCaseThatCrashesCostsOneCase() throws {
+        let cases = try SpecLoader.load(path: Self.ownWorkerSpec).flatMap(\.cases)
+        let runner = IsolatedRunner(launcher: TestWorker.launcher(faults: "abort=own.first"))
+        let report = runner.run(cases: cases, specPath: Self.ownWorkerSpec, engines: [TestWorker.engine("faulty")],
+                                expectations: [:])
+        #expect(report.outcomes.map(\.status) == [.pass, .crash, .pass, .pass])
     }
 }
