@@ -242,6 +242,9 @@ final class CaseExecution: @unchecked Sendable {
         case .isMainLoop:
             // The performing thread's loop: the case's on the case thread, a helper's own on a helper thread.
             return "isMainLoop \(engine.currentLoop().isMainLoop)"
+        case .caseLoopIsMain:
+            // CFRunLoopGetMain() called on the performing thread, compared with the case's loop.
+            return "isMainLoop case \(loop.isMainLoop)"
         case .currentMode:
             return "currentMode \(loop.currentMode.map(ModeName.specName(of:)) ?? "none")"
         case .isWaiting:

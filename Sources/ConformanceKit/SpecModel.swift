@@ -129,6 +129,9 @@ public enum Query: Sendable, Equatable {
     /// Whether the loop of the thread performing the query is the main loop (CFRunLoopGetCurrent() ==
     /// CFRunLoopGetMain()). Format 1.1.
     case isMainLoop
+    /// Whether the case's loop is the main loop, asked on the performing thread: CFRunLoopGetMain(), called there, is
+    /// the case's loop. Spelled `[isMainLoop, case]`. Format 1.1.
+    case caseLoopIsMain
 }
 
 /// What a helper thread waits for before it acts.

@@ -65,6 +65,11 @@ struct MainThreadSpecTests {
                                                          expect: "- isMainLoop false")))
         #expect(query.message.contains("(query: isMainLoop)"))
 
+        let caseQuery = try #require(loadError(Self.document(version: "1", features: "[]",
+                                                             steps: "- query: [isMainLoop, case]",
+                                                             expect: "- isMainLoop case false")))
+        #expect(caseQuery.message.contains("(query: [isMainLoop, case])"))
+
         let dispatch = try #require(loadError(Self.document(version: "1")))
         #expect(dispatch.message.contains("(features: mainThread, dispatchMain)"))
     }
@@ -98,17 +103,29 @@ struct MainThreadSpecTests {
         #expect(badQuery.message.contains("unknown query 'isMain'"))
         #expect(badQuery.message.contains("isMainLoop"))
 
+        let badArgument = try #require(loadError(Self.document(steps: "- query: [isMainLoop, main]",
+                                                               expect: "- isMainLoop case true")))
+        #expect(badArgument.field?.hasPrefix("steps[0]") == true)
+        #expect(badArgument.message.contains("[isMainLoop, main]: the argument can only be 'case'"))
+
+        let caseQuery = try SpecLoader.parse(Self.document(features: "[]", steps: "- query: [isMainLoop, case]",
+                                                           expect: "- isMainLoop case false"), file: "cases/main.yaml")
+        guard case .query(.caseLoopIsMain)? = caseQuery.cases.first?.steps.first else {
+            Issue.record("not parsed as the case-loop query")
+            return
+        }
+
         let bareLine = try #require(loadError(Self.document(steps: "- query: isMainLoop", expect: "- isMainLoop")))
         #expect(bareLine.message.contains("query 'isMainLoop' needs its answer"))
     }
 
     @Test func writerRoundTrip() throws {
-        let spec = try SpecLoader.parse(Self.document(steps: "- thread: {do: [{dispatchMain: [{mark: x}, {query: isMainLoop}, stop]}]}\n      - run: {seconds: 5}",
-                                                      expect: "- run default\n      - mark x\n      - isMainLoop true\n      - return stopped"),
+        let spec = try SpecLoader.parse(Self.document(steps: "- thread: {do: [{dispatchMain: [{mark: x}, {query: isMainLoop}, {query: [isMainLoop, case]}, stop]}]}\n      - run: {seconds: 5}",
+                                                      expect: "- run default\n      - mark x\n      - isMainLoop true\n      - isMainLoop case true\n      - return stopped"),
                                         file: "cases/main.yaml")
         let written = CaseWriter.file(spec.cases)
         #expect(written.hasPrefix("spec_version: 1.1"))
-        #expect(written.contains(#"{dispatchMain: [{mark: "x"}, {query: isMainLoop}, stop]}"#))
+        #expect(written.contains(#"{dispatchMain: [{mark: "x"}, {query: isMainLoop}, {query: [isMainLoop, case]}, stop]}"#))
         let reread = try SpecLoader.parse(written, file: "written.yaml")
         #expect(CaseWriter.file(reread.cases) == written)
     }

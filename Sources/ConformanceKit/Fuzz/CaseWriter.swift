@@ -118,6 +118,7 @@ public enum CaseWriter {
         case .tolerance(let timer): return "[tolerance, \(timer)]"
         case .isValid(let item): return "[isValid, \(item)]"
         case .isMainLoop: return "isMainLoop"
+        case .caseLoopIsMain: return "[isMainLoop, case]"
         }
     }
 
