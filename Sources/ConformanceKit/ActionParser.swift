@@ -281,7 +281,8 @@ struct ActionParser {
         return .window(atLeast: atLeast, under: under)
     }
 
-    /// `currentMode`, `isWaiting`, `allModes`, `isMainLoop`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`.
+    /// `currentMode`, `isWaiting`, `allModes`, `isMainLoop`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`,
+    /// `[isMainLoop, case]`, `[sameLoop, loop]`.
     private func query(_ value: YAMLValue) throws -> Query {
         if value.isScalar {
             switch try value.string() {
@@ -289,7 +290,7 @@ struct ActionParser {
             case "isWaiting": return .isWaiting
             case "allModes": return .allModes
             case "isMainLoop": return .isMainLoop
-            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [sameLoop, loop])")
+            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isMainLoop, case], [sameLoop, loop])")
             }
         }
         let pair = try value.sequence()
@@ -300,6 +301,13 @@ struct ActionParser {
         case "tolerance": return .tolerance(try reference(pair[1], kinds: ["timer"]))
         case "isValid": return .isValid(try reference(pair[1], kinds: ["source0", "source1", "timer", "observer"]))
         case "sameLoop": return .sameLoop(try loopName(pair[1], allowHere: true, allowCurrent: true))
+        case "isMainLoop":
+            let word = try pair[1].string()
+            guard word == "case" else {
+                throw pair[1].error("[isMainLoop, \(word)]: the argument can only be 'case' (the case's loop); "
+                                    + "plain isMainLoop asks about the performing thread's loop")
+            }
+            return .caseLoopIsMain
         case let other: throw pair[0].error("unknown query '\(other)'")
         }
     }

@@ -88,8 +88,9 @@ final class CaseExecution: @unchecked Sendable {
         return (state.trace, state.runtimeError)
     }
 
-    /// Runs the case on the calling thread, which must be a fresh thread. Returns when the steps are done and every
-    /// helper thread has finished.
+    /// Runs the case on the calling thread, which must be a fresh thread (for a main-thread case, the process's main
+    /// thread, in a worker that has run no case). Returns when the steps are done and every helper thread has finished
+    /// (blocks sent to the main queue are not waited for).
     func execute() {
         let loop = engine.currentLoop()
         self.loop = loop
@@ -381,6 +382,9 @@ final class CaseExecution: @unchecked Sendable {
         case .isMainLoop:
             // The performing thread's loop: the case's on the case thread, a helper's own on a helper thread.
             return "isMainLoop \(engine.currentLoop().isMainLoop)"
+        case .caseLoopIsMain:
+            // CFRunLoopGetMain() called on the performing thread, compared with the case's loop.
+            return "isMainLoop case \(loop.isMainLoop)"
         case .currentMode:
             return "currentMode \(loop.currentMode.map(ModeName.specName(of:)) ?? "none")"
         case .isWaiting:

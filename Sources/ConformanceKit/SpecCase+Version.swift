@@ -60,8 +60,12 @@ extension Action {
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
              .setNextFireDate, .setTolerance, .perform, .mark, .stall, .thread:
             return nil
-        case .query(let query):
-            return query == .isMainLoop ? "query: isMainLoop" : nil
+        case .query(.isMainLoop):
+            return "query: isMainLoop"
+        case .query(.caseLoopIsMain):
+            return "query: [isMainLoop, case]"
+        case .query:
+            return nil
         case .run(let request):
             return request.took == nil ? nil : "took"
         case .create:

@@ -165,6 +165,9 @@ public enum Query: Sendable, Equatable {
     /// Whether the loop of the thread performing the query is the main loop (CFRunLoopGetCurrent() ==
     /// CFRunLoopGetMain()). Format 1.1.
     case isMainLoop
+    /// Whether the case's loop is the main loop, asked on the performing thread: CFRunLoopGetMain(), called there, is
+    /// the case's loop. Spelled `[isMainLoop, case]`. Format 1.1.
+    case caseLoopIsMain
 }
 
 /// The names of loops in a case (format 1.1). The case thread's loop is `here`; each name of a case's `loops:` is the

@@ -52,13 +52,14 @@ public enum WorkerService {
                 return 2
             }
             writer.send(WorkerMessage(ready: engine.name))
-            exitWhenTheRunnerIsGone()
+            let activity = CaseActivity()
+            exitWhenTheRunnerIsGone(activity)
             // The protocol runs on a thread of its own; the calling (main) thread waits for main-thread cases
             // (feature mainThread) and runs them, and is otherwise idle: it neither runs a loop nor drains the main
             // dispatch queue.
             let mainThread = MainThreadExecutor()
             let protocolThread = Thread {
-                serve(cases: cases, engine: engine, writer: writer, mainThread: mainThread)
+                serve(cases: cases, engine: engine, writer: writer, mainThread: mainThread, activity: activity)
                 mainThread.finish()
             }
             protocolThread.name = "worker: protocol"
@@ -81,8 +82,10 @@ public enum WorkerService {
     /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this
     /// process when a case overruns, so a hanging case costs a process, never a thread left behind in a later case.
     private static func serve(cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter,
-                              mainThread: MainThreadExecutor) {
+                              mainThread: MainThreadExecutor, activity: CaseActivity) {
         while let id = readLine(strippingNewline: true) {
+            guard activity.begin() else { return }  // the runner is gone: no case may start without its watchdog
+            defer { activity.end() }
             guard let specCase = cases[id] else {
                 writer.send(WorkerMessage(done: .init(id: id, status: CaseStatus.error.rawValue,
                                                       detail: "the worker's spec has no case '\(id)'", trace: [],
@@ -98,18 +101,55 @@ public enum WorkerService {
     }
 
     /// Ends this process when the runner's end of standard input closes (the runner exited or was killed) while a
-    /// case is still running; between cases `readLine` sees the end of input and the worker returns normally.
-    private static func exitWhenTheRunnerIsGone() {
+    /// case is still running. Between cases it only marks the runner gone: `readLine` then sees the end of input and
+    /// the worker returns normally, running its exit handlers (a profiling build writes its profile then), and no
+    /// further case starts.
+    private static func exitWhenTheRunnerIsGone(_ activity: CaseActivity) {
         let watcher = Thread {
             var entry = pollfd(fd: STDIN_FILENO, events: 0, revents: 0)  // POLLHUP and POLLERR are always reported
             while true {
                 let ready = poll(&entry, 1, -1)
-                if ready > 0, entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { _exit(0) }
+                if ready > 0, entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    if activity.runnerGone() { _exit(0) }
+                    return
+                }
                 if ready < 0, errno != EINTR { return }
             }
         }
         watcher.name = "worker: runner watch"
         watcher.start()
+    }
+}
+
+/// Whether a case is running, and whether the runner is gone. Shared by the protocol thread and the watcher thread;
+/// both fields are protected by `lock`.
+final class CaseActivity: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Protected by `lock`.
+    private var running = false
+    /// Protected by `lock`.
+    private var gone = false
+
+    /// A case starts: false when the runner is gone (then none may start).
+    func begin() -> Bool {
+        lock.withLock {
+            if gone { return false }
+            running = true
+            return true
+        }
+    }
+
+    func end() {
+        lock.withLock { running = false }
+    }
+
+    /// The runner is gone: true when a case is running (the worker must end at once, as nobody holds its
+    /// watchdog any more); otherwise no case starts from now on.
+    func runnerGone() -> Bool {
+        lock.withLock {
+            gone = true
+            return running
+        }
     }
 }
 

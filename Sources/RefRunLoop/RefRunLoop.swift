@@ -12,7 +12,9 @@ import Glibc
 /// A run loop with CFRunLoop's semantics, on epoll, an eventfd and a timerfd.
 ///
 /// Each thread has one, created on first use (``current``); ``main`` is the main thread's. Running happens on the
-/// loop's own thread; adding, removing, signalling, waking and stopping work from any thread.
+/// loop's own thread; adding, removing, signalling, waking and stopping work from any thread. As CF's, the main loop
+/// services libdispatch's main queue in its common modes, which are therefore never empty on the main thread
+/// (RefRunLoop+MainQueue.swift).
 ///
 /// Thread safety: one lock (`lock`) protects the mode tables, the block queue, the run stack and the arming state;
 /// it is never held during a callout. Items have their own locks, always taken after the loop's; `signalLock`, the

@@ -5,6 +5,7 @@
 import CFEngine
 import ConformanceKit
 import EngineKit
+import Foundation
 import Testing
 
 @Suite("Spec 1.1: main-thread constructs")
@@ -64,6 +65,11 @@ struct MainThreadSpecTests {
                                                          expect: "- isMainLoop false")))
         #expect(query.message.contains("(query: isMainLoop)"))
 
+        let caseQuery = try #require(loadError(Self.document(version: "1", features: "[]",
+                                                             steps: "- query: [isMainLoop, case]",
+                                                             expect: "- isMainLoop case false")))
+        #expect(caseQuery.message.contains("(query: [isMainLoop, case])"))
+
         let dispatch = try #require(loadError(Self.document(version: "1")))
         #expect(dispatch.message.contains("(features: mainThread, dispatchMain)"))
     }
@@ -97,17 +103,29 @@ struct MainThreadSpecTests {
         #expect(badQuery.message.contains("unknown query 'isMain'"))
         #expect(badQuery.message.contains("isMainLoop"))
 
+        let badArgument = try #require(loadError(Self.document(steps: "- query: [isMainLoop, main]",
+                                                               expect: "- isMainLoop case true")))
+        #expect(badArgument.field?.hasPrefix("steps[0]") == true)
+        #expect(badArgument.message.contains("[isMainLoop, main]: the argument can only be 'case'"))
+
+        let caseQuery = try SpecLoader.parse(Self.document(features: "[]", steps: "- query: [isMainLoop, case]",
+                                                           expect: "- isMainLoop case false"), file: "cases/main.yaml")
+        guard case .query(.caseLoopIsMain)? = caseQuery.cases.first?.steps.first else {
+            Issue.record("not parsed as the case-loop query")
+            return
+        }
+
         let bareLine = try #require(loadError(Self.document(steps: "- query: isMainLoop", expect: "- isMainLoop")))
         #expect(bareLine.message.contains("query 'isMainLoop' needs its answer"))
     }
 
     @Test func writerRoundTrip() throws {
-        let spec = try SpecLoader.parse(Self.document(steps: "- thread: {do: [{dispatchMain: [{mark: x}, {query: isMainLoop}, stop]}]}\n      - run: {seconds: 5}",
-                                                      expect: "- run default\n      - mark x\n      - isMainLoop true\n      - return stopped"),
+        let spec = try SpecLoader.parse(Self.document(steps: "- thread: {do: [{dispatchMain: [{mark: x}, {query: isMainLoop}, {query: [isMainLoop, case]}, stop]}]}\n      - run: {seconds: 5}",
+                                                      expect: "- run default\n      - mark x\n      - isMainLoop true\n      - isMainLoop case true\n      - return stopped"),
                                         file: "cases/main.yaml")
         let written = CaseWriter.file(spec.cases)
         #expect(written.hasPrefix("spec_version: 1.1"))
-        #expect(written.contains(#"{dispatchMain: [{mark: "x"}, {query: isMainLoop}, stop]}"#))
+        #expect(written.contains(#"{dispatchMain: [{mark: "x"}, {query: isMainLoop}, {query: [isMainLoop, case]}, stop]}"#))
         let reread = try SpecLoader.parse(written, file: "written.yaml")
         #expect(CaseWriter.file(reread.cases) == written)
     }
@@ -118,5 +136,45 @@ struct MainThreadSpecTests {
         let outcome = try #require(report.outcomes.first)
         #expect(outcome.status == .skip)
         #expect(outcome.detail?.contains("--isolation none") == true)
+    }
+
+    /// Four cases: a plain one, two main-thread ones, a plain one. The first main-thread case makes `other` common on
+    /// the main loop; the second finds it private (empty, so finished), which it would not in the same process.
+    static let ownWorkerSpec: String = {
+        let text = """
+        spec_version: 1.1
+        cases:
+          - {id: own.plain-before, rule: A poll., source: observed, items: {s: source0}, steps: [{add: s}, run],
+             expect: [run default, return timedOut]}
+          - {id: own.first, rule: Made common., source: observed, features: [mainThread], items: {o: observer},
+             steps: [{add: [o, other]}, {addCommonMode: other}, {run: other}],
+             expect: [run other, o.entry, o.beforeTimers, o.beforeSources, o.exit, return timedOut]}
+          - {id: own.second, rule: Private again., source: observed, features: [mainThread], items: {o: observer},
+             steps: [{add: [o, other]}, {run: other}], expect: [run other, return finished]}
+          - {id: own.plain-after, rule: A poll., source: observed, items: {s: source0}, steps: [{add: s}, run],
+             expect: [run default, return timedOut]}
+
+        """
+        let path = NSTemporaryDirectory() + "runloop-main-thread-\(getpid()).yaml"
+        try? text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+
+    @Test("each main-thread case runs in a worker of its own", arguments: ["cf", "ref"])
+    func eachMainThreadCaseHasAWorkerOfItsOwn(engine: String) throws {
+        let cases = try SpecLoader.load(path: Self.ownWorkerSpec).flatMap(\.cases)
+        let runner = IsolatedRunner(launcher: TestWorker.launcher())
+        let report = runner.run(cases: cases, specPath: Self.ownWorkerSpec, engines: [TestWorker.engine(engine)],
+                                expectations: [:])
+        #expect(report.outcomes.map(\.status) == [.pass, .pass, .pass, .pass],
+                "\(report.outcomes.map { "\($0.caseID) \($0.status.rawValue) \($0.detail ?? "")" })")
+    }
+
+    @Test func aMainThreadCaseThatCrashesCostsOneCase() throws {
+        let cases = try SpecLoader.load(path: Self.ownWorkerSpec).flatMap(\.cases)
+        let runner = IsolatedRunner(launcher: TestWorker.launcher(faults: "abort=own.first"))
+        let report = runner.run(cases: cases, specPath: Self.ownWorkerSpec, engines: [TestWorker.engine("faulty")],
+                                expectations: [:])
+        #expect(report.outcomes.map(\.status) == [.pass, .crash, .pass, .pass])
     }
 }

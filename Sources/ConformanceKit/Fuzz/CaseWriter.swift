@@ -144,6 +144,7 @@ public enum CaseWriter {
         case .isValid(let item): return "[isValid, \(item)]"
         case .sameLoop(let loop): return "[sameLoop, \(loop)]"
         case .isMainLoop: return "isMainLoop"
+        case .caseLoopIsMain: return "[isMainLoop, case]"
         }
     }
 
