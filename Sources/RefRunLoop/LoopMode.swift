@@ -109,13 +109,13 @@ final class LoopMode {
     /// are none: O(1) and lockless while the observers do not change; after a change, one O(n) rebuild of every
     /// activity's array under `lock` (the loop's). Loop thread only.
     @inline(__always)
-    func observers(watching activity: RefRunLoopActivity, lock: Lock) -> ObserverBatch? {
+    func observers(watching activity: RefRunLoopActivity, lock: borrowing Lock) -> ObserverBatch? {
         if observersVersion.load(ordering: .acquiring) != snapshotVersion { rebuildSnapshots(lock: lock) }
         guard observedActivities.contains(activity) else { return nil }
         return observerSnapshots[activity.rawValue.trailingZeroBitCount]
     }
 
-    private func rebuildSnapshots(lock: Lock) {
+    private func rebuildSnapshots(lock: borrowing Lock) {
         lock.withLock {
             snapshotVersion = observersVersion.load(ordering: .relaxed)
             let all = observers.elementsInOrder()
