@@ -110,7 +110,12 @@ struct OrderedStore<Element> {
         return seen == count ? nil : "count is \(count) but \(seen) nodes are linked"
     }
 
-    // MARK: Treap mechanics (recursion depth is O(log n) expected)
+    // MARK: Treap mechanics
+    //
+    // Iterative, walking the tree through unowned(unsafe) references: the tree's own links keep every node alive while
+    // the store is changed (the owning loop's lock is held), and a walk that reassigned each link on its path
+    // (`tree.left = insert(node, into: tree.left)`) retained and released every node it passed, which was a third of
+    // adding and removing an observer.
 
     private mutating func nextPriority() -> UInt64 {
         // xorshift64*: deterministic, so runs are reproducible.
@@ -120,54 +125,94 @@ struct OrderedStore<Element> {
         return randomState &* 0x2545_F491_4F6C_DD1D
     }
 
-    private static func insert(_ node: Node, into tree: Node?) -> Node {
-        guard let tree else { return node }
-        if node.precedes(tree) {
-            tree.left = insert(node, into: tree.left)
-            if tree.left!.priority > tree.priority { return rotateRight(tree) }
-        } else {
-            tree.right = insert(node, into: tree.right)
-            if tree.right!.priority > tree.priority { return rotateLeft(tree) }
+    /// Inserts `node`: walks down while the nodes on its path have a higher priority, then splits the subtree found
+    /// there by `node`'s key into its left and right children and puts `node` in its place.
+    private static func insert(_ node: Node, into root: Node?) -> Node {
+        unowned(unsafe) var parent: Node? = nil
+        unowned(unsafe) var current: Node? = root
+        while let here = current, here.priority > node.priority {
+            parent = here
+            current = node.precedes(here) ? here.left : here.right
         }
-        return tree
+        split(current, around: node)
+        guard let parent else { return node }
+        if node.precedes(parent) { parent.left = node } else { parent.right = node }
+        return root!
     }
 
-    private static func remove(_ node: Node, from tree: Node?, removed: inout Bool) -> Node? {
-        guard let tree else { return nil }
-        if tree === node {
-            removed = true
-            return merge(tree.left, tree.right)
+    /// Makes `node.left` the nodes of `tree` that precede `node` and `node.right` the others, keeping their order
+    /// and heap shape.
+    private static func split(_ tree: Node?, around node: Node) {
+        // The last node put on each side: the next node of that side becomes its right (left) child; nil while the
+        // side is empty, when it becomes `node`'s own child.
+        unowned(unsafe) var lastLeft: Node? = nil
+        unowned(unsafe) var lastRight: Node? = nil
+        unowned(unsafe) var current: Node? = tree
+        node.left = nil
+        node.right = nil
+        while let here = current {
+            if here.precedes(node) {
+                if let lastLeft { lastLeft.right = here } else { node.left = here }
+                lastLeft = here
+                current = here.right
+            } else {
+                if let lastRight { lastRight.left = here } else { node.right = here }
+                lastRight = here
+                current = here.left
+            }
         }
-        if node.precedes(tree) {
-            tree.left = remove(node, from: tree.left, removed: &removed)
-        } else {
-            tree.right = remove(node, from: tree.right, removed: &removed)
-        }
-        return tree
+        if let lastLeft { lastLeft.right = nil }
+        if let lastRight { lastRight.left = nil }
     }
 
+    /// Takes `node` out of the tree under `root` and returns the new root, or nil and `removed` false when `node` is
+    /// not in it.
+    private static func remove(_ node: Node, from root: Node?, removed: inout Bool) -> Node? {
+        unowned(unsafe) var parent: Node? = nil
+        unowned(unsafe) var current: Node? = root
+        while let here = current, here !== node {
+            parent = here
+            current = node.precedes(here) ? here.left : here.right
+        }
+        guard current != nil else { return root }
+        removed = true
+        let replacement = merge(node.left, node.right)
+        guard let parent else { return replacement }
+        if parent.left === node { parent.left = replacement } else { parent.right = replacement }
+        return root
+    }
+
+    /// Joins two treaps, every node of `left` preceding every node of `right`, into one.
     private static func merge(_ left: Node?, _ right: Node?) -> Node? {
         guard let left else { return right }
         guard let right else { return left }
-        if left.priority > right.priority {
-            left.right = merge(left.right, right)
-            return left
+        let root = left.priority > right.priority ? left : right
+        // Walk down the right spine of the left part and the left spine of the right part, linking the higher
+        // priority of the two fronts under the last node placed.
+        unowned(unsafe) var lastPlaced: Node = root
+        var placedFromLeft = root === left
+        unowned(unsafe) var leftFront: Node? = placedFromLeft ? left.right : left
+        unowned(unsafe) var rightFront: Node? = placedFromLeft ? right : right.left
+        while true {
+            guard let leftNode = leftFront else {
+                if placedFromLeft { lastPlaced.right = rightFront } else { lastPlaced.left = rightFront }
+                return root
+            }
+            guard let rightNode = rightFront else {
+                if placedFromLeft { lastPlaced.right = leftFront } else { lastPlaced.left = leftFront }
+                return root
+            }
+            if leftNode.priority > rightNode.priority {
+                if placedFromLeft { lastPlaced.right = leftNode } else { lastPlaced.left = leftNode }
+                lastPlaced = leftNode
+                placedFromLeft = true
+                leftFront = leftNode.right
+            } else {
+                if placedFromLeft { lastPlaced.right = rightNode } else { lastPlaced.left = rightNode }
+                lastPlaced = rightNode
+                placedFromLeft = false
+                rightFront = rightNode.left
+            }
         }
-        right.left = merge(left, right.left)
-        return right
-    }
-
-    private static func rotateRight(_ tree: Node) -> Node {
-        let pivot = tree.left!
-        tree.left = pivot.right
-        pivot.right = tree
-        return pivot
-    }
-
-    private static func rotateLeft(_ tree: Node) -> Node {
-        let pivot = tree.right!
-        tree.right = pivot.left
-        pivot.left = tree
-        return pivot
     }
 }
