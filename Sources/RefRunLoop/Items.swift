@@ -29,26 +29,12 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// `_signaledTime`, which breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a
     /// loop, so a signal made before the source was added to a mode still counts from when it was made.
     @exclusivity(unchecked) var signalStamp: UInt64 = 0
-    /// One loop holding the source, and which of its modes do.
-    struct Holding {
-        /// Keeps the loop alive while it holds the source.
-        let loop: RefRunLoop
-        /// The same loop unretained: ``signal()`` reads only this field, so it copies no reference.
-        let reference: Unmanaged<RefRunLoop>
-        var modes: [LoopMode]
-
-        init(loop: RefRunLoop, modes: [LoopMode]) {
-            self.loop = loop
-            self.reference = Unmanaged.passUnretained(loop)
-            self.modes = modes
-        }
-    }
-
-    /// Protected by `lock`, and changed with the holding loop's lock held too. The loops that hold this source and
-    /// which of their modes do (CF's `_runLoops` bag counts the modes), so that a pass can tell whether a signalled
-    /// source is in its mode under this lock alone. An array searched by identity: a source is almost always in one
-    /// loop, and then signalling and a pass's check cost no hashing.
-    @exclusivity(unchecked) var loops: [Holding] = []
+    /// Protected by `lock`, and changed with the holding loop's lock held too. Every mode of every loop that holds
+    /// this source (CF's `_runLoops` bag counts the modes), with the source's place in that mode, so that a pass can
+    /// tell whether a signalled source is in its mode under this lock alone. Searched by identity: a source is almost
+    /// always in one mode of one loop, which the list stores inline, so adding, removing, signalling and a pass's
+    /// check cost no hashing and no allocation.
+    @exclusivity(unchecked) var memberships: SourceMemberships = []
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
@@ -80,36 +66,38 @@ public final class RefRunLoopSource: @unchecked Sendable {
         case due(sequence: UInt64)
     }
 
-    /// See ``PassStanding``. O(loops holding the source + its modes in `loop`). Caller holds `lock`.
+    /// See ``PassStanding``. O(modes holding the source). Caller holds `lock`.
     func standingLocked(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
-        guard valid && signalled, let index = holdingIndexLocked(loop) else { return .stale }
-        return loops[index].modes.contains { $0 === mode } ? .due(sequence: signalStamp) : .elsewhere
+        guard valid && signalled, memberships.holds(loop) else { return .stale }
+        return memberships.index(of: mode) != nil ? .due(sequence: signalStamp) : .elsewhere
     }
 
-    /// Where `loop` is in `loops`, compared by unretained reference. Caller holds `lock`.
-    private func holdingIndexLocked(_ loop: RefRunLoop) -> Int? {
-        let wanted = Unmanaged.passUnretained(loop).toOpaque()
-        return loops.firstIndex { $0.reference.toOpaque() == wanted }
-    }
-
-    /// Records that `mode` of `loop` holds the source; a signalled version-0 source goes on the loop's signalled
-    /// list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
-    func addHoldingLocked(_ loop: RefRunLoop, _ mode: LoopMode) {
-        if let held = holdingIndexLocked(loop) {
-            loops[held].modes.append(mode)
-        } else {
-            loops.append(Holding(loop: loop, modes: [mode]))
-        }
+    /// Records that `mode` of `loop` holds the source at `slot` of its source list; a signalled version-0 source goes
+    /// on the loop's signalled list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
+    func addMembershipLocked(_ loop: RefRunLoop, _ mode: LoopMode, slot: Int) {
+        memberships.append(SourceMembership(loop: loop, mode: mode, slot: slot))
         guard signalled && isVersion0 else { return }
         loop.enqueueSignalled(self)
     }
 
-    /// Records that `mode` of `loop` (or, with nil, every mode of it) no longer holds the source. Caller holds `lock`
-    /// and the loop's lock.
-    func removeHoldingLocked(_ loop: RefRunLoop, _ mode: LoopMode?) {
-        guard let index = holdingIndexLocked(loop) else { return }
-        if let mode { loops[index].modes.removeAll { $0 === mode } }
-        if mode == nil || loops[index].modes.isEmpty { loops.remove(at: index) }
+    /// Records that `mode` no longer holds the source and returns where it was in the mode's source list. Caller holds
+    /// `lock` and the loop's lock.
+    func removeMembershipLocked(_ mode: LoopMode) -> Int? {
+        guard let index = memberships.index(of: mode) else { return nil }
+        return memberships.remove(at: index).slot
+    }
+
+    /// Records that the source moved to `slot` of `mode`'s source list. Caller holds `lock` and the loop's lock.
+    func moveLocked(in mode: LoopMode, to slot: Int) {
+        guard let index = memberships.index(of: mode) else {
+            preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
+        }
+        memberships[index].slot = slot
+    }
+
+    /// Forgets every membership in `loop` (its thread exited). Caller holds `lock` and the loop's lock.
+    func removeMembershipsLocked(of loop: RefRunLoop) {
+        memberships.removeAll { $0.reference.toOpaque() == Unmanaged.passUnretained(loop).toOpaque() }
     }
 
     var isVersion0: Bool {
@@ -135,10 +123,9 @@ public final class RefRunLoopSource: @unchecked Sendable {
             // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
             // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
             guard isVersion0 else { return }
-            // Unretained references (each holding keeps its loop alive): no reference counting per signal.
-            for index in loops.indices {
-                loops[index].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
-            }
+            // Once per loop holding it. Unretained references (each membership keeps its loop alive): no reference
+            // counting per signal.
+            memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
         }
     }
 
@@ -149,9 +136,9 @@ public final class RefRunLoopSource: @unchecked Sendable {
             guard valid else { return [] }
             valid = false
             signalled = false
-            let holders = loops.map(\.loop)
-            loops = []
-            return holders
+            // The memberships stay until each loop takes the source out of each mode (removeEverywhere), which needs
+            // the source's place in the mode's list; invalid, the source is never performed or listed meanwhile.
+            return memberships.loops
         }
         for loop in holders { loop.removeEverywhere(.source(self)) }
     }
@@ -188,7 +175,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     /// Protected by `lock`. The loop whose modes hold the timer, nil when it is in none.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. The timer's entry in each mode's queue.
-    var entries: [(mode: LoopMode, entry: TimerQueue<RefRunLoopTimer>.Entry)] = []
+    var entries: InlineList<(mode: LoopMode, entry: TimerQueue<RefRunLoopTimer>.Entry)> = []
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
@@ -292,7 +279,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Protected by `lock`. The loop whose modes hold it, nil when none does.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. Its node in each mode's observer store.
-    var nodes: [(mode: LoopMode, node: OrderedStore<RefRunLoopObserver>.Node)] = []
+    var nodes: InlineList<(mode: LoopMode, node: OrderedStore<RefRunLoopObserver>.Node)> = []
 
     /// CFRunLoopObserverCreate.
     public init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
@@ -364,6 +351,59 @@ enum LoopItem {
         case .timer(let timer): return timer.lock.withLock { timer.valid && (timer.loop == nil || timer.loop === loop) }
         case .observer(let observer):
             return observer.lock.withLock { observer.valid && (observer.loop == nil || observer.loop === loop) }
+        }
+    }
+}
+
+/// One mode of one loop that holds a source, and where the source is in that mode's source list
+/// (``LoopMode/sources``).
+struct SourceMembership {
+    /// Keeps the loop alive while it holds the source.
+    let loop: RefRunLoop
+    /// The same loop unretained: ``RefRunLoopSource/signal()`` reads only this field, so it copies no reference.
+    let reference: Unmanaged<RefRunLoop>
+    let mode: LoopMode
+    /// The source's index in `mode.sources`.
+    var slot: Int
+
+    init(loop: RefRunLoop, mode: LoopMode, slot: Int) {
+        self.loop = loop
+        self.reference = Unmanaged.passUnretained(loop)
+        self.mode = mode
+        self.slot = slot
+    }
+}
+
+/// A source's memberships: the first stored inline, so a source in one mode allocates nothing for them. Order is not
+/// meaningful. Not thread-safe: the source's lock protects it.
+typealias SourceMemberships = InlineList<SourceMembership>
+
+extension InlineList<SourceMembership> {
+    /// Where `mode` is (modes belong to one loop, so the mode alone identifies the membership). O(count).
+    @inline(__always)
+    func index(of mode: LoopMode) -> Int? {
+        firstIndex { $0.mode === mode }
+    }
+
+    /// Whether some mode of `loop` holds the source. O(count).
+    func holds(_ loop: RefRunLoop) -> Bool {
+        let wanted = Unmanaged.passUnretained(loop).toOpaque()
+        return contains { $0.reference.toOpaque() == wanted }
+    }
+
+    /// The holding loops, each once, in the order they first appear.
+    var loops: [RefRunLoop] {
+        var result: [RefRunLoop] = []
+        forEachLoop { reference in result.append(reference.takeUnretainedValue()) }
+        return result
+    }
+
+    /// Calls `body` once per holding loop, with the loop unretained. O(count^2), and count is almost always 1.
+    func forEachLoop(_ body: (Unmanaged<RefRunLoop>) -> Void) {
+        for index in indices {
+            let loop = self[index].reference
+            let seenBefore = firstIndex { $0.reference.toOpaque() == loop.toOpaque() }! < index
+            if !seenBefore { body(loop) }
         }
     }
 }

@@ -51,10 +51,10 @@ final class LoopMode {
         }
     }
 
-    /// Version-0 sources. Unordered: a pass sorts the signalled ones by (order, first signal).
-    var sources0: [ObjectIdentifier: RefRunLoopSource] = [:]
-    /// Version-1 sources.
-    var sources1: [ObjectIdentifier: RefRunLoopSource] = [:]
+    /// The mode's sources, of both versions, in no order (a pass sorts the signalled ones by (order, first signal)).
+    /// Each source's membership for this mode records its index here (``SourceMembership/slot``): adding appends,
+    /// removing moves the last source into the gap, and neither hashes.
+    @exclusivity(unchecked) var sources: [RefRunLoopSource] = []
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
     @exclusivity(unchecked) var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
         didSet { updateQuietUntil() }
@@ -130,13 +130,13 @@ final class LoopMode {
 
     /// Whether the mode has a source, a timer or (checked by the loop) a pending block. Observers do not count
     /// (rule empty.what-counts).
-    var hasSourcesOrTimers: Bool { !sources0.isEmpty || !sources1.isEmpty || !timers.isEmpty }
+    var hasSourcesOrTimers: Bool { !sources.isEmpty || !timers.isEmpty }
 
     func contains(_ item: LoopItem) -> Bool {
         switch item {
         case .source(let source):
-            let id = ObjectIdentifier(source)
-            return sources0[id] != nil || sources1[id] != nil
+            // Another loop holding the source changes its memberships under that loop's lock and the source's.
+            return source.lock.withLock { source.memberships.index(of: self) != nil }
         case .timer(let timer):
             return timer.entries.contains { $0.mode === self }
         case .observer(let observer):

@@ -25,15 +25,14 @@ extension RefRunLoop {
         lock.withLock {
             guard lifecycle == .open else { return }
             for mode in modes.values {
-                for source in Array(mode.sources0.values) + Array(mode.sources1.values) {
-                    source.lock.withLock { source.removeHoldingLocked(self, nil) }
+                for source in mode.sources {
+                    source.lock.withLock { source.removeMembershipsLocked(of: self) }
                     if case .version0(_, let cancel?) = source.kind {
                         let name = mode.name
                         callouts.append { cancel(name) }
                     }
                 }
-                mode.sources0 = [:]
-                mode.sources1 = [:]
+                mode.sources = []
                 mode.sourcesByDescriptor = [:]
                 for entry in mode.timers.unorderedEntries { detachedTimers.append(entry.payload) }
                 mode.timers = TimerQueue()

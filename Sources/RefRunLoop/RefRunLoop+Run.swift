@@ -26,7 +26,7 @@ extension RefRunLoop {
         precondition(isCurrentThread, "RefRunLoop.run must be called on the loop's own thread (use RefRunLoop.current)")
         guard case .named(let name) = mode, name != RefRunLoopMode.commonModesName else { return .finished }
         let frame: RunFrame? = lock.withLock {
-            guard lifecycle == .open, let mode = modes[name], !isEmptyLocked(mode) else { return nil }
+            guard lifecycle == .open, let mode = modeLocked(name, create: false), !isEmptyLocked(mode) else { return nil }
             let frame = RunFrame(mode: mode)
             frame.checkedEpoch = exitEpoch.load(ordering: .relaxed)  // the mode is not empty, as checked just now
             frames.append(frame)

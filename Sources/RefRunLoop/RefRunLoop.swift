@@ -45,6 +45,8 @@ public final class RefRunLoop: @unchecked Sendable {
     var lifecycle = Lifecycle.open
     /// Protected by `lock`. Every mode ever created, by name.
     var modes: [String: LoopMode] = [:]
+    /// Immutable. The default mode, also in `modes`: ``modeLocked(_:create:)`` finds it without hashing its name.
+    let defaultMode: LoopMode
     /// Protected by `lock`. The common modes; `commonModeOrder` lists them in the order they became common.
     var commonModes: Set<String> = []
     /// Protected by `lock`.
@@ -109,7 +111,8 @@ public final class RefRunLoop: @unchecked Sendable {
     init(isMain: Bool = false) {
         self.isMain = isMain
         wakeFD = EventFD.create()
-        _ = modeLocked(RefRunLoopMode.defaultModeName, create: true)
+        defaultMode = Self.newMode(RefRunLoopMode.defaultModeName, wakeFD: wakeFD)
+        modes = [RefRunLoopMode.defaultModeName: defaultMode]
         commonModes = [RefRunLoopMode.defaultModeName]
         commonModeOrder = [RefRunLoopMode.defaultModeName]
     }
@@ -219,7 +222,7 @@ public final class RefRunLoop: @unchecked Sendable {
         return lock.withLock {
             switch mode {
             case .common: return commonItems[item.identifier] != nil
-            case .named(let name): return modes[name]?.contains(item) ?? false
+            case .named(let name): return modeLocked(name, create: false)?.contains(item) ?? false
             }
         }
     }
@@ -230,18 +233,28 @@ public final class RefRunLoop: @unchecked Sendable {
             guard lifecycle == .open else { return [] }
             switch item {
             case .source: return Array(modes.keys)
-            case .timer(let timer): return timer.entries.map(\.mode.name)
-            case .observer(let observer): return observer.nodes.map(\.mode.name)
+            case .timer(let timer): return timer.entries.map { $0.mode.name }
+            case .observer(let observer): return observer.nodes.map { $0.mode.name }
             }
         }
         for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
         lock.withLock { _ = commonItems.removeValue(forKey: item.identifier) }
     }
 
-    /// The mode of that name, created if asked. Caller holds `lock`.
+    /// The mode of that name, created if asked. Caller holds `lock`. The default mode's name, which every caller
+    /// passing `RefRunLoopMode.default` shares, is recognised by String's equality check on identical storage, with
+    /// no hashing: a dictionary look-up hashed its 21 bytes on every add and remove.
     func modeLocked(_ name: String, create: Bool) -> LoopMode? {
+        if name == RefRunLoopMode.defaultModeName { return defaultMode }
         if let mode = modes[name] { return mode }
         guard create else { return nil }
+        let mode = Self.newMode(name, wakeFD: wakeFD)
+        modes[name] = mode
+        return mode
+    }
+
+    /// A new mode with its wait set holding the loop's wake-up eventfd and the mode's own timerfd.
+    private static func newMode(_ name: String, wakeFD: Int32) -> LoopMode {
         let epollFD = Epoll.create()
         let timerFD = TimerFD.create()
         do {
@@ -250,9 +263,7 @@ public final class RefRunLoop: @unchecked Sendable {
         } catch {
             fatalError("RefRunLoop: cannot register the wake-up and timer descriptors: \(error)")
         }
-        let mode = LoopMode(name: name, epollFD: epollFD, timerFD: timerFD)
-        modes[name] = mode
-        return mode
+        return LoopMode(name: name, epollFD: epollFD, timerFD: timerFD)
     }
 
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
@@ -265,11 +276,10 @@ public final class RefRunLoop: @unchecked Sendable {
             // An invalid source is never added (CF checks in CFRunLoopAddSource, also when a new common mode
             // receives the common items, which may still list a source invalidated while in no mode).
             guard source.isValid else { return }
-            let id = ObjectIdentifier(source)
-            if source.isVersion0 { mode.sources0[id] = source } else { mode.sources1[id] = source }
+            mode.sources.append(source)
             if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
             source.lock.withLock {
-                source.addHoldingLocked(self, mode)
+                source.addMembershipLocked(self, mode, slot: mode.sources.count - 1)
             }
             if case .version0(let schedule?, _) = source.kind { callouts.append { schedule(name) } }
         case .timer(let timer):
@@ -297,16 +307,13 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
     private func removeLocked(_ item: LoopItem, from name: String, callouts: inout [() -> Void]) {
-        guard let mode = modes[name] else { return }
+        guard let mode = modeLocked(name, create: false) else { return }
         exitConditionsChangedLocked()  // the mode may become empty
         switch item {
         case .source(let source):
-            let id = ObjectIdentifier(source)
-            guard mode.sources0.removeValue(forKey: id) != nil || mode.sources1.removeValue(forKey: id) != nil else { return }
+            guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return }
+            removeSourceLocked(at: slot, from: mode)
             if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
-            source.lock.withLock {
-                source.removeHoldingLocked(self, mode)
-            }
             if case .version0(_, let cancel?) = source.kind { callouts.append { cancel(name) } }
         case .timer(let timer):
             guard let index = timer.entries.firstIndex(where: { $0.mode === mode }) else { return }
@@ -321,6 +328,40 @@ public final class RefRunLoop: @unchecked Sendable {
             mode.observersChanged()
             observer.nodes.remove(at: index)
             if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }
+        }
+    }
+
+    /// Takes the source at `slot` out of the mode's source list, moving the last one into its place (and telling that
+    /// one where it went). Caller holds `lock`.
+    private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
+        let last = mode.sources.removeLast()
+        guard slot < mode.sources.count else { return }
+        mode.sources[slot] = last
+        last.lock.withLock { last.moveLocked(in: mode, to: slot) }
+    }
+
+    /// Checks that every mode's source list and the memberships of the sources in it agree: each listed source
+    /// records this mode at its index, and each membership a source of `sources` has in this loop points at a mode
+    /// listing it there. O(sources); for tests.
+    func checkSourceListInvariants(sources: [RefRunLoopSource] = []) -> String? {
+        lock.withLock {
+            for mode in modes.values {
+                for (slot, source) in mode.sources.enumerated() {
+                    let recorded = source.lock.withLock { source.memberships.index(of: mode).map { source.memberships[$0].slot } }
+                    guard recorded == slot else {
+                        return "mode \(mode.name): the source at \(slot) records \(recorded.map(String.init) ?? "no membership")"
+                    }
+                }
+            }
+            for source in sources {
+                let memberships = source.lock.withLock { Array(source.memberships) }
+                for membership in memberships where membership.loop === self {
+                    guard membership.slot < membership.mode.sources.count, membership.mode.sources[membership.slot] === source else {
+                        return "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
+                    }
+                }
+            }
+            return nil
         }
     }
 
@@ -398,7 +439,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// CFRunLoopGetNextTimerFireDate: the fire date of the mode's first timer, 0 if none. `.common` names the literal
     /// mode "kCFRunLoopCommonModes", as in CF. O(1). Any thread.
     public func nextTimerFireDate(mode: RefRunLoopMode) -> Double {
-        let timer: RefRunLoopTimer? = lock.withLock { modes[mode.name]?.timers.first?.payload }
+        let timer: RefRunLoopTimer? = lock.withLock { modeLocked(mode.name, create: false)?.timers.first?.payload }
         return timer?.nextFireDate ?? 0
     }
 

@@ -141,3 +141,140 @@ private final class Mailbox: @unchecked Sendable {
     }
     #expect(report == nil, "\(report ?? "")")
 }
+
+/// Sources shared by two loops while other threads churn both loops' source lists: every removal moves the last
+/// source of its mode into the gap and updates that source's recorded place under its own lock, and senders signal
+/// the shared sources meanwhile. Every signal is performed exactly once (by whichever loop's pass comes first: the
+/// signal belongs to the source), no wake-up is lost, and afterwards every mode's list and every source's recorded
+/// places agree. Synchronised on loop state only.
+@Test func sourcesSharedByTwoLoopsWhileBothListsChurn() {
+    let senders = 3
+    let tokensPerSender = 400
+    let report = onFreshLoopThread { first -> String? in
+        // The second loop runs on a thread of its own until stopped.
+        let secondBox = ResultBox<RefRunLoop>()
+        let secondReady = DispatchSemaphore(value: 0)
+        let secondDone = DispatchSemaphore(value: 0)
+        let stopSecond = Counter()
+        // The second thread stays alive until the checks are done: a thread's exit tears its loop down.
+        let secondMayExit = DispatchSemaphore(value: 0)
+        defer { secondMayExit.signal() }
+        let secondThread = Thread {
+            let loop = RefRunLoop.current
+            loop.add(RefRunLoopSource(perform: {}), mode: .default)  // never empty
+            secondBox.value = loop
+            secondReady.signal()
+            let deadline = TestDeadline()
+            while stopSecond.current == 0 && !deadline.passed {
+                _ = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+            }
+            secondDone.signal()
+            _ = secondMayExit.wait(timeout: .now() + testHangLimit)
+        }
+        secondThread.start()
+        guard secondReady.wait(timeout: .now() + testHangLimit) == .success, let second = secondBox.value else {
+            return "the second loop did not start"
+        }
+        let loops = [first, second]
+        let mailboxes = (0..<senders).map { _ in Mailbox() }
+        let shared = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
+        for source in shared {
+            first.add(source, mode: .default)
+            first.add(source, mode: .named("side"))
+            second.add(source, mode: .common)
+        }
+        let finishedSenders = Counter()
+        var threads: [Thread] = []
+        for (index, source) in shared.enumerated() {
+            let box = mailboxes[index]
+            threads.append(Thread {
+                for token in 0..<tokensPerSender {
+                    box.post(token)
+                    source.signal()
+                    for loop in loops { loop.wakeUp() }
+                    guard waitUntil("token \(token) to be delivered", { box.hasDelivered(token) }) else { break }
+                }
+                finishedSenders.increment()
+            })
+        }
+        let churned = ResultBox<[RefRunLoopSource]>()
+        churned.value = []
+        let churnLock = NSLock()
+        let churnersDone = Counter()
+        for churner in 0..<2 {
+            threads.append(Thread {
+                var round = 0
+                let deadline = TestDeadline()
+                var mine: [RefRunLoopSource] = []
+                while finishedSenders.current < senders && !deadline.passed {
+                    round += 1
+                    let batch = (0..<4).map { _ in RefRunLoopSource(perform: {}) }
+                    for source in batch {
+                        first.add(source, mode: .default)
+                        second.add(source, mode: round.isMultiple(of: 2) ? .common : .default)
+                        first.add(source, mode: .named("side"))
+                    }
+                    batch[round % 4].signal()
+                    // Out of the lists in an order that moves the shared sources' places.
+                    for (position, source) in batch.enumerated().reversed() {
+                        switch (position + round + churner) % 3 {
+                        case 0: source.invalidate()
+                        case 1:
+                            first.remove(source, mode: .default)
+                            second.remove(source, mode: round.isMultiple(of: 2) ? .common : .default)
+                            first.remove(source, mode: .named("side"))
+                        default:
+                            first.remove(source, mode: .named("side"))
+                            second.remove(source, mode: .common)
+                            second.remove(source, mode: .default)
+                            first.remove(source, mode: .default)
+                        }
+                    }
+                    // A shared source leaves one of its modes and joins it again.
+                    let moved = shared[round % senders]
+                    first.remove(moved, mode: .named("side"))
+                    first.add(moved, mode: .named("side"))
+                    mine.append(contentsOf: batch)
+                    if mine.count > 64 { mine.removeFirst(32) }
+                }
+                churnLock.withLock { churned.value!.append(contentsOf: mine) }
+                churnersDone.increment()
+            })
+        }
+        for thread in threads { thread.start() }
+        let stopper = Thread {
+            waitUntil { finishedSenders.current == senders }
+            first.stop()
+        }
+        stopper.start()
+        let deadline = TestDeadline()
+        var result = RefRunLoopResult.finished
+        repeat {
+            result = first.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+        } while (result != .stopped || finishedSenders.current < senders) && !deadline.passed
+        stopSecond.increment()
+        second.stop()
+        second.wakeUp()
+        guard secondDone.wait(timeout: .now() + testHangLimit) == .success else { return "the second loop did not stop" }
+        if deadline.passed { return "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" }
+        for (index, box) in mailboxes.enumerated() {
+            let delivered = box.lock.withLock { box.delivered }
+            if delivered != Array(0..<tokensPerSender) {
+                return "sender \(index): delivered \(delivered.count) tokens, first wrong at \(delivered.indices.first { delivered[$0] != $0 } ?? -1)"
+            }
+        }
+        // Let the churners finish their last round before reading the lists.
+        guard waitUntil("the churners to finish", { churnersDone.current == 2 }) else { return "the churners did not finish" }
+        let all = shared + churnLock.withLock { churned.value! }
+        for loop in loops {
+            if let broken = loop.checkSourceListInvariants(sources: all) { return broken }
+        }
+        for (index, source) in shared.enumerated() {
+            if !first.contains(source, mode: .named("side")) { return "shared source \(index) left the first loop's side mode" }
+            if !first.contains(source, mode: .default) { return "shared source \(index) left the first loop's default mode" }
+            if !second.contains(source, mode: .common) { return "shared source \(index) left the second loop's common modes" }
+        }
+        return nil
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
