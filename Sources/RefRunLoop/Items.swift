@@ -123,8 +123,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
             // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
             // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
             guard isVersion0 else { return }
-            // Once per loop holding it. Unretained references (each membership keeps its loop alive): no reference
-            // counting per signal.
+            // Once per loop holding it, through unretained references (see SourceMembership): no reference counting
+            // per signal.
             memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
         }
     }
@@ -357,21 +357,27 @@ enum LoopItem {
 
 /// One mode of one loop that holds a source, and where the source is in that mode's source list
 /// (``LoopMode/sources``).
+///
+/// Both references are unretained, so copying a membership (a pass's check and every signal read them) costs no
+/// reference counting: a membership never outlives its loop or its mode. Loops are made only by `LoopRegistry`, which
+/// holds each thread's loop until the thread exits and tears it down then (``RefRunLoop/tearDown()`` removes every
+/// membership in it) before letting it go, and never lets the main loop go; a loop keeps its modes for its whole life.
 struct SourceMembership {
-    /// Keeps the loop alive while it holds the source.
-    let loop: RefRunLoop
-    /// The same loop unretained: ``RefRunLoopSource/signal()`` reads only this field, so it copies no reference.
+    /// The loop, unretained.
     let reference: Unmanaged<RefRunLoop>
-    let mode: LoopMode
+    /// One of the loop's modes, unretained.
+    unowned(unsafe) let mode: LoopMode
     /// The source's index in `mode.sources`.
     var slot: Int
 
     init(loop: RefRunLoop, mode: LoopMode, slot: Int) {
-        self.loop = loop
         self.reference = Unmanaged.passUnretained(loop)
         self.mode = mode
         self.slot = slot
     }
+
+    /// The loop (a strong reference from here on).
+    var loop: RefRunLoop { reference.takeUnretainedValue() }
 }
 
 /// A source's memberships: the first stored inline, so a source in one mode allocates nothing for them. Order is not
