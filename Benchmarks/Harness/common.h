@@ -37,6 +37,9 @@ struct Profile {
     int resident_items = 10000;
     /// Lag monitor: injected stalls per repetition of each stall benchmark (each takes 0.3-0.6 s).
     int lag_stalls = 3;
+    /// When above 0, every benchmark runs exactly this many iterations (--rl_iterations): for counting instructions
+    /// under callgrind, where a time-based iteration count would differ from run to run.
+    int fixed_iterations = 0;
 };
 Profile &profile();
 

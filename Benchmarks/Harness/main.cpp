@@ -7,6 +7,8 @@
 //                                 CoreFoundation library loaded at run time (default the six built-in ones)
 //   --rl_describe                 print "# key: value" lines describing the selected engines and CPUs, then exit
 //   --rl_watchdog_s=N             the watchdog's limit per benchmark call, seconds (default: the profile's)
+//   --rl_iterations=N             every benchmark runs exactly N iterations (default: Google Benchmark decides by
+//                                 time); scripts/bench-instructions.sh uses it under callgrind
 //   --rl_stress=N                 no benchmarks: N start/stop cycles of every engine's loop thread, without and with
 //                                 a burner (scripts/bench-stress.sh), then exit
 // Test-only: RL_TEST_HANG=REGEX makes the benchmarks whose name matches hang, to check the watchdog.
@@ -133,6 +135,12 @@ int main(int argc, char **argv) {
         } else if (strncmp(arg, "--rl_stress=", 12) == 0) {
             if (!positive(arg + 12, &stress_cycles)) {
                 fprintf(stderr, "runloop-bench: --rl_stress needs a positive number of cycles, not '%s'\n", arg + 12);
+                return 2;
+            }
+        } else if (strncmp(arg, "--rl_iterations=", 16) == 0) {
+            if (!positive(arg + 16, &rlbench::profile().fixed_iterations)) {
+                fprintf(stderr, "runloop-bench: --rl_iterations needs a positive number of iterations, not '%s'\n",
+                        arg + 16);
                 return 2;
             }
         } else if (strncmp(arg, "--rl_watchdog_s=", 16) == 0) {

@@ -104,13 +104,16 @@ bool set_test_hang(const std::string &pattern) {
 benchmark::internal::Benchmark *register_guarded(const std::string &name,
                                                  std::function<void(benchmark::State &)> body) {
     bool hangs = test_hang && std::regex_search(name, *test_hang);
-    return benchmark::RegisterBenchmark(name.c_str(), [name, body = std::move(body), hangs](benchmark::State &state) {
-        // Armed per call, outside the timed loop: arming costs a lock and a notify, never an iteration.
-        watchdog::arm(name, profile().watchdog_s);
-        if (hangs) hang_on_purpose();
-        body(state);
-        watchdog::disarm();
-    });
+    benchmark::internal::Benchmark *registered =
+        benchmark::RegisterBenchmark(name.c_str(), [name, body = std::move(body), hangs](benchmark::State &state) {
+            // Armed per call, outside the timed loop: arming costs a lock and a notify, never an iteration.
+            watchdog::arm(name, profile().watchdog_s);
+            if (hangs) hang_on_purpose();
+            body(state);
+            watchdog::disarm();
+        });
+    if (profile().fixed_iterations > 0) registered->Iterations(profile().fixed_iterations);
+    return registered;
 }
 
 }  // namespace rlbench
