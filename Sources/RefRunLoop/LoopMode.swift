@@ -40,6 +40,12 @@ final class LoopMode {
     /// While it is set, a poll cannot skip its system call (``RefRunLoop/waitForLivePort(_:poll:)``).
     let timerEdges = Atomic<UInt64>(0)
 
+    /// Confined to the loop's thread. The loop's count of wake-up writes (``RefRunLoop/wakeWrites``) as of the last
+    /// wait on `epollFD` that left no wake-up edge on its ready list: it returned nothing (it scanned the whole list)
+    /// or it reported the wake-up eventfd (taking that entry off). Nil until the first wait: adding the eventfd to a
+    /// new set queues an edge if a write was made before. While it equals the count, a poll may skip its system call.
+    @exclusivity(unchecked) var wakeEdgesClearedAt: UInt64? = nil
+
     /// Notes that an expiry of `timerFD` may be queued. Caller holds the loop's lock.
     func noteTimerEdgeQueued() {
         var current = timerEdges.load(ordering: .relaxed)

@@ -24,7 +24,10 @@ extension RefRunLoop {
     /// pending before it is made, so a report of the write always finds it pending. The eventfd stays open until
     /// deinit, so a write racing the loop's teardown is harmless.
     public func wakeUp() {
-        if wakeGate.claim() { EventFD.signal(wakeFD) }
+        guard wakeGate.claim() else { return }
+        EventFD.signal(wakeFD)
+        // After the write: a count a wait has seen is of writes whose edges were queued before that wait began.
+        wakeWrites.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
     /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.
@@ -69,8 +72,14 @@ extension RefRunLoop {
         while true {
             let timeout = poll ? 0 : waitTimeout()
             let edges = frame.mode.timerEdges.load(ordering: .acquiring)
+            let writes = wakeWrites.load(ordering: .sequentiallyConsistent)
             let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
             count(wakeUpCounter)
+            if token == nil || token == Self.wakeToken {
+                // The wait scanned the whole ready list, or took the wake-up eventfd's one entry off it: the edges
+                // of every write counted before the wait are gone from this mode's list.
+                frame.mode.wakeEdgesClearedAt = writes
+            }
             if edges & 1 != 0 && (token == nil || token == Self.timerToken) {
                 // The wait scanned the whole ready list, or reported the timerfd: no expiry of it is queued any more,
                 // unless one was queued since the load above (then the generation moved and this does nothing).
@@ -107,11 +116,18 @@ extension RefRunLoop {
         }
     }
 
-    /// Whether a poll of the mode's wait set now could report nothing but the wake-up eventfd: the mode has no
-    /// descriptor and its timerfd cannot have expired (``LoopMode/quietUntil``). Whether that report would come is
-    /// `wakeGate`'s pending mark; a stale wake-up edge the set may hold would be absorbed by the poll, and the next
-    /// wait absorbs it instead. Loop thread only.
+    /// Whether a poll of the mode's wait set now could report nothing, and would leave its ready list as it is: the
+    /// mode has no descriptor, its timerfd cannot have expired (``LoopMode/quietUntil``), and no wake-up edge is
+    /// queued on its list (whether a pending write would be reported is `wakeGate`'s pending mark, which the caller
+    /// checks). Loop thread only.
+    ///
+    /// A wake-up edge can be queued with no write pending: a write queues an edge on every mode's list and the wait
+    /// that consumes it takes it off one. The eventfd is never read, so that edge would be reported, and absorbed, by
+    /// the poll; skipped, it would stay at the head of the list, and the next write would be reported from there,
+    /// ahead of a timer or descriptor that became ready in between, where CF (whose poll clears its list) reports
+    /// that port first (case wakeup.stale-edge-cleared-by-poll, found by runloop fuzz, seed 5126180).
     private func onlyWakeUpsCanBeReported(_ mode: LoopMode) -> Bool {
+        guard mode.wakeEdgesClearedAt == wakeWrites.load(ordering: .sequentiallyConsistent) else { return false }
         // A timerfd entry left on the ready list would be dropped by the system call; skipped, it would stay ahead of
         // ports that become ready later.
         guard mode.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return false }
