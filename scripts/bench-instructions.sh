@@ -45,9 +45,10 @@ ensure_packages "${base_packages[@]}" "${bench_packages[@]}" valgrind binutils
 
 scratch=.build-bench
 echo "bench-instructions: building runloop-bench (release, $scratch)" >&2
+mkdir -p "$scratch"
 if ! swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product runloop-bench \
-    >"$scratch.instructions-build.log" 2>&1; then
-    tail -n 30 "$scratch.instructions-build.log" >&2
+    >"$scratch/instructions-build.log" 2>&1; then
+    tail -n 30 "$scratch/instructions-build.log" >&2
     echo "bench-instructions: the harness does not build" >&2
     exit 1
 fi
