@@ -19,6 +19,52 @@ private final class Mailbox: @unchecked Sendable {
     func hasDelivered(_ token: Int) -> Bool { lock.withLock { delivered.last == token } }
 }
 
+/// One thread per source: posts tokens 0..<tokens to the source's mailbox one at a time, signalling the source and
+/// waking every loop of `wake` for each, and waits for each token to be delivered before the next (a lost wake-up
+/// would leave it waiting until its deadline). Counts itself in `finished` at the end.
+private func senderThreads(_ sources: [RefRunLoopSource], _ mailboxes: [Mailbox], tokens: Int, wake: [RefRunLoop],
+                           finished: Counter) -> [Thread] {
+    zip(sources, mailboxes).map { source, box in
+        Thread {
+            for token in 0..<tokens {
+                box.post(token)
+                source.signal()
+                for loop in wake { loop.wakeUp() }
+                // No sleep: wait for the loop to perform it.
+                guard waitUntil("token \(token) to be delivered", { box.hasDelivered(token) }) else { break }
+            }
+            finished.increment()
+        }
+    }
+}
+
+/// Runs `loop` (on the calling thread, its own) until every one of `senders` senders has finished and another
+/// thread, started here, has stopped it; a failure message if that took past the deadline.
+private func runUntilSendersFinish(_ loop: RefRunLoop, senders: Int, finished: Counter) -> String? {
+    let stopper = Thread {
+        waitUntil { finished.current == senders }
+        loop.stop()
+    }
+    stopper.start()
+    var result = RefRunLoopResult.finished
+    let deadline = TestDeadline()
+    repeat {
+        result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+    } while (result != .stopped || finished.current < senders) && !deadline.passed
+    return deadline.passed ? "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" : nil
+}
+
+/// Whether every mailbox got exactly tokens 0..<tokens, in order: nil, or what went wrong.
+private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
+    for (index, box) in mailboxes.enumerated() {
+        let delivered = box.lock.withLock { box.delivered }
+        if delivered != Array(0..<tokens) {
+            return "sender \(index): delivered \(delivered.count) tokens, first wrong at \(delivered.indices.first { delivered[$0] != $0 } ?? -1)"
+        }
+    }
+    return nil
+}
+
 @Test func signallingWakingAddingAndRemovingFromManyThreads() {
     let senders = 4
     let tokensPerSender = 600
@@ -30,20 +76,7 @@ private final class Mailbox: @unchecked Sendable {
         let churn = Counter()
         let timerFires = Counter()
         let blocks = Counter()
-        var threads: [Thread] = []
-        for (index, source) in sources.enumerated() {
-            let box = mailboxes[index]
-            threads.append(Thread {
-                for token in 0..<tokensPerSender {
-                    box.post(token)
-                    source.signal()
-                    loop.wakeUp()
-                    // No sleep: wait for the loop to perform it. A lost wake-up would leave this thread here.
-                    guard waitUntil("token \(token) to be delivered", { box.hasDelivered(token) }) else { break }
-                }
-                finishedSenders.increment()
-            })
-        }
+        var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
         // Churn: items added and removed, blocks queued, extra wake-ups, timers that fire and timers that never do.
         threads.append(Thread {
             var round = 0
@@ -74,23 +107,8 @@ private final class Mailbox: @unchecked Sendable {
         })
         for thread in threads { thread.start() }
         // Once every sender has finished, another thread stops the loop.
-        let stopper = Thread {
-            waitUntil { finishedSenders.current == senders }
-            loop.stop()
-        }
-        stopper.start()
-        var result = RefRunLoopResult.finished
-        let deadline = TestDeadline()
-        repeat {
-            result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
-        } while (result != .stopped || finishedSenders.current < senders) && !deadline.passed
-        if deadline.passed { return "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" }
-        for (index, box) in mailboxes.enumerated() {
-            let delivered = box.lock.withLock { box.delivered }
-            if delivered != Array(0..<tokensPerSender) {
-                return "sender \(index): delivered \(delivered.count) tokens, first wrong at \(delivered.indices.first { delivered[$0] != $0 } ?? -1)"
-            }
-        }
+        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders) { return failure }
+        if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
         return churn.current > 0 ? nil : "the churn thread never ran"
     }
     #expect(report == nil, "\(report ?? "")")
@@ -184,19 +202,7 @@ private final class Mailbox: @unchecked Sendable {
             second.add(source, mode: .common)
         }
         let finishedSenders = Counter()
-        var threads: [Thread] = []
-        for (index, source) in shared.enumerated() {
-            let box = mailboxes[index]
-            threads.append(Thread {
-                for token in 0..<tokensPerSender {
-                    box.post(token)
-                    source.signal()
-                    for loop in loops { loop.wakeUp() }
-                    guard waitUntil("token \(token) to be delivered", { box.hasDelivered(token) }) else { break }
-                }
-                finishedSenders.increment()
-            })
-        }
+        var threads = senderThreads(shared, mailboxes, tokens: tokensPerSender, wake: loops, finished: finishedSenders)
         let churned = ResultBox<[RefRunLoopSource]>()
         churned.value = []
         let churnLock = NSLock()
@@ -242,27 +248,12 @@ private final class Mailbox: @unchecked Sendable {
             })
         }
         for thread in threads { thread.start() }
-        let stopper = Thread {
-            waitUntil { finishedSenders.current == senders }
-            first.stop()
-        }
-        stopper.start()
-        let deadline = TestDeadline()
-        var result = RefRunLoopResult.finished
-        repeat {
-            result = first.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
-        } while (result != .stopped || finishedSenders.current < senders) && !deadline.passed
+        let runFailure = runUntilSendersFinish(first, senders: senders, finished: finishedSenders)
         stopSecond.increment()
         second.stop()
         second.wakeUp()
         guard secondDone.wait(timeout: .now() + testHangLimit) == .success else { return "the second loop did not stop" }
-        if deadline.passed { return "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" }
-        for (index, box) in mailboxes.enumerated() {
-            let delivered = box.lock.withLock { box.delivered }
-            if delivered != Array(0..<tokensPerSender) {
-                return "sender \(index): delivered \(delivered.count) tokens, first wrong at \(delivered.indices.first { delivered[$0] != $0 } ?? -1)"
-            }
-        }
+        if let failure = runFailure ?? deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
         // Let the churners finish their last round before reading the lists.
         guard waitUntil("the churners to finish", { churnersDone.current == 2 }) else { return "the churners did not finish" }
         let all = shared + churnLock.withLock { churned.value! }
