@@ -293,6 +293,48 @@ struct FuzzTests {
         #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
     }
 
+    static let redatedWhileFiringCase = """
+        spec_version: 1
+        cases:
+          - id: fuzz.redated-while-firing
+            rule: r
+            source: observed
+            items: {t1: {timer: {fire: -1, interval: 100}}}
+            steps: [{add: [t1, work]}, {run: work}, {run: default}]
+            on:
+              - {when: fire t1, nth: 1, do: [{add: [t1, common]}]}
+              - {when: fire t1, nth: 1, do: [{setNextFireDate: [t1, -1]}]}
+            expect: []
+        """
+
+    @Test func theRearmCounterfactualChangesEveryModesTimersBetweenSteps() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.redatedWhileFiringCase, file: "k.yaml").cases.first)
+        let changed = FuzzKnown.apply(.rearmBetweenSteps, to: specCase)
+        #expect(changed.items.first?.name == FuzzKnown.keepTimerName)
+        let steps = changed.steps.map { step -> String in
+            switch step {
+            case .add(let item, let mode): return "add \(item) \(mode)"
+            case .remove(let item, let mode): return "remove \(item) \(mode)"
+            case .run(let request): return "run \(request.mode)"
+            default: return "other"
+            }
+        }
+        // The common modes and the work mode, between every two steps, none after the last.
+        let between = ["add keep common", "remove keep common", "add keep work", "remove keep work"]
+        #expect(steps == ["add t1 work"] + between + ["run work"] + between + ["run default"])
+        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+    }
+
+    /// The defect on the real CoreFoundation (runloop fuzz seed 7193978): a timer that its callout adds to the common
+    /// modes and re-dates to the past is not armed in the default mode, so cf's poll there does not fire it and ref's
+    /// does. Re-arming every mode between steps makes them agree, so the shipped entry explains it.
+    @Test func theRedatedWhileFiringDefectOnCFIsExplainedByItsCounterfactual() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.redatedWhileFiringCase, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
+        #expect(try campaign.classify(specCase, runs)?.id == "cf.timer-redated-while-firing-not-armed")
+    }
+
     @Test func theShippedKnownFileLoads() throws {
         let path = try #require(SpecResources.fuzzKnownFile)
         let known = try FuzzKnown.load(file: path)

@@ -51,6 +51,10 @@ public struct KnownDivergence: Sendable {
         /// Every `setTolerance` action is taken out of the case (steps, triggers, helper threads): a timer's tolerance
         /// no longer moves when it may fire.
         case noTolerance = "no-tolerance"
+        /// Between every two steps, `FuzzKnown.keepTimerName` (a one-shot 100 s away) is added to every mode the case
+        /// names and removed again: each change to a mode's timers re-arms its timer port, so no mode keeps, into the
+        /// next step, an arming made while a timer's callout ran (which CF's arming skips, RL 2390-91).
+        case rearmBetweenSteps = "rearm-between-steps"
     }
 
     /// Whether this entry's static conditions hold for the divergence of `specCase` between the traces `first` and
@@ -199,27 +203,50 @@ public enum FuzzKnown {
             }
             return changed
         case .keepTimer:
-            var changed = specCase
-            let here = specCase.location
-            changed.items.insert(ItemDeclaration(name: keepTimerName,
-                                                 kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
-                                                 location: here), at: 0)
             // In the common modes (the default mode and every mode made common, also later), and in every other mode
             // the case names, before anything else happens.
-            var modes: [ModeName] = [.common]
-            for action in FuzzScenario.allActions(of: specCase) {
-                let named: ModeName?
-                switch action {
-                case .add(_, let mode), .remove(_, let mode), .contains(_, let mode): named = mode
-                case .run(let request): named = request.mode
-                case .stopMode(let name): named = ModeName(specName: name)
-                default: named = nil
+            var changed = withKeepTimer(specCase)
+            changed.steps.insert(contentsOf: modesNamed(by: specCase).map { Action.add(item: keepTimerName, mode: $0) }, at: 0)
+            return changed
+        case .rearmBetweenSteps:
+            var changed = withKeepTimer(specCase)
+            let modes = modesNamed(by: specCase)
+            changed.steps = []
+            for (index, step) in specCase.steps.enumerated() {
+                changed.steps.append(step)
+                guard index < specCase.steps.count - 1 else { continue }
+                for mode in modes {
+                    changed.steps.append(.add(item: keepTimerName, mode: mode))
+                    changed.steps.append(.remove(item: keepTimerName, mode: mode))
                 }
-                if let named, named != .common, named != .default, !modes.contains(named) { modes.append(named) }
             }
-            changed.steps.insert(contentsOf: modes.map { Action.add(item: keepTimerName, mode: $0) }, at: 0)
             return changed
         }
+    }
+
+    /// `specCase` with the keep timer declared (first), not yet in any mode.
+    private static func withKeepTimer(_ specCase: SpecCase) -> SpecCase {
+        var changed = specCase
+        changed.items.insert(ItemDeclaration(name: keepTimerName,
+                                             kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                                             location: specCase.location), at: 0)
+        return changed
+    }
+
+    /// The common modes, then every other mode the case's actions name, once each, in the order they first appear.
+    private static func modesNamed(by specCase: SpecCase) -> [ModeName] {
+        var modes: [ModeName] = [.common]
+        for action in FuzzScenario.allActions(of: specCase) {
+            let named: ModeName?
+            switch action {
+            case .add(_, let mode), .remove(_, let mode), .contains(_, let mode): named = mode
+            case .run(let request): named = request.mode
+            case .stopMode(let name): named = ModeName(specName: name)
+            default: named = nil
+            }
+            if let named, named != .common, named != .default, !modes.contains(named) { modes.append(named) }
+        }
+        return modes
     }
 
     /// The action lists of a case as lists of verbs: the steps (unless `inCallout`), each trigger's, and the helper
