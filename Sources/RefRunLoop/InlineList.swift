@@ -49,13 +49,6 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     }
 
     @inline(__always)
-    func forEach(_ body: (Element) throws -> Void) rethrows {
-        guard head != nil else { return }
-        try body(head!)
-        for index in tail.indices { try body(tail[index]) }
-    }
-
-    @inline(__always)
     mutating func append(_ element: Element) {
         if head == nil { head = element } else { tail.append(element) }
     }

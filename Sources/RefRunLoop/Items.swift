@@ -375,9 +375,6 @@ struct SourceMembership {
         self.mode = mode
         self.slot = slot
     }
-
-    /// The loop (a strong reference from here on).
-    var loop: RefRunLoop { reference.takeUnretainedValue() }
 }
 
 /// A source's memberships: the first stored inline, so a source in one mode allocates nothing for them. Order is not

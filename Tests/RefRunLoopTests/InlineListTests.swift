@@ -6,13 +6,11 @@ import Testing
 @Test func inlineListMatchesArrayExhaustively() {
     // Every sequence of up to 6 operations on lists of up to 4 elements: append, remove at each position, remove
     // all of one value, replace at each position. After each sequence the list must read as the array does,
-    // through every access path (iteration, subscript, firstIndex, contains, forEach).
+    // through every access path (iteration, subscript, firstIndex, contains).
     var failures: [String] = []
     func check(_ list: InlineList<Int>, _ model: [Int], _ trail: [String]) {
-        var forEachSeen: [Int] = []
-        list.forEach { forEachSeen.append($0) }
         let subscripted = list.indices.map { list[$0] }
-        guard Array(list) == model, subscripted == model, forEachSeen == model, list.count == model.count,
+        guard Array(list) == model, subscripted == model, list.count == model.count,
               list.isEmpty == model.isEmpty else {
             failures.append("\(trail): \(Array(list)) vs \(model)")
             return
