@@ -335,6 +335,80 @@ struct FuzzTests {
         #expect(try campaign.classify(specCase, runs)?.id == "cf.timer-redated-while-firing-not-armed")
     }
 
+    /// Runloop fuzz seed 9382340, shrunk: a new common mode receives a readable version-1 source and a due timer.
+    static let commonItemsOrderCase = """
+        spec_version: 1
+        cases:
+          - id: fuzz.common-items-order
+            rule: r
+            source: observed
+            features: [source1]
+            items: {p1: {source1: {order: 0}}, t2: {timer: {fire: -1}}}
+            steps:
+              - {add: [p1, common]}
+              - {add: [t2, common]}
+              - {write: p1}
+              - {addCommonMode: work}
+              - {add: [p1, work]}
+              - {run: work}
+              - {run: work}
+              - {run: {mode: default, seconds: 0, returnAfterSourceHandled: true}}
+            expect: []
+        """
+
+    @Test func theCommonItemsCounterfactualAddsTheCommonItemsInOrderFirst() throws {
+        let text = """
+        spec_version: 1
+        cases:
+          - id: fuzz.common-items
+            rule: r
+            source: observed
+            items: {a: source0, b: {timer: {fire: 100}}, c: source0}
+            steps: [{add: [a, common]}, {add: [b, common]}, {add: [c, common]}, {remove: [a, common]}, {addCommonMode: work}, {run: work}]
+            expect: []
+        """
+        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let changed = FuzzKnown.apply(.commonItemsInOrder, to: specCase)
+        let added = changed.steps.compactMap { step -> String? in
+            guard case .add(let item, let mode) = step, mode != .common else { return nil }
+            return "\(item) \(mode)"
+        }
+        #expect(added == ["b work", "c work"])
+        #expect(changed.steps.count == specCase.steps.count + 2)
+        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+    }
+
+    /// The divergence the campaign recorded for seed 9382340: CF's set order registered the timer in the new common
+    /// mode first, ref the source. Which order CF's set gives depends on the items' addresses (another process may
+    /// agree with ref, or be explained by luck by another entry's counterfactual), so the test does not wait for CF to
+    /// diverge again: the shipped entry's static conditions hold for the recorded traces, and its counterfactual (the
+    /// items added to the mode in order first) runs to the same trace on the real cf and ref, in both orders.
+    @Test func theCommonItemsOrderDivergenceMeetsItsEntryAndItsCounterfactualAgreesOnCFAndRef() throws {
+        let specCase = try #require(try SpecLoader.parse(Self.commonItemsOrderCase, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let entry = try #require(known.first { $0.id == "cf.common-items-set-order" })
+        let cfTrace = ["run work", "fire t2", "return timedOut", "run work", "perform p1", "return timedOut",
+                       "run default", "return timedOut"]
+        let refTrace = ["run work", "perform p1", "return timedOut", "run work", "fire t2", "return timedOut",
+                        "run default", "return timedOut"]
+        #expect(entry.explains(specCase, first: cfTrace, second: refTrace))
+        #expect(entry.counterfactual == .commonItemsInOrder)
+        let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
+                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
+                                  known: known)
+        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        var reversed = specCase
+        reversed.steps.swapAt(0, 1)  // t2 becomes common before p1
+        for (variant, sourceFirst) in [(specCase, true), (reversed, false)] {
+            let changed = FuzzKnown.apply(.commonItemsInOrder, to: variant)
+            let runs = try campaign.executor.run([changed])[0]
+            #expect(runs.allSatisfy { $0.status == "done" } && !FuzzCampaign.diverges(runs), "\(runs)")
+            // The order the steps gave is the order both follow.
+            let firstHandled = runs[0].trace.first { $0 == "fire t2" || $0 == "perform p1" }
+            #expect(firstHandled == (sourceFirst ? "perform p1" : "fire t2"))
+        }
+    }
+
     @Test func theShippedKnownFileLoads() throws {
         let path = try #require(SpecResources.fuzzKnownFile)
         let known = try FuzzKnown.load(file: path)

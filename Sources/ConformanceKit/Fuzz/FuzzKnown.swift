@@ -55,6 +55,10 @@ public struct KnownDivergence: Sendable {
         /// names and removed again: each change to a mode's timers re-arms its timer port, so no mode keeps, into the
         /// next step, an arming made while a timer's callout ran (which CF's arming skips, RL 2390-91).
         case rearmBetweenSteps = "rearm-between-steps"
+        /// Before each `addCommonMode` step, the items the steps so far left in the common items are added to that
+        /// mode explicitly, in the order they were added to the common modes: the new common mode receives them in
+        /// that order on every engine, whatever order its set of common items gives (CF's is a CFSet's, RL 1982-87).
+        case commonItemsInOrder = "common-items-in-order"
     }
 
     /// Whether this entry's static conditions hold for the divergence of `specCase` between the traces `first` and
@@ -219,6 +223,21 @@ public enum FuzzKnown {
                     changed.steps.append(.add(item: keepTimerName, mode: mode))
                     changed.steps.append(.remove(item: keepTimerName, mode: mode))
                 }
+            }
+            return changed
+        case .commonItemsInOrder:
+            var changed = specCase
+            var common: [String] = []
+            changed.steps = []
+            for step in specCase.steps {
+                switch step {
+                case .add(let item, .common) where !common.contains(item): common.append(item)
+                case .remove(let item, .common), .invalidate(let item): common.removeAll { $0 == item }
+                case .addCommonMode(let name):
+                    changed.steps += common.map { Action.add(item: $0, mode: ModeName(specName: name)) }
+                default: break
+                }
+                changed.steps.append(step)
             }
             return changed
         }
