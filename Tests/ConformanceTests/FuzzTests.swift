@@ -272,25 +272,35 @@ struct FuzzTests {
                 == "timer-gone")
     }
 
-    /// A campaign of cf against ref with `known`, and the runs of `specCase` on both, which must diverge.
-    static func cfAndRef(_ specCase: SpecCase, known: [KnownDivergence]) throws -> (FuzzCampaign, [FuzzRun]) {
+    /// A campaign of cf against ref with `known`.
+    static func cfAndRefCampaign(known: [KnownDivergence]) -> FuzzCampaign {
         let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
                                   count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
                                   known: known)
-        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        return FuzzCampaign(options: options, launcher: TestWorker.launcher())
+    }
+
+    /// A campaign of cf against ref with `known`, and the runs of `specCase` on both, which must diverge.
+    static func cfAndRef(_ specCase: SpecCase, known: [KnownDivergence]) throws -> (FuzzCampaign, [FuzzRun]) {
+        let campaign = cfAndRefCampaign(known: known)
         let runs = try campaign.executor.run([specCase])[0]
         try #require(FuzzCampaign.diverges(runs), "cf and ref agreed: \(runs)")
         return (campaign, runs)
+    }
+
+    /// The one case of `caseText` diverges on the real cf and ref, and the shipped known file explains it as `id`.
+    static func expectShippedEntryExplains(_ caseText: String, as id: String) throws {
+        let specCase = try #require(try SpecLoader.parse(caseText, file: "k.yaml").cases.first)
+        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let (campaign, runs) = try cfAndRef(specCase, known: known)
+        #expect(try campaign.classify(specCase, runs)?.id == id)
     }
 
     /// The defect itself, on the real CoreFoundation: a due timer armed in the mode and removed leaves CF's timerfd
     /// readable, so the first poll handles the stale timer port instead of the written version-1 source. With the
     /// keep-timer counterfactual the engines agree, so the shipped entry explains it.
     @Test func theStaleTimerDefectOnCFIsExplainedByItsCounterfactual() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
-        let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
-        #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
+        try Self.expectShippedEntryExplains(Self.staleTimerCase, as: "cf.stale-timer-wake-hides-port")
     }
 
     static let redatedWhileFiringCase = """
@@ -329,10 +339,7 @@ struct FuzzTests {
     /// modes and re-dates to the past is not armed in the default mode, so cf's poll there does not fire it and ref's
     /// does. Re-arming every mode between steps makes them agree, so the shipped entry explains it.
     @Test func theRedatedWhileFiringDefectOnCFIsExplainedByItsCounterfactual() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.redatedWhileFiringCase, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
-        let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
-        #expect(try campaign.classify(specCase, runs)?.id == "cf.timer-redated-while-firing-not-armed")
+        try Self.expectShippedEntryExplains(Self.redatedWhileFiringCase, as: "cf.timer-redated-while-firing-not-armed")
     }
 
     /// Runloop fuzz seed 9382340, shrunk: a new common mode receives a readable version-1 source and a due timer.
@@ -393,10 +400,7 @@ struct FuzzTests {
                         "run default", "return timedOut"]
         #expect(entry.explains(specCase, first: cfTrace, second: refTrace))
         #expect(entry.counterfactual == .commonItemsInOrder)
-        let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
-                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
-                                  known: known)
-        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let campaign = Self.cfAndRefCampaign(known: known)
         var reversed = specCase
         reversed.steps.swapAt(0, 1)  // t2 becomes common before p1
         for (variant, sourceFirst) in [(specCase, true), (reversed, false)] {
