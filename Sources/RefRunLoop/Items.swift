@@ -268,14 +268,15 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     public let order: Int
     let callout: @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
     let lock = Lock("RefRunLoopObserver.lock")
-    /// Validity and firing in one atomic word (``invalidBit``, ``firingBit``), so that a callout costs one
-    /// compare-exchange and one atomic AND instead of two mutex round trips. `invalidBit` is only ever set, and only
-    /// with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees validity and `loop` together); `firingBit` is set and
-    /// cleared around the callout by the loop running it (rule observer.firing-not-reentered: nested runs do not
-    /// re-enter it).
-    let state = Atomic<UInt8>(0)
-    static let invalidBit: UInt8 = 1 << 0
-    static let firingBit: UInt8 = 1 << 1
+    /// Whether it was invalidated. Only ever set, and only with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees
+    /// validity and `loop` together); read by any thread without the lock.
+    let invalidated = Atomic<Bool>(false)
+    /// Whether a callout of it is running (rule observer.firing-not-reentered: nested runs do not re-enter it). Written
+    /// only by the thread of the loop calling it out, around the callout; a separate word from `invalidated`, so that
+    /// both marks are plain loads and stores (no read-modify-write, no lock prefix: on x86 a relaxed atomic store is
+    /// one `mov`). Atomic only because an observer removed from one loop in its own callout may be added to another
+    /// loop, whose thread may then read the mark while the first callout is still running.
+    let firing = Atomic<Bool>(false)
     /// Protected by `lock`. The loop whose modes hold it, nil when none does.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. Its node in each mode's observer store.
@@ -293,8 +294,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
     public func invalidate() {
         let holder: RefRunLoop? = lock.withLock {
-            let previous = state.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
-            guard previous & Self.invalidBit == 0 else { return nil }
+            guard !invalidated.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
             return loop
         }
         holder?.removeEverywhere(.observer(self))
@@ -305,26 +305,21 @@ public final class RefRunLoopObserver: @unchecked Sendable {
 
     /// Whether the observer is still valid. Any thread, no lock.
     @inline(__always)
-    var valid: Bool { state.load(ordering: .acquiring) & Self.invalidBit == 0 }
+    var valid: Bool { !invalidated.load(ordering: .acquiring) }
 
     /// Marks the observer firing if it is valid and not firing already; returns whether it did (the caller then
-    /// calls out and ends with ``endFiring()``). One compare-exchange, no lock.
+    /// calls out and ends with ``endFiring()``). Loads and a store, no lock; the thread of the loop calling it only.
     @inline(__always)
     func beginFiring() -> Bool {
-        var current = state.load(ordering: .relaxed)
-        while current & (Self.invalidBit | Self.firingBit) == 0 {
-            let (exchanged, original) = state.compareExchange(
-                expected: current, desired: current | Self.firingBit, ordering: .acquiringAndReleasing)
-            if exchanged { return true }
-            current = original
-        }
-        return false
+        guard valid, !firing.load(ordering: .relaxed) else { return false }
+        firing.store(true, ordering: .relaxed)
+        return true
     }
 
     /// Clears the firing mark set by ``beginFiring()``.
     @inline(__always)
     func endFiring() {
-        state.bitwiseAnd(~Self.firingBit, ordering: .releasing)
+        firing.store(false, ordering: .relaxed)
     }
 }
 
