@@ -2,19 +2,8 @@
 // Opaque C pointers are Unmanaged Swift objects: loops borrowed, items retained once by their _create function.
 // Each function takes the optional types the header imports as, so checkAgainstHeader() below can hold them to it.
 
+import Glibc
 import RefRunLoopABI
-
-/// A C callout and its argument. The C caller promises `info` may be used from the loop's thread.
-private struct CCallout: @unchecked Sendable {
-    let function: @convention(c) (UnsafeMutableRawPointer?) -> Void
-    let info: UnsafeMutableRawPointer?
-    func callAsFunction() { function(info) }
-}
-
-private struct CObserverCallout: @unchecked Sendable {
-    let function: @convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void
-    let info: UnsafeMutableRawPointer?
-}
 
 /// A pointer the header says must not be NULL.
 @inline(__always)
@@ -35,6 +24,14 @@ private func borrowing<T: AnyObject, R>(_ pointer: OpaquePointer?, as type: T.Ty
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(nonNull(pointer)))._withUnsafeGuaranteedRef(body)
 }
 
+/// Calls `body` with a loop and an item borrowed, as ``borrowing(_:as:_:)`` does: the add and remove functions,
+/// which a churning caller makes once per item.
+@inline(__always)
+private func changing<T: AnyObject>(_ loop: OpaquePointer?, _ item: OpaquePointer?, as type: T.Type,
+                                    _ body: (RefRunLoop, T) -> Void) {
+    borrowing(loop, as: RefRunLoop.self) { loop in borrowing(item, as: type) { body(loop, $0) } }
+}
+
 @inline(__always)
 private func retained(_ object: AnyObject) -> OpaquePointer {
     OpaquePointer(Unmanaged.passRetained(object).toOpaque())
@@ -53,12 +50,10 @@ private func mode(_ name: UnsafePointer<CChar>?) -> RefRunLoopMode {
     return .named(String(cString: name))
 }
 
-/// Whether a C string is "kCFRunLoopDefaultMode", compared byte by byte.
+/// Whether a C string is "kCFRunLoopDefaultMode" (libc's strcmp: a third of the instructions of a byte loop).
+@inline(__always)
 private func isDefaultModeName(_ name: UnsafePointer<CChar>) -> Bool {
-    let wanted: StaticString = "kCFRunLoopDefaultMode"
-    let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self)
-    for index in 0..<wanted.utf8CodeUnitCount where bytes[index] != wanted.utf8Start[index] { return false }
-    return bytes[wanted.utf8CodeUnitCount] == 0
+    strcmp(name, "kCFRunLoopDefaultMode") == 0
 }
 
 // MARK: Loops
@@ -122,7 +117,7 @@ public func refRunLoopPassCount(_ loop: OpaquePointer?) -> UInt64 { (object(loop
 public func refRunLoopSource0Create(_ order: Int, _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, perform: { call() }))
+    return retained(RefRunLoopSource(order: order, perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source1_create")
@@ -130,7 +125,7 @@ public func refRunLoopSource1Create(_ order: Int, _ fd: Int32,
                                     _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, fileDescriptor: fd, perform: { call() }))
+    return retained(RefRunLoopSource(order: order, fileDescriptor: fd, perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source_signal")
@@ -144,12 +139,12 @@ public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, 
 
 @_cdecl("ref_runloop_add_source")
 public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    (object(loop) as RefRunLoop).add(object(source) as RefRunLoopSource, mode: mode(name))
+    changing(loop, source, as: RefRunLoopSource.self) { $0.add($1, mode: mode(name)) }
 }
 
 @_cdecl("ref_runloop_remove_source")
 public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    (object(loop) as RefRunLoop).remove(object(source) as RefRunLoopSource, mode: mode(name))
+    changing(loop, source, as: RefRunLoopSource.self) { $0.remove($1, mode: mode(name)) }
 }
 
 // MARK: Timers
@@ -159,7 +154,7 @@ public func refRunLoopTimerCreate(_ fireDate: Double, _ interval: Double, _ orde
                                   _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                   _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CCallout(function: nonNull(callout, "a callout"), info: info)
-    return retained(RefRunLoopTimer(fireDate: fireDate, interval: interval, order: order) { _ in call() })
+    return retained(RefRunLoopTimer(fireDate: fireDate, interval: interval, order: order, callout: .c(call)))
 }
 
 @_cdecl("ref_runloop_timer_set_tolerance")
@@ -185,12 +180,12 @@ public func refRunLoopTimerRelease(_ timer: OpaquePointer?) { release(timer, as:
 
 @_cdecl("ref_runloop_add_timer")
 public func refRunLoopAddTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    (object(loop) as RefRunLoop).add(object(timer) as RefRunLoopTimer, mode: mode(name))
+    changing(loop, timer, as: RefRunLoopTimer.self) { $0.add($1, mode: mode(name)) }
 }
 
 @_cdecl("ref_runloop_remove_timer")
 public func refRunLoopRemoveTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    (object(loop) as RefRunLoop).remove(object(timer) as RefRunLoopTimer, mode: mode(name))
+    changing(loop, timer, as: RefRunLoopTimer.self) { $0.remove($1, mode: mode(name)) }
 }
 
 // MARK: Observers
@@ -200,11 +195,8 @@ public func refRunLoopObserverCreate(_ activities: UInt32, _ repeats: Int32, _ o
                                      _ callout: (@convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void)?,
                                      _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CObserverCallout(function: nonNull(callout, "a callout"), info: info)
-    let observer = RefRunLoopObserver(activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
-                                      order: order) { _, activity in
-        call.function(UInt32(truncatingIfNeeded: activity.rawValue), call.info)
-    }
-    return retained(observer)
+    return retained(RefRunLoopObserver(activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
+                                       order: order, callout: .c(call)))
 }
 
 @_cdecl("ref_runloop_observer_invalidate")
@@ -217,12 +209,12 @@ public func refRunLoopObserverRelease(_ observer: OpaquePointer?) { release(obse
 
 @_cdecl("ref_runloop_add_observer")
 public func refRunLoopAddObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    (object(loop) as RefRunLoop).add(object(observer) as RefRunLoopObserver, mode: mode(name))
+    changing(loop, observer, as: RefRunLoopObserver.self) { $0.add($1, mode: mode(name)) }
 }
 
 @_cdecl("ref_runloop_remove_observer")
 public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    (object(loop) as RefRunLoop).remove(object(observer) as RefRunLoopObserver, mode: mode(name))
+    changing(loop, observer, as: RefRunLoopObserver.self) { $0.remove($1, mode: mode(name)) }
 }
 
 // MARK: The header

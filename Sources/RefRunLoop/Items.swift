@@ -18,7 +18,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     public let order: Int
     let kind: Kind
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
-    let perform: @Sendable () -> Void
+    let perform: SourcePerform
     let lock = Lock("RefRunLoopSource.lock")
     /// Protected by `lock`. (`@exclusivity(unchecked)`: see Lock.swift.)
     @exclusivity(unchecked) var valid = true
@@ -43,13 +43,25 @@ public final class RefRunLoopSource: @unchecked Sendable {
                 cancel: (@Sendable (String) -> Void)? = nil) {
         self.order = order
         self.kind = .version0(schedule: schedule, cancel: cancel)
+        self.perform = .swift(perform)
+    }
+
+    /// A version-0 source with no schedule or cancel callout, whose perform callout is stored as given (the C ABI's).
+    init(order: Int, perform: SourcePerform) {
+        self.order = order
+        self.kind = .version0(schedule: nil, cancel: nil)
         self.perform = perform
     }
 
     /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads 8
     /// bytes from it and calls `perform`, one source per pass (rule source.v1-port). The caller owns the descriptor; it
     /// must stay open while the source is in a mode.
-    public init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
+    public convenience init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
+        self.init(order: order, fileDescriptor: fileDescriptor, perform: .swift(perform))
+    }
+
+    /// A version-1 source whose perform callout is stored as given (the C ABI's).
+    init(order: Int, fileDescriptor: Int32, perform: SourcePerform) {
         self.order = order
         self.kind = .version1(fileDescriptor: fileDescriptor)
         self.perform = perform
@@ -159,7 +171,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     public let interval: Double
     /// Stored for API parity; CF ignores it when ordering timers (rule timer.date-order).
     public let order: Int
-    let callout: @Sendable (RefRunLoopTimer) -> Void
+    let callout: TimerCallout
     let lock = Lock("RefRunLoopTimer.lock")
     /// Protected by `lock`.
     var valid = true
@@ -179,8 +191,13 @@ public final class RefRunLoopTimer: @unchecked Sendable {
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
-    public init(fireDate: Double, interval: Double = 0, order: Int = 0,
-                callout: @escaping @Sendable (RefRunLoopTimer) -> Void) {
+    public convenience init(fireDate: Double, interval: Double = 0, order: Int = 0,
+                            callout: @escaping @Sendable (RefRunLoopTimer) -> Void) {
+        self.init(fireDate: fireDate, interval: interval, order: order, callout: .swift(callout))
+    }
+
+    /// CFRunLoopTimerCreate with the callout stored as given (the C ABI's).
+    init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
         precondition(!interval.isNaN, "NaN was used as an interval for a RefRunLoopTimer")
         self.interval = interval < 0 ? 0 : interval
         self.order = order
@@ -266,7 +283,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     public let repeats: Bool
     /// Observers with a lower order are called first; equal orders in the order they were added (rule observer.order).
     public let order: Int
-    let callout: @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
+    let callout: ObserverCallout
     let lock = Lock("RefRunLoopObserver.lock")
     /// Whether it was invalidated. Only ever set, and only with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees
     /// validity and `loop` together); read by any thread without the lock.
@@ -283,8 +300,13 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     var nodes: InlineList<(mode: LoopMode, node: OrderedStore<RefRunLoopObserver>.Node)> = []
 
     /// CFRunLoopObserverCreate.
-    public init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
-                callout: @escaping @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void) {
+    public convenience init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
+                            callout: @escaping @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void) {
+        self.init(activities: activities, repeats: repeats, order: order, callout: .swift(callout))
+    }
+
+    /// CFRunLoopObserverCreate with the callout stored as given (the C ABI's).
+    init(activities: RefRunLoopActivity, repeats: Bool, order: Int, callout: ObserverCallout) {
         self.activities = activities
         self.repeats = repeats
         self.order = order
