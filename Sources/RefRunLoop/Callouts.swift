@@ -7,7 +7,8 @@
 struct CCallout: @unchecked Sendable {
     let function: @convention(c) (UnsafeMutableRawPointer?) -> Void
     let info: UnsafeMutableRawPointer?
-    @inline(__always) func callAsFunction() { function(info) }
+    @inline(__always)
+    func callAsFunction() { function(info) }
 }
 
 /// A C observer callout (it also receives the activity) and its argument; `info` as for ``CCallout``.

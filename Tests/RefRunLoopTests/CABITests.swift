@@ -1,0 +1,50 @@
+// The C ABI's items (CABI.swift) keep their C callouts inline (Callouts.swift): each kind calls its C function with
+// its info pointer, and an observer's also with the activity. The spec runs ref through the Swift API, so these paths
+// are tested here. Deterministic: the source is signalled and the timer already due before the loop's one
+// non-blocking run.
+
+import Testing
+@testable import RefRunLoop
+
+/// What the C callouts record: every callout appends its tag, or the activity bits for an observer. Confined to the
+/// test's loop thread (every callout runs there).
+private final class CalloutLog {
+    var entries: [String] = []
+}
+
+private func recordTag(_ info: UnsafeMutableRawPointer?) {
+    Unmanaged<CalloutLog>.fromOpaque(info!).takeUnretainedValue().entries.append("called")
+}
+
+private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?) {
+    Unmanaged<CalloutLog>.fromOpaque(info!).takeUnretainedValue().entries.append("activity \(activity)")
+}
+
+@Test func cCalloutsReceiveTheirInfoAndTheActivity() {
+    let entries: [[String]] = onFreshLoopThread { _ in
+        let logs = (source: CalloutLog(), timer: CalloutLog(), observer: CalloutLog())
+        let loop = refRunLoopCurrent()
+        let source = refRunLoopSource0Create(0, recordTag, Unmanaged.passUnretained(logs.source).toOpaque())
+        let timer = refRunLoopTimerCreate(0, 0, 0, recordTag, Unmanaged.passUnretained(logs.timer).toOpaque())
+        let entryOrExit = UInt32(RefRunLoopActivity.entry.rawValue | RefRunLoopActivity.exit.rawValue)
+        let observer = refRunLoopObserverCreate(entryOrExit, 1, 0, recordActivity,
+                                                Unmanaged.passUnretained(logs.observer).toOpaque())
+        "kCFRunLoopDefaultMode".withCString { mode in
+            refRunLoopAddSource(loop, source, mode)
+            refRunLoopAddTimer(loop, timer, mode)
+            refRunLoopAddObserver(loop, observer, mode)
+            refRunLoopSourceSignal(source)
+            _ = refRunLoopRun(loop, mode, 0, 0)
+            refRunLoopRemoveSource(loop, source, mode)
+            refRunLoopRemoveObserver(loop, observer, mode)
+        }
+        refRunLoopSourceRelease(source)
+        refRunLoopTimerRelease(timer)
+        refRunLoopObserverRelease(observer)
+        return [logs.source.entries, logs.timer.entries, logs.observer.entries]
+    }
+    #expect(entries[0] == ["called"], "the source's perform")
+    #expect(entries[1] == ["called"], "the due timer's callout")
+    #expect(entries[2] == ["activity \(RefRunLoopActivity.entry.rawValue)", "activity \(RefRunLoopActivity.exit.rawValue)"],
+            "the observer's callouts, with the activity")
+}
