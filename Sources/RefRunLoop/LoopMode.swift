@@ -40,10 +40,14 @@ final class LoopMode {
     /// While it is set, a poll cannot skip its system call (``RefRunLoop/waitForLivePort(_:poll:)``).
     let timerEdges = Atomic<UInt64>(0)
 
-    /// Confined to the loop's thread. The loop's count of wake-up writes (``RefRunLoop/wakeWrites``) as of the last
-    /// wait on `epollFD` that left no wake-up edge on its ready list: it returned nothing (it scanned the whole list)
-    /// or it reported the wake-up eventfd (taking that entry off). Nil until the first wait: adding the eventfd to a
-    /// new set queues an edge if a write was made before. While it equals the count, a poll may skip its system call.
+    /// Confined to the loop's thread. A number of wake-up claims (``WakeGate``) whose writes' edges are all off this
+    /// mode's ready list for good: every claim up to it has been written and its edge taken off the list by a wait on
+    /// `epollFD`. Set to the claims of a moment when every claim had been written and counted, by a wait begun after
+    /// that moment that returned nothing (it scanned the whole list) or reported the wake-up eventfd (taking that
+    /// entry off); and one higher by a wait begun with the list clear (see below) that reported the next claim's write,
+    /// the only edge the list could then have received. Nil until the first such wait: adding the eventfd to a new set
+    /// queues an edge if a write was made before. While it equals the claims and none is pending, the list holds no
+    /// wake-up edge and no write is in flight: a poll may skip its system call.
     @exclusivity(unchecked) var wakeEdgesClearedAt: UInt64? = nil
 
     /// Notes that an expiry of `timerFD` may be queued. Caller holds the loop's lock.

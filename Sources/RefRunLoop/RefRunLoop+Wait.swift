@@ -50,9 +50,9 @@ extension RefRunLoop {
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if frame.mode.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
-        if poll && frame.mainQueueFD < 0 && !wakeGate.hasPending && onlyWakeUpsCanBeReported(frame.mode) {
+        if poll && frame.mainQueueFD < 0 && onlyWakeUpsCanBeReported(frame.mode) {
             // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
-            // pending, so made at this instant it would return nothing. (A pending wake-up is left to the system
+            // in flight, so made at this instant it would return nothing. (A pending wake-up is left to the system
             // call: reporting it takes its edge off this mode's ready list, as CF's read of the eventfd does, so a
             // later wake-up queues behind a timer or descriptor that became ready before it, rule order.pass-phases.
             // Consumed here instead, the edge would stay at the head of the list and put the next wake-up first.)
@@ -72,13 +72,19 @@ extension RefRunLoop {
         while true {
             let timeout = poll ? 0 : waitTimeout()
             let edges = frame.mode.timerEdges.load(ordering: .acquiring)
+            // The count before the claims: see WakeGate.allWritten.
             let writes = wakeWrites.load(ordering: .sequentiallyConsistent)
+            let (claims, pending) = wakeGate.snapshot()
+            // This mode's list holds no wake-up edge and none can arrive but from a claim made after this point.
+            let clear = !pending && frame.mode.wakeEdgesClearedAt == claims
+            // Every claim so far has been written, so its edge is on this list already or was taken off it.
+            let allWritten = !pending && WakeGate.allWritten(claims: claims, writes: writes)
             let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
             count(wakeUpCounter)
-            if token == nil || token == Self.wakeToken {
-                // The wait scanned the whole ready list, or took the wake-up eventfd's one entry off it: the edges
-                // of every write counted before the wait are gone from this mode's list.
-                frame.mode.wakeEdgesClearedAt = writes
+            if allWritten && (token == nil || token == Self.wakeToken) {
+                // The wait scanned the whole ready list, or took the wake-up eventfd's one entry off it: the edges of
+                // every claim made before the wait are gone from this mode's list.
+                frame.mode.wakeEdgesClearedAt = claims
             }
             if edges & 1 != 0 && (token == nil || token == Self.timerToken) {
                 // The wait scanned the whole ready list, or reported the timerfd: no expiry of it is queued any more,
@@ -96,6 +102,11 @@ extension RefRunLoop {
                 // Every write is marked pending before it is made; a report with no write pending is an edge another
                 // mode's set kept, absorbed. A real one is consumed and the gate closed in one atomic step.
                 guard wakeGate.consumeReport() else { continue }
+                // With the list clear before the wait, the report was the edge of the next claim's write (no later
+                // claim can be made before this report), now taken off: the list is clear up to that claim, whether or
+                // not its writer has counted it yet. So the poll that follows a handled source can skip its system
+                // call, and a wake-up round trip pays one epoll_wait, not two.
+                if clear { frame.mode.wakeEdgesClearedAt = claims &+ 1 }
                 frame.ignoreWakeUps = true
                 return .none
             case Self.mainQueueToken?:
@@ -117,9 +128,9 @@ extension RefRunLoop {
     }
 
     /// Whether a poll of the mode's wait set now could report nothing, and would leave its ready list as it is: the
-    /// mode has no descriptor, its timerfd cannot have expired (``LoopMode/quietUntil``), and no wake-up edge is
-    /// queued on its list (whether a pending write would be reported is `wakeGate`'s pending mark, which the caller
-    /// checks). Loop thread only.
+    /// mode has no descriptor, its timerfd cannot have expired (``LoopMode/quietUntil``), no wake-up edge is queued on
+    /// its list and no write is in flight (no claim pending, and every claim's edge off the list for good:
+    /// ``LoopMode/wakeEdgesClearedAt``). Loop thread only.
     ///
     /// A wake-up edge can be queued with no write pending: a write queues an edge on every mode's list and the wait
     /// that consumes it takes it off one. The eventfd is never read, so that edge would be reported, and absorbed, by
@@ -127,7 +138,8 @@ extension RefRunLoop {
     /// ahead of a timer or descriptor that became ready in between, where CF (whose poll clears its list) reports
     /// that port first (case wakeup.stale-edge-cleared-by-poll, found by runloop fuzz, seed 5126180).
     private func onlyWakeUpsCanBeReported(_ mode: LoopMode) -> Bool {
-        guard mode.wakeEdgesClearedAt == wakeWrites.load(ordering: .sequentiallyConsistent) else { return false }
+        let (claims, pending) = wakeGate.snapshot()
+        guard !pending, mode.wakeEdgesClearedAt == claims else { return false }
         // A timerfd entry left on the ready list would be dropped by the system call; skipped, it would stay ahead of
         // ports that become ready later.
         guard mode.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return false }

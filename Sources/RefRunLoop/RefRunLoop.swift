@@ -92,8 +92,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// (further wake-ups need no write of their own). Atomic: ``wakeUp()`` takes no lock.
     let wakeGate = WakeGate()
     /// Writes of `wakeFD` so far, each counted after its write (any thread adds, in ``wakeUp()``; the loop's thread
-    /// reads). Every write queues an edge on every mode's ready list; a mode whose list was last cleared of it at
-    /// this count holds none (``LoopMode/wakeEdgesClearedAt``).
+    /// reads). Every write queues an edge on every mode's ready list; while this count equals the gate's claims,
+    /// every claimed write has been made (``WakeGate/allWritten(claims:writes:)``, ``LoopMode/wakeEdgesClearedAt``).
     let wakeWrites = Atomic<UInt64>(0)
 
     /// CFRunLoopIsWaiting: set around the OS wait (rule wakeup.is-waiting). Atomic so that other threads can poll it
