@@ -465,7 +465,7 @@ struct FuzzTests {
         let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
         #expect(summary.scenarios == 6)
         #expect(summary.nondeterministic.isEmpty)
-        #expect(summary.failedEverywhere == 0)
+        #expect(summary.failedEverywhere.isEmpty)
         let finding = try #require(summary.unexplained.first, "the planted bug was not found in 6 scenarios")
         #expect(finding.stable)
         // The bug needs an observer of order >= 1 with BeforeSources, its add, and a run in a mode with an item.
@@ -499,7 +499,7 @@ struct FuzzTests {
         let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
         #expect(summary.findings.isEmpty, "\(FuzzOutput.text(summary, options: options))")
         #expect(summary.nondeterministic.isEmpty)
-        #expect(summary.failedEverywhere == 0 && summary.hung.isEmpty && summary.skipped == 0)
+        #expect(summary.failedEverywhere.isEmpty && summary.hung.isEmpty && summary.skipped == 0)
         #expect(summary.exitCode == 0)
     }
 }

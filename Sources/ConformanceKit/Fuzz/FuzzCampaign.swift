@@ -87,9 +87,10 @@ public struct FuzzSummary: Sendable {
     public var skipped: Int
     /// Seeds of the scenarios every engine timed out on (nothing to compare; the generator should not make them).
     public var hung: [UInt64]
-    /// Scenarios every engine ended the same way other than completing or timing out (all CRASH, all ERROR): nothing
-    /// to compare, and a sign of a broken setup when there are many.
-    public var failedEverywhere: Int
+    /// Seeds of the scenarios every engine ended the same way other than completing or timing out (all CRASH, all
+    /// ERROR), with the first engine's status and the first line of its detail: nothing to compare, and a sign of a
+    /// broken setup when there are many.
+    public var failedEverywhere: [(seed: UInt64, status: String)]
     /// Seeds whose scenario gave an engine different results on two runs.
     public var nondeterministic: [UInt64]
     public var findings: [FuzzFinding]
@@ -119,7 +120,7 @@ public struct FuzzCampaign: Sendable {
         func elapsed() -> Double { Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 }
         let generator = FuzzGenerator(shape: options.shape)
         var summary = FuzzSummary(engines: options.engines.map(\.name), firstSeed: options.seed, scenarios: 0,
-                                  skipped: 0, hung: [], failedEverywhere: 0, nondeterministic: [], findings: [], seconds: 0)
+                                  skipped: 0, hung: [], failedEverywhere: [], nondeterministic: [], findings: [], seconds: 0)
         while true {
             if let count = options.count, summary.scenarios >= count { break }
             if let seconds = options.seconds, elapsed() >= seconds { break }
@@ -137,7 +138,8 @@ public struct FuzzCampaign: Sendable {
                 } else if Self.diverges(runs) {
                     divergent.append(index)
                 } else if runs[0].status != "done" {
-                    summary.failedEverywhere += 1
+                    let detail = runs[0].detail?.split(separator: "\n").first.map { ": \($0)" } ?? ""
+                    summary.failedEverywhere.append((seeds[index], runs[0].status + detail))
                 }
             }
             // Run each divergent scenario again: an engine that disagrees with itself makes the divergence noise.

@@ -49,9 +49,12 @@ public enum FuzzOutput {
                      + "(\(String(format: "%.1f", Double(summary.scenarios) / max(summary.seconds, 0.001))) per second): "
                      + "\(summary.unexplained.count) unexplained divergences, \(summary.explained.count) explained, "
                      + "\(summary.nondeterministic.count) nondeterministic, \(summary.skipped) skipped, "
-                     + "\(summary.hung.count) hung on every engine, \(summary.failedEverywhere) failed on every engine")
+                     + "\(summary.hung.count) hung on every engine, \(summary.failedEverywhere.count) failed on every engine")
         if !summary.hung.isEmpty {
             lines.append("hung on every engine: seeds " + summary.hung.map(String.init).joined(separator: ", "))
+        }
+        for failed in summary.failedEverywhere {
+            lines.append("failed on every engine: seed \(failed.seed) (\(failed.status))")
         }
         if !summary.nondeterministic.isEmpty {
             lines.append("nondeterministic (set aside): seeds " + summary.nondeterministic.map(String.init).joined(separator: ", "))
@@ -112,6 +115,7 @@ public enum FuzzOutput {
             var hung: Int
             var hung_seeds: [UInt64]
             var failed_everywhere: Int
+            var failed_everywhere_seeds: [UInt64]
             var findings: [Finding]
         }
         let findings = summary.findings.map { finding in
@@ -127,7 +131,8 @@ public enum FuzzOutput {
                             explained: summary.explained.count, nondeterministic: summary.nondeterministic.count,
                             nondeterministic_seeds: summary.nondeterministic, skipped: summary.skipped,
                             hung: summary.hung.count, hung_seeds: summary.hung,
-                            failed_everywhere: summary.failedEverywhere, findings: findings)
+                            failed_everywhere: summary.failedEverywhere.count,
+                            failed_everywhere_seeds: summary.failedEverywhere.map(\.seed), findings: findings)
         return JSONText.render(value)
     }
 }
