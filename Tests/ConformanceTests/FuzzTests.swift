@@ -90,6 +90,24 @@ struct FuzzTests {
                 "runForever \(forever), create in steps \(createdInStep), in callouts \(createdInCallout), a second loop \(secondLoop)")
     }
 
+    /// Triggers act in the callouts of runs, also runs posted to a second loop, and may name items a step creates: so
+    /// every step that creates an item comes before the first step that runs a loop. Seed 15179794 (runloop fuzz,
+    /// seed 15000000) posted a run before the step creating the observer a timer's trigger added, and every engine
+    /// reported the case as an error.
+    @Test func theGeneratorCreatesItemsBeforeAnyRun() {
+        for seed in [15_179_794] + Array(0..<3000) {
+            let steps = FuzzGenerator().scenario(seed: UInt64(seed)).steps
+            let firstRun = steps.firstIndex { step in
+                switch step {
+                case .run, .runForever, .post: return true
+                default: return false
+                }
+            } ?? steps.count
+            let lastCreate = steps.lastIndex { if case .create = $0 { return true }; return false } ?? -1
+            #expect(lastCreate < firstRun, "seed \(seed)")
+        }
+    }
+
     @Test func theGeneratorNeverRunsAfterAStopInOneCallout() {
         for seed in 0..<500 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))

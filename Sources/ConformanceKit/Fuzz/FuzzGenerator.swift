@@ -185,7 +185,8 @@ private struct Builder {
     /// Sometimes gives the case a second loop and inserts, within the step budget and before the last run (and before
     /// a helper thread that waits for it), actions that address it: any-thread calls from the case thread (`target`),
     /// and poll runs on its host thread bracketed by `post` and `join`, so the case thread waits while that loop runs
-    /// and its callouts' triggers act on it. Items made later are left out (they may not exist yet).
+    /// and its callouts' triggers act on it. Items made later are left out of the calls (they may not exist yet), and
+    /// the posted runs come after the steps that make them.
     mutating func addSecondLoop(steps: inout [Action]) -> [String] {
         guard random.chance(35) else { return [] }
         let loop = FuzzGenerator.secondLoop
@@ -216,11 +217,17 @@ private struct Builder {
                 return false
             } ?? steps.count - 1
             guard steps.count + group.count <= shape.maxSteps else { break }
+            // A posted run calls out, so the triggers act there: after every step that creates an item, which a
+            // trigger may name (createSomeLater puts those steps before the case thread's first run only).
+            let runs = group.contains { if case .post = $0 { return true }; return false }
+            let lastCreate = steps.lastIndex { if case .create = $0 { return true }; return false }
             // Never between a post and its join, where the case thread would act while the other loop runs.
             let positions = (0...max(0, limit)).filter { position in
+                if runs, let lastCreate, position <= lastCreate { return false }
                 guard position > 0, case .post = steps[position - 1] else { return true }
                 return false
             }
+            guard !positions.isEmpty else { continue }
             steps.insert(contentsOf: group, at: random.pick(positions))
             inserted = true
         }

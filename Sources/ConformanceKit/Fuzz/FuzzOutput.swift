@@ -53,8 +53,12 @@ public enum FuzzOutput {
         if !summary.hung.isEmpty {
             lines.append("hung on every engine: seeds " + summary.hung.map(String.init).joined(separator: ", "))
         }
-        for failed in summary.failedEverywhere {
+        // The first few with their status (one broken setup fails every scenario alike); the JSON lists every seed.
+        for failed in summary.failedEverywhere.prefix(10) {
             lines.append("failed on every engine: seed \(failed.seed) (\(failed.status))")
+        }
+        if summary.failedEverywhere.count > 10 {
+            lines.append("failed on every engine: \(summary.failedEverywhere.count - 10) more (--format json lists every seed)")
         }
         if !summary.nondeterministic.isEmpty {
             lines.append("nondeterministic (set aside): seeds " + summary.nondeterministic.map(String.init).joined(separator: ", "))
