@@ -104,8 +104,8 @@ extension RefRunLoop {
                 guard wakeGate.consumeReport() else { continue }
                 // With the list clear before the wait, the report was the edge of the next claim's write (no later
                 // claim can be made before this report), now taken off: the list is clear up to that claim, whether or
-                // not its writer has counted it yet. So the poll that follows a handled source can skip its system
-                // call, and a wake-up round trip pays one epoll_wait, not two.
+                // not its writer has counted it yet, so the poll that follows a handled source can skip its system
+                // call without waiting for that count.
                 if clear { frame.mode.wakeEdgesClearedAt = claims &+ 1 }
                 frame.ignoreWakeUps = true
                 return .none
