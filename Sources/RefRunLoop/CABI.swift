@@ -117,7 +117,7 @@ public func refRunLoopPassCount(_ loop: OpaquePointer?) -> UInt64 { (object(loop
 public func refRunLoopSource0Create(_ order: Int, _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, perform: .c(call)))
+    return retained(RefRunLoopSource(order: order, kind: .version0(schedule: nil, cancel: nil), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source1_create")
@@ -125,7 +125,7 @@ public func refRunLoopSource1Create(_ order: Int, _ fd: Int32,
                                     _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, fileDescriptor: fd, perform: .c(call)))
+    return retained(RefRunLoopSource(order: order, kind: .version1(fileDescriptor: fd), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source_signal")

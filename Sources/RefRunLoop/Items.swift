@@ -38,32 +38,23 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
-    public init(order: Int = 0, perform: @escaping @Sendable () -> Void,
-                schedule: (@Sendable (String) -> Void)? = nil,
-                cancel: (@Sendable (String) -> Void)? = nil) {
-        self.order = order
-        self.kind = .version0(schedule: schedule, cancel: cancel)
-        self.perform = .swift(perform)
-    }
-
-    /// A version-0 source with no schedule or cancel callout, whose perform callout is stored as given (the C ABI's).
-    init(order: Int, perform: SourcePerform) {
-        self.order = order
-        self.kind = .version0(schedule: nil, cancel: nil)
-        self.perform = perform
+    public convenience init(order: Int = 0, perform: @escaping @Sendable () -> Void,
+                            schedule: (@Sendable (String) -> Void)? = nil,
+                            cancel: (@Sendable (String) -> Void)? = nil) {
+        self.init(order: order, kind: .version0(schedule: schedule, cancel: cancel), perform: .swift(perform))
     }
 
     /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads 8
     /// bytes from it and calls `perform`, one source per pass (rule source.v1-port). The caller owns the descriptor; it
     /// must stay open while the source is in a mode.
     public convenience init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
-        self.init(order: order, fileDescriptor: fileDescriptor, perform: .swift(perform))
+        self.init(order: order, kind: .version1(fileDescriptor: fileDescriptor), perform: .swift(perform))
     }
 
-    /// A version-1 source whose perform callout is stored as given (the C ABI's).
-    init(order: Int, fileDescriptor: Int32, perform: SourcePerform) {
+    /// A source of either version with its perform callout stored as given (the C ABI passes C callouts).
+    init(order: Int, kind: Kind, perform: SourcePerform) {
         self.order = order
-        self.kind = .version1(fileDescriptor: fileDescriptor)
+        self.kind = kind
         self.perform = perform
     }
 
