@@ -100,7 +100,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// Forgets every membership in `loop` (its thread exited). Caller holds `lock` and the loop's lock.
     func removeMembershipsLocked(of loop: RefRunLoop) {
-        memberships.removeAll { $0.reference.toOpaque() == Unmanaged.passUnretained(loop).toOpaque() }
+        memberships.removeAll { $0.isIn(loop) }
     }
 
     var isVersion0: Bool {
@@ -383,6 +383,10 @@ struct SourceMembership {
         self.mode = mode
         self.slot = slot
     }
+
+    /// Whether the membership is in `loop` (compared by identity, without retaining either).
+    @inline(__always)
+    func isIn(_ loop: RefRunLoop) -> Bool { reference.toOpaque() == Unmanaged.passUnretained(loop).toOpaque() }
 }
 
 /// A source's memberships: the first stored inline, so a source in one mode allocates nothing for them. Order is not
@@ -398,8 +402,7 @@ extension InlineList<SourceMembership> {
 
     /// Whether some mode of `loop` holds the source. O(count).
     func holds(_ loop: RefRunLoop) -> Bool {
-        let wanted = Unmanaged.passUnretained(loop).toOpaque()
-        return contains { $0.reference.toOpaque() == wanted }
+        contains { $0.isIn(loop) }
     }
 
     /// The holding loops, each once, in the order they first appear.

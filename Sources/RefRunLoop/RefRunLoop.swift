@@ -359,7 +359,7 @@ public final class RefRunLoop: @unchecked Sendable {
             }
             for source in sources {
                 let memberships = source.lock.withLock { Array(source.memberships) }
-                for membership in memberships where membership.reference.toOpaque() == Unmanaged.passUnretained(self).toOpaque() {
+                for membership in memberships where membership.isIn(self) {
                     guard membership.slot < membership.mode.sources.count, membership.mode.sources[membership.slot] === source else {
                         return "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
                     }
