@@ -88,11 +88,15 @@ extension RefRunLoop {
     /// mode (``LoopMode/timerBatches``). Tolerance delays a wake-up still to come, not a timer found due when the
     /// timers change, which fires at the next wait or poll as on CF (which stores no tolerance on Linux); the timers
     /// that come due while a batch fires wait for their cap, so batches stay whole. O(1). Caller holds `lock`.
+    ///
+    /// The earliest cap is never before the earliest deadline (a cap is its entry's deadline or later), so when the two
+    /// are equal (no tolerance, the usual case) the answer is the same either way and the clock is not read.
     func wakeTimeLocked(for mode: LoopMode, changed: Bool = false) -> UInt64? {
-        if changed, mode.timerBatches == 0, let first = mode.timers.first, first.isArmable,
+        let cap = mode.timers.earliestCap
+        if changed, mode.timerBatches == 0, let first = mode.timers.first, first.isArmable, first.deadline != cap,
            first.deadline <= RefClock.nanoseconds {
             return first.deadline
         }
-        return mode.timers.earliestCap
+        return cap
     }
 }

@@ -176,18 +176,13 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     func add(_ item: LoopItem, mode: RefRunLoopMode) {
-        switch item {
-        case .source(let source):
-            guard source.isValid else { return }
-        case .timer(let timer):
-            guard timer.lock.withLock({ timer.valid && (timer.loop == nil || timer.loop === self) }) else { return }
-        case .observer(let observer):
-            guard observer.lock.withLock({ observer.valid && (observer.loop == nil || observer.loop === self) }) else { return }
-        }
         guard case .common = mode else {
+            // addLocked checks the item under its lock.
             changeOneMode { addLocked(item, to: mode.name, callouts: &$0) }
             return
         }
+        // An item that cannot join is not recorded as a common item (CF returns before it looks at the mode).
+        guard item.canJoin(self) else { return }
         let names: [String] = lock.withLock {
             guard lifecycle == .open else { return [] }
             if commonItems[item.identifier] == nil {
@@ -271,22 +266,35 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
+    ///
+    /// The item's validity, its membership of the mode and its binding to this loop are checked and changed under one
+    /// acquisition of the item's lock when the mode exists (the default mode always does). An item that cannot join
+    /// creates no mode (CFRunLoopAddSource, AddTimer and AddObserver return before they look a mode up, rule
+    /// common.add-common-mode), also when a new common mode receives the common items, which may still list an item
+    /// invalidated while it was in no mode; so a missing mode is created only after a check of its own.
     func addLocked(_ item: LoopItem, to name: String, callouts: inout [() -> Void]) {
-        // An item that cannot join creates no mode, also when a new common mode receives the common items, which may
-        // still list an item invalidated while it was in no mode.
-        guard item.canJoin(self), let mode = modeLocked(name, create: true), !mode.contains(item) else { return }
+        let mode: LoopMode
+        if let existing = modeLocked(name, create: false) {
+            mode = existing
+        } else {
+            guard item.canJoin(self), let created = modeLocked(name, create: true) else { return }
+            mode = created
+        }
         switch item {
         case .source(let source):
-            // An invalid source is never added (CF checks in CFRunLoopAddSource, also when a new common mode
-            // receives the common items, which may still list a source invalidated while in no mode).
-            guard source.isValid else { return }
-            mode.sources.append(source)
-            if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
-            source.lock.withLock {
+            let joined: Bool = source.lock.withLock {
+                // An invalid source is never added (CF checks in CFRunLoopAddSource).
+                guard source.valid, source.memberships.index(of: mode) == nil else { return false }
+                mode.sources.append(source)
                 source.addMembershipLocked(self, mode, slot: mode.sources.count - 1)
+                return true
             }
+            guard joined else { return }
+            if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
             if case .version0(let schedule?, _) = source.kind { callouts.append { schedule(name) } }
         case .timer(let timer):
+            // The timer's entries are protected by this loop's lock, which is held.
+            guard !mode.contains(item) else { return }
             let key: (UInt64, UInt64)? = timer.lock.withLock {
                 guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
                 timer.loop = self
@@ -297,6 +305,8 @@ public final class RefRunLoop: @unchecked Sendable {
             timer.entries.append((mode, entry))
             rearmTimerLocked(mode, changed: true)
         case .observer(let observer):
+            // The observer's nodes are protected by this loop's lock, which is held.
+            guard !mode.contains(item) else { return }
             let bound: Bool = observer.lock.withLock {
                 guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
                 observer.loop = self
