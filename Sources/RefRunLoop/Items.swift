@@ -374,19 +374,27 @@ struct SourceMembership {
     /// The loop, unretained.
     let reference: Unmanaged<RefRunLoop>
     /// One of the loop's modes, unretained.
-    unowned(unsafe) let mode: LoopMode
+    let modeReference: Unmanaged<LoopMode>
     /// The source's index in `mode.sources`.
     var slot: Int
 
     init(loop: RefRunLoop, mode: LoopMode, slot: Int) {
         self.reference = Unmanaged.passUnretained(loop)
-        self.mode = mode
+        self.modeReference = Unmanaged.passUnretained(mode)
         self.slot = slot
     }
+
+    /// The mode.
+    var mode: LoopMode { modeReference.takeUnretainedValue() }
 
     /// Whether the membership is in `loop` (compared by identity, without retaining either).
     @inline(__always)
     func isIn(_ loop: RefRunLoop) -> Bool { reference.toOpaque() == Unmanaged.passUnretained(loop).toOpaque() }
+
+    /// Whether the membership is `mode`'s (compared by identity, without retaining either: an `unowned(unsafe)`
+    /// reference compared with `===` was retained and released for it).
+    @inline(__always)
+    func isIn(_ mode: LoopMode) -> Bool { modeReference.toOpaque() == Unmanaged.passUnretained(mode).toOpaque() }
 }
 
 /// A source's memberships: the first stored inline, so a source in one mode allocates nothing for them. Order is not
@@ -397,7 +405,7 @@ extension InlineList<SourceMembership> {
     /// Where `mode` is (modes belong to one loop, so the mode alone identifies the membership). O(count).
     @inline(__always)
     func index(of mode: LoopMode) -> Int? {
-        firstIndex { $0.mode === mode }
+        firstIndex { $0.isIn(mode) }
     }
 
     /// Whether some mode of `loop` holds the source. O(count).

@@ -273,13 +273,18 @@ public final class RefRunLoop: @unchecked Sendable {
     /// common.add-common-mode), also when a new common mode receives the common items, which may still list an item
     /// invalidated while it was in no mode; so a missing mode is created only after a check of its own.
     func addLocked(_ item: LoopItem, to name: String, callouts: inout [() -> Void]) {
-        let mode: LoopMode
-        if let existing = modeLocked(name, create: false) {
-            mode = existing
-        } else {
-            guard item.canJoin(self), let created = modeLocked(name, create: true) else { return }
-            mode = created
+        // The default mode, a stored constant, is passed on borrowed: no reference counting for the usual case.
+        if name == RefRunLoopMode.defaultModeName {
+            addLocked(item, to: defaultMode, named: name, callouts: &callouts)
+        } else if let existing = modes[name] {
+            addLocked(item, to: existing, named: name, callouts: &callouts)
+        } else if item.canJoin(self), let created = modeLocked(name, create: true) {
+            addLocked(item, to: created, named: name, callouts: &callouts)
         }
+    }
+
+    /// Adds to `mode`, which exists. Caller holds `lock`.
+    private func addLocked(_ item: LoopItem, to mode: LoopMode, named name: String, callouts: inout [() -> Void]) {
         switch item {
         case .source(let source):
             let joined: Bool = source.lock.withLock {
@@ -321,7 +326,16 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
     private func removeLocked(_ item: LoopItem, from name: String, callouts: inout [() -> Void]) {
-        guard let mode = modeLocked(name, create: false) else { return }
+        // As for adding, the default mode is passed on borrowed.
+        if name == RefRunLoopMode.defaultModeName {
+            removeLocked(item, from: defaultMode, named: name, callouts: &callouts)
+        } else if let mode = modes[name] {
+            removeLocked(item, from: mode, named: name, callouts: &callouts)
+        }
+    }
+
+    /// Removes from `mode`. Caller holds `lock`.
+    private func removeLocked(_ item: LoopItem, from mode: LoopMode, named name: String, callouts: inout [() -> Void]) {
         exitConditionsChangedLocked()  // the mode may become empty
         switch item {
         case .source(let source):
