@@ -178,7 +178,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     /// Protected by `lock`. The loop whose modes hold the timer, nil when it is in none.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. The timer's entry in each mode's queue.
-    var entries: InlineList<(mode: LoopMode, entry: TimerQueue<RefRunLoopTimer>.Entry)> = []
+    var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = []
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
@@ -288,7 +288,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Protected by `lock`. The loop whose modes hold it, nil when none does.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. Its node in each mode's observer store.
-    var nodes: InlineList<(mode: LoopMode, node: OrderedStore<RefRunLoopObserver>.Node)> = []
+    var nodes: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Node>> = []
 
     /// CFRunLoopObserverCreate.
     public convenience init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,

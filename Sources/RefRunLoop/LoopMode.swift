@@ -148,9 +148,9 @@ final class LoopMode {
             // Another loop holding the source changes its memberships under that loop's lock and the source's.
             return source.lock.withLock { source.memberships.index(of: self) != nil }
         case .timer(let timer):
-            return timer.entries.contains { $0.mode === self }
+            return timer.entries.contains { $0.isIn(self) }
         case .observer(let observer):
-            return observer.nodes.contains { $0.mode === self }
+            return observer.nodes.contains { $0.isIn(self) }
         }
     }
 }

@@ -240,7 +240,7 @@ extension RefRunLoop {
             // the firing mode is armed for the next one, as CF does before the callout. The other modes keep their
             // arming until something else changes their timers, as in CF.
             guard let start else { return nil }
-            for (holder, entry) in timer.entries { holder.timers.suspend(entry) }
+            for place in timer.entries { place.mode.timers.suspend(place.handle) }
             rearmTimerLocked(mode)
             return start
         }
@@ -260,13 +260,14 @@ extension RefRunLoop {
                 return (next, TimerTolerance.hardDeadline(deadline: next, window: timer.windowNanoseconds))
             }
             // Armable again (an invalidated timer has left its queues already).
-            for (holder, entry) in timer.entries { holder.timers.resume(entry) }
+            for place in timer.entries { place.mode.timers.resume(place.handle) }
             guard let reposition, timer.loop === self else {
                 rearmTimerLocked(mode)
                 return
             }
-            for (holder, entry) in timer.entries {
-                holder.timers.reschedule(entry, deadline: reposition.deadline, hardDeadline: reposition.hard)
+            for place in timer.entries {
+                let holder = place.mode
+                holder.timers.reschedule(place.handle, deadline: reposition.deadline, hardDeadline: reposition.hard)
                 rearmTimerLocked(holder)
             }
         }

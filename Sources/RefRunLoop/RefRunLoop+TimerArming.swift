@@ -19,8 +19,9 @@ extension RefRunLoop {
             }
             guard let hard else { return false }
             guard hard != 0 else { return true }
-            for (mode, entry) in timer.entries {
-                mode.timers.reschedule(entry, deadline: deadline, hardDeadline: hard)
+            for place in timer.entries {
+                let mode = place.mode
+                mode.timers.reschedule(place.handle, deadline: deadline, hardDeadline: hard)
                 rearmTimerLocked(mode, changed: true)
             }
             return true
@@ -36,8 +37,9 @@ extension RefRunLoop {
                 return TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
             }
             guard let hard else { return false }
-            for (mode, entry) in timer.entries {
-                mode.timers.setHardDeadline(entry, hard)
+            for place in timer.entries {
+                let mode = place.mode
+                mode.timers.setHardDeadline(place.handle, hard)
                 rearmTimerLocked(mode, changed: true)
             }
             return true

@@ -307,7 +307,7 @@ public final class RefRunLoop: @unchecked Sendable {
             }
             guard let (deadline, hard) = key else { return }
             let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
-            timer.entries.append((mode, entry))
+            timer.entries.append(ModeHandle(mode, entry))
             rearmTimerLocked(mode, changed: true)
         case .observer(let observer):
             // The observer's nodes are protected by this loop's lock, which is held.
@@ -320,7 +320,7 @@ public final class RefRunLoop: @unchecked Sendable {
             guard bound else { return }
             let node = mode.observers.insert(observer, order: observer.order)
             mode.observersChanged()
-            observer.nodes.append((mode, node))
+            observer.nodes.append(ModeHandle(mode, node))
         }
     }
 
@@ -344,15 +344,15 @@ public final class RefRunLoop: @unchecked Sendable {
             if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
             if case .version0(_, let cancel?) = source.kind { callouts.append { cancel(name) } }
         case .timer(let timer):
-            guard let index = timer.entries.firstIndex(where: { $0.mode === mode }) else { return }
-            let entry = timer.entries[index].entry
+            guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
+            let entry = timer.entries[index].handle
             mode.timers.remove(entry)
             timer.entries.remove(at: index)
             if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
             rearmTimerLocked(mode, changed: true)
         case .observer(let observer):
-            guard let index = observer.nodes.firstIndex(where: { $0.mode === mode }) else { return }
-            mode.observers.remove(observer.nodes[index].node)
+            guard let index = observer.nodes.firstIndex(where: { $0.isIn(mode) }) else { return }
+            mode.observers.remove(observer.nodes[index].handle)
             mode.observersChanged()
             observer.nodes.remove(at: index)
             if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }

@@ -96,13 +96,19 @@ struct TimerQueue<Payload> {
     mutating func suspend(_ entry: Entry) {
         let index = entry.capIndex
         guard index >= 0 else { return }
-        let last = caps.removeLast()
         entry.capIndex = -1
-        if last !== entry {
-            caps[index] = last
-            last.capIndex = index
-            siftCaps(from: index)
+        let lastIndex = caps.count - 1
+        guard index != lastIndex else {
+            caps.removeLast()
+            return
         }
+        // The last entry moves into the hole by a swap in the buffer (no reference counting), then the entry leaves.
+        caps.withUnsafeMutableBufferPointer { slots in
+            slots.swapAt(index, lastIndex)
+            slots[index].capIndex = index
+        }
+        caps.removeLast()
+        siftCaps(from: index)
     }
 
     /// Puts a queued entry back into the cap heap. O(log n); nothing if it is there already or not queued.
@@ -119,14 +125,20 @@ struct TimerQueue<Payload> {
         guard index >= 0 else { return }
         precondition(index < heap.count && heap[index] === entry, "internal bug: a timer entry from another queue")
         suspend(entry)
-        let last = heap.removeLast()
         entry.index = -1
-        if last !== entry {
-            heap[index] = last
-            last.index = index
-            siftDown(index)
-            siftUp(last.index)
+        let lastIndex = heap.count - 1
+        guard index != lastIndex else {
+            heap.removeLast()
+            return
         }
+        // As in suspend(_:): the last entry moves into the hole by a swap in the buffer, then the entry leaves.
+        heap.withUnsafeMutableBufferPointer { slots in
+            slots.swapAt(index, lastIndex)
+            slots[index].index = index
+        }
+        heap.removeLast()
+        siftDown(index)
+        siftUp(heap[index].index)
     }
 
     /// Moves an entry to a new deadline. It goes after the entries that already have that deadline, as a re-insert
