@@ -1,40 +1,48 @@
 // The observers of one mode, in CF's call order: ascending `order`, equal orders in insertion order (rule
-// observer.order). CF keeps a sorted array and inserts by a backwards linear scan (O(n)); a treap keyed by (order,
-// sequence) gives O(log n) expected insert and remove, and an in-order snapshot is cached until the next change so that
-// every activity of every pass reads a ready array.
+// observer.order). CF keeps a sorted array and inserts by a backwards linear scan (O(n)). Here the observers of each
+// distinct order form a group, a list in insertion order, and the groups sit in a treap keyed by order
+// (OrderTreap.swift). Observers of one loop almost always share a handful of orders, so adding (to an order already
+// present) and removing are O(1) list operations; only a new order, or the last observer of one leaving, costs the
+// treap's O(log g) expected for g distinct orders. An in-order snapshot is cached until the next change, so that every
+// activity of every pass reads a ready array.
 
-/// A set of elements ordered by (order, insertion sequence), with O(log n) expected insert and removal by handle
-/// and a cached in-order snapshot.
+/// A set of elements ordered by (order, insertion), with O(1) insert into an order already present, O(1) removal by
+/// handle, O(log g) expected for a new order among g, and a cached in-order snapshot.
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 struct OrderedStore<Element> {
-    /// A stored element; the handle to remove it with.
+    /// A stored element; the handle to remove it with. Its group's list holds it through the previous node's `next`
+    /// (the first through the group's `head`).
     final class Node {
-        let order: Int
-        let sequence: UInt64
         let element: Element
-        fileprivate let priority: UInt64
-        fileprivate var left: Node?
-        fileprivate var right: Node?
-        /// Whether the node is still in its store.
-        fileprivate(set) var isStored = true
+        fileprivate var next: Node?
+        fileprivate var previous: Unmanaged<Node>?
+        /// The group while stored, unretained: a group with nodes is held by the treap.
+        fileprivate var group: Unmanaged<Group>?
 
-        fileprivate init(order: Int, sequence: UInt64, element: Element, priority: UInt64) {
-            self.order = order
-            self.sequence = sequence
+        fileprivate init(element: Element) {
             self.element = element
-            self.priority = priority
-        }
-
-        @inline(__always)
-        fileprivate func precedes(_ other: Node) -> Bool {
-            order != other.order ? order < other.order : sequence < other.sequence
         }
     }
 
-    private var root: Node?
-    private var nextSequence: UInt64 = 0
-    private var randomState: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// The nodes of one order, in insertion order. Held by its node in the treap while it has nodes.
+    final class Group {
+        let order: Int
+        fileprivate var head: Node?
+        fileprivate var tail: Unmanaged<Node>?
+        fileprivate var count = 0
+        /// The group's node in the treap, unretained (that node holds the group).
+        fileprivate var place: Unmanaged<OrderTreap<Group>.Node>?
+
+        fileprivate init(order: Int) {
+            self.order = order
+        }
+    }
+
+    private var groups = OrderTreap<Group>()
+    /// The group the last insert used, unretained (cleared when that group leaves the treap): consecutive inserts
+    /// almost always share an order, and then need no search.
+    private var lastGroup: Unmanaged<Group>?
     private(set) var count = 0
     /// The in-order elements, rebuilt lazily after a change.
     private var cache: [Element]?
@@ -43,28 +51,56 @@ struct OrderedStore<Element> {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Adds an element after every element with the same order. O(log n) expected.
+    /// Adds an element after every element with the same order. O(1) when that order is present already (found at
+    /// once when the last insert had it), O(log g) expected otherwise.
     @discardableResult
     mutating func insert(_ element: Element, order: Int) -> Node {
-        nextSequence &+= 1
-        let node = Node(order: order, sequence: nextSequence, element: element, priority: nextPriority())
-        root = Self.insert(node, into: root)
+        let group = group(for: order)
+        let node = Node(element: element)
+        node.group = group
+        group._withUnsafeGuaranteedRef { group in
+            if let tail = group.tail {
+                node.previous = tail
+                tail._withUnsafeGuaranteedRef { $0.next = node }
+            } else {
+                group.head = node
+            }
+            group.tail = Unmanaged.passUnretained(node)
+            group.count += 1
+        }
         count += 1
         cache = nil
         return node
     }
 
-    /// Removes a node of this store. O(log n) expected. A node already removed is ignored.
+    /// Removes a node of this store. O(1), plus O(log g) expected when it was the last of its order. A node already
+    /// removed is ignored.
     mutating func remove(_ node: Node) {
-        guard node.isStored else { return }
-        var removed = false
-        root = Self.remove(node, from: root, removed: &removed)
-        precondition(removed, "internal bug: an observer node from another store")
-        node.isStored = false
-        node.left = nil
-        node.right = nil
+        guard let group = node.group else { return }
+        let emptied: Bool = group._withUnsafeGuaranteedRef { group in
+            let previous = node.previous
+            let next = node.next
+            if let next { next.previous = previous } else { group.tail = previous }
+            // Unlinking releases the list's reference to the node; the caller's handle keeps it alive.
+            if let previous { previous._withUnsafeGuaranteedRef { $0.next = next } } else { group.head = next }
+            group.count -= 1
+            return group.count == 0
+        }
+        node.next = nil
+        node.previous = nil
+        node.group = nil
         count -= 1
         cache = nil
+        guard emptied else { return }
+        // The group leaves the treap, which held it: a strong reference keeps it until its node is gone.
+        let leaving = group.takeUnretainedValue()
+        if lastGroup?.toOpaque() == group.toOpaque() { lastGroup = nil }
+        if let place = leaving.place {
+            // The treap's link is the node's last reference: held here until the treap is done with it.
+            let treapNode = place.takeUnretainedValue()
+            withExtendedLifetime(treapNode) { groups.remove(treapNode) }
+        }
+        leaving.place = nil
     }
 
     /// The elements in order. O(1) when nothing changed since the last call, O(n) otherwise.
@@ -72,174 +108,64 @@ struct OrderedStore<Element> {
         if let cache { return cache }
         var result: [Element] = []
         result.reserveCapacity(count)
-        var stack: [Node] = []
-        var current = root
-        while current != nil || !stack.isEmpty {
+        for group in groups.elementsInOrder() {
+            var current = group.head
             while let node = current {
-                stack.append(node)
-                current = node.left
+                result.append(node.element)
+                current = node.next
             }
-            let node = stack.removeLast()
-            result.append(node.element)
-            current = node.right
         }
         cache = result
         return result
     }
 
-    /// Checks the search-tree and heap properties and the count. O(n); for tests and debug builds.
+    /// Checks the treap, the groups' orders and lists, and the count. O(n); for tests and debug builds.
     func checkInvariants() -> String? {
+        if let broken = groups.checkInvariants() { return "group treap: \(broken)" }
+        var groupsCopy = groups
         var seen = 0
-        var previous: Node?
-        var stack: [Node] = []
-        var current = root
-        while current != nil || !stack.isEmpty {
+        var previousOrder: Int?
+        for group in groupsCopy.elementsInOrder() {
+            if let previousOrder, previousOrder >= group.order { return "groups out of order at order \(group.order)" }
+            previousOrder = group.order
+            guard group.place != nil else { return "group \(group.order) does not know its treap node" }
+            var listed = 0
+            var previous: Node?
+            var current = group.head
             while let node = current {
-                if let left = node.left, left.priority > node.priority { return "heap order broken at order \(node.order)" }
-                if let right = node.right, right.priority > node.priority { return "heap order broken at order \(node.order)" }
-                if !node.isStored { return "a removed node is still linked" }
-                stack.append(node)
-                current = node.left
+                if node.group?.toOpaque() != Unmanaged.passUnretained(group).toOpaque() {
+                    return "a node of order \(group.order) belongs to another group"
+                }
+                if node.previous?.toOpaque() != previous.map({ Unmanaged.passUnretained($0).toOpaque() }) {
+                    return "a node of order \(group.order) has a wrong previous link"
+                }
+                previous = node
+                listed += 1
+                current = node.next
             }
-            let node = stack.removeLast()
-            if let previous, !previous.precedes(node) { return "in-order sequence broken at order \(node.order)" }
-            previous = node
-            seen += 1
-            current = node.right
+            if group.tail?.toOpaque() != previous.map({ Unmanaged.passUnretained($0).toOpaque() }) {
+                return "group \(group.order) has a wrong tail"
+            }
+            if listed == 0 { return "group \(group.order) is empty but still stored" }
+            if listed != group.count { return "group \(group.order) counts \(group.count) but lists \(listed)" }
+            seen += listed
         }
+        if let lastGroup, lastGroup.takeUnretainedValue().place == nil { return "the last insert's group has left" }
         return seen == count ? nil : "count is \(count) but \(seen) nodes are linked"
     }
 
-    // MARK: Treap mechanics
-    //
-    // Iterative, walking the tree through unretained references (`Link`, read with `_withUnsafeGuaranteedRef`): the
-    // tree's own links keep every node alive while the store is changed (the owning loop's lock is held; a node being
-    // removed holds its two subtrees until they are merged). A walk that reassigned each link on its path
-    // (`tree.left = insert(node, into: tree.left)`) retained and released every node it passed, and so did a walk
-    // through `unowned(unsafe)` variables, which Swift binds to strong references at each step: about 30 retain and
-    // release pairs per add and remove, a quarter of the instructions of adding and removing an observer.
-
-    /// A node the walk does not retain.
-    private typealias Link = Unmanaged<Node>
-
-    @inline(__always)
-    private static func link(_ node: Node?) -> Link? {
-        guard let node else { return nil }
-        return Unmanaged.passUnretained(node)
-    }
-
-    /// Sets `parent`'s left or right child (the link retains the child, as every tree link does).
-    @inline(__always)
-    private static func setChild(of parent: Link, left: Bool, to child: Link?) {
-        parent._withUnsafeGuaranteedRef { parent in
-            let strong = child?.takeUnretainedValue()
-            if left { parent.left = strong } else { parent.right = strong }
+    /// The group for `order`, created and put in the treap when there is none.
+    private mutating func group(for order: Int) -> Unmanaged<Group> {
+        if let lastGroup, lastGroup._withUnsafeGuaranteedRef({ $0.order == order }) { return lastGroup }
+        let group: Group
+        if let existing = groups.node(withOrder: order) {
+            group = existing.element
+        } else {
+            group = Group(order: order)
+            group.place = Unmanaged.passUnretained(groups.insert(group, order: order))
         }
-    }
-
-    private mutating func nextPriority() -> UInt64 {
-        // xorshift64*: deterministic, so runs are reproducible.
-        randomState ^= randomState >> 12
-        randomState ^= randomState << 25
-        randomState ^= randomState >> 27
-        return randomState &* 0x2545_F491_4F6C_DD1D
-    }
-
-    /// Inserts `node`: walks down while the nodes on its path have a higher priority, then splits the subtree found
-    /// there by `node`'s key into its left and right children and puts `node` in its place.
-    private static func insert(_ node: Node, into root: Node?) -> Node {
-        var parent: Link? = nil
-        var current = link(root)
-        while let here = current {
-            let next: Link?? = here._withUnsafeGuaranteedRef { here in
-                guard here.priority > node.priority else { return .none }
-                return .some(link(node.precedes(here) ? here.left : here.right))
-            }
-            guard let next else { break }
-            parent = here
-            current = next
-        }
-        split(current, around: node)
-        guard let parent else { return node }
-        setChild(of: parent, left: parent._withUnsafeGuaranteedRef { node.precedes($0) }, to: link(node))
-        return root!
-    }
-
-    /// Makes `node.left` the nodes of `tree` that precede `node` and `node.right` the others, keeping their order
-    /// and heap shape.
-    private static func split(_ tree: Link?, around node: Node) {
-        // The last node put on each side: the next node of that side becomes its right (left) child; nil while the
-        // side is empty, when it becomes `node`'s own child. Every node passed stays linked from the subtree's
-        // parent, or from `node` or a node placed before it, while it is relinked.
-        var lastLeft: Link? = nil
-        var lastRight: Link? = nil
-        var current = tree
-        node.left = nil
-        node.right = nil
-        while let here = current {
-            if here._withUnsafeGuaranteedRef({ $0.precedes(node) }) {
-                if let lastLeft { setChild(of: lastLeft, left: false, to: here) } else { node.left = here.takeUnretainedValue() }
-                lastLeft = here
-                current = here._withUnsafeGuaranteedRef { link($0.right) }
-            } else {
-                if let lastRight { setChild(of: lastRight, left: true, to: here) } else { node.right = here.takeUnretainedValue() }
-                lastRight = here
-                current = here._withUnsafeGuaranteedRef { link($0.left) }
-            }
-        }
-        if let lastLeft { setChild(of: lastLeft, left: false, to: nil) }
-        if let lastRight { setChild(of: lastRight, left: true, to: nil) }
-    }
-
-    /// Takes `node` out of the tree under `root` and returns the new root, or nil and `removed` false when `node` is
-    /// not in it.
-    private static func remove(_ node: Node, from root: Node?, removed: inout Bool) -> Node? {
-        let target = Unmanaged.passUnretained(node).toOpaque()
-        var parent: Link? = nil
-        var current = link(root)
-        while let here = current, here.toOpaque() != target {
-            parent = here
-            current = here._withUnsafeGuaranteedRef { link(node.precedes($0) ? $0.left : $0.right) }
-        }
-        guard current != nil else { return root }
-        removed = true
-        let replacement = merge(node.left, node.right)
-        guard let parent else { return replacement }
-        setChild(of: parent, left: parent._withUnsafeGuaranteedRef { $0.left === node }, to: link(replacement))
-        return root
-    }
-
-    /// Joins two treaps, every node of `left` preceding every node of `right`, into one.
-    private static func merge(_ left: Node?, _ right: Node?) -> Node? {
-        guard let left else { return right }
-        guard let right else { return left }
-        let root = left.priority > right.priority ? left : right
-        // Walk down the right spine of the left part and the left spine of the right part, linking the higher
-        // priority of the two fronts under the last node placed.
-        var lastPlaced = Unmanaged.passUnretained(root)
-        var placedFromLeft = root === left
-        var leftFront = placedFromLeft ? link(left.right) : link(left)
-        var rightFront = placedFromLeft ? link(right) : link(right.left)
-        while true {
-            guard let leftNode = leftFront else {
-                setChild(of: lastPlaced, left: !placedFromLeft, to: rightFront)
-                return root
-            }
-            guard let rightNode = rightFront else {
-                setChild(of: lastPlaced, left: !placedFromLeft, to: leftFront)
-                return root
-            }
-            if leftNode._withUnsafeGuaranteedRef({ $0.priority }) > rightNode._withUnsafeGuaranteedRef({ $0.priority }) {
-                setChild(of: lastPlaced, left: !placedFromLeft, to: leftNode)
-                lastPlaced = leftNode
-                placedFromLeft = true
-                leftFront = leftNode._withUnsafeGuaranteedRef { link($0.right) }
-            } else {
-                setChild(of: lastPlaced, left: !placedFromLeft, to: rightNode)
-                lastPlaced = rightNode
-                placedFromLeft = false
-                rightFront = rightNode._withUnsafeGuaranteedRef { link($0.left) }
-            }
-        }
+        let reference = Unmanaged.passUnretained(group)
+        lastGroup = reference
+        return reference
     }
 }

@@ -153,7 +153,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// from another thread while the loop waits in that mode still fires on time (rule timer.port-in-wait-set). O(log
     /// n), and one timerfd_settime when the mode's coalesced wake-up time moves. Any thread.
     public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { add(.timer(timer), mode: mode) }
-    /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(log n) expected. Any thread.
+    /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(1) when the mode has an observer
+    /// of the same order already, O(log g) expected for g distinct orders otherwise (OrderedStore.swift). Any thread.
     public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { add(.observer(observer), mode: mode) }
 
     /// CFRunLoopRemoveSource, with a cancel callout for a version-0 source (rule source.cancel-on-remove). O(1) per
@@ -162,7 +163,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// CFRunLoopRemoveTimer. O(log n), plus a coalescing rescan (as for adding) when it was among the next to
     /// fire. Any thread.
     public func remove(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { remove(.timer(timer), mode: mode) }
-    /// CFRunLoopRemoveObserver. O(log n) expected. Any thread.
+    /// CFRunLoopRemoveObserver. O(1), O(log g) expected when it was the last of its order. Any thread.
     public func remove(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { remove(.observer(observer), mode: mode) }
 
     /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule
