@@ -34,7 +34,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// tell whether a signalled source is in its mode under this lock alone. Searched by identity: a source is almost
     /// always in one mode of one loop, which the list stores inline, so adding, removing, signalling and a pass's
     /// check cost no hashing and no allocation.
-    @exclusivity(unchecked) var memberships: SourceMemberships = []
+    @exclusivity(unchecked) var memberships: SourceMemberships = InlineList()
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
@@ -178,7 +178,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     /// Protected by `lock`. The loop whose modes hold the timer, nil when it is in none.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. The timer's entry in each mode's queue.
-    var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = []
+    var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = InlineList()
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
@@ -288,7 +288,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Protected by `lock`. The loop whose modes hold it, nil when none does.
     var loop: RefRunLoop?
     /// Protected by the lock of `loop`. Its node in each mode's observer store.
-    var nodes: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Node>> = []
+    var nodes: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Node>> = InlineList()
 
     /// CFRunLoopObserverCreate.
     public convenience init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
