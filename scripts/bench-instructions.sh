@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Instructions per wake-up round trip, per engine, counted by valgrind's callgrind: a figure that does not move with
-# the machine's load, unlike the wake latency's nanoseconds.
+# Instructions per wake-up round trip, or per item added and removed, per engine, counted by valgrind's callgrind: a
+# figure that does not move with the machine's load, unlike nanoseconds.
 #
-#   scripts/bench-instructions.sh [--engines LIST] [--iterations N] [--out FILE.csv]
+#   scripts/bench-instructions.sh [--family wake|scale] [--engines LIST] [--iterations N] [--out FILE.csv]
 #
+#   --family F       wake (default): per same-CPU wake-up round trip; scale: per item added and removed at N = 10,000
 #   --engines LIST   engines, comma-separated, as for scripts/bench.sh (default ref,cf,glib,libuv,libevent,epoll)
-#   --iterations N   round trips in the shorter of the two runs per engine (default 4000; the longer runs 2N)
-#   --out FILE       also write the table as CSV (engine,round_trips,instructions_per_round_trip,vs_epoll)
+#   --iterations N   iterations in the shorter of the two runs per engine (default 4000 round trips for wake, 2
+#                    rounds of 10,000 items for scale; the longer runs 2N)
+#   --out FILE       also write the table as CSV (wake: engine,round_trips,instructions_per_round_trip,vs_epoll;
+#                    scale: engine,item,items,instructions_per_item,vs_epoll)
 #
 # The round trip is BM_WakeLatency/pin:same/load:none (Benchmarks/Harness/wake_latency.cpp): the benchmark thread
 # signals a source and wakes the loop, the loop thread runs the callout, which writes a reply eventfd that the
@@ -14,6 +17,11 @@
 # --rl_iterations`), and the figure is the difference of the two runs' instruction totals divided by N: both threads'
 # instructions for the round trips themselves, with process start, engine set-up and teardown cancelled out. The
 # kernel's work (epoll_wait, the eventfd writes and reads) is not counted: callgrind sees user space only.
+#
+# With --family scale the unit is one item of BM_Scale/n:10000 (Benchmarks/Harness/scale.cpp), for each item kind
+# (source, timer, observer): the shim's add and remove, the engine's, the item's allocation and freeing, and its
+# share of the round's final pass; (instructions of 2N rounds - of N rounds) / (N x 10,000). An engine without
+# observers (libevent) has no observer row.
 #
 # valgrind 3.19 (Debian bookworm) cannot read the DWARF 5 debug information the toolchain's clang writes, so the
 # script counts a copy of the harness stripped of it (strip -g); function names stay in the symbol table.
@@ -24,11 +32,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-engines=ref,cf,glib,libuv,libevent,epoll iterations=4000 out=""
+engines=ref,cf,glib,libuv,libevent,epoll iterations="" out="" family=wake
 while (($#)); do
     case "$1" in
+        --family) (($# >= 2)) || usage; family=$2; shift ;;
         --engines) (($# >= 2)) || usage; engines=$2; shift ;;
         --iterations) (($# >= 2)) || usage; iterations=$2; shift ;;
         --out) (($# >= 2)) || usage; out=$2; shift ;;
@@ -37,6 +46,11 @@ while (($#)); do
     esac
     shift
 done
+case $family in
+    wake) iterations=${iterations:-4000} ;;
+    scale) iterations=${iterations:-2} ;;
+    *) echo "bench-instructions: --family must be wake or scale, not '$family'" >&2; exit 2 ;;
+esac
 [[ $iterations =~ ^[1-9][0-9]{0,6}$ ]] || { echo "bench-instructions: --iterations needs a positive number, not '$iterations'" >&2; exit 2; }
 [[ -n $engines ]] || { echo "bench-instructions: --engines needs at least one engine" >&2; exit 2; }
 
@@ -60,42 +74,74 @@ strip -g "$binary"
 # The harness checks the engine names (exit 2 for an unknown one).
 "$binary" --rl_engines="$engines" --rl_describe >/dev/null || exit 2
 
-# instructions ENGINE N: the total instructions callgrind collected for N round trips of ENGINE, or nothing.
+# instructions ENGINE N FILTER FAMILY: the total instructions callgrind collected for N iterations of the benchmarks
+# FILTER selects (one benchmark) in FAMILY, or nothing when the benchmark did not finish.
 instructions() {
-    local engine=$1 count=$2 pattern log
-    pattern=$(printf '%s' "$engine" | sed 's/[][\.*^$+?(){}|/]/\\&/g')
+    local engine=$1 count=$2 filter=$3 family=$4 log
     log=$work/callgrind-$count.log
     timeout -k 10 900 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-        "$binary" --rl_engines="$engine" --rl_family=wake --rl_iterations="$count" \
-        --benchmark_filter="^BM_WakeLatency/engine:$pattern/pin:same/load:none/" >"$log" 2>&1 || true
-    grep -q "latency_p50_ns" "$log" || return 0
+        "$binary" --rl_engines="$engine" --rl_family="$family" --rl_iterations="$count" \
+        --benchmark_filter="$filter" >"$log" 2>&1 || true
+    grep -q "^BM_.*/iterations:$count" "$log" || return 0
+    grep -q "ERROR OCCURRED\|error_message" "$log" && return 0
     sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$log" | tail -n 1
+}
+
+# per_unit ENGINE FILTER FAMILY UNITS: (instructions of 2N iterations - of N) / (N x UNITS), or nothing.
+per_unit() {
+    local short long
+    short=$(instructions "$1" "$iterations" "$2" "$3")
+    long=$(instructions "$1" "$((2 * iterations))" "$2" "$3")
+    [[ -n $short && -n $long ]] || return 0
+    echo $(((long - short) / (iterations * $4)))
 }
 
 declare -A per_trip=()
 failed=()
 IFS=, read -r -a selected <<<"$engines"
-for engine in "${selected[@]}"; do
-    echo "bench-instructions: $engine ($iterations and $((2 * iterations)) round trips under callgrind)" >&2
-    short=$(instructions "$engine" "$iterations")
-    long=$(instructions "$engine" "$((2 * iterations))")
-    if [[ -z $short || -z $long ]]; then
-        failed+=("$engine")
-        continue
-    fi
-    per_trip[$engine]=$(((long - short) / iterations))
-done
+pattern() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|/]/\\&/g'; }
 
-floor=${per_trip[epoll]:-}
-printf '%-24s %14s  %s\n' engine "instr/round trip" "vs epoll floor"
-[[ -z $out ]] || echo "engine,round_trips,instructions_per_round_trip,vs_epoll" >"$out"
-for engine in "${selected[@]}"; do
-    [[ -n ${per_trip[$engine]:-} ]] || continue
-    ratio=""
-    [[ -z $floor ]] || ratio=$(awk -v a="${per_trip[$engine]}" -v b="$floor" 'BEGIN { printf "%.2fx", a / b }')
-    printf '%-24s %14s  %s\n' "$engine" "${per_trip[$engine]}" "${ratio:--}"
-    [[ -z $out ]] || echo "$engine,$iterations,${per_trip[$engine]},${ratio%x}" >>"$out"
-done
+if [[ $family == scale ]]; then
+    items=(source timer observer)
+    for engine in "${selected[@]}"; do
+        for item in "${items[@]}"; do
+            echo "bench-instructions: $engine $item ($iterations and $((2 * iterations)) rounds of 10,000 under callgrind)" >&2
+            count=$(per_unit "$engine" "^BM_Scale/engine:$(pattern "$engine")/item:$item/n:10000/" scale 10000)
+            if [[ -n $count ]]; then
+                per_trip[$engine/$item]=$count
+            elif [[ ! ($engine == libevent && $item == observer) ]]; then
+                failed+=("$engine/$item")
+            fi
+        done
+    done
+    printf '%-24s %-9s %14s  %s\n' engine item "instr/item" "vs epoll floor"
+    [[ -z $out ]] || echo "engine,item,items,instructions_per_item,vs_epoll" >"$out"
+    for engine in "${selected[@]}"; do
+        for item in "${items[@]}"; do
+            [[ -n ${per_trip[$engine/$item]:-} ]] || continue
+            floor=${per_trip[epoll/$item]:-} ratio=""
+            [[ -z $floor ]] || ratio=$(awk -v a="${per_trip[$engine/$item]}" -v b="$floor" 'BEGIN { printf "%.2fx", a / b }')
+            printf '%-24s %-9s %14s  %s\n' "$engine" "$item" "${per_trip[$engine/$item]}" "${ratio:--}"
+            [[ -z $out ]] || echo "$engine,$item,$((iterations * 10000)),${per_trip[$engine/$item]},${ratio%x}" >>"$out"
+        done
+    done
+else
+    for engine in "${selected[@]}"; do
+        echo "bench-instructions: $engine ($iterations and $((2 * iterations)) round trips under callgrind)" >&2
+        count=$(per_unit "$engine" "^BM_WakeLatency/engine:$(pattern "$engine")/pin:same/load:none/" wake 1)
+        if [[ -n $count ]]; then per_trip[$engine]=$count; else failed+=("$engine"); fi
+    done
+    floor=${per_trip[epoll]:-}
+    printf '%-24s %14s  %s\n' engine "instr/round trip" "vs epoll floor"
+    [[ -z $out ]] || echo "engine,round_trips,instructions_per_round_trip,vs_epoll" >"$out"
+    for engine in "${selected[@]}"; do
+        [[ -n ${per_trip[$engine]:-} ]] || continue
+        ratio=""
+        [[ -z $floor ]] || ratio=$(awk -v a="${per_trip[$engine]}" -v b="$floor" 'BEGIN { printf "%.2fx", a / b }')
+        printf '%-24s %14s  %s\n' "$engine" "${per_trip[$engine]}" "${ratio:--}"
+        [[ -z $out ]] || echo "$engine,$iterations,${per_trip[$engine]},${ratio%x}" >>"$out"
+    done
+fi
 if ((${#failed[@]})); then
     echo "bench-instructions: not counted (the benchmark did not finish under callgrind): ${failed[*]}" >&2
     exit 1

@@ -28,6 +28,7 @@ scripts/bench-stress.sh --cycles 1000
 scripts/tsan-stress.sh
 # The instruction counter on two engines with few round trips (a smoke test: it must count both, no figure checked).
 scripts/bench-instructions.sh --engines ref,epoll --iterations 200
+scripts/bench-instructions.sh --family scale --engines ref,epoll --iterations 1
 status=0
 scripts/bench-instructions.sh --engines ref,nosuch >/dev/null 2>&1 || status=$?
 ((status == 2)) || { echo "test.sh: bench-instructions.sh with an unknown engine exited $status, not 2" >&2; exit 1; }
