@@ -72,9 +72,14 @@ class Producers {
    public:
     Producers(const bench_engine *engine, bench_loop *loop, bench_channel *channel, int count, int items, int cpu)
         : engine_(engine), loop_(loop), channel_(channel), items_(items) {
+        // Each thread gets its array's address, not an index into records_: a thread that read records_[i] raced
+        // with the next emplace_back, which may reallocate the vector's buffer and free the one being read (a
+        // producer then wrote its items through a stale pointer: a crash seen once in a full run, at P = 4).
+        records_.reserve((size_t)count);
         for (int i = 0; i < count; i++) {
             records_.emplace_back(new Record[(size_t)items]);
-            threads_.emplace_back([this, i, cpu] { body(records_[(size_t)i].get(), cpu); });
+            Record *records = records_.back().get();
+            threads_.emplace_back([this, records, cpu] { body(records, cpu); });
         }
     }
     ~Producers() {
