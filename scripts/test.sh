@@ -3,7 +3,8 @@
 # runner's and libraries' own tests), checks of the command line's exit codes and bad-input messages, and a
 # one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, and the
 # harness's loop start/stop stress under AddressSanitizer (1,000 cycles per engine and burner setting: 45-90 s
-# with the ASan build), and the reference loop's tests under ThreadSanitizer.
+# with the ASan build), every benchmark family once under ThreadSanitizer, and the reference loop's tests under
+# ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
@@ -24,6 +25,8 @@ scripts/bench-smoke.sh
 # The cf:PATH engine family on the toolchain's own CoreFoundation, loaded at run time like any other library.
 scripts/bench-smoke.sh --engines "cf:$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
 scripts/bench-stress.sh --cycles 1000
+# The harness's own threads (loop threads, producers, watchdog, burners) under ThreadSanitizer, every family once.
+scripts/bench-tsan.sh
 # The reference loop's tests, its stress tests among them, under ThreadSanitizer (about 2-3 minutes from a fresh clone).
 scripts/tsan-stress.sh
 # The instruction counter on two engines with few round trips (a smoke test: it must count both, no figure checked).
