@@ -31,19 +31,10 @@ done
 require_swift
 ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
-scratch=.build-asan
 log=$(mktemp "${TMPDIR:-/tmp}/bench-stress.XXXXXX.log")
 trap 'rm -f "$log"' EXIT
 started=$SECONDS
-echo "bench-stress: building runloop-bench with AddressSanitizer (release, $scratch)" >&2
-# The harness is its own package (Benchmarks/Package.swift); its scratch path stays at the repository root.
-build=(swift build -c release --sanitize=address --package-path Benchmarks --scratch-path "$scratch")
-if ! "${build[@]}" --product runloop-bench >"$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    echo "bench-stress: FAILED: the build failed (last 40 lines above)"
-    exit 1
-fi
-binary="$("${build[@]}" --show-bin-path)/runloop-bench"
+binary=$(build_sanitized_harness bench-stress address .build-asan "$log") || { echo "$binary"; exit 1; }
 built=$SECONDS
 
 # The outer limit: 2 minutes plus 20 ms per cycle (a burner cycle takes about 4 ms here, a plain one 0.3 ms).

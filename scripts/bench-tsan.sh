@@ -34,18 +34,10 @@ done
 require_swift
 ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
-scratch=.build-tsan-bench
 log=$(mktemp "${TMPDIR:-/tmp}/bench-tsan.XXXXXX.log")
 trap 'rm -f "$log"' EXIT
 started=$SECONDS
-echo "bench-tsan: building runloop-bench with ThreadSanitizer (release, $scratch)" >&2
-build=(swift build -c release --sanitize=thread --package-path Benchmarks --scratch-path "$scratch")
-if ! "${build[@]}" --product runloop-bench >"$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    echo "bench-tsan: FAILED: the build failed (last 40 lines above)"
-    exit 1
-fi
-binary="$("${build[@]}" --show-bin-path)/runloop-bench"
+binary=$(build_sanitized_harness bench-tsan thread .build-tsan-bench "$log") || { echo "$binary"; exit 1; }
 built=$SECONDS
 # The harness checks the engine names (exit 2 for an unknown one).
 "$binary" --rl_engines="$engines" --rl_describe >/dev/null 2>&1 || {

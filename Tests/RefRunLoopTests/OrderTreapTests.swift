@@ -6,18 +6,11 @@ import Testing
 @testable import RefRunLoop
 
 @Test func orderTreapWithDistinctOrdersMatchesModel() {
-    var state: UInt64 = 7
-    func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var random = SplitMix64(seed: 7)
     var treap = OrderTreap<Int>()
     var live: [Int: Unmanaged<OrderTreap<Int>.Node>] = [:]
     for step in 0..<20_000 {
-        let order = Int(next() % 500)
+        let order = Int(random.next() % 500)
         if let handle = live[order] {
             let node = handle.takeUnretainedValue()
             #expect(treap.node(withOrder: order) === node, "step \(step): search for \(order)")

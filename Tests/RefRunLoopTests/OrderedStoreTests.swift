@@ -38,25 +38,18 @@ import Testing
     // equal orders are common) and removals of random live nodes, against the array model, checking the tree after
     // every 97 operations. SplitMix64 with fixed seeds: the same runs every time.
     for seed: UInt64 in [1, 2, 3] {
-        var state = seed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SplitMix64(seed: seed)
         var store = OrderedStore<Int>()
         var model: [(order: Int, id: Int)] = []
         var live: [(id: Int, node: OrderedStore<Int>.Node)] = []
         for step in 0..<20_000 {
-            if live.isEmpty || next() % 3 != 0 {
-                let order = Int(next() % 8)
+            if live.isEmpty || random.next() % 3 != 0 {
+                let order = Int(random.next() % 8)
                 live.append((step, store.insert(step, order: order)))
                 let position = model.firstIndex { $0.order > order } ?? model.count
                 model.insert((order, step), at: position)
             } else {
-                let victim = Int(next() % UInt64(live.count))
+                let victim = Int(random.next() % UInt64(live.count))
                 store.remove(live[victim].node)
                 model.removeAll { $0.id == live[victim].id }
                 live.remove(at: victim)

@@ -29,3 +29,18 @@ base_packages=(pkg-config)
 # Debian packages the benchmark harness needs (its own package, Benchmarks/Package.swift: scripts/bench.sh,
 # bench-smoke.sh, bench-stress.sh): Google Benchmark and the peer event loops. The root package needs none of them.
 bench_packages=(libbenchmark-dev libglib2.0-dev libuv1-dev libevent-dev)
+
+# build_sanitized_harness NAME SANITIZER SCRATCH LOG: builds runloop-bench (the package Benchmarks/Package.swift, in
+# release mode) with --sanitize=SANITIZER into SCRATCH (at the repository root), its output in LOG, and prints the
+# binary's path; on a failed build prints the log's last 40 lines and "NAME: FAILED: the build failed", and returns 1.
+build_sanitized_harness() {
+    local name=$1 sanitizer=$2 scratch=$3 log=$4
+    local build=(swift build -c release --sanitize="$sanitizer" --package-path Benchmarks --scratch-path "$scratch")
+    echo "$name: building runloop-bench with --sanitize=$sanitizer (release, $scratch)" >&2
+    if ! "${build[@]}" --product runloop-bench >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "$name: FAILED: the build failed (last 40 lines above)"
+        return 1
+    fi
+    echo "$("${build[@]}" --show-bin-path)/runloop-bench"
+}
