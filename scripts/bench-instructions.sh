@@ -75,22 +75,25 @@ strip -g "$binary"
 "$binary" --rl_engines="$engines" --rl_describe >/dev/null || exit 2
 
 # instructions ENGINE N FILTER FAMILY: the total instructions callgrind collected for N iterations of the benchmarks
-# FILTER selects (one benchmark) in FAMILY, or nothing when the benchmark did not finish.
+# FILTER selects (one benchmark) in FAMILY; "skip" when the engine skips it (it lacks the feature, as libevent lacks
+# observers); nothing when the benchmark did not finish.
 instructions() {
     local engine=$1 count=$2 filter=$3 family=$4 log
     log=$work/callgrind-$count.log
     timeout -k 10 900 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         "$binary" --rl_engines="$engine" --rl_family="$family" --rl_iterations="$count" \
         --benchmark_filter="$filter" >"$log" 2>&1 || true
+    if grep -q "ERROR OCCURRED: 'skipped:" "$log"; then echo skip; return 0; fi
     grep -q "^BM_.*/iterations:$count" "$log" || return 0
-    grep -q "ERROR OCCURRED\|error_message" "$log" && return 0
+    grep -q "ERROR OCCURRED" "$log" && return 0
     sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$log" | tail -n 1
 }
 
-# per_unit ENGINE FILTER FAMILY UNITS: (instructions of 2N iterations - of N) / (N x UNITS), or nothing.
+# per_unit ENGINE FILTER FAMILY UNITS: (instructions of 2N iterations - of N) / (N x UNITS), "skip", or nothing.
 per_unit() {
     local short long
     short=$(instructions "$1" "$iterations" "$2" "$3")
+    [[ $short != skip ]] || { echo skip; return 0; }
     long=$(instructions "$1" "$((2 * iterations))" "$2" "$3")
     [[ -n $short && -n $long ]] || return 0
     echo $(((long - short) / (iterations * $4)))
@@ -107,11 +110,11 @@ if [[ $family == scale ]]; then
         for item in "${items[@]}"; do
             echo "bench-instructions: $engine $item ($iterations and $((2 * iterations)) rounds of 10,000 under callgrind)" >&2
             count=$(per_unit "$engine" "^BM_Scale/engine:$(pattern "$engine")/item:$item/n:10000/" scale 10000)
-            if [[ -n $count ]]; then
-                per_trip[$engine/$item]=$count
-            elif [[ ! ($engine == libevent && $item == observer) ]]; then
-                failed+=("$engine/$item")
-            fi
+            case $count in
+                skip) echo "bench-instructions: $engine skips $item (it lacks the feature)" >&2 ;;
+                "") failed+=("$engine/$item") ;;
+                *) per_trip[$engine/$item]=$count ;;
+            esac
         done
     done
     printf '%-24s %-9s %14s  %s\n' engine item "instr/item" "vs epoll floor"
@@ -129,7 +132,7 @@ else
     for engine in "${selected[@]}"; do
         echo "bench-instructions: $engine ($iterations and $((2 * iterations)) round trips under callgrind)" >&2
         count=$(per_unit "$engine" "^BM_WakeLatency/engine:$(pattern "$engine")/pin:same/load:none/" wake 1)
-        if [[ -n $count ]]; then per_trip[$engine]=$count; else failed+=("$engine"); fi
+        if [[ -n $count && $count != skip ]]; then per_trip[$engine]=$count; else failed+=("$engine"); fi
     done
     floor=${per_trip[epoll]:-}
     printf '%-24s %14s  %s\n' engine "instr/round trip" "vs epoll floor"
