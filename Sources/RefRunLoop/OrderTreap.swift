@@ -1,8 +1,7 @@
-// A treap keyed by (order, insertion sequence): the ordered index of the observer store's groups
-// (OrderedStore.swift), one per distinct order. O(log n) expected insert, search and removal by handle, and an in-order
-// snapshot cached until the next change.
+// A treap keyed by order: the ordered index of the observer store's groups (OrderedStore.swift), one per distinct
+// order. O(log n) expected insert, search and removal by handle, and an in-order snapshot cached until the next change.
 
-/// A set of elements ordered by (order, insertion sequence), with O(log n) expected insert, search by order and
+/// A set of elements with distinct orders, in ascending order, with O(log n) expected insert, search by order and
 /// removal by handle, and a cached in-order snapshot.
 ///
 /// Not thread-safe: its owner's lock protects it.
@@ -10,7 +9,6 @@ struct OrderTreap<Element> {
     /// A stored element; the handle to remove it with.
     final class Node {
         let order: Int
-        let sequence: UInt64
         let element: Element
         fileprivate let priority: UInt64
         fileprivate var left: Node?
@@ -18,21 +16,19 @@ struct OrderTreap<Element> {
         /// Whether the node is still in its treap.
         fileprivate(set) var isStored = true
 
-        fileprivate init(order: Int, sequence: UInt64, element: Element, priority: UInt64) {
+        fileprivate init(order: Int, element: Element, priority: UInt64) {
             self.order = order
-            self.sequence = sequence
             self.element = element
             self.priority = priority
         }
 
         @inline(__always)
         fileprivate func precedes(_ other: Node) -> Bool {
-            order != other.order ? order < other.order : sequence < other.sequence
+            order < other.order
         }
     }
 
     private var root: Node?
-    private var nextSequence: UInt64 = 0
     private var randomState: UInt64 = 0x9E37_79B9_7F4A_7C15
     private(set) var count = 0
     /// The in-order elements, rebuilt lazily after a change.
@@ -40,11 +36,11 @@ struct OrderTreap<Element> {
 
     init() {}
 
-    /// Adds an element after every element with the same order. O(log n) expected.
+    /// Adds an element whose order no stored element has (the caller looks it up first: ``node(withOrder:)``).
+    /// O(log n) expected.
     @discardableResult
     mutating func insert(_ element: Element, order: Int) -> Node {
-        nextSequence &+= 1
-        let node = Node(order: order, sequence: nextSequence, element: element, priority: nextPriority())
+        let node = Node(order: order, element: element, priority: nextPriority())
         root = Self.insert(node, into: root)
         count += 1
         cache = nil
@@ -110,7 +106,7 @@ struct OrderTreap<Element> {
                 current = node.left
             }
             let node = stack.removeLast()
-            if let previous, !previous.precedes(node) { return "in-order sequence broken at order \(node.order)" }
+            if let previous, !previous.precedes(node) { return "orders not strictly ascending at order \(node.order)" }
             previous = node
             seen += 1
             current = node.right
