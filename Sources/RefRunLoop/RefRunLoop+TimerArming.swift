@@ -94,10 +94,12 @@ extension RefRunLoop {
     /// The earliest cap is never before the earliest deadline (a cap is its entry's deadline or later), so when the two
     /// are equal (no tolerance, the usual case) the answer is the same either way and the clock is not read.
     func wakeTimeLocked(for mode: LoopMode, changed: Bool = false) -> UInt64? {
+        // Both read before the clock call, which the compiler cannot see through: each is then a read in place, not
+        // a copy of the queue (a retain and a release per array it holds).
         let cap = mode.timers.earliestCap
-        if changed, mode.timerBatches == 0, let first = mode.timers.first, first.isArmable, first.deadline != cap,
-           first.deadline <= RefClock.nanoseconds {
-            return first.deadline
+        let first = changed ? mode.timers.firstArmableDeadline : nil
+        if let first, mode.timerBatches == 0, first != cap, first <= RefClock.nanoseconds {
+            return first
         }
         return cap
     }

@@ -1,5 +1,6 @@
-// The timers of one mode: an indexed binary min-heap keyed by (deadline, sequence), and a second one keyed by each
-// timer's latest coalesced wake-up (its cap), for the mode's wake-up time in O(1).
+// The timers of one mode: indexed binary min-heaps keyed by (deadline, sequence), one for the timers without tolerance
+// and one for those with, and a third keyed by each tolerant timer's latest coalesced wake-up (its cap), for the
+// mode's wake-up time in O(1).
 //
 // CF keeps each mode's timers in an array sorted by fire time, stable for equal times (rule timer.date-order), and
 // inserts with a binary search and a memmove: O(n) per add. The heap gives the same order — the sequence number is
@@ -7,12 +8,18 @@
 // exactly like CF's insertion index — at O(log n) per add, remove and reposition. Each entry knows its index, so
 // removal needs no search and no lazy tombstones.
 
-/// A min-heap of timer entries ordered by (deadline, sequence), with O(log n) removal through the entry itself, and
-/// beside it a min-heap of the armable entries ordered by (cap, sequence), where the cap is the latest time a wake-up
-/// may come for the entry: its hard deadline less ``TimerCoalescing/margin(_:)``. The earliest cap is the wake-up
-/// that fires the most timers at once with none late: every entry whose deadline has come by then fires, and no
-/// schedule of wake-ups could fire the same timers in fewer (the greedy solution of interval stabbing). An entry
-/// leaves the cap heap while its timer fires (``suspend(_:)``), as CF's arming skips firing timers.
+/// Timer entries in (deadline, sequence) order, with O(log n) removal through the entry itself, and the mode's
+/// wake-up time: the earliest cap of the armable entries, where the cap is the latest time a wake-up may come for the
+/// entry, its hard deadline less ``TimerCoalescing/margin(_:)``. The earliest cap is the wake-up that fires the most
+/// timers at once with none late: every entry whose deadline has come by then fires, and no schedule of wake-ups could
+/// fire the same timers in fewer (the greedy solution of interval stabbing). An entry stops counting for the wake-up
+/// time while its timer fires (``suspend(_:)``), as CF's arming skips firing timers.
+///
+/// An entry with an empty window (no tolerance, the usual timer and every timer CF on Linux has) has its deadline for
+/// cap, so it needs one heap, `exact`, whose root is its earliest cap; the tolerant entries are in `tolerant`, ordered
+/// by deadline, and in `caps`, by cap, while armable. Adding and removing a timer without tolerance thus sifts one
+/// heap, not two. A suspended entry stays in `exact` (at most one timer per nested run fires at a time), and the
+/// earliest armable one is found past it (``earliestArmableExact``).
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload> {
@@ -30,8 +37,12 @@ struct TimerQueue<Payload> {
         @exclusivity(unchecked) fileprivate(set) var index: Int
         /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
         @exclusivity(unchecked) fileprivate(set) var cap: UInt64
-        /// Position in the cap heap, or -1 while suspended or removed.
+        /// Position in the cap heap, or -1 while suspended, removed or exact.
         @exclusivity(unchecked) fileprivate var capIndex: Int
+        /// Whether the entry is in the `exact` heap (its window is empty) rather than in `tolerant`.
+        @exclusivity(unchecked) fileprivate var inExact: Bool
+        /// Whether its timer is firing (``TimerQueue/suspend(_:)``): it does not count for the wake-up time.
+        @exclusivity(unchecked) fileprivate var suspended = false
         let payload: Payload
 
         fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
@@ -42,8 +53,13 @@ struct TimerQueue<Payload> {
             self.index = -1
             self.cap = 0
             self.capIndex = -1
+            self.inExact = false
             updateCap()
+            inExact = hasEmptyWindow
         }
+
+        /// Whether the window is empty: then the cap is the deadline (the margin of an empty window is 0).
+        fileprivate var hasEmptyWindow: Bool { hardDeadline == deadline }
 
         fileprivate func updateCap() {
             cap = hardDeadline - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hardDeadline))
@@ -52,7 +68,7 @@ struct TimerQueue<Payload> {
         /// Whether the entry is still in a queue.
         var isQueued: Bool { index >= 0 }
         /// Whether the entry counts for the wake-up time (it is queued and not suspended while its timer fires).
-        var isArmable: Bool { capIndex >= 0 }
+        var isArmable: Bool { index >= 0 && !suspended }
 
         @inline(__always)
         fileprivate func precedes(_ other: Entry) -> Bool {
@@ -65,107 +81,181 @@ struct TimerQueue<Payload> {
         }
     }
 
-    private var heap: [Entry] = []
+    /// The entries with an empty window, by (deadline, sequence).
+    private var exact: [Entry] = []
+    /// The entries with a window, by (deadline, sequence).
+    private var tolerant: [Entry] = []
+    /// The armable entries of `tolerant`, by (cap, sequence).
     private var caps: [Entry] = []
     private var nextSequence: UInt64 = 0
 
     init() {}
 
     /// The number of queued entries. O(1).
-    var count: Int { heap.count }
+    var count: Int { exact.count + tolerant.count }
     /// Whether the queue is empty. O(1).
-    var isEmpty: Bool { heap.isEmpty }
+    var isEmpty: Bool { exact.isEmpty && tolerant.isEmpty }
     /// The entry with the smallest (deadline, sequence). O(1).
-    var first: Entry? { heap.first }
-    /// The earliest cap among the entries not suspended: the coalesced wake-up time, nil when there is none. O(1).
-    var earliestCap: UInt64? { caps.first?.cap }
+    var first: Entry? {
+        guard let a = exact.first else { return tolerant.first }
+        guard let b = tolerant.first else { return a }
+        return a.precedes(b) ? a : b
+    }
+    /// The deadline of ``first`` when that entry is armable, else nil. O(1).
+    @inline(__always)
+    var firstArmableDeadline: UInt64? {
+        // Element reads in place, not through an optional entry: no reference counting.
+        if !exact.isEmpty && (tolerant.isEmpty || exact[0].precedes(tolerant[0])) {
+            return exact[0].suspended ? nil : exact[0].deadline
+        }
+        guard !tolerant.isEmpty else { return nil }
+        return tolerant[0].suspended ? nil : tolerant[0].deadline
+    }
+
+    /// The earliest cap among the entries not suspended: the coalesced wake-up time, nil when there is none. O(1)
+    /// (O(k) for k suspended entries, see ``earliestArmableExactDeadline()``).
+    @inline(__always)
+    var earliestCap: UInt64? {
+        let tolerantCap: UInt64? = caps.isEmpty ? nil : caps[0].cap
+        let exactCap: UInt64? = exact.isEmpty ? nil : exact[0].suspended ? earliestArmableExactDeadline() : exact[0].deadline
+        guard let exactCap else { return tolerantCap }
+        guard let tolerantCap else { return exactCap }
+        return min(exactCap, tolerantCap)
+    }
+
+    /// The deadline of the earliest entry of `exact` that is not suspended (nil for none), when the root is: the
+    /// search goes past suspended entries only (a subtree whose root is armable has that root for its earliest), so it
+    /// visits O(k) entries for k suspended ones, and k is at most the depth of nested runs firing timers.
+    private func earliestArmableExactDeadline() -> UInt64? {
+        var best: Int?
+        var stack = [0]
+        while let index = stack.popLast() {
+            if let best, !exact[index].precedes(exact[best]) { continue }
+            if !exact[index].suspended {
+                best = index
+                continue
+            }
+            let left = 2 * index + 1
+            if left < exact.count { stack.append(left) }
+            if left + 1 < exact.count { stack.append(left + 1) }
+        }
+        return best.map { exact[$0].deadline }
+    }
 
     /// Adds a payload. O(log n).
     @discardableResult
     mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
         let entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
-        entry.index = heap.count
-        heap.append(entry)
-        siftUp(entry.index)
-        resume(entry)
+        enqueue(entry)
         return entry
     }
 
-    /// Takes the entry out of the cap heap (its timer is firing): ``earliestCap`` ignores it until ``resume(_:)``.
-    /// O(log n); nothing if it is suspended already.
+    /// Leaves the entry out of the wake-up time (its timer is firing): ``earliestCap`` ignores it until
+    /// ``resume(_:)``. O(log n); nothing if it is suspended already or not queued.
     mutating func suspend(_ entry: Entry) {
-        let index = entry.capIndex
-        guard index >= 0 else { return }
-        entry.capIndex = -1
-        let lastIndex = caps.count - 1
-        guard index != lastIndex else {
-            caps.removeLast()
-            return
-        }
-        // The last entry moves into the hole by a swap in the buffer (no reference counting), then the entry leaves.
-        caps.withUnsafeMutableBufferPointer { slots in
-            slots.swapAt(index, lastIndex)
-            slots[index].capIndex = index
-        }
-        caps.removeLast()
-        siftCaps(from: index)
+        guard entry.isQueued, !entry.suspended else { return }
+        entry.suspended = true
+        if !entry.inExact { leaveCaps(entry) }
     }
 
-    /// Puts a queued entry back into the cap heap. O(log n); nothing if it is there already or not queued.
+    /// Counts a queued entry for the wake-up time again. O(log n); nothing if it is not suspended or not queued.
     mutating func resume(_ entry: Entry) {
-        guard entry.isQueued, entry.capIndex < 0 else { return }
-        entry.capIndex = caps.count
-        caps.append(entry)
-        siftCaps(from: entry.capIndex)
+        guard entry.isQueued, entry.suspended else { return }
+        entry.suspended = false
+        if !entry.inExact { Self.append(entry, to: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex) }
     }
 
     /// Removes an entry of this queue. O(log n). Removing an entry that is no longer queued does nothing.
     mutating func remove(_ entry: Entry) {
-        let index = entry.index
-        guard index >= 0 else { return }
-        precondition(index < heap.count && heap[index] === entry, "internal bug: a timer entry from another queue")
-        suspend(entry)
-        entry.index = -1
-        let lastIndex = heap.count - 1
-        guard index != lastIndex else {
-            heap.removeLast()
-            return
-        }
-        // As in suspend(_:): the last entry moves into the hole by a swap in the buffer, then the entry leaves.
-        heap.withUnsafeMutableBufferPointer { slots in
-            slots.swapAt(index, lastIndex)
-            slots[index].index = index
-        }
-        heap.removeLast()
-        siftDown(index)
-        siftUp(heap[index].index)
+        guard entry.isQueued else { return }
+        dequeue(entry)
     }
 
     /// Moves an entry to a new deadline. It goes after the entries that already have that deadline, as a re-insert
     /// into CF's sorted array does. O(log n).
     mutating func reschedule(_ entry: Entry, deadline: UInt64, hardDeadline: UInt64) {
-        precondition(entry.isQueued && heap[entry.index] === entry, "internal bug: rescheduling an entry that is not queued")
-        entry.deadline = deadline
-        entry.hardDeadline = max(hardDeadline, deadline)
-        entry.sequence = takeSequence()
-        entry.updateCap()
-        siftDown(entry.index)
-        siftUp(entry.index)
-        if entry.capIndex >= 0 { siftCaps(from: entry.capIndex) }
+        precondition(entry.isQueued, "internal bug: rescheduling an entry that is not queued")
+        let sequence = takeSequence()
+        change(entry) {
+            $0.deadline = deadline
+            $0.hardDeadline = max(hardDeadline, deadline)
+            $0.sequence = sequence
+        }
     }
 
-    /// Changes only the hard deadline (a tolerance change). The deadline order does not depend on it. O(log n).
+    /// Changes only the hard deadline (a tolerance change). O(log n).
     mutating func setHardDeadline(_ entry: Entry, _ hardDeadline: UInt64) {
-        entry.hardDeadline = max(hardDeadline, entry.deadline)
+        precondition(entry.isQueued, "internal bug: changing the tolerance of an entry that is not queued")
+        change(entry) { $0.hardDeadline = max(hardDeadline, $0.deadline) }
+    }
+
+    /// Changes an entry's keys with `update` and puts it back in order: in place when it stays in the same heap,
+    /// otherwise out of one heap and into the other (a tolerance given or taken away).
+    private mutating func change(_ entry: Entry, _ update: (Entry) -> Void) {
+        let wasExact = entry.inExact
+        update(entry)
         entry.updateCap()
-        if entry.capIndex >= 0 { siftCaps(from: entry.capIndex) }
+        guard entry.hasEmptyWindow == wasExact else {
+            dequeue(entry)
+            enqueue(entry)
+            return
+        }
+        if wasExact {
+            Self.restore(at: entry.index, in: &exact, precedes: Self.precedes, setIndex: Self.setIndex)
+        } else {
+            Self.restore(at: entry.index, in: &tolerant, precedes: Self.precedes, setIndex: Self.setIndex)
+            if entry.capIndex >= 0 {
+                Self.restore(at: entry.capIndex, in: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex)
+            }
+        }
+    }
+
+    /// Puts an entry that is in no heap into the heaps its window and its suspension call for.
+    private mutating func enqueue(_ entry: Entry) {
+        entry.inExact = entry.hasEmptyWindow
+        if entry.inExact {
+            Self.append(entry, to: &exact, precedes: Self.precedes, setIndex: Self.setIndex)
+        } else {
+            Self.append(entry, to: &tolerant, precedes: Self.precedes, setIndex: Self.setIndex)
+            if !entry.suspended { Self.append(entry, to: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex) }
+        }
+    }
+
+    /// Takes a queued entry out of every heap it is in, leaving it unqueued (its suspension is kept).
+    private mutating func dequeue(_ entry: Entry) {
+        let index = entry.index
+        entry.index = -1
+        if entry.inExact {
+            precondition(index < exact.count && exact[index] === entry, "internal bug: a timer entry from another queue")
+            Self.takeOut(at: index, from: &exact, precedes: Self.precedes, setIndex: Self.setIndex)
+        } else {
+            precondition(index < tolerant.count && tolerant[index] === entry, "internal bug: a timer entry from another queue")
+            leaveCaps(entry)
+            Self.takeOut(at: index, from: &tolerant, precedes: Self.precedes, setIndex: Self.setIndex)
+        }
+    }
+
+    /// Takes an entry out of the cap heap, if it is there.
+    private mutating func leaveCaps(_ entry: Entry) {
+        let index = entry.capIndex
+        guard index >= 0 else { return }
+        entry.capIndex = -1
+        Self.takeOut(at: index, from: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex)
     }
 
     /// The entries whose deadline is at or before `limit`, in (deadline, sequence) order: the snapshot CF's
     /// __CFRunLoopDoTimers takes. O(k log k) for k results: subtrees whose root is later than `limit` are skipped.
     func due(atOrBefore limit: UInt64) -> [Entry] {
-        guard let root = heap.first, root.deadline <= limit else { return [] }
         var result: [Entry] = []
+        Self.collect(atOrBefore: limit, from: exact, into: &result)
+        Self.collect(atOrBefore: limit, from: tolerant, into: &result)
+        if result.count > 1 { result.sort { $0.precedes($1) } }
+        return result
+    }
+
+    /// Appends the entries of `heap` whose deadline is at or before `limit`, in no order.
+    private static func collect(atOrBefore limit: UInt64, from heap: [Entry], into result: inout [Entry]) {
+        guard let root = heap.first, root.deadline <= limit else { return }
         var stack = [0]
         while let index = stack.popLast() {
             let entry = heap[index]
@@ -175,25 +265,29 @@ struct TimerQueue<Payload> {
             if left < heap.count { stack.append(left) }
             if left + 1 < heap.count { stack.append(left + 1) }
         }
-        result.sort { $0.precedes($1) }
-        return result
     }
 
-    /// All entries, in heap order (not sorted). O(1) to obtain.
-    var unorderedEntries: [Entry] { heap }
+    /// All entries, in no order. O(n).
+    var unorderedEntries: [Entry] { exact + tolerant }
 
     /// Checks the heap property and every entry's index. O(n); for tests and debug builds.
     func checkInvariants() -> String? {
-        for (index, entry) in heap.enumerated() {
-            if entry.index != index { return "entry at \(index) believes it is at \(entry.index)" }
-            if index > 0 {
-                let parent = heap[(index - 1) / 2]
-                if entry.precedes(parent) { return "entry at \(index) precedes its parent" }
+        for (name, heap, isExact) in [("exact", exact, true), ("tolerant", tolerant, false)] {
+            for (index, entry) in heap.enumerated() {
+                if entry.index != index { return "\(name) entry at \(index) believes it is at \(entry.index)" }
+                if index > 0 && entry.precedes(heap[(index - 1) / 2]) { return "\(name) entry at \(index) precedes its parent" }
+                if entry.hardDeadline < entry.deadline { return "\(name) entry at \(index) has a hard deadline before its deadline" }
+                if entry.inExact != isExact || entry.hasEmptyWindow != isExact {
+                    return "\(name) entry at \(index) is in the wrong heap for its window"
+                }
+                if isExact && entry.capIndex >= 0 { return "exact entry at \(index) has a cap index" }
+                if !isExact && (entry.capIndex >= 0) == entry.suspended {
+                    return "tolerant entry at \(index) is \(entry.suspended ? "suspended and in" : "armable and not in") the cap heap"
+                }
             }
-            if entry.hardDeadline < entry.deadline { return "entry at \(index) has a hard deadline before its deadline" }
         }
         for (index, entry) in caps.enumerated() {
-            if entry.capIndex != index || !entry.isQueued { return "cap entry at \(index) is misplaced or not queued" }
+            if entry.capIndex != index || !entry.isQueued || entry.inExact { return "cap entry at \(index) is misplaced" }
             if index > 0 && entry.capPrecedes(caps[(index - 1) / 2]) { return "cap entry at \(index) precedes its parent" }
         }
         return nil
@@ -206,63 +300,75 @@ struct TimerQueue<Payload> {
         return nextSequence
     }
 
-    // The sifts work on the heap's buffer and move entries with swapAt: no reference is retained or released.
+    // The two heaps share these mechanics, specialised by the key (`precedes`) and the index field each keeps
+    // (`setIndex`). Entries are moved in the buffer, never copied: a sift step costs no reference counting. A sift
+    // carries one entry along a path of holes, moving each entry it passes by one slot, instead of swapping pairs.
 
-    private mutating func siftUp(_ start: Int) {
-        heap.withUnsafeMutableBufferPointer { slots in
-            var index = start
-            while index > 0 {
-                let parentIndex = (index - 1) / 2
-                guard slots[index].precedes(slots[parentIndex]) else { break }
-                slots.swapAt(index, parentIndex)
-                slots[index].index = index
-                index = parentIndex
-            }
-            slots[index].index = index
-        }
+    @inline(__always) private static func precedes(_ a: Entry, _ b: Entry) -> Bool { a.precedes(b) }
+    @inline(__always) private static func capPrecedes(_ a: Entry, _ b: Entry) -> Bool { a.capPrecedes(b) }
+    @inline(__always) private static func setIndex(_ entry: Entry, _ index: Int) { entry.index = index }
+    @inline(__always) private static func setCapIndex(_ entry: Entry, _ index: Int) { entry.capIndex = index }
+
+    /// Appends `entry` and sifts it up. O(log n).
+    @inline(__always)
+    private static func append(_ entry: Entry, to heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+                               setIndex: (Entry, Int) -> Void) {
+        heap.append(entry)
+        restore(at: heap.count - 1, in: &heap, precedes: precedes, setIndex: setIndex)
     }
 
-    private mutating func siftDown(_ start: Int) {
-        heap.withUnsafeMutableBufferPointer { slots in
-            var index = start
-            let count = slots.count
-            while true {
-                let left = 2 * index + 1
-                guard left < count else { break }
-                var child = left
-                if left + 1 < count && slots[left + 1].precedes(slots[left]) { child = left + 1 }
-                guard slots[child].precedes(slots[index]) else { break }
-                slots.swapAt(index, child)
-                slots[index].index = index
-                index = child
-            }
-            slots[index].index = index
+    /// Takes the entry at `index` out of the heap (the caller has marked it out already): the last entry fills the
+    /// hole and is sifted from there. O(log n).
+    @inline(__always)
+    private static func takeOut(at index: Int, from heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+                                setIndex: (Entry, Int) -> Void) {
+        let lastIndex = heap.count - 1
+        if index != lastIndex {
+            heap.withUnsafeMutableBufferPointer { $0.swapAt(index, lastIndex) }
         }
+        heap.removeLast()
+        if index != lastIndex { restore(at: index, in: &heap, precedes: precedes, setIndex: setIndex) }
     }
 
-    /// Restores the cap heap's order around `start`, whichever way its key moved.
-    private mutating func siftCaps(from start: Int) {
-        caps.withUnsafeMutableBufferPointer { slots in
-            var index = start
-            while index > 0 {
-                let parentIndex = (index - 1) / 2
-                guard slots[index].capPrecedes(slots[parentIndex]) else { break }
-                slots.swapAt(index, parentIndex)
-                slots[index].capIndex = index
-                index = parentIndex
-            }
+    /// Restores the heap order around the entry at `start`, whose key may have moved either way, and records every
+    /// moved entry's new index. Up first; if the entry does not rise, down by Floyd's method: the hole goes to a
+    /// leaf along the smaller children (one comparison per level), then the entry rises from there to its place,
+    /// which for an entry taken from the last slot is almost always at or near the bottom. O(log n).
+    @inline(__always)
+    private static func restore(at start: Int, in heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+                                setIndex: (Entry, Int) -> Void) {
+        heap.withUnsafeMutableBufferPointer { slots in
+            let base = slots.baseAddress!
             let count = slots.count
-            while true {
-                let left = 2 * index + 1
-                guard left < count else { break }
-                var child = left
-                if left + 1 < count && slots[left + 1].capPrecedes(slots[left]) { child = left + 1 }
-                guard slots[child].capPrecedes(slots[index]) else { break }
-                slots.swapAt(index, child)
-                slots[index].capIndex = index
-                index = child
+            // The sifted entry leaves its slot (a hole, uninitialised) until its place is found.
+            let entry = (base + start).move()
+            var hole = start
+            while hole > 0 {
+                let parent = (hole - 1) / 2
+                guard precedes(entry, base[parent]) else { break }
+                (base + hole).moveInitialize(from: base + parent, count: 1)
+                setIndex(base[hole], hole)
+                hole = parent
             }
-            slots[index].capIndex = index
+            if hole == start {
+                while true {
+                    let left = 2 * hole + 1
+                    guard left < count else { break }
+                    let child = left + 1 < count && precedes(base[left + 1], base[left]) ? left + 1 : left
+                    (base + hole).moveInitialize(from: base + child, count: 1)
+                    setIndex(base[hole], hole)
+                    hole = child
+                }
+                while hole > start {
+                    let parent = (hole - 1) / 2
+                    guard precedes(entry, base[parent]) else { break }
+                    (base + hole).moveInitialize(from: base + parent, count: 1)
+                    setIndex(base[hole], hole)
+                    hole = parent
+                }
+            }
+            setIndex(entry, hole)
+            (base + hole).initialize(to: entry)
         }
     }
 }

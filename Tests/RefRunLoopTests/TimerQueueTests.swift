@@ -100,3 +100,156 @@ private func replay(_ operations: [QueueOperation]) -> String? {
     #expect(queue.isEmpty)
     #expect(!entry.isQueued)
 }
+
+/// One operation on the queue's windows and suspensions. Indices refer to the live entries in insertion order.
+private enum WindowOperation: CustomStringConvertible {
+    case insert(deadline: UInt64, window: UInt64)
+    case remove(live: Int)
+    case reschedule(live: Int, deadline: UInt64, window: UInt64)
+    case setWindow(live: Int, window: UInt64)
+    case suspend(live: Int)
+    case resume(live: Int)
+
+    var description: String {
+        switch self {
+        case .insert(let deadline, let window): return "insert(\(deadline), window \(window))"
+        case .remove(let live): return "remove(#\(live))"
+        case .reschedule(let live, let deadline, let window): return "reschedule(#\(live), \(deadline), window \(window))"
+        case .setWindow(let live, let window): return "setWindow(#\(live), \(window))"
+        case .suspend(let live): return "suspend(#\(live))"
+        case .resume(let live): return "resume(#\(live))"
+        }
+    }
+}
+
+/// A live entry of the window model: CF's sorted array plus each timer's window and whether it is firing.
+private struct WindowModelEntry {
+    let id: Int
+    var deadline: UInt64
+    var window: UInt64
+    var suspended = false
+    let entry: TimerQueue<Int>.Entry
+
+    /// The latest wake-up that fires it on time.
+    var cap: UInt64 {
+        let hard = deadline + window
+        return hard - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hard))
+    }
+}
+
+/// Replays `operations` on a queue and a model of it; returns a description of the first difference, or nil. The
+/// model's wake-up time is the earliest cap of the entries not suspended; its order is CF's (a rescheduled entry goes
+/// after the entries with its new deadline, a window change keeps its place).
+private func replayWindows(_ operations: [WindowOperation]) -> String? {
+    var queue = TimerQueue<Int>()
+    var model: [WindowModelEntry] = []  // in (deadline, sequence) order
+    var live: [Int] = []  // ids in insertion order
+    var nextID = 0
+    func position(_ id: Int) -> Int { model.firstIndex { $0.id == id }! }
+    func insertSorted(_ item: WindowModelEntry) {
+        model.insert(item, at: model.firstIndex { $0.deadline > item.deadline } ?? model.count)
+    }
+    for operation in operations {
+        switch operation {
+        case .insert(let deadline, let window):
+            let entry = queue.insert(nextID, deadline: deadline, hardDeadline: deadline + window)
+            insertSorted(WindowModelEntry(id: nextID, deadline: deadline, window: window, entry: entry))
+            live.append(nextID)
+            nextID += 1
+        case .remove(let index):
+            let at = position(live[index])
+            queue.remove(model[at].entry)
+            model.remove(at: at)
+            live.remove(at: index)
+        case .reschedule(let index, let deadline, let window):
+            var item = model.remove(at: position(live[index]))
+            queue.reschedule(item.entry, deadline: deadline, hardDeadline: deadline + window)
+            item.deadline = deadline
+            item.window = window
+            insertSorted(item)
+        case .setWindow(let index, let window):
+            let at = position(live[index])
+            queue.setHardDeadline(model[at].entry, model[at].deadline + window)
+            model[at].window = window
+        case .suspend(let index):
+            let at = position(live[index])
+            queue.suspend(model[at].entry)
+            model[at].suspended = true
+        case .resume(let index):
+            let at = position(live[index])
+            queue.resume(model[at].entry)
+            model[at].suspended = false
+        }
+        if let broken = queue.checkInvariants() { return "invariant: \(broken)" }
+        if queue.count != model.count { return "count \(queue.count), model \(model.count)" }
+        if queue.first?.payload != model.first?.id { return "first \(String(describing: queue.first?.payload)), model \(String(describing: model.first?.id))" }
+        let expectedCap = model.filter { !$0.suspended }.map(\.cap).min()
+        if queue.earliestCap != expectedCap { return "earliest cap \(String(describing: queue.earliestCap)), model \(String(describing: expectedCap))" }
+        for item in model where item.entry.isArmable == item.suspended {
+            return "entry #\(item.id) armable: \(item.entry.isArmable), model suspended: \(item.suspended)"
+        }
+        let ordered = queue.due(atOrBefore: .max).map(\.payload)
+        if ordered != model.map(\.id) { return "order \(ordered), model \(model.map(\.id))" }
+        let due = queue.due(atOrBefore: 0).map(\.payload)
+        if due != model.filter({ $0.deadline == 0 }).map(\.id) { return "due(<= 0) \(due)" }
+        if Set(queue.unorderedEntries.map(\.payload)) != Set(model.map(\.id)) { return "entries differ from the model's" }
+    }
+    // Removing every entry leaves nothing behind.
+    for item in model { queue.remove(item.entry) }
+    if !queue.isEmpty || queue.earliestCap != nil { return "not empty after removing every entry" }
+    return nil
+}
+
+/// Windows (empty, which puts an entry in the heap without tolerance, or 20 ns, whose cap is 18 ns after the deadline)
+/// and suspensions, against the model, over every sequence of up to 4 operations.
+@Test func timerQueueWakeUpTimeMatchesTheModelExhaustively() {
+    let deadlines: [UInt64] = [0, 1]
+    let windows: [UInt64] = [0, 20]
+    var failures: [String] = []
+    var checked = 0
+    func explore(_ operations: [WindowOperation], liveCount: Int, depth: Int) {
+        if let failure = replayWindows(operations) {
+            failures.append("\(operations): \(failure)")
+            return
+        }
+        checked += 1
+        guard depth > 0, failures.count < 5 else { return }
+        for deadline in deadlines {
+            for window in windows {
+                explore(operations + [.insert(deadline: deadline, window: window)], liveCount: liveCount + 1, depth: depth - 1)
+            }
+        }
+        for index in 0..<liveCount {
+            explore(operations + [.remove(live: index)], liveCount: liveCount - 1, depth: depth - 1)
+            explore(operations + [.suspend(live: index)], liveCount: liveCount, depth: depth - 1)
+            explore(operations + [.resume(live: index)], liveCount: liveCount, depth: depth - 1)
+            for window in windows {
+                explore(operations + [.setWindow(live: index, window: window)], liveCount: liveCount, depth: depth - 1)
+                for deadline in deadlines {
+                    explore(operations + [.reschedule(live: index, deadline: deadline, window: window)],
+                            liveCount: liveCount, depth: depth - 1)
+                }
+            }
+        }
+    }
+    explore([], liveCount: 0, depth: 4)
+    #expect(failures.isEmpty, "failing inputs:\n\(failures.joined(separator: "\n"))")
+    #expect(checked > 10_000)
+}
+
+/// A heap of many entries with several suspended near its root: the wake-up time is the earliest armable cap.
+@Test func timerQueueFindsTheEarliestArmableEntryPastSuspendedOnes() {
+    var queue = TimerQueue<Int>()
+    var entries: [TimerQueue<Int>.Entry] = []
+    var rng = SplitMix64(seed: 7)
+    for id in 0..<500 {
+        let deadline = rng.next() % 1_000
+        entries.append(queue.insert(id, deadline: deadline, hardDeadline: deadline))
+    }
+    let byDeadline = entries.sorted { ($0.deadline, $0.payload) < ($1.deadline, $1.payload) }
+    for suspendedCount in 0..<20 {
+        if suspendedCount > 0 { queue.suspend(byDeadline[suspendedCount - 1]) }
+        #expect(queue.earliestCap == byDeadline[suspendedCount].deadline)
+        #expect(queue.checkInvariants() == nil)
+    }
+}
