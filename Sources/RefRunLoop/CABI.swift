@@ -50,10 +50,18 @@ private func mode(_ name: UnsafePointer<CChar>?) -> RefRunLoopMode {
     return .named(String(cString: name))
 }
 
-/// Whether a C string is "kCFRunLoopDefaultMode" (libc's strcmp: a third of the instructions of a byte loop).
+/// Whether a C string is "kCFRunLoopDefaultMode": REF_RUNLOOP_DEFAULT_MODE itself by its address, any other pointer
+/// by libc's strcmp (a third of the instructions of a byte loop).
 @inline(__always)
 private func isDefaultModeName(_ name: UnsafePointer<CChar>) -> Bool {
-    strcmp(name, "kCFRunLoopDefaultMode") == 0
+    name == ref_runloop_default_mode || strcmp(name, "kCFRunLoopDefaultMode") == 0
+}
+
+/// Calls `defaultMode` when the C mode argument is the default mode (the usual call: no mode value is made), and
+/// `other` with the mode otherwise.
+@inline(__always)
+private func withMode(_ name: UnsafePointer<CChar>?, defaultMode: () -> Void, other: (RefRunLoopMode) -> Void) {
+    if let name, isDefaultModeName(name) { defaultMode() } else { other(mode(name)) }
 }
 
 // MARK: Loops
@@ -139,12 +147,16 @@ public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, 
 
 @_cdecl("ref_runloop_add_source")
 public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, source, as: RefRunLoopSource.self) { $0.add($1, mode: mode(name)) }
+    changing(loop, source, as: RefRunLoopSource.self) { loop, source in
+        withMode(name, defaultMode: { loop.addToDefaultMode(source) }, other: { loop.add(source, mode: $0) })
+    }
 }
 
 @_cdecl("ref_runloop_remove_source")
 public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, source, as: RefRunLoopSource.self) { $0.remove($1, mode: mode(name)) }
+    changing(loop, source, as: RefRunLoopSource.self) { loop, source in
+        withMode(name, defaultMode: { loop.removeFromDefaultMode(source) }, other: { loop.remove(source, mode: $0) })
+    }
 }
 
 // MARK: Timers
@@ -180,12 +192,16 @@ public func refRunLoopTimerRelease(_ timer: OpaquePointer?) { release(timer, as:
 
 @_cdecl("ref_runloop_add_timer")
 public func refRunLoopAddTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, timer, as: RefRunLoopTimer.self) { $0.add($1, mode: mode(name)) }
+    changing(loop, timer, as: RefRunLoopTimer.self) { loop, timer in
+        withMode(name, defaultMode: { loop.addToDefaultMode(timer) }, other: { loop.add(timer, mode: $0) })
+    }
 }
 
 @_cdecl("ref_runloop_remove_timer")
 public func refRunLoopRemoveTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, timer, as: RefRunLoopTimer.self) { $0.remove($1, mode: mode(name)) }
+    changing(loop, timer, as: RefRunLoopTimer.self) { loop, timer in
+        withMode(name, defaultMode: { loop.removeFromDefaultMode(timer) }, other: { loop.remove(timer, mode: $0) })
+    }
 }
 
 // MARK: Observers
@@ -209,12 +225,16 @@ public func refRunLoopObserverRelease(_ observer: OpaquePointer?) { release(obse
 
 @_cdecl("ref_runloop_add_observer")
 public func refRunLoopAddObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, observer, as: RefRunLoopObserver.self) { $0.add($1, mode: mode(name)) }
+    changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
+        withMode(name, defaultMode: { loop.addToDefaultMode(observer) }, other: { loop.add(observer, mode: $0) })
+    }
 }
 
 @_cdecl("ref_runloop_remove_observer")
 public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, observer, as: RefRunLoopObserver.self) { $0.remove($1, mode: mode(name)) }
+    changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
+        withMode(name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })
+    }
 }
 
 // MARK: The header

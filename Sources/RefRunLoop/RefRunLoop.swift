@@ -148,23 +148,65 @@ public final class RefRunLoop: @unchecked Sendable {
     /// CFRunLoopAddSource. A version-0 source gets a schedule callout per mode it newly joins (rule
     /// source.schedule-once-per-mode). Adding to `.common` adds to every common mode. O(1) per mode (plus one epoll_ctl
     /// for a new descriptor). Any thread.
-    public func add(_ source: RefRunLoopSource, mode: RefRunLoopMode) { add(.source(source), mode: mode) }
+    public func add(_ source: RefRunLoopSource, mode: RefRunLoopMode) {
+        if mode.isDefault { addToDefaultMode(source) } else { add(.source(source), mode: mode) }
+    }
     /// CFRunLoopAddTimer. Ignored if the timer is invalid or in another loop. Does not wake the loop; a timer added
     /// from another thread while the loop waits in that mode still fires on time (rule timer.port-in-wait-set). O(log
     /// n), and one timerfd_settime when the mode's coalesced wake-up time moves. Any thread.
-    public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { add(.timer(timer), mode: mode) }
+    public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) {
+        if mode.isDefault { addToDefaultMode(timer) } else { add(.timer(timer), mode: mode) }
+    }
     /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(1) when the mode has an observer
     /// of the same order already, O(log g) expected for g distinct orders otherwise (OrderedStore.swift). Any thread.
-    public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { add(.observer(observer), mode: mode) }
+    public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) {
+        if mode.isDefault { addToDefaultMode(observer) } else { add(.observer(observer), mode: mode) }
+    }
 
     /// CFRunLoopRemoveSource, with a cancel callout for a version-0 source (rule source.cancel-on-remove). O(1) per
     /// mode. Any thread.
-    public func remove(_ source: RefRunLoopSource, mode: RefRunLoopMode) { remove(.source(source), mode: mode) }
+    public func remove(_ source: RefRunLoopSource, mode: RefRunLoopMode) {
+        if mode.isDefault { removeFromDefaultMode(source) } else { remove(.source(source), mode: mode) }
+    }
     /// CFRunLoopRemoveTimer. O(log n), plus a coalescing rescan (as for adding) when it was among the next to
     /// fire. Any thread.
-    public func remove(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) { remove(.timer(timer), mode: mode) }
+    public func remove(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) {
+        if mode.isDefault { removeFromDefaultMode(timer) } else { remove(.timer(timer), mode: mode) }
+    }
     /// CFRunLoopRemoveObserver. O(1), O(log g) expected when it was the last of its order. Any thread.
-    public func remove(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) { remove(.observer(observer), mode: mode) }
+    public func remove(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) {
+        if mode.isDefault { removeFromDefaultMode(observer) } else { remove(.observer(observer), mode: mode) }
+    }
+
+    // The default mode, the usual argument, directly: no item enum (whose payload is retained and released), no mode
+    // look-up by name and no list of callouts. The same per-kind functions as every other mode's add and remove
+    // (joinLocked, leaveLocked), so the two paths cannot differ.
+
+    func addToDefaultMode(_ source: RefRunLoopSource) {
+        let schedule = lock.withLock { lifecycle == .open ? joinLocked(source, defaultMode) : nil }
+        schedule?(RefRunLoopMode.defaultModeName)
+    }
+
+    func addToDefaultMode(_ timer: RefRunLoopTimer) {
+        lock.withLock { if lifecycle == .open { joinLocked(timer, defaultMode) } }
+    }
+
+    func addToDefaultMode(_ observer: RefRunLoopObserver) {
+        lock.withLock { if lifecycle == .open { joinLocked(observer, defaultMode) } }
+    }
+
+    func removeFromDefaultMode(_ source: RefRunLoopSource) {
+        let cancel = lock.withLock { lifecycle == .open ? leaveLocked(source, defaultMode) : nil }
+        cancel?(RefRunLoopMode.defaultModeName)
+    }
+
+    func removeFromDefaultMode(_ timer: RefRunLoopTimer) {
+        lock.withLock { if lifecycle == .open { leaveLocked(timer, defaultMode) } }
+    }
+
+    func removeFromDefaultMode(_ observer: RefRunLoopObserver) {
+        lock.withLock { if lifecycle == .open { leaveLocked(observer, defaultMode) } }
+    }
 
     /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule
     /// common.contains-common-items). O(1). Any thread.
@@ -288,41 +330,56 @@ public final class RefRunLoop: @unchecked Sendable {
     private func addLocked(_ item: LoopItem, to mode: LoopMode, named name: String, callouts: inout [() -> Void]) {
         switch item {
         case .source(let source):
-            let joined: Bool = source.lock.withLock {
-                // An invalid source is never added (CF checks in CFRunLoopAddSource).
-                guard source.valid, source.memberships.index(of: mode) == nil else { return false }
-                mode.sources.append(source)
-                source.addMembershipLocked(self, mode, slot: mode.sources.count - 1)
-                return true
-            }
-            guard joined else { return }
-            if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
-            if case .version0(let schedule?, _) = source.kind { callouts.append { schedule(name) } }
-        case .timer(let timer):
-            // The timer's entries are protected by this loop's lock, which is held.
-            guard !mode.contains(item) else { return }
-            let key: (UInt64, UInt64)? = timer.lock.withLock {
-                guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
-                timer.loop = self
-                return (timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds))
-            }
-            guard let (deadline, hard) = key else { return }
-            let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
-            timer.entries.append(ModeHandle(mode, entry))
-            rearmTimerLocked(mode, changed: true)
-        case .observer(let observer):
-            // The observer's nodes are protected by this loop's lock, which is held.
-            guard !mode.contains(item) else { return }
-            let bound: Bool = observer.lock.withLock {
-                guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
-                observer.loop = self
-                return true
-            }
-            guard bound else { return }
-            let node = mode.observers.insert(observer, order: observer.order)
-            mode.observersChanged()
-            observer.nodes.append(ModeHandle(mode, node))
+            if let schedule = joinLocked(source, mode) { callouts.append { schedule(name) } }
+        case .timer(let timer): joinLocked(timer, mode)
+        case .observer(let observer): joinLocked(observer, mode)
         }
+    }
+
+    /// Adds a source to `mode`, which exists, and returns its schedule callout to make once the lock is released (nil
+    /// when it did not join, or has none). Caller holds `lock`.
+    private func joinLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
+        let joined: Bool = source.lock.withLock {
+            // An invalid source is never added (CF checks in CFRunLoopAddSource).
+            guard source.valid, source.memberships.index(of: mode) == nil else { return false }
+            mode.sources.append(source)
+            source.addMembershipLocked(self, mode, slot: mode.sources.count - 1)
+            return true
+        }
+        guard joined else { return nil }
+        if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
+        if case .version0(let schedule?, _) = source.kind { return schedule }
+        return nil
+    }
+
+    /// Adds a timer to `mode`, which exists. Caller holds `lock`.
+    private func joinLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
+        // The timer's entries are protected by this loop's lock, which is held.
+        guard !timer.entries.contains(where: { $0.isIn(mode) }) else { return }
+        let key: (UInt64, UInt64)? = timer.lock.withLock {
+            guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
+            timer.loop = self
+            return (timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds))
+        }
+        guard let (deadline, hard) = key else { return }
+        let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
+        timer.entries.append(ModeHandle(mode, entry))
+        rearmTimerLocked(mode, changed: true)
+    }
+
+    /// Adds an observer to `mode`, which exists. Caller holds `lock`.
+    private func joinLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
+        // The observer's nodes are protected by this loop's lock, which is held.
+        guard !observer.nodes.contains(where: { $0.isIn(mode) }) else { return }
+        let bound: Bool = observer.lock.withLock {
+            guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
+            observer.loop = self
+            return true
+        }
+        guard bound else { return }
+        let node = mode.observers.insert(observer, order: observer.order)
+        mode.observersChanged()
+        observer.nodes.append(ModeHandle(mode, node))
     }
 
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
@@ -337,27 +394,43 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes from `mode`. Caller holds `lock`.
     private func removeLocked(_ item: LoopItem, from mode: LoopMode, named name: String, callouts: inout [() -> Void]) {
-        exitConditionsChangedLocked()  // the mode may become empty
         switch item {
         case .source(let source):
-            guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return }
-            removeSourceLocked(at: slot, from: mode)
-            if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
-            if case .version0(_, let cancel?) = source.kind { callouts.append { cancel(name) } }
-        case .timer(let timer):
-            guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
-            let entry = timer.entries[index].handle
-            mode.timers.remove(entry)
-            timer.entries.remove(at: index)
-            if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
-            rearmTimerLocked(mode, changed: true)
-        case .observer(let observer):
-            guard let index = observer.nodes.firstIndex(where: { $0.isIn(mode) }) else { return }
-            mode.observers.remove(observer.nodes[index].handle)
-            mode.observersChanged()
-            observer.nodes.remove(at: index)
-            if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }
+            if let cancel = leaveLocked(source, mode) { callouts.append { cancel(name) } }
+        case .timer(let timer): leaveLocked(timer, mode)
+        case .observer(let observer): leaveLocked(observer, mode)
         }
+    }
+
+    /// Removes a source from `mode` and returns its cancel callout to make once the lock is released (nil when it was
+    /// not there, or has none). Caller holds `lock`.
+    private func leaveLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
+        exitConditionsChangedLocked()  // the mode may become empty
+        guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return nil }
+        removeSourceLocked(at: slot, from: mode)
+        if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
+        if case .version0(_, let cancel?) = source.kind { return cancel }
+        return nil
+    }
+
+    /// Removes a timer from `mode`. Caller holds `lock`.
+    private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
+        exitConditionsChangedLocked()  // the mode may become empty
+        guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
+        mode.timers.remove(timer.entries[index].handle)
+        timer.entries.remove(at: index)
+        if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
+        rearmTimerLocked(mode, changed: true)
+    }
+
+    /// Removes an observer from `mode`. Caller holds `lock`.
+    private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
+        exitConditionsChangedLocked()  // the mode may become empty
+        guard let index = observer.nodes.firstIndex(where: { $0.isIn(mode) }) else { return }
+        mode.observers.remove(observer.nodes[index].handle)
+        mode.observersChanged()
+        observer.nodes.remove(at: index)
+        if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }
     }
 
     /// Takes the source at `slot` out of the mode's source list, moving the last one into its place (and telling that

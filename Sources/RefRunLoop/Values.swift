@@ -18,6 +18,14 @@ public enum RefRunLoopMode: Hashable, Sendable, CustomStringConvertible {
     /// `kCFRunLoopDefaultMode`.
     public static let `default` = RefRunLoopMode.named(defaultModeName)
 
+    /// Whether this is `kCFRunLoopDefaultMode`. O(1) for ``default`` itself, whose name shares the constant's storage
+    /// (String's equality checks identity first).
+    @inline(__always)
+    var isDefault: Bool {
+        if case .named(let name) = self { return name == Self.defaultModeName }
+        return false
+    }
+
     /// The mode's name as a string: for `.common`, ``commonModesName``.
     public var name: String {
         switch self {

@@ -27,7 +27,10 @@ typedef void (*ref_runloop_callout)(void *info);
 /// An observer callout; `activity` is one REF_RUNLOOP_ACTIVITY_* bit.
 typedef void (*ref_runloop_observer_callout)(uint32_t activity, void *info);
 
-#define REF_RUNLOOP_DEFAULT_MODE "kCFRunLoopDefaultMode"
+/// kCFRunLoopDefaultMode: "kCFRunLoopDefaultMode". Any string equal to it names the default mode; passing this
+/// constant itself spares the add and remove functions a string comparison (it is recognised by its address).
+extern const char *const ref_runloop_default_mode;
+#define REF_RUNLOOP_DEFAULT_MODE ref_runloop_default_mode
 
 /// CFRunLoopActivity bits.
 #define REF_RUNLOOP_ACTIVITY_ENTRY 1u
