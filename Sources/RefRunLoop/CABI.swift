@@ -125,7 +125,7 @@ public func refRunLoopPassCount(_ loop: OpaquePointer?) -> UInt64 { (object(loop
 public func refRunLoopSource0Create(_ order: Int, _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, kind: .version0(schedule: nil, cancel: nil), perform: .c(call)))
+    return retained(RefRunLoopSource(order: order, kind: .version0(nil), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source1_create")

@@ -10,8 +10,22 @@ import Synchronization
 /// A source can be in several modes of several loops. Signal, invalidate and the queries work from any thread.
 public final class RefRunLoopSource: @unchecked Sendable {
     enum Kind {
-        case version0(schedule: (@Sendable (String) -> Void)?, cancel: (@Sendable (String) -> Void)?)
+        /// A version-0 source, with its schedule and cancel callouts when it has either (boxed: most sources have
+        /// none, and two optional closures stored inline took 32 bytes of every source).
+        case version0(ModeCallouts?)
         case version1(fileDescriptor: Int32)
+    }
+
+    /// A version-0 source's schedule and cancel callouts (rules source.schedule-once-per-mode,
+    /// source.cancel-on-remove). Immutable.
+    final class ModeCallouts: Sendable {
+        let schedule: (@Sendable (String) -> Void)?
+        let cancel: (@Sendable (String) -> Void)?
+
+        init(schedule: (@Sendable (String) -> Void)?, cancel: (@Sendable (String) -> Void)?) {
+            self.schedule = schedule
+            self.cancel = cancel
+        }
     }
 
     /// Sources with a lower order are performed first (rule source.perform-order).
@@ -41,7 +55,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
     public convenience init(order: Int = 0, perform: @escaping @Sendable () -> Void,
                             schedule: (@Sendable (String) -> Void)? = nil,
                             cancel: (@Sendable (String) -> Void)? = nil) {
-        self.init(order: order, kind: .version0(schedule: schedule, cancel: cancel), perform: .swift(perform))
+        let callouts = schedule == nil && cancel == nil ? nil : ModeCallouts(schedule: schedule, cancel: cancel)
+        self.init(order: order, kind: .version0(callouts), perform: .swift(perform))
     }
 
     /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads 8
@@ -110,6 +125,18 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     var fileDescriptor: Int32? {
         if case .version1(let fd) = kind { return fd }
+        return nil
+    }
+
+    /// The schedule callout, made for each mode the source joins.
+    var scheduleCallout: (@Sendable (String) -> Void)? {
+        if case .version0(let callouts?) = kind { return callouts.schedule }
+        return nil
+    }
+
+    /// The cancel callout, made for each mode the source leaves.
+    var cancelCallout: (@Sendable (String) -> Void)? {
+        if case .version0(let callouts?) = kind { return callouts.cancel }
         return nil
     }
 

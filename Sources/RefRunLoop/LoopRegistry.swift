@@ -27,7 +27,7 @@ extension RefRunLoop {
             for mode in modes.values {
                 for source in mode.sources {
                     source.lock.withLock { source.removeMembershipsLocked(of: self) }
-                    if case .version0(_, let cancel?) = source.kind {
+                    if let cancel = source.cancelCallout {
                         let name = mode.name
                         callouts.append { cancel(name) }
                     }

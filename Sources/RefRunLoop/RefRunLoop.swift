@@ -348,8 +348,7 @@ public final class RefRunLoop: @unchecked Sendable {
         }
         guard joined else { return nil }
         if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
-        if case .version0(let schedule?, _) = source.kind { return schedule }
-        return nil
+        return source.scheduleCallout
     }
 
     /// Adds a timer to `mode`, which exists. Caller holds `lock`.
@@ -409,8 +408,7 @@ public final class RefRunLoop: @unchecked Sendable {
         guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return nil }
         removeSourceLocked(at: slot, from: mode)
         if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
-        if case .version0(_, let cancel?) = source.kind { return cancel }
-        return nil
+        return source.cancelCallout
     }
 
     /// Removes a timer from `mode`. Caller holds `lock`.
