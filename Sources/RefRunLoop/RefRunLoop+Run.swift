@@ -132,6 +132,7 @@ extension RefRunLoop {
     private func startPasses(_ frame: RunFrame, termination: UInt64) -> RefRunLoopResult? {
         lock.withLock {
             frame.startClock(termination: termination)
+            updateDeferralLocked()
             if consumeStopLocked(frame) { return .stopped }
             ignoreWakeUps(frame, false)  // step a of the first pass
             return nil
@@ -156,6 +157,7 @@ extension RefRunLoop {
         }
         return lock.withLock {
             frame.checkedEpoch = exitEpoch.load(ordering: .relaxed)  // every bump is made under `lock`
+            updateDeferralLocked()
             let result: RefRunLoopResult? =
                 consumeStopLocked(frame) ? .stopped : isEmptyLocked(frame.mode) ? .finished : nil
             ignoreWakeUps(frame, result != nil)  // step a of the next pass when the run goes on

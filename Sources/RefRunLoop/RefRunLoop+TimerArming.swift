@@ -73,6 +73,8 @@ extension RefRunLoop {
             return
         }
         mode.rearmPending.store(false, ordering: .relaxed)
+        // An armed timerfd can queue its edge at any time: a deferred wake-up is written first (its edge goes first).
+        if desired != nil { disallowDeferralLocked() }
         // The old arming expired unreported (its entry is queued), or the new one expires at once.
         if let armed = mode.armedDeadline, armed != 0, armed <= now { mode.noteTimerEdgeQueued() }
         if let desired, desired <= now { mode.noteTimerEdgeQueued() }
@@ -82,6 +84,7 @@ extension RefRunLoop {
             TimerFD.disarm(mode.timerFD)
         }
         mode.armedDeadline = desired
+        if desired == nil { updateDeferralLocked() }
     }
 
     /// The mode's wake-up time: the earliest cap of its timers that are not firing (``TimerQueue/earliestCap``), nil

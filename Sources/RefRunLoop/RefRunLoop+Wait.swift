@@ -21,13 +21,41 @@ extension RefRunLoop {
     /// yet reported (rule wakeup.coalesce). A wake-up never ends a run by itself (rule wakeup.idle-pass). Any thread.
     ///
     /// Lock-free: the decision is one atomic step on `wakeGate` (``WakeGate/claim()``), which marks the write as
-    /// pending before it is made, so a report of the write always finds it pending. The eventfd stays open until
-    /// deinit, so a write racing the loop's teardown is harmless.
+    /// pending before it is made, so a report of the write always finds it pending. While the loop is awake and its
+    /// wait sets can hold no other edge, the claim is deferred instead: no write, and the next wait reports it without
+    /// a system call (``WakeGate``). The eventfd stays open until deinit, so a write racing the loop's teardown is
+    /// harmless.
     public func wakeUp() {
-        guard wakeGate.claim() else { return }
+        guard wakeGate.claim() == .write else { return }
+        writeWakeUp()
+    }
+
+    /// Writes the wake-up eventfd for a claim that must be written, and counts the write. Any thread.
+    func writeWakeUp() {
         EventFD.signal(wakeFD)
         // After the write: a count a wait has seen is of writes whose edges were queued before that wait began.
         wakeWrites.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Claims may be deferred while this loop's wait sets can hold no edge but the wake-up eventfd's: it is not the
+    /// main loop (whose wait takes the main queue's descriptor), it has one mode (a new mode's set would get the
+    /// eventfd's edge when created), with no descriptor, no timerfd armed and no expiry of it queued. Sets the gate
+    /// accordingly. Caller holds `lock`.
+    func updateDeferralLocked() {
+        let mode = defaultMode
+        if !isMain && lifecycle == .open && modes.count == 1 && mode.quietUntil.load(ordering: .acquiring) == .max
+            && mode.timerEdges.load(ordering: .acquiring) & 1 == 0 {
+            wakeGate.allowDeferral()
+        } else {
+            disallowDeferralLocked()
+        }
+    }
+
+    /// Before a change that could queue an edge other than the wake-up eventfd's (a mode created, a descriptor added,
+    /// a timerfd armed): no claim is deferred from now, and one deferred already is written now, so that its edge
+    /// comes first, as the write CF makes at once would. Caller holds `lock`.
+    func disallowDeferralLocked() {
+        if wakeGate.disallowDeferral() { writeWakeUp() }
     }
 
     /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.
@@ -50,6 +78,19 @@ extension RefRunLoop {
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if frame.mode.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
+        if let claim = wakeGate.beginWait() {
+            // A deferred wake-up, consumed: the wait would report the eventfd's edge at once, the only one the wait
+            // set can hold, so it is reported without a system call. Counted as if written (WakeGate.allWritten), and
+            // the list is clear up to this claim if it was clear before it, as after a reported write.
+            wakeGate.endWait()
+            wakeWrites.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            if frame.mode.wakeEdgesClearedAt == claim &- 1 { frame.mode.wakeEdgesClearedAt = claim }
+            count(wakeUpCounter)
+            count(deferredWakeUpCounter)
+            frame.ignoreWakeUps = true
+            return .none
+        }
+        defer { wakeGate.endWait() }
         if poll && frame.mainQueueFD < 0 && onlyWakeUpsCanBeReported(frame.mode) {
             // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
             // in flight, so made at this instant it would return nothing. (A pending wake-up is left to the system

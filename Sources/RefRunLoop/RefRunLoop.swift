@@ -104,6 +104,9 @@ public final class RefRunLoop: @unchecked Sendable {
     let wakeUpCounter = Atomic<UInt64>(0)
     /// Passes run so far (benchmark counter). Written only by the loop's thread, read by any.
     let passCounter = Atomic<UInt64>(0)
+    /// Wake-ups reported without an eventfd write (deferred claims, ``WakeGate``): counted among ``wakeUpCount`` too.
+    /// Written only by the loop's thread, read by any (the tests check that the deferred path ran).
+    let deferredWakeUpCounter = Atomic<UInt64>(0)
 
     /// Immutable. Whether this is the main thread's loop (``main``; CFRunLoopGetMain() == this loop), which services
     /// the main dispatch queue (RefRunLoop+MainQueue.swift). Any thread.
@@ -290,6 +293,7 @@ public final class RefRunLoop: @unchecked Sendable {
         if name == RefRunLoopMode.defaultModeName { return defaultMode }
         if let mode = modes[name] { return mode }
         guard create else { return nil }
+        disallowDeferralLocked()  // the new set gets the eventfd's edge if it was written
         let mode = Self.newMode(name, wakeFD: wakeFD)
         modes[name] = mode
         return mode
@@ -468,6 +472,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Puts a version-1 descriptor in the mode's wait set (CF: __CFPortSetInsert). A descriptor already there (two
     /// sources with one descriptor) stays registered once; the map points at the last source, as CF's does.
     private func registerDescriptorLocked(_ fd: Int32, source: RefRunLoopSource, in mode: LoopMode) {
+        disallowDeferralLocked()  // the descriptor may become ready at any time
         switch Epoll.addForeign(mode.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
         case 0, EEXIST:
             // EEXIST: registered already by another source with the same descriptor.
@@ -485,6 +490,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func unregisterDescriptorLocked(_ fd: Int32, in mode: LoopMode) {
         mode.sourcesByDescriptor[fd] = nil
         Epoll.remove(mode.epollFD, fd: fd)
+        updateDeferralLocked()
     }
 
     /// Makes the next exit check of every run take `lock` (see `exitEpoch`). Caller holds `lock`.

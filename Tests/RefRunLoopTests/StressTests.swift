@@ -114,6 +114,57 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     #expect(report == nil, "\(report ?? "")")
 }
 
+/// Wake-ups claimed while the loop is awake are deferred (no eventfd write) while its one mode has no descriptor and
+/// no armed timerfd; senders claim them at every point of a pass, the source's callout sometimes spins so that claims
+/// land while the loop is busy, and another thread keeps arming and disarming the timerfd and adding and removing a
+/// descriptor, each of which must write a deferred claim before it changes the wait set. Every token is delivered
+/// (a wake-up lost would leave its sender waiting until its deadline), and the deferred path did run. Synchronised on
+/// loop state only.
+@Test func wakeUpsDeferredWhileTheLoopIsAwakeAreNeverLost() {
+    let senders = 3
+    let tokensPerSender = 800
+    let report = onFreshLoopThread { loop -> String? in
+        let mailboxes = (0..<senders).map { _ in Mailbox() }
+        let performed = Counter()
+        let sources = mailboxes.map { box in
+            RefRunLoopSource(order: 0, perform: {
+                box.drain()
+                performed.increment()
+                // Busy now and then: wake-ups claimed meanwhile find the loop awake.
+                if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
+            })
+        }
+        for source in sources { loop.add(source, mode: .default) }
+        let finishedSenders = Counter()
+        var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
+        let changes = Counter()
+        threads.append(Thread {
+            let fd = EventFD.create()  // never written: the source never fires
+            defer { Descriptor.close(fd) }
+            let deadline = TestDeadline()
+            while finishedSenders.current < senders && !deadline.passed {
+                let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }
+                loop.add(far, mode: .default)
+                sched_yield()
+                loop.remove(far, mode: .default)
+                let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+                loop.add(port, mode: .default)
+                sched_yield()
+                loop.remove(port, mode: .default)
+                changes.increment()
+                for _ in 0..<20 { sched_yield() }
+            }
+        })
+        for thread in threads { thread.start() }
+        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders) { return failure }
+        if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
+        guard changes.current > 0 else { return "the thread changing the wait set never ran" }
+        let deferred = loop.deferredWakeUpCounter.load(ordering: .relaxed)
+        return deferred > 0 ? nil : "no wake-up was deferred: the deferred path did not run"
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
+
 /// Another thread stops each of 1,000 runs at whatever point the loop has reached (its Entry observers, a pass, the
 /// wait), and in the second half of the runs a third keeps changing the exit epoch (stops for another mode). Every
 /// stop must end its run: a stop slept through would leave the stopping thread waiting forever. This is the race
