@@ -9,6 +9,10 @@
 //   absorbed. CF pays ppoll + epoll_wait + read and a lock per wake-up; this loop pays at most one epoll_wait and no
 //   lock (none when the wake-up is consumed by a poll that only the wake-up eventfd could answer, see
 //   waitForLivePort).
+// - a wake-up claimed while the loop is awake, when its wait sets can hold no other edge, is not written at all: the
+//   next wait reports it without a system call (WakeGate's `deferred`), so a thread handing work to a busy loop makes
+//   no system call for it, as with libevent's active queue. CF writes at once; nothing can tell the difference, since
+//   any change that could put another edge in a wait set writes a deferred wake-up first.
 // - the timerfd is never read either (setting it clears its expiry count). It is armed at the coalesced wake-up time
 // of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
 // removing the last timer leaves no stale expiry behind (CF's does: __CFArmNextTimerInMode 2451-63, CFRunLoop.c at

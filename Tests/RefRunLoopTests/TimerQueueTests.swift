@@ -66,28 +66,36 @@ private func replay(_ operations: [QueueOperation]) -> String? {
     return nil
 }
 
-@Test func timerQueueMatchesSortedArrayExhaustively() {
-    let deadlines: [UInt64] = [0, 1, 2]
+/// Replays every sequence of up to `depth` operations, each step offering `choices(liveCount)` (an operation and the
+/// live count after it), stopping a branch at its first failure; returns the first failures (up to 5) and how many
+/// sequences passed.
+private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) -> String?,
+                                            choices: (Int) -> [(Operation, Int)]) -> (failures: [String], checked: Int) {
     var failures: [String] = []
     var checked = 0
-    func explore(_ operations: [QueueOperation], liveCount: Int, depth: Int) {
+    func explore(_ operations: [Operation], liveCount: Int, depth: Int) {
         if let failure = replay(operations) {
             failures.append("\(operations): \(failure)")
             return
         }
         checked += 1
         guard depth > 0, failures.count < 5 else { return }
-        for deadline in deadlines {
-            explore(operations + [.insert(deadline: deadline)], liveCount: liveCount + 1, depth: depth - 1)
-        }
-        for index in 0..<liveCount {
-            explore(operations + [.remove(live: index)], liveCount: liveCount - 1, depth: depth - 1)
-            for deadline in deadlines {
-                explore(operations + [.reschedule(live: index, deadline: deadline)], liveCount: liveCount, depth: depth - 1)
-            }
-        }
+        for (operation, live) in choices(liveCount) { explore(operations + [operation], liveCount: live, depth: depth - 1) }
     }
-    explore([], liveCount: 0, depth: 5)
+    explore([], liveCount: 0, depth: depth)
+    return (failures, checked)
+}
+
+@Test func timerQueueMatchesSortedArrayExhaustively() {
+    let deadlines: [UInt64] = [0, 1, 2]
+    let (failures, checked) = exploreExhaustively(depth: 5, replay: replay) { (live: Int) -> [(QueueOperation, Int)] in
+        var choices = deadlines.map { (QueueOperation.insert(deadline: $0), live + 1) }
+        for index in 0..<live {
+            choices.append((.remove(live: index), live - 1))
+            choices += deadlines.map { (.reschedule(live: index, deadline: $0), live) }
+        }
+        return choices
+    }
     #expect(failures.isEmpty, "failing inputs:\n\(failures.joined(separator: "\n"))")
     #expect(checked > 10_000)
 }
@@ -205,34 +213,20 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
 @Test func timerQueueWakeUpTimeMatchesTheModelExhaustively() {
     let deadlines: [UInt64] = [0, 1]
     let windows: [UInt64] = [0, 20]
-    var failures: [String] = []
-    var checked = 0
-    func explore(_ operations: [WindowOperation], liveCount: Int, depth: Int) {
-        if let failure = replayWindows(operations) {
-            failures.append("\(operations): \(failure)")
-            return
-        }
-        checked += 1
-        guard depth > 0, failures.count < 5 else { return }
+    let (failures, checked) = exploreExhaustively(depth: 4, replay: replayWindows) { (live: Int) -> [(WindowOperation, Int)] in
+        var choices: [(WindowOperation, Int)] = []
         for deadline in deadlines {
+            choices += windows.map { (.insert(deadline: deadline, window: $0), live + 1) }
+        }
+        for index in 0..<live {
+            choices += [(.remove(live: index), live - 1), (.suspend(live: index), live), (.resume(live: index), live)]
             for window in windows {
-                explore(operations + [.insert(deadline: deadline, window: window)], liveCount: liveCount + 1, depth: depth - 1)
+                choices.append((.setWindow(live: index, window: window), live))
+                choices += deadlines.map { (.reschedule(live: index, deadline: $0, window: window), live) }
             }
         }
-        for index in 0..<liveCount {
-            explore(operations + [.remove(live: index)], liveCount: liveCount - 1, depth: depth - 1)
-            explore(operations + [.suspend(live: index)], liveCount: liveCount, depth: depth - 1)
-            explore(operations + [.resume(live: index)], liveCount: liveCount, depth: depth - 1)
-            for window in windows {
-                explore(operations + [.setWindow(live: index, window: window)], liveCount: liveCount, depth: depth - 1)
-                for deadline in deadlines {
-                    explore(operations + [.reschedule(live: index, deadline: deadline, window: window)],
-                            liveCount: liveCount, depth: depth - 1)
-                }
-            }
-        }
+        return choices
     }
-    explore([], liveCount: 0, depth: 4)
     #expect(failures.isEmpty, "failing inputs:\n\(failures.joined(separator: "\n"))")
     #expect(checked > 10_000)
 }
