@@ -8,9 +8,11 @@
 // - tolerance is honoured (the loop arms its timerfd at the coalesced wake-up time of overlapping windows);
 // - dates are seconds on CLOCK_MONOTONIC (ref_runloop_now), so a date converts without CF's wall-clock round trip;
 //   the loop rounds seconds up to whole nanoseconds, so a converted date is never early;
-// - wake-ups come from the loop's own counter (ref_runloop_wakeup_count: every return from epoll), always on.
-// Mode arguments are C strings: the ABI maps the default mode's name to its shared constant without allocating
-// (CABI.swift, mode(_:)); any other name becomes a Swift String per call, a cost these benchmarks never pay.
+// - wake-ups come from the loop's own counter (ref_runloop_wakeup_count: every return from epoll, and every wake-up
+//   reported without one because it was claimed while the loop was awake), always on.
+// Mode arguments are C strings: REF_RUNLOOP_DEFAULT_MODE is a constant the ABI recognises by its address and sends
+// straight to the default mode (CABI.swift, withMode); any other name is compared, and one that is not the default
+// becomes a Swift String per call, a cost these benchmarks never pay.
 #include "bench_engine.h"
 
 #include "RefRunLoopABI.h"
