@@ -19,6 +19,8 @@
 // swift-6.3.1-RELEASE).
 // - the run timeout is the wait's own timeout (epoll_pwait2, in nanoseconds): no helper thread, no descriptor.
 
+import Glibc
+
 extension RefRunLoop {
     /// CFRunLoopWakeUp: makes the current or next wait return. Ignored while the loop is not running, and between the
     /// return of a wait and the top of the next pass (rule wakeup.ignored-outside-wait); coalesces with a wake-up not
@@ -95,6 +97,7 @@ extension RefRunLoop {
             return .none
         }
         defer { wakeGate.endWait() }
+        if poll { awaitWriteInFlight() }
         if poll && frame.mainQueueFD < 0 && onlyWakeUpsCanBeReported(frame.mode) {
             // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
             // in flight, so made at this instant it would return nothing. (A pending wake-up is left to the system
@@ -169,6 +172,29 @@ extension RefRunLoop {
                 ignoreWakeUps(frame, true)
                 return live
             }
+        }
+    }
+
+    /// Before a poll: while a claim is pending whose write has not been made yet (its thread is between the claim and
+    /// the write, or is writing a deferred claim before it changes a wait set), waits for the write, so that the poll
+    /// reports the wake-up as CF's reports a write made when its WakeUp call was. Otherwise a wake-up deferred in a
+    /// callout, whose WakeUp call has returned, could miss the poll after the callout when another thread's change
+    /// makes it a write at that moment. The writer is one system call away; this yields meanwhile and gives up after
+    /// a second (a later wait then reports the wake-up). Loop thread only.
+    private func awaitWriteInFlight() {
+        var deadline: UInt64 = 0
+        while true {
+            // The count before the claims: see WakeGate.allWritten.
+            let writes = wakeWrites.load(ordering: .sequentiallyConsistent)
+            let (claims, pending) = wakeGate.snapshot()
+            if !pending || WakeGate.allWritten(claims: claims, writes: writes) { return }
+            let now = RefClock.nanoseconds
+            if deadline == 0 {
+                deadline = now &+ 1_000_000_000
+            } else if now >= deadline {
+                return
+            }
+            sched_yield()
         }
     }
 
