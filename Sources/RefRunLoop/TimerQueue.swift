@@ -19,7 +19,7 @@
 /// cap, so it needs one heap, `exact`, whose root is its earliest cap; the tolerant entries are in `tolerant`, ordered
 /// by deadline, and in `caps`, by cap, while armable. Adding and removing a timer without tolerance thus sifts one
 /// heap, not two. A suspended entry stays in `exact` (at most one timer per nested run fires at a time), and the
-/// earliest armable one is found past it (``earliestArmableExact``).
+/// earliest armable one is found past it (``earliestArmableExactDeadline()``).
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload> {
