@@ -54,11 +54,12 @@ private func mode(_ name: UnsafePointer<CChar>?) -> RefRunLoopMode {
 /// by libc's strcmp (a third of the instructions of a byte loop).
 @inline(__always)
 private func isDefaultModeName(_ name: UnsafePointer<CChar>) -> Bool {
-    name == ref_runloop_default_mode || strcmp(name, "kCFRunLoopDefaultMode") == 0
+    name == ref_runloop_default_mode || strcmp(name, ref_runloop_default_mode) == 0
 }
 
 /// Calls `defaultMode` when the C mode argument is the default mode (the usual call: no mode value is made), and
-/// `other` with the mode otherwise.
+/// `other` with the mode otherwise. Going through `mode(_:)` and the public add and remove, which recognise the
+/// default mode too, costs 68 to 112 more instructions per item added and removed (callgrind, N = 10,000).
 @inline(__always)
 private func withMode(_ name: UnsafePointer<CChar>?, defaultMode: () -> Void, other: (RefRunLoopMode) -> Void) {
     if let name, isDefaultModeName(name) { defaultMode() } else { other(mode(name)) }
