@@ -97,19 +97,22 @@ struct TimerQueue<Payload> {
     var isEmpty: Bool { exact.isEmpty && tolerant.isEmpty }
     /// The entry with the smallest (deadline, sequence). O(1).
     var first: Entry? {
-        guard let a = exact.first else { return tolerant.first }
-        guard let b = tolerant.first else { return a }
-        return a.precedes(b) ? a : b
+        guard let fromExact = firstIsExact else { return nil }
+        return fromExact ? exact[0] : tolerant[0]
     }
     /// The deadline of ``first`` when that entry is armable, else nil. O(1).
     @inline(__always)
     var firstArmableDeadline: UInt64? {
         // Element reads in place, not through an optional entry: no reference counting.
-        if !exact.isEmpty && (tolerant.isEmpty || exact[0].precedes(tolerant[0])) {
-            return exact[0].suspended ? nil : exact[0].deadline
-        }
-        guard !tolerant.isEmpty else { return nil }
+        guard let fromExact = firstIsExact else { return nil }
+        if fromExact { return exact[0].suspended ? nil : exact[0].deadline }
         return tolerant[0].suspended ? nil : tolerant[0].deadline
+    }
+    /// Which heap's root is ``first``: true for `exact`, false for `tolerant`, nil when both are empty.
+    @inline(__always)
+    private var firstIsExact: Bool? {
+        if exact.isEmpty { return tolerant.isEmpty ? nil : false }
+        return tolerant.isEmpty || exact[0].precedes(tolerant[0])
     }
 
     /// The earliest cap among the entries not suspended: the coalesced wake-up time, nil when there is none. O(1)
