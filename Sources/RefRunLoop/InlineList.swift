@@ -1,5 +1,5 @@
 // A list whose first element is stored inline: the per-item lists of the modes that hold an item (a source's
-// memberships, a timer's queue entries, an observer's store nodes) almost always have one element, and an array
+// memberships, a timer's queue entries, an observer's store handles) almost always have one element, and an array
 // allocated one buffer for it on every add and freed it on every remove.
 
 /// An ordered list that stores its first element inline and the rest in an array. Order is kept by every change.

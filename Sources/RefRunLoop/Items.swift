@@ -314,8 +314,16 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     let firing = Atomic<Bool>(false)
     /// Protected by `lock`. The loop whose modes hold it, nil when none does.
     var loop: RefRunLoop?
-    /// Protected by the lock of `loop`. Its node in each mode's observer store.
-    var nodes: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Node>> = InlineList()
+    /// Protected by the lock of `loop`. Its handle in each mode's observer store.
+    var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
+
+    /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of `loop`.
+    func relocateLocked(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
+        guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
+            preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")
+        }
+        places[slot].handle = handle
+    }
 
     /// CFRunLoopObserverCreate.
     public convenience init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,

@@ -150,7 +150,7 @@ final class LoopMode {
         case .timer(let timer):
             return timer.entries.contains { $0.isIn(self) }
         case .observer(let observer):
-            return observer.nodes.contains { $0.isIn(self) }
+            return observer.places.contains { $0.isIn(self) }
         }
     }
 }

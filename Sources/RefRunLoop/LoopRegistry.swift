@@ -45,7 +45,7 @@ extension RefRunLoop {
                 timer.lock.withLock { timer.loop = nil }
             }
             for observer in detachedObservers {
-                observer.nodes = []
+                observer.places = []
                 observer.lock.withLock { observer.loop = nil }
             }
             commonItems = [:]

@@ -1,15 +1,16 @@
 // Where a timer or an observer sits in one mode: the mode and the item's handle in that mode's store.
 
 /// One mode that holds a timer or an observer, with the item's handle there (a timer's entry in the mode's
-/// ``TimerQueue``, an observer's node in its ``OrderedStore``). The mode is unretained, as in a source's
+/// ``TimerQueue``, an observer's handle in its ``OrderedStore``). The mode is unretained, as in a source's
 /// ``SourceMembership``, so that adding, removing and comparing cost no reference counting for it: a mode lives as long
 /// as its loop (modes are never destroyed), and a loop's teardown (``RefRunLoop/tearDown()``) empties every timer's
 /// and observer's list before the loop is let go. Protected, like the list that holds it, by the loop's lock.
-struct ModeHandle<Handle: AnyObject> {
+struct ModeHandle<Handle> {
     /// The mode, unretained.
     let modeReference: Unmanaged<LoopMode>
-    /// The item's handle in the mode's store (retained: the item's list keeps it).
-    let handle: Handle
+    /// The item's handle in the mode's store (a timer's entry is retained: the item's list keeps it; an observer's
+    /// handle is replaced when its store relocates it).
+    var handle: Handle
 
     init(_ mode: LoopMode, _ handle: Handle) {
         self.modeReference = Unmanaged.passUnretained(mode)

@@ -160,8 +160,9 @@ public final class RefRunLoop: @unchecked Sendable {
     public func add(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) {
         if mode.isDefault { addToDefaultMode(timer) } else { add(.timer(timer), mode: mode) }
     }
-    /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(1) when the mode has an observer
-    /// of the same order already, O(log g) expected for g distinct orders otherwise (OrderedStore.swift). Any thread.
+    /// CFRunLoopAddObserver. Ignored if the observer is invalid or in another loop. O(1) amortised when the mode has an
+    /// observer of the same order already, O(log g) expected for g distinct orders otherwise (OrderedStore.swift). Any
+    /// thread.
     public func add(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) {
         if mode.isDefault { addToDefaultMode(observer) } else { add(.observer(observer), mode: mode) }
     }
@@ -176,7 +177,7 @@ public final class RefRunLoop: @unchecked Sendable {
     public func remove(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) {
         if mode.isDefault { removeFromDefaultMode(timer) } else { remove(.timer(timer), mode: mode) }
     }
-    /// CFRunLoopRemoveObserver. O(1), O(log g) expected when it was the last of its order. Any thread.
+    /// CFRunLoopRemoveObserver. O(1) amortised, O(log g) expected when it was the last of its order. Any thread.
     public func remove(_ observer: RefRunLoopObserver, mode: RefRunLoopMode) {
         if mode.isDefault { removeFromDefaultMode(observer) } else { remove(.observer(observer), mode: mode) }
     }
@@ -279,7 +280,7 @@ public final class RefRunLoop: @unchecked Sendable {
             switch item {
             case .source: return Array(modes.keys)
             case .timer(let timer): return timer.entries.map { $0.mode.name }
-            case .observer(let observer): return observer.nodes.map { $0.mode.name }
+            case .observer(let observer): return observer.places.map { $0.mode.name }
             }
         }
         for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
@@ -372,17 +373,17 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Adds an observer to `mode`, which exists. Caller holds `lock`.
     private func joinLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
-        // The observer's nodes are protected by this loop's lock, which is held.
-        guard !observer.nodes.contains(where: { $0.isIn(mode) }) else { return }
+        // The observer's places are protected by this loop's lock, which is held.
+        guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
         let bound: Bool = observer.lock.withLock {
             guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
             observer.loop = self
             return true
         }
         guard bound else { return }
-        let node = mode.observers.insert(observer, order: observer.order)
+        let handle = mode.observers.insert(observer, order: observer.order)
         mode.observersChanged()
-        observer.nodes.append(ModeHandle(mode, node))
+        observer.places.append(ModeHandle(mode, handle))
     }
 
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
@@ -428,11 +429,12 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Removes an observer from `mode`. Caller holds `lock`.
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         exitConditionsChangedLocked()  // the mode may become empty
-        guard let index = observer.nodes.firstIndex(where: { $0.isIn(mode) }) else { return }
-        mode.observers.remove(observer.nodes[index].handle)
+        guard let index = observer.places.firstIndex(where: { $0.isIn(mode) }) else { return }
+        // When the store squeezes its holes out, the observers it moved get their new handles.
+        mode.observers.remove(observer.places[index].handle) { $0.relocateLocked(in: mode, to: $1) }
         mode.observersChanged()
-        observer.nodes.remove(at: index)
-        if observer.nodes.isEmpty { observer.lock.withLock { observer.loop = nil } }
+        observer.places.remove(at: index)
+        if observer.places.isEmpty { observer.lock.withLock { observer.loop = nil } }
     }
 
     /// Takes the source at `slot` out of the mode's source list, moving the last one into its place (and telling that
