@@ -56,7 +56,7 @@ extension RefRunLoop {
     ///
     /// On the loop's own thread, a move to a later time is deferred to the loop's next wait in that mode
     /// (``LoopMode/rearmPending``; `mayDefer` false forces it): until then the timerfd stays armed at the earlier time,
-    /// which has not come, so nothing can tell, and adding and removing many timers costs no system call per change.
+    /// and only a wait in the mode could tell, so adding and removing many timers costs no system call per change.
     /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
     /// once.
     func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true, changed: Bool = false) {
@@ -66,12 +66,14 @@ extension RefRunLoop {
             mode.rearmPending.store(false, ordering: .relaxed)
             return
         }
-        let now = RefClock.nanoseconds
-        if mayDefer, let desired, let armed = mode.armedDeadline, armed != 0, now < armed, armed < desired,
-           isCurrentThread {
+        if mayDefer, let desired, let armed = mode.armedDeadline, armed != 0, armed < desired, isCurrentThread {
+            // Whether the armed time has passed makes no difference, so the clock is not read: if it has, its expiry
+            // may be queued, and the re-arming before the next wait notes it, as it notes one that comes between now
+            // and that wait.
             mode.rearmPending.store(true, ordering: .relaxed)
             return
         }
+        let now = RefClock.nanoseconds
         mode.rearmPending.store(false, ordering: .relaxed)
         // An armed timerfd can queue its edge at any time: a deferred wake-up is written first (its edge goes first).
         if desired != nil { disallowDeferralLocked() }

@@ -421,7 +421,8 @@ public final class RefRunLoop: @unchecked Sendable {
         exitConditionsChangedLocked()  // the mode may become empty
         guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
         mode.timers.remove(timer.entries[index].handle)
-        timer.entries.remove(at: index)
+        var entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.entries.remove(at: index).handle
+        mode.timers.recycle(&entry)
         if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
         rearmTimerLocked(mode, changed: true)
     }

@@ -43,10 +43,11 @@ struct TimerQueue<Payload> {
         @exclusivity(unchecked) fileprivate var inExact: Bool
         /// Whether its timer is firing (``TimerQueue/suspend(_:)``): it does not count for the wake-up time.
         @exclusivity(unchecked) fileprivate var suspended = false
-        let payload: Payload
+        /// The payload; nil only while the entry waits in a queue's spares (``TimerQueue/recycle(_:)``).
+        @exclusivity(unchecked) private var storedPayload: Payload?
 
         fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
-            self.payload = payload
+            self.storedPayload = payload
             self.deadline = deadline
             self.hardDeadline = max(hardDeadline, deadline)
             self.sequence = sequence
@@ -56,6 +57,27 @@ struct TimerQueue<Payload> {
             self.inExact = false
             updateCap()
             inExact = hasEmptyWindow
+        }
+
+        /// The payload given to ``TimerQueue/insert(_:deadline:hardDeadline:)``.
+        var payload: Payload { storedPayload! }
+
+        /// Sets every field as a new entry's. The entry is in no queue and nothing else holds it.
+        fileprivate func reuse(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
+            storedPayload = payload
+            self.deadline = deadline
+            self.hardDeadline = max(hardDeadline, deadline)
+            self.sequence = sequence
+            index = -1
+            capIndex = -1
+            suspended = false
+            updateCap()
+            inExact = hasEmptyWindow
+        }
+
+        /// Lets the payload go: the entry waits in the spares.
+        fileprivate func clear() {
+            storedPayload = nil
         }
 
         /// Whether the window is empty: then the cap is the deadline (the margin of an empty window is 0).
@@ -88,6 +110,10 @@ struct TimerQueue<Payload> {
     /// The armable entries of `tolerant`, by (cap, sequence).
     private var caps: [Entry] = []
     private var nextSequence: UInt64 = 0
+    /// Entries of removed payloads, kept for the next inserts (``recycle(_:)``): a timer added and removed costs no
+    /// allocation and no free for its entry while the queue has a spare. There are at most as many as the queue has
+    /// held at once, like an array's capacity.
+    private var spares: [Entry] = []
 
     init() {}
 
@@ -148,9 +174,30 @@ struct TimerQueue<Payload> {
     /// Adds a payload. O(log n).
     @discardableResult
     mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
-        let entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
+        let entry: Entry
+        if let spare = spares.popLast() {
+            spare.reuse(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
+            entry = spare
+        } else {
+            entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
+        }
         enqueue(entry)
         return entry
+    }
+
+    /// Keeps a removed entry for a later insert if `entry` is the only reference to it (so nothing can see it come
+    /// back with another payload), and lets its payload go; sets `entry` to nil either way. O(1) amortised.
+    mutating func recycle(_ entry: inout Entry?) {
+        // Checked before any other reference to it is taken here.
+        guard isKnownUniquelyReferenced(&entry) else {
+            entry = nil
+            return
+        }
+        let held = entry.unsafelyUnwrapped
+        entry = nil
+        precondition(!held.isQueued, "internal bug: recycling a timer entry that is still queued")
+        held.clear()
+        spares.append(held)
     }
 
     /// Leaves the entry out of the wake-up time (its timer is firing): ``earliestCap`` ignores it until

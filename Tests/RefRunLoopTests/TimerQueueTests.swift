@@ -46,7 +46,9 @@ private func replay(_ operations: [QueueOperation]) -> String? {
         case .remove(let index):
             queue.remove(live[index].entry)
             model.remove(id: live[index].id)
-            live.remove(at: index)
+            // The entry goes to the spares, so later inserts in the sequence reuse it.
+            var removed: TimerQueue<Int>.Entry? = live.remove(at: index).entry
+            queue.recycle(&removed)
         case .reschedule(let index, let deadline):
             queue.reschedule(live[index].entry, deadline: deadline, hardDeadline: deadline)
             model.remove(id: live[index].id)
@@ -109,6 +111,34 @@ private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) ->
     #expect(!entry.isQueued)
 }
 
+@Test func timerQueueReusesAnEntryOnlyWhenNothingElseHoldsIt() {
+    var queue = TimerQueue<Int>()
+    // Held elsewhere too: not kept, so the holder never sees it come back with another payload.
+    let shared = queue.insert(1, deadline: 5, hardDeadline: 5)
+    withExtendedLifetime(shared) {
+        queue.remove(shared)
+        var reference: TimerQueue<Int>.Entry? = shared
+        queue.recycle(&reference)
+        #expect(reference == nil)
+        let next = queue.insert(2, deadline: 6, hardDeadline: 7)
+        #expect(next !== shared)
+        #expect(shared.payload == 1 && !shared.isQueued)
+        queue.remove(next)
+    }
+    // Held only by the caller: kept, and the next insert gets it back with every field new.
+    var only: TimerQueue<Int>.Entry? = queue.insert(3, deadline: 8, hardDeadline: 20)
+    queue.suspend(only!)
+    queue.remove(only!)
+    let identity = ObjectIdentifier(only!)
+    queue.recycle(&only)
+    #expect(only == nil)
+    let reused = queue.insert(4, deadline: 9, hardDeadline: 9)
+    #expect(ObjectIdentifier(reused) == identity)
+    #expect(reused.payload == 4 && reused.deadline == 9 && reused.hardDeadline == 9 && reused.isArmable)
+    #expect(queue.earliestCap == 9)
+    #expect(queue.checkInvariants() == nil)
+}
+
 /// One operation on the queue's windows and suspensions. Indices refer to the live entries in insertion order.
 private enum WindowOperation: CustomStringConvertible {
     case insert(deadline: UInt64, window: UInt64)
@@ -167,7 +197,8 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
         case .remove(let index):
             let at = position(live[index])
             queue.remove(model[at].entry)
-            model.remove(at: at)
+            var removed: TimerQueue<Int>.Entry? = model.remove(at: at).entry
+            queue.recycle(&removed)
             live.remove(at: index)
         case .reschedule(let index, let deadline, let window):
             var item = model.remove(at: position(live[index]))
