@@ -99,10 +99,8 @@ extension RefRunLoop {
     /// The earliest cap is never before the earliest deadline (a cap is its entry's deadline or later), so when the two
     /// are equal (no tolerance, the usual case) the answer is the same either way and the clock is not read.
     func wakeTimeLocked(for mode: LoopMode, changed: Bool = false) -> UInt64? {
-        // Both read before the clock call, which the compiler cannot see through: each is then a read in place, not
-        // a copy of the queue (a retain and a release per array it holds).
-        let cap = mode.timers.earliestCap
-        let first = changed ? mode.timers.firstArmableDeadline : nil
+        // Both read in one access in place, before the clock call (see wakeUpTimes).
+        let (cap, first) = mode.timers.wakeUpTimes(withFirst: changed)
         if let first, mode.timerBatches == 0, first != cap, first <= RefClock.nanoseconds {
             return first
         }

@@ -6,7 +6,12 @@
 // inserts with a binary search and a memmove: O(n) per add. The heap gives the same order — the sequence number is
 // taken at every insertion or reposition, so a timer moved to an equal deadline goes after the ones already there,
 // exactly like CF's insertion index — at O(log n) per add, remove and reposition. Each entry knows its index, so
-// removal needs no search and no lazy tombstones.
+// removal needs no search.
+//
+// Timers without tolerance that arrive in deadline order (the usual case: a fixed delay from now, so each new deadline
+// is the latest) skip the heap: they are appended to a sorted run, and the earliest timer is the earlier of the run's
+// first and the heap's root. Appending, and removing the run's first (the timer that fires or is cancelled first), are
+// O(1); an entry removed from the middle of the run leaves a hole, squeezed out once holes outnumber entries.
 
 /// Timer entries in (deadline, sequence) order, with O(log n) removal through the entry itself, and the mode's
 /// wake-up time: the earliest cap of the armable entries, where the cap is the latest time a wake-up may come for the
@@ -18,12 +23,13 @@
 /// An entry with an empty window (no tolerance, the usual timer and every timer CF on Linux has) has its deadline for
 /// cap, so it needs one heap, `exact`, whose root is its earliest cap; the tolerant entries are in `tolerant`, ordered
 /// by deadline, and in `caps`, by cap, while armable. Adding and removing a timer without tolerance thus sifts one
-/// heap, not two. A suspended entry stays in `exact` (at most one timer per nested run fires at a time), and the
-/// earliest armable one is found past it (``earliestArmableExactDeadline()``).
+/// heap, not two, and one that follows every entry of the sorted run (`run`) goes at its end instead, sifting nothing.
+/// A suspended entry stays where it is (at most one timer per nested run fires at a time), and the earliest armable
+/// one is found past it (``earliestArmableExactDeadline()``, ``Run/earliestArmableDeadline``).
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload> {
-    /// One element. The queue owns `index`; `deadline` and `hardDeadline` change only through the queue.
+    /// One element. The queue owns `index` and `inRun`; `deadline` and `hardDeadline` change only through the queue.
     /// (`@exclusivity(unchecked)`: the queue's owner serialises every access, and a sift step would otherwise pay a
     /// dynamic check per field it reads.)
     final class Entry {
@@ -33,8 +39,10 @@ struct TimerQueue<Payload> {
         @exclusivity(unchecked) fileprivate(set) var hardDeadline: UInt64
         /// Tie-break among equal deadlines: insertion order.
         @exclusivity(unchecked) fileprivate(set) var sequence: UInt64
-        /// Position in the heap array, or -1 once removed.
+        /// Position in the heap array (in the run when `inRun`: see ``Run``), or -1 once removed.
         @exclusivity(unchecked) fileprivate(set) var index: Int
+        /// Whether the entry is in the sorted run rather than in a heap.
+        @exclusivity(unchecked) fileprivate var inRun = false
         /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
         @exclusivity(unchecked) fileprivate(set) var cap: UInt64
         /// Position in the cap heap, or -1 while suspended, removed or exact.
@@ -70,6 +78,7 @@ struct TimerQueue<Payload> {
             self.sequence = sequence
             index = -1
             capIndex = -1
+            inRun = false
             suspended = false
             updateCap()
             inExact = hasEmptyWindow
@@ -103,8 +112,10 @@ struct TimerQueue<Payload> {
         }
     }
 
-    /// The entries with an empty window, by (deadline, sequence).
+    /// The entries with an empty window that are not in `run`, by (deadline, sequence).
     private var exact: [Entry] = []
+    /// Entries with an empty window appended in (deadline, sequence) order.
+    private var run = Run()
     /// The entries with a window, by (deadline, sequence).
     private var tolerant: [Entry] = []
     /// The armable entries of `tolerant`, by (cap, sequence).
@@ -118,27 +129,54 @@ struct TimerQueue<Payload> {
     init() {}
 
     /// The number of queued entries. O(1).
-    var count: Int { exact.count + tolerant.count }
+    var count: Int { exact.count + run.count + tolerant.count }
     /// Whether the queue is empty. O(1).
-    var isEmpty: Bool { exact.isEmpty && tolerant.isEmpty }
+    var isEmpty: Bool { exact.isEmpty && run.count == 0 && tolerant.isEmpty }
     /// The entry with the smallest (deadline, sequence). O(1).
     var first: Entry? {
-        guard let fromExact = firstIsExact else { return nil }
-        return fromExact ? exact[0] : tolerant[0]
+        switch firstPlace {
+        case nil: return nil
+        case .exact: return exact[0]
+        case .run: return run.first
+        case .tolerant: return tolerant[0]
+        }
     }
     /// The deadline of ``first`` when that entry is armable, else nil. O(1).
     @inline(__always)
     var firstArmableDeadline: UInt64? {
         // Element reads in place, not through an optional entry: no reference counting.
-        guard let fromExact = firstIsExact else { return nil }
-        if fromExact { return exact[0].suspended ? nil : exact[0].deadline }
-        return tolerant[0].suspended ? nil : tolerant[0].deadline
+        switch firstPlace {
+        case nil: return nil
+        case .exact: return exact[0].suspended ? nil : exact[0].deadline
+        case .run: return run.firstIsSuspended ? nil : run.firstDeadline
+        case .tolerant: return tolerant[0].suspended ? nil : tolerant[0].deadline
+        }
     }
-    /// Which heap's root is ``first``: true for `exact`, false for `tolerant`, nil when both are empty.
+
+    /// Where an entry is: the root of `exact`, the first of `run`, the root of `tolerant`.
+    private enum Place { case exact, run, tolerant }
+
+    /// Which of the three firsts is ``first``, nil when the queue is empty.
     @inline(__always)
-    private var firstIsExact: Bool? {
-        if exact.isEmpty { return tolerant.isEmpty ? nil : false }
-        return tolerant.isEmpty || exact[0].precedes(tolerant[0])
+    private var firstPlace: Place? {
+        var place: Place? = exact.isEmpty ? nil : .exact
+        if run.count > 0, place == nil || run.firstPrecedes(exact[0]) { place = .run }
+        guard !tolerant.isEmpty else { return place }
+        switch place {
+        case nil: return .tolerant
+        case .exact: return exact[0].precedes(tolerant[0]) ? .exact : .tolerant
+        case .run: return run.firstPrecedes(tolerant[0]) ? .run : .tolerant
+        case .tolerant: return .tolerant
+        }
+    }
+
+    /// ``earliestCap`` and, when `withFirst`, ``firstArmableDeadline``, read with the queue accessed in place. Changes
+    /// nothing: `mutating` only because a read of a queue stored in a class (a mode's) through a call the compiler does
+    /// not inline copies the whole queue first, a retain and a release per array it holds, and a mutating call never
+    /// copies.
+    @inline(__always)
+    mutating func wakeUpTimes(withFirst: Bool) -> (cap: UInt64?, first: UInt64?) {
+        (earliestCap, withFirst ? firstArmableDeadline : nil)
     }
 
     /// The earliest cap among the entries not suspended: the coalesced wake-up time, nil when there is none. O(1)
@@ -146,7 +184,10 @@ struct TimerQueue<Payload> {
     @inline(__always)
     var earliestCap: UInt64? {
         let tolerantCap: UInt64? = caps.isEmpty ? nil : caps[0].cap
-        let exactCap: UInt64? = exact.isEmpty ? nil : exact[0].suspended ? earliestArmableExactDeadline() : exact[0].deadline
+        var exactCap: UInt64? = exact.isEmpty ? nil : exact[0].suspended ? earliestArmableExactDeadline() : exact[0].deadline
+        if run.count > 0, let runCap = run.firstIsSuspended ? run.earliestArmableDeadline : run.firstDeadline {
+            exactCap = min(exactCap ?? .max, runCap)
+        }
         guard let exactCap else { return tolerantCap }
         guard let tolerantCap else { return exactCap }
         return min(exactCap, tolerantCap)
@@ -171,7 +212,7 @@ struct TimerQueue<Payload> {
         return best.map { exact[$0].deadline }
     }
 
-    /// Adds a payload. O(log n).
+    /// Adds a payload. O(log n); O(1) amortised for an entry without tolerance whose deadline is the latest.
     @discardableResult
     mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
         let entry: Entry
@@ -240,12 +281,12 @@ struct TimerQueue<Payload> {
     }
 
     /// Changes an entry's keys with `update` and puts it back in order: in place when it stays in the same heap,
-    /// otherwise out of one heap and into the other (a tolerance given or taken away).
+    /// otherwise out of one heap and into the other (a tolerance given or taken away), or out of the run and in again.
     private mutating func change(_ entry: Entry, _ update: (Entry) -> Void) {
         let wasExact = entry.inExact
         update(entry)
         entry.updateCap()
-        guard entry.hasEmptyWindow == wasExact else {
+        guard entry.hasEmptyWindow == wasExact, !entry.inRun else {
             dequeue(entry)
             enqueue(entry)
             return
@@ -260,10 +301,15 @@ struct TimerQueue<Payload> {
         }
     }
 
-    /// Puts an entry that is in no heap into the heaps its window and its suspension call for.
+    /// Puts an entry that is in no heap into the heaps its window and its suspension call for: one without tolerance
+    /// at the end of the run when it follows the run's last entry.
     private mutating func enqueue(_ entry: Entry) {
         entry.inExact = entry.hasEmptyWindow
         if entry.inExact {
+            if run.accepts(entry) {
+                run.append(entry)
+                return
+            }
             Self.append(entry, to: &exact, precedes: Self.precedes, setIndex: Self.setIndex)
         } else {
             Self.append(entry, to: &tolerant, precedes: Self.precedes, setIndex: Self.setIndex)
@@ -273,6 +319,10 @@ struct TimerQueue<Payload> {
 
     /// Takes a queued entry out of every heap it is in, leaving it unqueued (its suspension is kept).
     private mutating func dequeue(_ entry: Entry) {
+        if entry.inRun {
+            run.remove(entry)
+            return
+        }
         let index = entry.index
         entry.index = -1
         if entry.inExact {
@@ -298,6 +348,7 @@ struct TimerQueue<Payload> {
     func due(atOrBefore limit: UInt64) -> [Entry] {
         var result: [Entry] = []
         Self.collect(atOrBefore: limit, from: exact, into: &result)
+        run.collect(atOrBefore: limit, into: &result)
         Self.collect(atOrBefore: limit, from: tolerant, into: &result)
         if result.count > 1 { result.sort { $0.precedes($1) } }
         return result
@@ -318,7 +369,7 @@ struct TimerQueue<Payload> {
     }
 
     /// All entries, in no order. O(n).
-    var unorderedEntries: [Entry] { exact + tolerant }
+    var unorderedEntries: [Entry] { exact + run.entries + tolerant }
 
     /// Checks the heap property and every entry's index. O(n); for tests and debug builds.
     func checkInvariants() -> String? {
@@ -340,6 +391,8 @@ struct TimerQueue<Payload> {
             if entry.capIndex != index || !entry.isQueued || entry.inExact { return "cap entry at \(index) is misplaced" }
             if index > 0 && entry.capPrecedes(caps[(index - 1) / 2]) { return "cap entry at \(index) precedes its parent" }
         }
+        if exact.contains(where: { $0.inRun }) || tolerant.contains(where: { $0.inRun }) { return "a heap entry is marked in the run" }
+        if let broken = run.checkInvariants() { return "run: \(broken)" }
         return nil
     }
 
@@ -419,6 +472,156 @@ struct TimerQueue<Payload> {
             }
             setIndex(entry, hole)
             (base + hole).initialize(to: entry)
+        }
+    }
+
+    // MARK: The sorted run
+
+    /// Entries without tolerance in (deadline, sequence) order, appended at the end only, with holes (nil) where
+    /// entries left from the middle. `slots[i]` is at position `base + i` (an entry's `index`); the entries are in
+    /// `start..<end`, whose first and last slots are not holes, and every slot outside it is nil. Holes at the end go at
+    /// once; those at the front are skipped, and dropped together by moving the entries down and the base up (no index
+    /// changes) once they are half the run; holes in the middle are squeezed out once they outnumber the entries (the
+    /// moved entries get new indices). The array only grows, as an array keeps its capacity.
+    fileprivate struct Run {
+        private var slots: [Entry?] = []
+        private var base = 0
+        private var start = 0
+        private var end = 0
+        private(set) var count = 0
+
+        /// Holes are dropped or squeezed out in batches of at least this many, so that a short run does not move its
+        /// entries at almost every removal.
+        private static var minimumHolesToDrop: Int { 16 }
+
+        /// The first entry. The run must not be empty.
+        var first: Entry { slots[start].unsafelyUnwrapped }
+        /// The first entry's deadline, read in place. The run must not be empty.
+        @inline(__always)
+        var firstDeadline: UInt64 { slots[start].unsafelyUnwrapped.deadline }
+        /// Whether the first entry is suspended, read in place. The run must not be empty.
+        @inline(__always)
+        var firstIsSuspended: Bool { slots[start].unsafelyUnwrapped.suspended }
+        /// Whether the first entry precedes `other`, read in place. The run must not be empty.
+        @inline(__always)
+        func firstPrecedes(_ other: Entry) -> Bool { slots[start].unsafelyUnwrapped.precedes(other) }
+
+        /// Whether `entry` may go at the end: the run is empty or its last entry precedes `entry`.
+        @inline(__always)
+        func accepts(_ entry: Entry) -> Bool {
+            count == 0 || slots[end - 1].unsafelyUnwrapped.precedes(entry)
+        }
+
+        /// Appends `entry`, which ``accepts(_:)`` allowed. O(1) amortised.
+        mutating func append(_ entry: Entry) {
+            if end == slots.count { slots.append(entry) } else { slots[end] = entry }
+            entry.index = base + end
+            entry.inRun = true
+            end += 1
+            count += 1
+        }
+
+        /// Takes `entry`, which is in the run, out of it and marks it unqueued. O(1) amortised.
+        mutating func remove(_ entry: Entry) {
+            let position = entry.index - base
+            precondition(position >= start && position < end && slots[position] === entry,
+                         "internal bug: a timer entry from another queue")
+            entry.index = -1
+            entry.inRun = false
+            slots[position] = nil
+            count -= 1
+            if count == 0 {
+                start = 0
+                end = 0
+                return
+            }
+            if position == end - 1 {
+                while slots[end - 1] == nil { end -= 1 }
+            } else if position == start {
+                while slots[start] == nil { start += 1 }
+            }
+            let holes = end - start - count
+            if holes > count && holes >= Self.minimumHolesToDrop {
+                squeezeHoles()
+            } else if start >= Self.minimumHolesToDrop && 2 * start >= end {
+                dropLeadingHoles()
+            }
+        }
+
+        /// Moves the entries, holes and all, down to slot 0 and the base up as much: every index stays right. Swaps,
+        /// not copies: no reference counting, and the holes end up past `end`.
+        private mutating func dropLeadingHoles() {
+            let dropped = start
+            let end = self.end
+            slots.withUnsafeMutableBufferPointer { slots in
+                for index in dropped..<end { slots.swapAt(index - dropped, index) }
+            }
+            base += dropped
+            start = 0
+            self.end = end - dropped
+        }
+
+        /// Moves the entries together, in order, down to slot 0, and gives each moved one its new index.
+        private mutating func squeezeHoles() {
+            var kept = 0
+            let base = self.base
+            slots.withUnsafeMutableBufferPointer { slots in
+                for index in start..<end where slots[index] != nil {
+                    if kept != index {
+                        slots.swapAt(kept, index)
+                        slots[kept].unsafelyUnwrapped.index = base + kept
+                    }
+                    kept += 1
+                }
+            }
+            start = 0
+            end = kept
+        }
+
+        /// The deadline of the first entry that is not suspended, nil when every entry is: O(1 + k) for k suspended
+        /// entries before it (and holes among them).
+        var earliestArmableDeadline: UInt64? {
+            for index in start..<end {
+                guard let entry = slots[index], !entry.suspended else { continue }
+                return entry.deadline
+            }
+            return nil
+        }
+
+        /// Appends the entries whose deadline is at or before `limit`, in order. O(k + holes among them).
+        func collect(atOrBefore limit: UInt64, into result: inout [Entry]) {
+            for index in start..<end {
+                guard let entry = slots[index] else { continue }
+                guard entry.deadline <= limit else { return }
+                result.append(entry)
+            }
+        }
+
+        /// The entries, in order.
+        var entries: [Entry] { slots[start..<end].compactMap { $0 } }
+
+        /// Checks the order, the indices, the holes and the slots outside the range. O(n).
+        func checkInvariants() -> String? {
+            if slots[..<start].contains(where: { $0 != nil }) || slots[end...].contains(where: { $0 != nil }) {
+                return "an entry outside start..<end"
+            }
+            let stored = slots[start..<end].compactMap { $0 }
+            if stored.count != count { return "counts \(count) but holds \(stored.count)" }
+            guard count > 0 else { return start == 0 && end == 0 ? nil : "empty but its range is \(start)..<\(end)" }
+            if slots[start] == nil || slots[end - 1] == nil { return "a hole at its start or its end" }
+            let holes = end - start - count
+            if holes > count && holes >= Self.minimumHolesToDrop { return "\(holes) holes for \(count) entries" }
+            if start >= Self.minimumHolesToDrop && 2 * start >= end { return "\(start) holes kept at its front" }
+            for index in start..<end {
+                guard let entry = slots[index] else { continue }
+                if entry.index != base + index { return "the entry at \(index) believes it is at \(entry.index - base)" }
+                if !entry.inRun || !entry.inExact || !entry.hasEmptyWindow { return "the entry at \(index) is not a run entry" }
+                if entry.capIndex >= 0 { return "the entry at \(index) has a cap index" }
+            }
+            for (earlier, later) in zip(stored, stored.dropFirst()) where !earlier.precedes(later) {
+                return "out of order at deadline \(later.deadline)"
+            }
+            return nil
         }
     }
 }
