@@ -105,7 +105,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
         return memberships.remove(at: index).slot
     }
 
-    /// Records that the source moved to `slot` of `mode`'s source list. Caller holds `lock` and the loop's lock.
+    /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds `lock`
+    /// and the loop's lock.
     func moveLocked(in mode: LoopMode, to slot: Int) {
         guard let index = memberships.index(of: mode) else {
             preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
@@ -410,7 +411,7 @@ struct SourceMembership {
     let reference: Unmanaged<RefRunLoop>
     /// One of the loop's modes, unretained.
     let modeReference: Unmanaged<LoopMode>
-    /// The source's index in `mode.sources`.
+    /// The source's position in `mode.sources`.
     var slot: Int
 
     init(loop: RefRunLoop, mode: LoopMode, slot: Int) {

@@ -25,14 +25,14 @@ extension RefRunLoop {
         lock.withLock {
             guard lifecycle == .open else { return }
             for mode in modes.values {
-                for source in mode.sources {
+                for source in mode.sources.elements {
                     source.lock.withLock { source.removeMembershipsLocked(of: self) }
                     if let cancel = source.cancelCallout {
                         let name = mode.name
                         callouts.append { cancel(name) }
                     }
                 }
-                mode.sources = []
+                mode.sources = SlotArray()
                 mode.sourcesByDescriptor = [:]
                 for entry in mode.timers.unorderedEntries { detachedTimers.append(entry.payload) }
                 mode.timers = TimerQueue()

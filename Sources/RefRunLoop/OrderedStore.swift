@@ -6,12 +6,9 @@
 // O(log g) expected for g distinct orders. An in-order snapshot is cached until the next change, so that every
 // activity of every pass reads a ready array.
 //
-// A group's array keeps a removed element's slot as a hole, so that no other element moves and no handle changes:
-// adding and removing allocate nothing per element (a linked node per element cost an allocation, a free and their
-// reference counting on every add and remove, a third of an observer's churn). Holes at the end are dropped at once;
-// those at the front are skipped, and dropped together by moving the elements down and the base up (which leaves every
-// handle valid) once they are half the group; holes in the middle are squeezed out when they outnumber the elements,
-// the one change that gives elements new handles, which the caller is told.
+// A group's elements sit at stable positions in a SlotArray (SlotArray.swift): adding and removing allocate nothing
+// per element (a linked node per element cost an allocation, a free and their reference counting on every add and
+// remove, a third of an observer's churn), and the rare change that moves elements reports their new handles.
 
 /// A set of elements ordered by (order, insertion), with O(1) amortised insert into an order already present and
 /// removal by handle, O(log g) expected for a new order among g, and a cached in-order snapshot.
@@ -19,43 +16,24 @@
 /// Not thread-safe: the owning loop's lock protects it.
 struct OrderedStore<Element> {
     /// Where a stored element is: its group, unretained (a group with elements is held by the treap), and its
-    /// position there, counted from the group's creation (the base moves as holes leave the front). Valid until the
-    /// element is removed or a removal reports it relocated.
+    /// position in the group's slots. Valid until the element is removed or a removal reports it relocated.
     struct Handle {
         fileprivate let group: Unmanaged<Group>
         fileprivate let position: Int
     }
 
-    /// The elements of one order, in insertion order, with holes where elements were removed. Held by its node in
-    /// the treap while it has elements. (`@exclusivity(unchecked)`: the store's owner serialises every access, and each
-    /// insert and remove would otherwise pay a dynamic check per field.)
+    /// The elements of one order, in insertion order. Held by its node in the treap while it has elements.
     final class Group {
         /// Set when the group is made or reused (``OrderedStore/spare``).
-        @exclusivity(unchecked) fileprivate(set) var order: Int
-        /// `slots[i]` is at position `base + i`. The elements are in `start..<end`, whose first and last slots are
-        /// not holes; every slot outside it is nil. The array only grows: the slots past `end` are kept for the next
-        /// inserts, as an array keeps its capacity.
-        @exclusivity(unchecked) fileprivate var slots: [Element?] = []
-        @exclusivity(unchecked) fileprivate var base = 0
-        @exclusivity(unchecked) fileprivate var start = 0
-        @exclusivity(unchecked) fileprivate var end = 0
-        /// The elements (slots in `start..<end` that are not holes).
-        @exclusivity(unchecked) fileprivate var count = 0
+        fileprivate(set) var order: Int
+        fileprivate var slots = SlotArray<Element>()
         /// The group's node in the treap, unretained (that node holds the group).
-        @exclusivity(unchecked) fileprivate var place: Unmanaged<OrderTreap<Group>.Node>?
+        fileprivate var place: Unmanaged<OrderTreap<Group>.Node>?
 
         fileprivate init(order: Int) {
             self.order = order
         }
-
-        /// Holes between the first and the last element.
-        fileprivate var holes: Int { end - start - count }
     }
-
-    /// Middle holes are squeezed out once there are more of them than elements and at least this many, and the holes
-    /// at the front dropped once they are at least this many and half the array: fewer would make a small group move
-    /// its elements at almost every removal.
-    static var minimumHolesToDrop: Int { 16 }
 
     private var groups = OrderTreap<Group>()
     /// The last group emptied, kept with its array's capacity for the next new order: a mode whose observers all leave
@@ -79,12 +57,7 @@ struct OrderedStore<Element> {
     @discardableResult
     mutating func insert(_ element: Element, order: Int) -> Handle {
         let group = group(for: order)
-        let position: Int = group._withUnsafeGuaranteedRef { group in
-            if group.end == group.slots.count { group.slots.append(element) } else { group.slots[group.end] = element }
-            group.end += 1
-            group.count += 1
-            return group.base + group.end - 1
-        }
+        let position = group._withUnsafeGuaranteedRef { $0.slots.append(element) }
         count += 1
         cache = nil
         return Handle(group: group, position: position)
@@ -95,27 +68,8 @@ struct OrderedStore<Element> {
     /// returns, with each element of the group that moved and its new handle (the old one is invalid from then on).
     mutating func remove(_ handle: Handle, relocated: (Element, Handle) -> Void) {
         let emptied: Bool = handle.group._withUnsafeGuaranteedRef { group in
-            let index = handle.position - group.base
-            precondition(index >= group.start && index < group.end && group.slots[index] != nil,
-                         "internal bug: an observer store handle that is not stored")
-            group.slots[index] = nil
-            group.count -= 1
-            if group.count == 0 {
-                group.start = 0
-                group.end = 0
-                return true
-            }
-            if index == group.end - 1 {
-                while group.slots[group.end - 1] == nil { group.end -= 1 }
-            } else if index == group.start {
-                while group.slots[group.start] == nil { group.start += 1 }
-            }
-            if group.holes > group.count && group.holes >= Self.minimumHolesToDrop {
-                Self.compact(group, handle.group, relocated: relocated)
-            } else if group.start >= Self.minimumHolesToDrop && 2 * group.start >= group.end {
-                Self.dropLeadingHoles(group)
-            }
-            return false
+            group.slots.remove(at: handle.position) { relocated($0, Handle(group: handle.group, position: $1)) }
+            return group.slots.isEmpty
         }
         count -= 1
         cache = nil
@@ -132,44 +86,13 @@ struct OrderedStore<Element> {
         spare = leaving
     }
 
-    /// Moves the elements of `group`, holes and all, down to slot 0 and its base up as much: every handle stays valid.
-    /// Swaps, not copies: an element moves with no reference counting, and the holes end up past `end`.
-    private static func dropLeadingHoles(_ group: Group) {
-        let dropped = group.start
-        let end = group.end
-        group.slots.withUnsafeMutableBufferPointer { slots in
-            for index in dropped..<end { slots.swapAt(index - dropped, index) }
-        }
-        group.base += dropped
-        group.start = 0
-        group.end = end - dropped
-    }
-
-    /// Moves the elements of `group` together, in order, down to slot 0 (by swaps, so the holes end up past `end`),
-    /// and reports each one that moved with its new handle.
-    private static func compact(_ group: Group, _ reference: Unmanaged<Group>, relocated: (Element, Handle) -> Void) {
-        var kept = 0
-        let base = group.base
-        group.slots.withUnsafeMutableBufferPointer { slots in
-            for index in group.start..<group.end where slots[index] != nil {
-                if kept != index {
-                    slots.swapAt(kept, index)
-                    relocated(slots[kept]!, Handle(group: reference, position: base + kept))
-                }
-                kept += 1
-            }
-        }
-        group.start = 0
-        group.end = kept
-    }
-
     /// The elements in order. O(1) when nothing changed since the last call, O(n + holes) otherwise.
     mutating func elementsInOrder() -> [Element] {
         if let cache { return cache }
         var result: [Element] = []
         result.reserveCapacity(count)
         for group in groups.elementsInOrder() {
-            for case let element? in group.slots[group.start..<group.end] { result.append(element) }
+            group.slots.forEach { result.append($0); return true }
         }
         cache = result
         return result
@@ -177,10 +100,7 @@ struct OrderedStore<Element> {
 
     /// The element at `handle`, or nil when that slot is a hole or outside its group. For tests.
     func element(at handle: Handle) -> Element? {
-        handle.group._withUnsafeGuaranteedRef { group in
-            let index = handle.position - group.base
-            return index >= group.start && index < group.end ? group.slots[index] : nil
-        }
+        handle.group._withUnsafeGuaranteedRef { $0.slots.element(at: handle.position) }
     }
 
     /// Checks the treap, the groups' orders and slots, and the count. O(n + holes); for tests and debug builds.
@@ -193,21 +113,9 @@ struct OrderedStore<Element> {
             if let previousOrder, previousOrder >= group.order { return "groups out of order at order \(group.order)" }
             previousOrder = group.order
             guard group.place != nil else { return "group \(group.order) does not know its treap node" }
-            let listed = group.slots[group.start..<group.end].reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-            if listed == 0 { return "group \(group.order) is empty but still stored" }
-            if listed != group.count { return "group \(group.order) counts \(group.count) but holds \(listed)" }
-            if group.slots[..<group.start].contains(where: { $0 != nil }) || group.slots[group.end...].contains(where: { $0 != nil }) {
-                return "group \(group.order) has an element outside its range"
-            }
-            if group.slots[group.start] == nil || group.slots[group.end - 1] == nil {
-                return "group \(group.order) has a hole at its start or its end"
-            }
-            if group.holes > group.count && group.holes >= Self.minimumHolesToDrop {
-                return "group \(group.order) has \(group.holes) holes for \(group.count) elements"
-            }
-            if group.start >= Self.minimumHolesToDrop && 2 * group.start >= group.end {
-                return "group \(group.order) keeps \(group.start) holes at its front"
-            }
+            if group.slots.isEmpty { return "group \(group.order) is empty but still stored" }
+            if let broken = group.slots.checkInvariants(position: { _ in nil }) { return "group \(group.order): \(broken)" }
+            let listed = group.slots.count
             seen += listed
         }
         if let lastGroup, lastGroup.takeUnretainedValue().place == nil { return "the last insert's group has left" }

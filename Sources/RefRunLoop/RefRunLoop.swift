@@ -347,8 +347,7 @@ public final class RefRunLoop: @unchecked Sendable {
         let joined: Bool = source.lock.withLock {
             // An invalid source is never added (CF checks in CFRunLoopAddSource).
             guard source.valid, source.memberships.index(of: mode) == nil else { return false }
-            mode.sources.append(source)
-            source.addMembershipLocked(self, mode, slot: mode.sources.count - 1)
+            source.addMembershipLocked(self, mode, slot: mode.sources.append(source))
             return true
         }
         guard joined else { return nil }
@@ -438,13 +437,10 @@ public final class RefRunLoop: @unchecked Sendable {
         if observer.places.isEmpty { observer.lock.withLock { observer.loop = nil } }
     }
 
-    /// Takes the source at `slot` out of the mode's source list, moving the last one into its place (and telling that
-    /// one where it went). Caller holds `lock`.
+    /// Takes the source at `slot` out of the mode's source list; when that squeezes the list's holes out, each moved
+    /// source records its new place (under its own lock). Caller holds `lock`.
     private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
-        let last = mode.sources.removeLast()
-        guard slot < mode.sources.count else { return }
-        mode.sources[slot] = last
-        last.lock.withLock { last.moveLocked(in: mode, to: slot) }
+        mode.sources.remove(at: slot) { moved, position in moved.lock.withLock { moved.moveLocked(in: mode, to: position) } }
     }
 
     /// Checks that every mode's source list and the memberships of the sources in it agree: each listed source
@@ -453,17 +449,15 @@ public final class RefRunLoop: @unchecked Sendable {
     func checkSourceListInvariants(sources: [RefRunLoopSource] = []) -> String? {
         lock.withLock {
             for mode in modes.values {
-                for (slot, source) in mode.sources.enumerated() {
-                    let recorded = source.lock.withLock { source.memberships.index(of: mode).map { source.memberships[$0].slot } }
-                    guard recorded == slot else {
-                        return "mode \(mode.name): the source at \(slot) records \(recorded.map(String.init) ?? "no membership")"
-                    }
+                let broken = mode.sources.checkInvariants { source in
+                    source.lock.withLock { source.memberships.index(of: mode).map { source.memberships[$0].slot } ?? -1 }
                 }
+                if let broken { return "mode \(mode.name): \(broken)" }
             }
             for source in sources {
                 let memberships = source.lock.withLock { Array(source.memberships) }
                 for membership in memberships where membership.isIn(self) {
-                    guard membership.slot < membership.mode.sources.count, membership.mode.sources[membership.slot] === source else {
+                    guard membership.mode.sources.element(at: membership.slot) === source else {
                         return "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
                     }
                 }

@@ -477,146 +477,77 @@ struct TimerQueue<Payload> {
 
     // MARK: The sorted run
 
-    /// Entries without tolerance in (deadline, sequence) order, appended at the end only, with holes (nil) where
-    /// entries left from the middle. `slots[i]` is at position `base + i` (an entry's `index`); the entries are in
-    /// `start..<end`, whose first and last slots are not holes, and every slot outside it is nil. Holes at the end go at
-    /// once; those at the front are skipped, and dropped together by moving the entries down and the base up (no index
-    /// changes) once they are half the run; holes in the middle are squeezed out once they outnumber the entries (the
-    /// moved entries get new indices). The array only grows, as an array keeps its capacity.
+    /// Entries without tolerance in (deadline, sequence) order, appended at the end only, at stable positions (an
+    /// entry's `index`; see ``SlotArray``): removing one moves no other, except when the holes are squeezed out, and
+    /// then the moved entries get their new indices.
     fileprivate struct Run {
-        private var slots: [Entry?] = []
-        private var base = 0
-        private var start = 0
-        private var end = 0
-        private(set) var count = 0
+        private var slots = SlotArray<Entry>()
 
-        /// Holes are dropped or squeezed out in batches of at least this many, so that a short run does not move its
-        /// entries at almost every removal.
-        private static var minimumHolesToDrop: Int { 16 }
-
+        var count: Int { slots.count }
         /// The first entry. The run must not be empty.
-        var first: Entry { slots[start].unsafelyUnwrapped }
+        var first: Entry { slots.first }
         /// The first entry's deadline, read in place. The run must not be empty.
         @inline(__always)
-        var firstDeadline: UInt64 { slots[start].unsafelyUnwrapped.deadline }
+        var firstDeadline: UInt64 { slots.first.deadline }
         /// Whether the first entry is suspended, read in place. The run must not be empty.
         @inline(__always)
-        var firstIsSuspended: Bool { slots[start].unsafelyUnwrapped.suspended }
+        var firstIsSuspended: Bool { slots.first.suspended }
         /// Whether the first entry precedes `other`, read in place. The run must not be empty.
         @inline(__always)
-        func firstPrecedes(_ other: Entry) -> Bool { slots[start].unsafelyUnwrapped.precedes(other) }
+        func firstPrecedes(_ other: Entry) -> Bool { slots.first.precedes(other) }
 
         /// Whether `entry` may go at the end: the run is empty or its last entry precedes `entry`.
         @inline(__always)
         func accepts(_ entry: Entry) -> Bool {
-            count == 0 || slots[end - 1].unsafelyUnwrapped.precedes(entry)
+            slots.isEmpty || slots.last.precedes(entry)
         }
 
         /// Appends `entry`, which ``accepts(_:)`` allowed. O(1) amortised.
         mutating func append(_ entry: Entry) {
-            if end == slots.count { slots.append(entry) } else { slots[end] = entry }
-            entry.index = base + end
+            entry.index = slots.append(entry)
             entry.inRun = true
-            end += 1
-            count += 1
         }
 
         /// Takes `entry`, which is in the run, out of it and marks it unqueued. O(1) amortised.
         mutating func remove(_ entry: Entry) {
-            let position = entry.index - base
-            precondition(position >= start && position < end && slots[position] === entry,
-                         "internal bug: a timer entry from another queue")
+            precondition(slots.element(at: entry.index) === entry, "internal bug: a timer entry from another queue")
+            slots.remove(at: entry.index) { moved, position in moved.index = position }
             entry.index = -1
             entry.inRun = false
-            slots[position] = nil
-            count -= 1
-            if count == 0 {
-                start = 0
-                end = 0
-                return
-            }
-            if position == end - 1 {
-                while slots[end - 1] == nil { end -= 1 }
-            } else if position == start {
-                while slots[start] == nil { start += 1 }
-            }
-            let holes = end - start - count
-            if holes > count && holes >= Self.minimumHolesToDrop {
-                squeezeHoles()
-            } else if start >= Self.minimumHolesToDrop && 2 * start >= end {
-                dropLeadingHoles()
-            }
-        }
-
-        /// Moves the entries, holes and all, down to slot 0 and the base up as much: every index stays right. Swaps,
-        /// not copies: no reference counting, and the holes end up past `end`.
-        private mutating func dropLeadingHoles() {
-            let dropped = start
-            let end = self.end
-            slots.withUnsafeMutableBufferPointer { slots in
-                for index in dropped..<end { slots.swapAt(index - dropped, index) }
-            }
-            base += dropped
-            start = 0
-            self.end = end - dropped
-        }
-
-        /// Moves the entries together, in order, down to slot 0, and gives each moved one its new index.
-        private mutating func squeezeHoles() {
-            var kept = 0
-            let base = self.base
-            slots.withUnsafeMutableBufferPointer { slots in
-                for index in start..<end where slots[index] != nil {
-                    if kept != index {
-                        slots.swapAt(kept, index)
-                        slots[kept].unsafelyUnwrapped.index = base + kept
-                    }
-                    kept += 1
-                }
-            }
-            start = 0
-            end = kept
         }
 
         /// The deadline of the first entry that is not suspended, nil when every entry is: O(1 + k) for k suspended
         /// entries before it (and holes among them).
         var earliestArmableDeadline: UInt64? {
-            for index in start..<end {
-                guard let entry = slots[index], !entry.suspended else { continue }
-                return entry.deadline
+            var found: UInt64?
+            slots.forEach { entry in
+                guard entry.suspended else {
+                    found = entry.deadline
+                    return false
+                }
+                return true
             }
-            return nil
+            return found
         }
 
         /// Appends the entries whose deadline is at or before `limit`, in order. O(k + holes among them).
         func collect(atOrBefore limit: UInt64, into result: inout [Entry]) {
-            for index in start..<end {
-                guard let entry = slots[index] else { continue }
-                guard entry.deadline <= limit else { return }
+            slots.forEach { entry in
+                guard entry.deadline <= limit else { return false }
                 result.append(entry)
+                return true
             }
         }
 
         /// The entries, in order.
-        var entries: [Entry] { slots[start..<end].compactMap { $0 } }
+        var entries: [Entry] { slots.elements }
 
         /// Checks the order, the indices, the holes and the slots outside the range. O(n).
         func checkInvariants() -> String? {
-            if slots[..<start].contains(where: { $0 != nil }) || slots[end...].contains(where: { $0 != nil }) {
-                return "an entry outside start..<end"
-            }
-            let stored = slots[start..<end].compactMap { $0 }
-            if stored.count != count { return "counts \(count) but holds \(stored.count)" }
-            guard count > 0 else { return start == 0 && end == 0 ? nil : "empty but its range is \(start)..<\(end)" }
-            if slots[start] == nil || slots[end - 1] == nil { return "a hole at its start or its end" }
-            let holes = end - start - count
-            if holes > count && holes >= Self.minimumHolesToDrop { return "\(holes) holes for \(count) entries" }
-            if start >= Self.minimumHolesToDrop && 2 * start >= end { return "\(start) holes kept at its front" }
-            for index in start..<end {
-                guard let entry = slots[index] else { continue }
-                if entry.index != base + index { return "the entry at \(index) believes it is at \(entry.index - base)" }
-                if !entry.inRun || !entry.inExact || !entry.hasEmptyWindow { return "the entry at \(index) is not a run entry" }
-                if entry.capIndex >= 0 { return "the entry at \(index) has a cap index" }
+            if let broken = slots.checkInvariants(position: { $0.index }) { return broken }
+            let stored = slots.elements
+            for entry in stored where !entry.inRun || !entry.inExact || !entry.hasEmptyWindow || entry.capIndex >= 0 {
+                return "the entry at \(entry.index) is not a run entry"
             }
             for (earlier, later) in zip(stored, stored.dropFirst()) where !earlier.precedes(later) {
                 return "out of order at deadline \(later.deadline)"

@@ -1,0 +1,156 @@
+// An array whose elements keep their positions while others come and go: the storage behind an order's observers
+// (OrderedStore.swift), the run of timers added in date order (TimerQueue.swift) and a mode's sources (LoopMode.swift).
+// Each of those items knows its position, so removing it needs no search; swap-removal would move another item and
+// make its owner touch that item (and take its lock, for a source) on every removal, and a linked list would cost a
+// node per item.
+
+/// Elements in insertion order at stable positions: appending is O(1) amortised, and removing by position leaves a
+/// hole, so no other element moves. Holes at the end go at once; those at the front are skipped, and dropped together
+/// by moving the elements down and the base up (which leaves every position valid) once they are half the array; holes
+/// in the middle are squeezed out once they outnumber the elements, the one change that gives elements new positions,
+/// which the caller is told. Every operation is O(1) amortised.
+///
+/// Not thread-safe: its owner's lock protects it.
+struct SlotArray<Element> {
+    /// `slots[i]` is at position `base + i`. The elements are in `start..<end`, whose first and last slots are not
+    /// holes; every slot outside it is nil. The array only grows: the slots past `end` are kept for the next appends,
+    /// as an array keeps its capacity.
+    private var slots: [Element?] = []
+    private var base = 0
+    private var start = 0
+    private var end = 0
+    /// The elements (slots in `start..<end` that are not holes).
+    private(set) var count = 0
+
+    /// Holes are dropped or squeezed out in batches of at least this many, so that a short array does not move its
+    /// elements at almost every removal.
+    static var minimumHolesToDrop: Int { 16 }
+
+    init() {}
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The first element. The array must not be empty.
+    @inline(__always)
+    var first: Element { slots[start].unsafelyUnwrapped }
+
+    /// The last element. The array must not be empty.
+    @inline(__always)
+    var last: Element { slots[end - 1].unsafelyUnwrapped }
+
+    /// Appends `element` and returns its position. O(1) amortised.
+    @inline(__always)
+    mutating func append(_ element: Element) -> Int {
+        if end == slots.count { slots.append(element) } else { slots[end] = element }
+        end += 1
+        count += 1
+        return base + end - 1
+    }
+
+    /// The element at `position`, nil for a hole or a position outside the array.
+    func element(at position: Int) -> Element? {
+        let index = position - base
+        return index >= start && index < end ? slots[index] : nil
+    }
+
+    /// Removes the element at `position`, which must hold one. When the removal squeezes the holes out, `relocated` is
+    /// called, before this returns, with each element that moved and its new position (its old one is invalid from
+    /// then on). O(1) amortised.
+    mutating func remove(at position: Int, relocated: (Element, Int) -> Void) {
+        let index = position - base
+        var (start, end) = (self.start, self.end)
+        precondition(index >= start && index < end, "internal bug: no element at position \(position)")
+        count -= 1
+        let remaining = count
+        // One access to the storage for the removal and the walk over the holes it joins (each subscript of the
+        // array would check its uniqueness and bounds again).
+        slots.withUnsafeMutableBufferPointer { slots in
+            precondition(slots[index] != nil, "internal bug: no element at position \(position)")
+            slots[index] = nil
+            if remaining == 0 {
+                (start, end) = (0, 0)
+            } else if index == end - 1 {
+                repeat { end -= 1 } while slots[end - 1] == nil
+            } else if index == start {
+                repeat { start += 1 } while slots[start] == nil
+            }
+        }
+        (self.start, self.end) = (start, end)
+        guard remaining > 0 else { return }
+        let holes = end - start - remaining
+        if holes > remaining && holes >= Self.minimumHolesToDrop {
+            squeezeHoles(relocated: relocated)
+        } else if start >= Self.minimumHolesToDrop && 2 * start >= end {
+            dropLeadingHoles()
+        }
+    }
+
+    /// Calls `body` with each element in order until it returns false. O(k + the holes among the k visited).
+    @inline(__always)
+    func forEach(while body: (Element) throws -> Bool) rethrows {
+        for index in start..<end {
+            guard let element = slots[index] else { continue }
+            guard try body(element) else { return }
+        }
+    }
+
+    /// The elements in order. O(n + holes).
+    var elements: [Element] {
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        forEach { result.append($0); return true }
+        return result
+    }
+
+    /// Moves the elements, holes and all, down to slot 0 and the base up as much: every position stays right. Swaps,
+    /// not copies: no reference counting, and the holes end up past `end`.
+    private mutating func dropLeadingHoles() {
+        let dropped = start
+        let end = self.end
+        slots.withUnsafeMutableBufferPointer { slots in
+            for index in dropped..<end { slots.swapAt(index - dropped, index) }
+        }
+        base += dropped
+        start = 0
+        self.end = end - dropped
+    }
+
+    /// Moves the elements together, in order, down to slot 0 (by swaps, so the holes end up past `end`), and reports
+    /// each one that moved with its new position.
+    private mutating func squeezeHoles(relocated: (Element, Int) -> Void) {
+        var kept = 0
+        let base = self.base
+        let (start, end) = (self.start, self.end)
+        slots.withUnsafeMutableBufferPointer { slots in
+            for index in start..<end where slots[index] != nil {
+                if kept != index {
+                    slots.swapAt(kept, index)
+                    relocated(slots[kept].unsafelyUnwrapped, base + kept)
+                }
+                kept += 1
+            }
+        }
+        self.start = 0
+        self.end = kept
+    }
+
+    /// Checks the range, the count and the holes: nil when they hold. `position` checks each element's own record of
+    /// its position. O(n + holes); for tests and debug builds.
+    func checkInvariants(position: (Element) -> Int?) -> String? {
+        if slots[..<start].contains(where: { $0 != nil }) || slots[end...].contains(where: { $0 != nil }) {
+            return "an element outside start..<end"
+        }
+        let stored = slots[start..<end].reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        if stored != count { return "counts \(count) but holds \(stored)" }
+        guard count > 0 else { return start == 0 && end == 0 ? nil : "empty but its range is \(start)..<\(end)" }
+        if slots[start] == nil || slots[end - 1] == nil { return "a hole at its start or its end" }
+        let holes = end - start - count
+        if holes > count && holes >= Self.minimumHolesToDrop { return "\(holes) holes for \(count) elements" }
+        if start >= Self.minimumHolesToDrop && 2 * start >= end { return "\(start) holes kept at its front" }
+        for index in start..<end {
+            guard let element = slots[index], let recorded = position(element) else { continue }
+            if recorded != base + index { return "the element at \(base + index) believes it is at \(recorded)" }
+        }
+        return nil
+    }
+}
