@@ -203,8 +203,8 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     var deadline: UInt64
     /// Protected by `lock`. The tolerance after Darwin's clamp.
     var storedTolerance: Double = 0
-    /// Protected by `lock`. The loop whose modes hold the timer, nil when it is in none.
-    var loop: RefRunLoop?
+    /// Protected by `lock`. The loop whose modes hold the timer, if any.
+    var binding = LoopBinding()
     /// Protected by the lock of `loop`. The timer's entry in each mode's queue.
     var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = InlineList()
 
@@ -233,7 +233,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
         let holder: RefRunLoop? = lock.withLock {
             guard valid else { return nil }
             valid = false
-            return loop
+            return binding.loop
         }
         holder?.removeEverywhere(.timer(self))
     }
@@ -265,11 +265,11 @@ public final class RefRunLoopTimer: @unchecked Sendable {
         while true {
             let holder: RefRunLoop? = lock.withLock {
                 guard valid else { return nil }
-                if loop == nil {
+                if binding.isUnbound {
                     fireDate = clamped
                     deadline = newDeadline
                 }
-                return loop
+                return binding.loop
             }
             guard let holder else { return }
             if holder.rescheduleTimer(self, fireDate: clamped, deadline: newDeadline) {
@@ -283,8 +283,8 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     private func setTolerance(_ value: Double) {
         while true {
             let holder: RefRunLoop? = lock.withLock {
-                if loop == nil { storedTolerance = TimerTolerance.clamped(value, interval: interval) }
-                return loop
+                if binding.isUnbound { storedTolerance = TimerTolerance.clamped(value, interval: interval) }
+                return binding.loop
             }
             guard let holder else { return }
             if holder.setTimerTolerance(self, value) { return }
@@ -313,8 +313,8 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// one `mov`). Atomic only because an observer removed from one loop in its own callout may be added to another
     /// loop, whose thread may then read the mark while the first callout is still running.
     let firing = Atomic<Bool>(false)
-    /// Protected by `lock`. The loop whose modes hold it, nil when none does.
-    var loop: RefRunLoop?
+    /// Protected by `lock`. The loop whose modes hold it, if any.
+    var binding = LoopBinding()
     /// Protected by the lock of `loop`. Its handle in each mode's observer store.
     var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
 
@@ -344,7 +344,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     public func invalidate() {
         let holder: RefRunLoop? = lock.withLock {
             guard !invalidated.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
-            return loop
+            return binding.loop
         }
         holder?.removeEverywhere(.observer(self))
     }
@@ -392,9 +392,9 @@ enum LoopItem {
     func canJoin(_ loop: RefRunLoop) -> Bool {
         switch self {
         case .source(let source): return source.isValid
-        case .timer(let timer): return timer.lock.withLock { timer.valid && (timer.loop == nil || timer.loop === loop) }
+        case .timer(let timer): return timer.lock.withLock { timer.valid && timer.binding.admits(loop) }
         case .observer(let observer):
-            return observer.lock.withLock { observer.valid && (observer.loop == nil || observer.loop === loop) }
+            return observer.lock.withLock { observer.valid && observer.binding.admits(loop) }
         }
     }
 }

@@ -42,11 +42,11 @@ extension RefRunLoop {
             }
             for timer in detachedTimers {
                 timer.entries = []
-                timer.lock.withLock { timer.loop = nil }
+                timer.lock.withLock { timer.binding.unbind() }
             }
             for observer in detachedObservers {
                 observer.places = []
-                observer.lock.withLock { observer.loop = nil }
+                observer.lock.withLock { observer.binding.unbind() }
             }
             commonItems = [:]
             blocks = []

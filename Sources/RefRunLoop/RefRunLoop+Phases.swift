@@ -232,7 +232,7 @@ extension RefRunLoop {
     private func fire(_ timer: RefRunLoopTimer, in mode: LoopMode) -> Bool {
         let previousDeadline: UInt64? = lock.withLock {
             let start: UInt64? = timer.lock.withLock {
-                guard timer.valid, !timer.firing, timer.loop === self, timer.deadline <= RefClock.nanoseconds else { return nil }
+                guard timer.valid, !timer.firing, timer.binding.isBound(to: self), timer.deadline <= RefClock.nanoseconds else { return nil }
                 timer.firing = true
                 return timer.deadline
             }
@@ -261,7 +261,7 @@ extension RefRunLoop {
             }
             // Armable again (an invalidated timer has left its queues already).
             for place in timer.entries { place.mode.timers.resume(place.handle) }
-            guard let reposition, timer.loop === self else {
+            guard let reposition, timer.binding.isBound(to: self) else {
                 rearmTimerLocked(mode)
                 return
             }

@@ -11,7 +11,7 @@ extension RefRunLoop {
     func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
         lock.withLock {
             let hard: UInt64? = timer.lock.withLock {
-                guard timer.loop === self else { return nil }
+                guard timer.binding.isBound(to: self) else { return nil }
                 guard timer.valid else { return 0 }
                 timer.fireDate = fireDate
                 timer.deadline = deadline
@@ -32,7 +32,7 @@ extension RefRunLoop {
     func setTimerTolerance(_ timer: RefRunLoopTimer, _ value: Double) -> Bool {
         lock.withLock {
             let hard: UInt64? = timer.lock.withLock {
-                guard timer.loop === self else { return nil }
+                guard timer.binding.isBound(to: self) else { return nil }
                 timer.storedTolerance = TimerTolerance.clamped(value, interval: timer.interval)
                 return TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
             }

@@ -264,7 +264,7 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     func contains(_ item: LoopItem, mode: RefRunLoopMode) -> Bool {
-        if case .timer(let timer) = item, !timer.lock.withLock({ timer.loop === self }) { return false }
+        if case .timer(let timer) = item, !timer.lock.withLock({ timer.binding.isBound(to: self) }) { return false }
         return lock.withLock {
             switch mode {
             case .common: return commonItems[item.identifier] != nil
@@ -360,8 +360,8 @@ public final class RefRunLoop: @unchecked Sendable {
         // The timer's entries are protected by this loop's lock, which is held.
         guard !timer.entries.contains(where: { $0.isIn(mode) }) else { return }
         let key: (UInt64, UInt64)? = timer.lock.withLock {
-            guard timer.valid, timer.loop == nil || timer.loop === self else { return nil }
-            timer.loop = self
+            guard timer.valid, timer.binding.admits(self) else { return nil }
+            timer.binding.bind(self)
             return (timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds))
         }
         guard let (deadline, hard) = key else { return }
@@ -375,8 +375,8 @@ public final class RefRunLoop: @unchecked Sendable {
         // The observer's places are protected by this loop's lock, which is held.
         guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
         let bound: Bool = observer.lock.withLock {
-            guard observer.valid, observer.loop == nil || observer.loop === self else { return false }
-            observer.loop = self
+            guard observer.valid, observer.binding.admits(self) else { return false }
+            observer.binding.bind(self)
             return true
         }
         guard bound else { return }
@@ -422,7 +422,7 @@ public final class RefRunLoop: @unchecked Sendable {
         mode.timers.remove(timer.entries[index].handle)
         var entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.entries.remove(at: index).handle
         mode.timers.recycle(&entry)
-        if timer.entries.isEmpty { timer.lock.withLock { timer.loop = nil } }
+        if timer.entries.isEmpty { timer.lock.withLock { timer.binding.unbind() } }
         rearmTimerLocked(mode, changed: true)
     }
 
@@ -434,7 +434,7 @@ public final class RefRunLoop: @unchecked Sendable {
         mode.observers.remove(observer.places[index].handle) { $0.relocateLocked(in: mode, to: $1) }
         mode.observersChanged()
         observer.places.remove(at: index)
-        if observer.places.isEmpty { observer.lock.withLock { observer.loop = nil } }
+        if observer.places.isEmpty { observer.lock.withLock { observer.binding.unbind() } }
     }
 
     /// Takes the source at `slot` out of the mode's source list; when that squeezes the list's holes out, each moved
