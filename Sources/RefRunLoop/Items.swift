@@ -105,8 +105,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
         return memberships.remove(at: index).slot
     }
 
-    /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds `lock`
-    /// and the loop's lock.
+    /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds
+    /// `lock` and the loop's lock.
     func moveLocked(in mode: LoopMode, to slot: Int) {
         guard let index = memberships.index(of: mode) else {
             preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
@@ -205,7 +205,7 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     var storedTolerance: Double = 0
     /// Protected by `lock`. The loop whose modes hold the timer, if any.
     var binding = LoopBinding()
-    /// Protected by the lock of `loop`. The timer's entry in each mode's queue.
+    /// Protected by the lock of the loop in `binding`. The timer's entry in each mode's queue.
     var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = InlineList()
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
@@ -305,7 +305,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     let callout: ObserverCallout
     let lock = Lock("RefRunLoopObserver.lock")
     /// Whether it was invalidated. Only ever set, and only with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees
-    /// validity and `loop` together); read by any thread without the lock.
+    /// validity and `binding` together); read by any thread without the lock.
     let invalidated = Atomic<Bool>(false)
     /// Whether a callout of it is running (rule observer.firing-not-reentered: nested runs do not re-enter it). Written
     /// only by the thread of the loop calling it out, around the callout; a separate word from `invalidated`, so that
@@ -315,10 +315,10 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     let firing = Atomic<Bool>(false)
     /// Protected by `lock`. The loop whose modes hold it, if any.
     var binding = LoopBinding()
-    /// Protected by the lock of `loop`. Its handle in each mode's observer store.
+    /// Protected by the lock of the loop in `binding`. Its handle in each mode's observer store.
     var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
 
-    /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of `loop`.
+    /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of the loop in `binding`.
     func relocateLocked(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
         guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
             preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")

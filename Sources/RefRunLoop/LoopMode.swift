@@ -63,8 +63,8 @@ final class LoopMode {
 
     /// The mode's sources, of both versions, in the order they were added (a pass sorts the signalled ones by (order,
     /// first signal)). Each source's membership for this mode records its position here (``SourceMembership/slot``):
-    /// adding appends, removing leaves a hole and moves no other source (so it takes no other source's lock, but when
-    /// the holes are squeezed out), and neither hashes.
+    /// adding appends, removing leaves a hole and moves no other source (so it takes no other source's lock, except
+    /// when the holes are squeezed out), and neither hashes.
     @exclusivity(unchecked) var sources = SlotArray<RefRunLoopSource>()
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
     @exclusivity(unchecked) var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {

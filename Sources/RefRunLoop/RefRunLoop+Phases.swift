@@ -232,7 +232,8 @@ extension RefRunLoop {
     private func fire(_ timer: RefRunLoopTimer, in mode: LoopMode) -> Bool {
         let previousDeadline: UInt64? = lock.withLock {
             let start: UInt64? = timer.lock.withLock {
-                guard timer.valid, !timer.firing, timer.binding.isBound(to: self), timer.deadline <= RefClock.nanoseconds else { return nil }
+                guard timer.valid, !timer.firing, timer.binding.isBound(to: self),
+                      timer.deadline <= RefClock.nanoseconds else { return nil }
                 timer.firing = true
                 return timer.deadline
             }
