@@ -430,17 +430,24 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         exitConditionsChangedLocked()  // the mode may become empty
         guard let index = observer.places.firstIndex(where: { $0.isIn(mode) }) else { return }
-        // When the store squeezes its holes out, the observers it moved get their new handles.
-        mode.observers.remove(observer.places[index].handle) { $0.relocateLocked(in: mode, to: $1) }
+        // When the store squeezes its holes out, the observers it moved get their new handles. The closure holds
+        // `mode` unretained: the caller holds it for the call (a strong capture cost a retain and a release of the
+        // mode on every removal, as the store is one of its properties).
+        mode.observers.remove(observer.places[index].handle) { [unowned(unsafe) mode] moved, handle in
+            moved.relocateLocked(in: mode, to: handle)
+        }
         mode.observersChanged()
         observer.places.remove(at: index)
         if observer.places.isEmpty { observer.lock.withLock { observer.binding.unbind() } }
     }
 
     /// Takes the source at `slot` out of the mode's source list; when that squeezes the list's holes out, each moved
-    /// source records its new place (under its own lock). Caller holds `lock`.
+    /// source records its new place (under its own lock). Caller holds `lock`. The closure holds `mode` unretained,
+    /// as in ``leaveLocked(_:_:)`` for an observer.
     private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
-        mode.sources.remove(at: slot) { moved, position in moved.lock.withLock { moved.moveLocked(in: mode, to: position) } }
+        mode.sources.remove(at: slot) { [unowned(unsafe) mode] moved, position in
+            moved.lock.withLock { moved.moveLocked(in: mode, to: position) }
+        }
     }
 
     /// Checks that every mode's source list and the memberships of the sources in it agree: each listed source
