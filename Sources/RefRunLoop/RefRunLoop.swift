@@ -83,10 +83,10 @@ public final class RefRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var sources0Taken: [RefRunLoopSource] = []
     /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
     @exclusivity(unchecked) var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
-    /// Bumped, with `lock` held, by every change that can make a pass's exit check end its run: a stop request, an
-    /// item leaving a mode, the block queue changing, the loop closing. Read without the lock by the loop's thread,
-    /// whose exit check skips `lock` while it equals the value its run last checked under the lock
-    /// (``RunFrame/checkedEpoch``).
+    /// Bumped, with `lock` held, by every change that can make a pass's exit check end its run: a stop request, a
+    /// source or a timer leaving a mode (``itemLeftLocked()``), the block queue changing, the loop closing. Read
+    /// without the lock by the loop's thread, whose exit check skips `lock` while it equals the value its run last
+    /// checked under the lock (``RunFrame/checkedEpoch``).
     let exitEpoch = Atomic<UInt64>(0)
     /// Whether wake-ups are taken now and whether an eventfd write is in flight that no wait has reported yet
     /// (further wake-ups need no write of their own). Atomic: ``wakeUp()`` takes no lock.
@@ -408,7 +408,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Removes a source from `mode` and returns its cancel callout to make once the lock is released (nil when it was
     /// not there, or has none). Caller holds `lock`.
     private func leaveLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
-        exitConditionsChangedLocked()  // the mode may become empty
+        itemLeftLocked()
         guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return nil }
         removeSourceLocked(at: slot, from: mode)
         if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
@@ -417,7 +417,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes a timer from `mode`. Caller holds `lock`.
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
-        exitConditionsChangedLocked()  // the mode may become empty
+        itemLeftLocked()
         guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
         mode.timers.remove(timer.entries[index].handle)
         var entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.entries.remove(at: index).handle
@@ -428,7 +428,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes an observer from `mode`. Caller holds `lock`.
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
-        exitConditionsChangedLocked()  // the mode may become empty
+        // No exit condition changes: observers do not keep a mode from being empty (rule empty.what-counts).
         guard let index = observer.places.firstIndex(where: { $0.isIn(mode) }) else { return }
         // When the store squeezes its holes out, the observers it moved get their new handles. The closure holds
         // `mode` unretained: the caller holds it for the call (a strong capture cost a retain and a release of the
@@ -501,6 +501,17 @@ public final class RefRunLoop: @unchecked Sendable {
     @inline(__always)
     func exitConditionsChangedLocked() {
         exitEpoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// The same after a source or a timer left a mode, which may now be empty, with a plain store instead of an
+    /// atomic read-modify-write (a locked instruction on every removal). Sequential consistency is for a change
+    /// followed by a wake-up (a stop), which must not be slept through; nothing wakes the loop for a removal (CF's
+    /// remove functions do not either), so the loop's thread sees this one at its next exit check after it takes
+    /// `lock` or consumes a wake-up made after it (the wake gate's steps order the two). Every bump is made under
+    /// `lock`, so none is lost. Caller holds `lock`.
+    @inline(__always)
+    func itemLeftLocked() {
+        exitEpoch.store(exitEpoch.load(ordering: .relaxed) &+ 1, ordering: .releasing)
     }
 
     /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and holds the source's lock.
