@@ -3,7 +3,9 @@
 // - Threads: evthread_use_pthreads once per process, so event_active and event_base_loopbreak work from another
 //   thread (libevent then wakes the base through its own notification eventfd).
 // - Sources: an event with no descriptor, made active from another thread with event_active. Such an event is
-//   never "added", so adding and removing one is only event_new / event_free.
+//   never "added", so adding and removing one is only event_assign / event_del and freeing the item.
+// - Items embed their struct event (event_assign, event2/event_struct.h), as libuv's and GLib's items embed their
+//   handles: one allocation per item, not the item's and event_new's.
 // - Timers: one-shot timer events, re-added with a relative timeout. The base is created with
 //   EVENT_BASE_FLAG_PRECISE_TIMER: CLOCK_MONOTONIC instead of the default CLOCK_MONOTONIC_COARSE (4 ms steps here),
 //   and a timerfd instead of epoll_wait's millisecond timeout. libevent adds the timeout to its cached time (the
@@ -18,6 +20,7 @@
 #include "handoff_queue.h"
 
 #include <event2/event.h>
+#include <event2/event_struct.h>
 #include <event2/thread.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,7 +28,7 @@
 #include <stdlib.h>
 
 struct bench_item {
-    struct event *event;
+    struct event event;
     bench_callout callout;
     void *context;
 };
@@ -55,12 +58,12 @@ static bench_item *new_item(bench_loop *loop, bench_callout callout, void *conte
     bench_item *item = calloc(1, sizeof *item);
     item->callout = callout;
     item->context = context;
-    item->event = event_new(loop->base, -1, 0, on_event, item);
+    event_assign(&item->event, loop->base, -1, 0, on_event, item);
     return item;
 }
 
 static void free_item(bench_item *item) {
-    event_free(item->event);
+    event_del(&item->event);  // what event_free does before it frees
     free(item);
 }
 
@@ -108,7 +111,7 @@ static bench_item *levent_source_add(bench_loop *loop, bench_callout callout, vo
 
 static void levent_source_signal(bench_loop *loop, bench_item *source) {
     (void)loop;
-    event_active(source->event, EV_READ, 0);
+    event_active(&source->event, EV_READ, 0);
 }
 
 static void levent_source_remove(bench_loop *loop, bench_item *source) {
@@ -121,7 +124,7 @@ static void add_at(bench_loop *loop, bench_item *timer, uint64_t due_ns) {
     event_base_update_cache_time(loop->base);  // the cache is now at or after now_ns
     uint64_t wait_us = (due_ns > now_ns ? (due_ns - now_ns + 999u) / 1000u : 0) + 1;
     struct timeval timeout = {.tv_sec = (time_t)(wait_us / 1000000u), .tv_usec = (suseconds_t)(wait_us % 1000000u)};
-    event_add(timer->event, &timeout);
+    event_add(&timer->event, &timeout);
 }
 
 static bench_item *levent_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
