@@ -59,8 +59,9 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     mutating func remove(at position: Int) -> Element {
         precondition(position >= 0 && position < endIndex, "InlineList index \(position) out of range")
         if position > 0 { return tail.remove(at: position - 1) }
-        let removed = head!
-        head = tail.isEmpty ? nil : tail.removeFirst()
+        // Moved out of the head, not copied (a copy retained what the element holds, and the overwrite released it).
+        let removed = head.take().unsafelyUnwrapped
+        if !tail.isEmpty { head = tail.removeFirst() }
         return removed
     }
 

@@ -366,7 +366,7 @@ public final class RefRunLoop: @unchecked Sendable {
         }
         guard let (deadline, hard) = key else { return }
         let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
-        timer.entries.append(ModeHandle(mode, entry))
+        timer.entries.append(ModeHandle(mode, consume entry))  // handed on, not copied
         rearmTimerLocked(mode, changed: true)
     }
 
@@ -419,9 +419,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
         itemLeftLocked()
         guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
-        mode.timers.remove(timer.entries[index].handle)
-        var entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.entries.remove(at: index).handle
-        mode.timers.recycle(&entry)
+        mode.timers.discard(timer.entries.remove(at: index).handle)
         if timer.entries.isEmpty { timer.lock.withLock { timer.binding.unbind() } }
         rearmTimerLocked(mode, changed: true)
     }

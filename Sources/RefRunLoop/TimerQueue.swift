@@ -234,11 +234,19 @@ struct TimerQueue<Payload> {
             entry = nil
             return
         }
-        let held = entry.unsafelyUnwrapped
-        entry = nil
+        // Moved out, not copied: no retain and release of the entry.
+        guard let held = entry.take() else { return }
         precondition(!held.isQueued, "internal bug: recycling a timer entry that is still queued")
         held.clear()
-        spares.append(held)
+        spares.append(consume held)
+    }
+
+    /// Removes `entry` (``remove(_:)``) and recycles it (``recycle(_:)``), taking over the caller's reference: the
+    /// entry is lent to the removal from here, not copied for it (a retain and a release).
+    mutating func discard(_ entry: consuming Entry) {
+        remove(entry)
+        var held: Entry? = consume entry
+        recycle(&held)
     }
 
     /// Leaves the entry out of the wake-up time (its timer is firing): ``earliestCap`` ignores it until
