@@ -82,8 +82,11 @@ private func fewestStabs(_ windows: [TimerCoalescing.Window]) -> Int {
     for index in 0..<200 { queue.insert(index, deadline: UInt64(index) * 100_000, hardDeadline: UInt64(index) * 100_000 + 10 * ms) }
     #expect(queue.earliestCap == 9 * ms)
     #expect(queue.due(atOrBefore: 9 * ms).count == 91)
-    // A short window's margin is 10 % of it; an empty window has none.
+    // A short window's margin is 10 % of it, one of up to 20 ms 1 ms, a longer one 5 %; an empty window has none.
     #expect(TimerCoalescing.margin(.init(soft: 0, hard: 500_000)) == 50_000)
+    #expect(TimerCoalescing.margin(.init(soft: 0, hard: 15 * ms)) == 1 * ms)
+    #expect(TimerCoalescing.margin(.init(soft: 0, hard: 20 * ms)) == 1 * ms)
+    #expect(TimerCoalescing.margin(.init(soft: 5, hard: 5 + 100 * ms)) == 5 * ms)
     #expect(TimerCoalescing.margin(.init(soft: 7, hard: 7)) == 0)
 }
 
