@@ -155,8 +155,13 @@ public final class RefRunLoopSource: @unchecked Sendable {
             // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
             guard isVersion0 else { return }
             // Once per loop holding it, through unretained references (see SourceMembership): no reference counting
-            // per signal.
-            memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
+            // per signal. A source in one mode (almost every source) reads its one membership alone: the general
+            // walk holds the list's overflow array, a retain and a release per signal.
+            if memberships.count == 1 {
+                memberships[0].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
+            } else {
+                memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
+            }
         }
     }
 
