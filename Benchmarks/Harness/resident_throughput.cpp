@@ -18,7 +18,8 @@
 // Counters: items_per_second (Google Benchmark's, from SetItemsProcessed and the manual time), wakeups_per_item (loop
 // wake-ups / items, by the engine's own count: below 1 when one wake-up drains a batch), csw_per_item (the loop
 // thread's voluntary context switches / items: the kernel's count of how often it slept, the same for every engine;
-// it includes blocking on the queue's lock), handoff_p50_ns and handoff_p99_ns (from the producer's clock read just
+// it includes blocking on the queue's lock), items_per_batch (items / the batches the loop took from the queue: how
+// many items one wake-up of the loop served; not for GLib, which hands items over one by one), handoff_p50_ns and handoff_p99_ns (from the producer's clock read just
 // before channel_post to the start of the item's callout, over every 8th item of each producer in the repetition).
 #include <atomic>
 #include <condition_variable>
@@ -173,6 +174,9 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
 
     uint64_t wakeups_before = engine->wakeups(loop_thread.loop());
     uint64_t switches_before = voluntary_switches(loop_thread.tid());
+    // Read between rounds, when the loop thread has counted every batch of the rounds before.
+    auto batches = [&]() -> uint64_t { return engine->channel_batches ? engine->channel_batches(channel) : 0; };
+    uint64_t batches_before = batches();
     uint64_t rounds = 0;
     for (auto _ : state) {
         consumer.target += per_round;
@@ -183,12 +187,14 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     }
     uint64_t wakeups = engine->wakeups(loop_thread.loop()) - wakeups_before;
     uint64_t switches = voluntary_switches(loop_thread.tid()) - switches_before;
+    uint64_t batches_taken = batches() - batches_before;
     loop_thread.stop();
 
     double handed = (double)(rounds * per_round);
     state.SetItemsProcessed((int64_t)(rounds * per_round));
     state.counters["wakeups_per_item"] = handed > 0 ? (double)wakeups / handed : 0;
     state.counters["csw_per_item"] = handed > 0 ? (double)switches / handed : 0;
+    if (engine->channel_batches && batches_taken > 0) state.counters["items_per_batch"] = handed / (double)batches_taken;
     state.counters["handoff_p50_ns"] = quantile(latencies, 0.50);
     state.counters["handoff_p99_ns"] = quantile(latencies, 0.99);
 }

@@ -282,6 +282,8 @@ static void cf_channel_remove(bench_loop *loop, bench_channel *channel) {
     free(channel);
 }
 
+static uint64_t cf_channel_batches(bench_channel *channel) { return handoff_batches(&channel->queue); }
+
 // The item keeps the activity callout in its `callout` field, converted back before the call (a function pointer
 // converted to another function pointer type and back compares equal to the original: C11 6.3.2.3p8).
 static void observe_activity(cfl_ref observer, unsigned long activity, void *info) {
@@ -321,6 +323,7 @@ const bench_engine bench_engine_cf = {
     .channel_add = cf_channel_add,
     .channel_post = cf_channel_post,
     .channel_remove = cf_channel_remove,
+    .channel_batches = cf_channel_batches,
     .activity_observer_add = cf_activity_observer_add,
 };
 

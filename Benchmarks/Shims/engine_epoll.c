@@ -331,6 +331,8 @@ static void epoll_channel_remove(bench_loop *loop, bench_channel *channel) {
     free(channel);
 }
 
+static uint64_t epoll_channel_batches(bench_channel *channel) { return handoff_batches(&channel->queue); }
+
 static void epoll_observer_remove(bench_loop *loop, bench_item *observer) {
     (void)loop;
     observer->prev->next = observer->next;
@@ -367,5 +369,6 @@ const bench_engine bench_engine_epoll = {
     .channel_add = epoll_channel_add,
     .channel_post = epoll_channel_post,
     .channel_remove = epoll_channel_remove,
+    .channel_batches = epoll_channel_batches,
     .activity_observer_add = epoll_activity_observer_add,
 };

@@ -176,6 +176,8 @@ static void levent_channel_remove(bench_loop *loop, bench_channel *channel) {
     free(channel);
 }
 
+static uint64_t levent_channel_batches(bench_channel *channel) { return handoff_batches(&channel->queue); }
+
 static uint64_t levent_wakeups(bench_loop *loop) {
     return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
 }
@@ -208,6 +210,7 @@ const bench_engine bench_engine_libevent = {
     .channel_add = levent_channel_add,
     .channel_post = levent_channel_post,
     .channel_remove = levent_channel_remove,
+    .channel_batches = levent_channel_batches,
     .activity_observer_add = NULL,
     .no_activity_observer = NO_HOOKS,
 };

@@ -228,6 +228,8 @@ static void luv_channel_remove(bench_loop *loop, bench_channel *channel) {
     uv_close((uv_handle_t *)&channel->async, on_channel_closed);  // freed by the next iteration
 }
 
+static uint64_t luv_channel_batches(bench_channel *channel) { return handoff_batches(&channel->queue); }
+
 static uint64_t luv_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
 static const char *luv_describe(const bench_engine *self) {
@@ -257,6 +259,7 @@ const bench_engine bench_engine_libuv = {
     .channel_add = luv_channel_add,
     .channel_post = luv_channel_post,
     .channel_remove = luv_channel_remove,
+    .channel_batches = luv_channel_batches,
     .activity_observer_add = NULL,
     .no_activity_observer = "libuv runs I/O and async callbacks inside its poll phase, between the prepare and check "
                             "handles: a stall there looks like sleep to a prepare/check monitor (not the same monitor)",

@@ -187,6 +187,8 @@ static void ref_channel_remove(bench_loop *loop, bench_channel *channel) {
     free(channel);
 }
 
+static uint64_t ref_channel_batches(bench_channel *channel) { return handoff_batches(&channel->queue); }
+
 // The item keeps the activity callout in its `callout` field, converted back before the call (a function pointer
 // converted to another function pointer type and back compares equal to the original: C11 6.3.2.3p8).
 static void observe_activity(uint32_t activity, void *info) {
@@ -221,5 +223,6 @@ const bench_engine bench_engine_ref = {
     .channel_add = ref_channel_add,
     .channel_post = ref_channel_post,
     .channel_remove = ref_channel_remove,
+    .channel_batches = ref_channel_batches,
     .activity_observer_add = ref_activity_observer_add,
 };

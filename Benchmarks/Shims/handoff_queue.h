@@ -9,10 +9,15 @@
 // wake-up causes (the consumer swaps the queue out under the lock, so an item is either in that batch or finds the
 // queue empty and wakes the loop itself). The engines' source callouts clear their "signalled" state before calling
 // out, so a wake-up posted during a drain is never lost.
+//
+// The queue counts its batches (drains that took at least one item): items per batch is how much a wake-up of the
+// loop buys, and it decides the family's throughput more than any other figure (results/README.md: `items_per_batch`).
 #ifndef RUNLOOPSUITE_HANDOFF_QUEUE_H
 #define RUNLOOPSUITE_HANDOFF_QUEUE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "bench_engine.h"
@@ -23,6 +28,8 @@ typedef struct {
     size_t count, capacity;  // protected by lock
     void **batch;  // the loop thread's: the last batch swapped out, reused as the next empty queue
     size_t batch_capacity;  // the loop thread's
+    // Written by the loop thread only (a relaxed load and store, no locked instruction), read by any thread.
+    _Atomic uint64_t batches;
     bench_item_callout callout;
     void *context;
 } handoff_queue;
@@ -33,6 +40,7 @@ static inline void handoff_init(handoff_queue *queue, bench_item_callout callout
     queue->count = queue->capacity = 0;
     queue->batch = NULL;
     queue->batch_capacity = 0;
+    atomic_init(&queue->batches, 0);
     queue->callout = callout;
     queue->context = context;
 }
@@ -65,9 +73,18 @@ static inline void handoff_drain(handoff_queue *queue) {
     queue->capacity = queue->batch_capacity;
     queue->count = 0;
     pthread_mutex_unlock(&queue->lock);
+    // Counted before the callouts: a round's last callout (which ends the round) comes after its batch's count.
+    if (count)
+        atomic_store_explicit(&queue->batches, atomic_load_explicit(&queue->batches, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     for (size_t i = 0; i < count; i++) queue->callout(queue->context, items[i]);
     queue->batch = items;
     queue->batch_capacity = capacity;
+}
+
+/// Drains so far that took at least one item. Any thread; exact once the loop thread has run the items that matter.
+static inline uint64_t handoff_batches(handoff_queue *queue) {
+    return atomic_load_explicit(&queue->batches, memory_order_relaxed);
 }
 
 #endif

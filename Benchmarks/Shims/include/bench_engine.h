@@ -110,6 +110,9 @@ typedef struct bench_engine {
     void (*channel_post)(bench_loop *loop, bench_channel *channel, void *item);
     /// Removes the channel, after every item posted to it has run. Loop thread.
     void (*channel_remove)(bench_loop *loop, bench_channel *channel);
+    /// How many batches the loop thread has taken from the channel (runs of its drain that found at least one item),
+    /// or NULL when the engine hands items over one by one (GLib). Any thread, between rounds.
+    uint64_t (*channel_batches)(bench_channel *channel);
     const char *no_channel;
 
     /// An observer that reports which activity it saw (BM_LagMonitor: a stall detector), or NULL when the engine has
