@@ -19,8 +19,9 @@
 // wake-ups / items, by the engine's own count: below 1 when one wake-up drains a batch), csw_per_item (the loop
 // thread's voluntary context switches / items: the kernel's count of how often it slept, the same for every engine;
 // it includes blocking on the queue's lock), items_per_batch (items / the batches the loop took from the queue: how
-// many items one wake-up of the loop served; not for GLib, which hands items over one by one), handoff_p50_ns and handoff_p99_ns (from the producer's clock read just
-// before channel_post to the start of the item's callout, over every 8th item of each producer in the repetition).
+// many items one wake-up of the loop served; not for GLib, which hands items over one by one), handoff_p50_ns and
+// handoff_p99_ns (from the producer's clock read just before channel_post to the start of the item's callout, over
+// every 8th item of each producer in the repetition).
 #include <atomic>
 #include <condition_variable>
 #include <memory>

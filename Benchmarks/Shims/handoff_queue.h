@@ -10,8 +10,8 @@
 // queue empty and wakes the loop itself). The engines' source callouts clear their "signalled" state before calling
 // out, so a wake-up posted during a drain is never lost.
 //
-// The queue counts its batches (drains that took at least one item): items per batch is how much a wake-up of the
-// loop buys, and it decides the family's throughput more than any other figure (results/README.md: `items_per_batch`).
+// The queue counts its batches (drains that took at least one item): items per batch is how many items a wake-up of
+// the loop served, and the family's items per second follows it across engines (results/README.md: `items_per_batch`).
 #ifndef RUNLOOPSUITE_HANDOFF_QUEUE_H
 #define RUNLOOPSUITE_HANDOFF_QUEUE_H
 
