@@ -111,6 +111,26 @@ private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) ->
     #expect(!entry.isQueued)
 }
 
+@Test func timerQueueKeepsAtMostMaxSparesAfterABurst() {
+    var queue = TimerQueue<Int>()
+    let burst = TimerQueue<Int>.maxSpares + 10
+    var entries: [TimerQueue<Int>.Entry?] = (0..<burst).map {
+        queue.insert($0, deadline: UInt64($0), hardDeadline: UInt64($0))
+    }
+    for index in entries.indices {
+        queue.remove(entries[index]!)
+        queue.recycle(&entries[index])
+        #expect(entries[index] == nil)
+        #expect(queue.spareCount == min(index + 1, TimerQueue<Int>.maxSpares))
+    }
+    #expect(queue.isEmpty)
+    // Inserts take the spares first.
+    let again = (0..<burst).map { queue.insert($0, deadline: UInt64($0), hardDeadline: UInt64($0)) }
+    #expect(queue.spareCount == 0)
+    for entry in again { queue.remove(entry) }
+    #expect(queue.checkInvariants() == nil)
+}
+
 @Test func timerQueueReusesAnEntryOnlyWhenNothingElseHoldsIt() {
     var queue = TimerQueue<Int>()
     // Held elsewhere too: not kept, so the holder never sees it come back with another payload.
