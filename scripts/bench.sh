@@ -16,7 +16,8 @@
 #
 # Builds the harness, its own package (Benchmarks/Package.swift), in release mode (scratch path .build-bench at the
 # repository root), runs the families one after the other, each as one Google Benchmark invocation with random
-# interleaving of its repetitions, merges their CSVs under one header (a counter a family does not have is an empty
+# interleaving of its repetitions (scale: one process per benchmark and repetition, in rounds of random order; see
+# isolated_families), merges their CSVs under one header (a counter a family does not have is an empty
 # cell), puts "# key: value" context lines first, and prints the summary of `runloop report` (the tables and the
 # targets of Benchmarks/targets.yaml, and the engines' findings: timers fired early are counted, not errors). A
 # benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error row for it
@@ -149,6 +150,49 @@ harness_failure() {
 }
 failures=0
 
+# report_family INDEX FAMILY TITLE: the family's line after its run, and its error rows counted against the run.
+report_family() {
+    local errors skips
+    errors=$(cat "$work/$2".*.csv 2>/dev/null | grep -c ',true,"error:' || true)
+    skips=$(cat "$work/$2".*.csv 2>/dev/null | grep -c ',true,"skipped:' || true)
+    echo "bench: [$(($1 + 1))/${#families[@]}] $3: done in $((SECONDS - started)) s ($skips skipped rows, $errors error rows)" >&2
+    ((errors == 0)) || status=1
+}
+
+# The families whose benchmarks each run in a process of their own, one repetition per process: in BM_Scale an
+# iteration's cost depends on the allocator's state, which every earlier benchmark in the process left behind (where
+# the free chunks lie, what one engine's retained memory does to the next one's layout), so one engine's figures moved
+# with which others ran before it. The repetitions are still interleaved: each round runs every benchmark once, in a
+# new random order (shuf).
+isolated_families=(scale)
+
+# run_isolated INDEX FAMILY TITLE REPETITIONS: the family's benchmarks, one process per benchmark and repetition. A
+# process that fails leaves its rows (a hang: the watchdog's error row) or, if none, an error row for its benchmark.
+run_isolated() {
+    local index=$1 family=$2 title=$3 rounds=$4 round name run=0 csv log code file
+    for ((round = 1; round <= rounds; round++)); do
+        while read -r name; do
+            run=$((run + 1))
+            csv="$work/$family.$run.csv" log="$work/$family.$run.log"
+            code=0
+            # Names hold only letters, digits, '_', ':' and '/': no regex metacharacters to escape.
+            timeout -k 10 "$family_limit" "$binary" --rl_family="$family" "${common[@]}" \
+                --benchmark_filter="^$name\$" --benchmark_repetitions=1 --benchmark_out="$csv" \
+                --benchmark_out_format=csv >"$log" 2>&1 || code=$?
+            [[ -s $csv ]] && csvs+=("$csv")
+            ((code == 0)) && continue
+            status=1
+            { grep "watchdog" "$log" || tail -n 5 "$log"; } | sed "s|^|bench: [$((index + 1))/${#families[@]}] $title: $name: |" >&2
+            if ! grep -q "^\"$(base_names <<<"$name")" "$csv" 2>/dev/null; then
+                file="$work/$family.failure$((++failures)).csv"
+                echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
+                echo "\"$name\",,,,,,,,true,\"error: the harness exited with status $code\"" >>"$file"
+                csvs+=("$file")
+            fi
+        done < <(shuf "$work/$family.all")
+    done
+}
+
 for index in "${!families[@]}"; do
     family=${families[$index]} title=${titles[$index]}
     family_repetitions=$repetitions
@@ -162,6 +206,11 @@ for index in "${!families[@]}"; do
     fi
     echo "bench: [$((index + 1))/${#families[@]}] $title: $count benchmarks x $family_repetitions repetitions ..." >&2
     started=$SECONDS
+    if [[ " ${isolated_families[*]} " == *" $family "* ]]; then
+        run_isolated "$index" "$family" "$title" "$family_repetitions"
+        report_family "$index" "$family" "$title"
+        continue
+    fi
     family_selection=("${selection[@]}")
     attempt=0
     # One attempt per process; after a hang (exit 3: the watchdog wrote the finished rows and the hung one's error
@@ -198,10 +247,7 @@ for index in "${!families[@]}"; do
         harness_failure "$family" "$message"
         break
     done
-    errors=$(cat "$work/$family".*.csv | grep -c ',true,"error:' || true)
-    skips=$(cat "$work/$family".*.csv | grep -c ',true,"skipped:' || true)
-    echo "bench: [$((index + 1))/${#families[@]}] $title: done in $((SECONDS - started)) s ($skips skipped rows, $errors error rows)" >&2
-    ((errors == 0)) || status=1
+    report_family "$index" "$family" "$title"
 done
 ((${#csvs[@]})) || { echo "bench: nothing ran" >&2; exit 1; }
 echo "# duration_s: $((SECONDS - run_started))" >>"$work/context"
