@@ -97,16 +97,31 @@ bool positive(const char *text, int *value) {
 // whose items stay in the fast bins, did not move. Every benchmark runs under one fixed policy instead: nothing is
 // trimmed, and only blocks of 32 MiB and more are mmapped (setting a threshold turns glibc's adjustment of both off).
 // The process keeps the memory of its largest benchmark, some tens of MiB.
+// Under a sanitizer (scripts/bench-stress.sh, bench-tsan.sh: correctness runs, no figures) the allocator is the
+// sanitizer's, which has no such thresholds and refuses mallopt.
 constexpr int kTrimThreshold = 1 << 30;
 constexpr int kMmapThreshold = 32 << 20;  // glibc's largest allowed value on 64-bit (HEAP_MAX_SIZE / 2)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RL_SANITIZER_ALLOCATOR 1
+#endif
+#endif
 
 bool fix_allocator_policy() {
+#ifdef RL_SANITIZER_ALLOCATOR
+    return true;
+#else
     return mallopt(M_TRIM_THRESHOLD, kTrimThreshold) == 1 && mallopt(M_MMAP_THRESHOLD, kMmapThreshold) == 1;
+#endif
 }
 
 void describe() {
+#ifdef RL_SANITIZER_ALLOCATOR
+    printf("# malloc: the sanitizer's allocator (a sanitizer build: no fixed policy, figures not comparable)\n");
+#else
     printf("# malloc: glibc, trim threshold %d MiB, mmap threshold %d MiB, fixed for the whole run (main.cpp)\n",
            kTrimThreshold >> 20, kMmapThreshold >> 20);
+#endif
     for (const bench_engine *engine : rlbench::engines())
         printf("# engine_%s: %s\n", engine->name, engine->describe(engine));
     printf("# cpus_usable:");
