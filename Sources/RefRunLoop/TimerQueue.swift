@@ -125,7 +125,7 @@ struct TimerQueue<Payload> {
     /// allocation and no free for its entry while the queue has a spare. At most ``maxSpares``: a pool for everyday
     /// churn, not a cache of a past burst. Unbounded, a mode that had once held 100,000 timers kept their entries for
     /// good, and the sources and observers added after them were laid out around those entries in the heap: adding
-    /// and removing 100,000 sources then cost 1.5 times as much in the same process (BM_Scale, one interleaved run).
+    /// and removing 100,000 sources then cost 1.5 times as much in the same process (BM_Scale, ref, 3 alternating runs).
     private var spares: [Entry] = []
     /// The most spares a queue keeps (about 100 KiB of entries).
     static var maxSpares: Int { 1024 }
