@@ -140,12 +140,13 @@ csvs=()
 # the name the harness registers and its watchdog writes. Reads names on stdin.
 base_names() { sed -E 's#/(iterations:[0-9]+|manual_time|real_time)##g; s#_(mean|median|stddev|cv)$##'; }
 
-# harness_failure FAMILY MESSAGE: a CSV with one error row for a family process that left no row behind for what
-# did not run (a crash, the outer watchdog), so the merged CSV, the summary and bench-smoke.sh all see it.
+# harness_failure FAMILY MESSAGE [NAME]: a CSV with one error row for a process that left no row behind for what
+# did not run (a crash, the outer watchdog), so the merged CSV, the summary and bench-smoke.sh all see it. The row is
+# named NAME (a benchmark of an isolated family) or else harness/family:FAMILY.
 harness_failure() {
     local file="$work/$1.failure$((++failures)).csv"
     echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
-    echo "\"harness/family:$1\",,,,,,,,true,\"error: $2\"" >>"$file"
+    echo "\"${3:-harness/family:$1}\",,,,,,,,true,\"error: $2\"" >>"$file"
     csvs+=("$file")
 }
 failures=0
@@ -169,7 +170,7 @@ isolated_families=(scale)
 # run_isolated INDEX FAMILY TITLE REPETITIONS: the family's benchmarks, one process per benchmark and repetition. A
 # process that fails leaves its rows (a hang: the watchdog's error row) or, if none, an error row for its benchmark.
 run_isolated() {
-    local index=$1 family=$2 title=$3 rounds=$4 round name run=0 csv log code file
+    local index=$1 family=$2 title=$3 rounds=$4 round name run=0 csv log code
     for ((round = 1; round <= rounds; round++)); do
         while read -r name; do
             run=$((run + 1))
@@ -183,12 +184,8 @@ run_isolated() {
             ((code == 0)) && continue
             status=1
             { grep "watchdog" "$log" || tail -n 5 "$log"; } | sed "s|^|bench: [$((index + 1))/${#families[@]}] $title: $name: |" >&2
-            if ! grep -q "^\"$(base_names <<<"$name")" "$csv" 2>/dev/null; then
-                file="$work/$family.failure$((++failures)).csv"
-                echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
-                echo "\"$name\",,,,,,,,true,\"error: the harness exited with status $code\"" >>"$file"
-                csvs+=("$file")
-            fi
+            grep -q "^\"$(base_names <<<"$name")" "$csv" 2>/dev/null ||
+                harness_failure "$family" "the harness exited with status $code" "$name"
         done < <(shuf "$work/$family.all")
     done
 }
