@@ -70,9 +70,11 @@ let package = Package(
         // the rule ids cases cite.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", "MarkupKit", .product(name: "Yams", package: "Yams")],
-            exclude: ["FUZZING.md"]
+            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", "MarkupKit", .product(name: "Yams", package: "Yams")]
         ),
+        // The scenario fuzzer behind `runloop fuzz`: generates scenarios, runs them on engines through ConformanceKit's
+        // worker sessions, shrinks divergences and writes them as spec cases.
+        .target(name: "ConformanceFuzzer", dependencies: ["ConformanceKit", "EngineKit"], exclude: ["FUZZING.md"]),
         // Escaping for XML and XHTML, and the frame of the HTML pages (conform's and the benchmark report's).
         .target(name: "MarkupKit"),
         // Reading benchmark CSVs, comparing them with statistics, and the benchmark report with its targets.
@@ -85,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "runloop",
             dependencies: [
-                "ConformanceKit", "ConformanceSpec", "Engines", "EngineKit", "CompareKit",
+                "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "CompareKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,10 +98,17 @@ let package = Package(
             dependencies: ["ConformanceKit", "Engines", "RefEngine", "EngineKit"],
             path: "Tests/ConformanceTestWorker"
         ),
+        // What the conformance and fuzzer tests share: where they find ConformanceTestWorker.
+        .target(name: "ConformanceTestSupport", dependencies: ["ConformanceKit"], path: "Tests/ConformanceTestSupport"),
         .testTarget(
             name: "ConformanceTests",
             dependencies: ["ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "LoadedCFEngine",
-                           "CFLoader", "EngineKit"]
+                           "CFLoader", "EngineKit", "ConformanceTestSupport"]
+        ),
+        .testTarget(
+            name: "ConformanceFuzzerTests",
+            dependencies: ["ConformanceFuzzer", "ConformanceKit", "ConformanceSpec", "EngineKit",
+                           "ConformanceTestSupport"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),

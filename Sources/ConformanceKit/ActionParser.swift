@@ -5,7 +5,7 @@
 
 import EngineKit
 
-struct ActionParser {
+package struct ActionParser {
     let items: [String: ItemKind]
     /// Items declared `created: later`: only these may be named by `create`.
     var laterItems: Set<String> = []
@@ -20,7 +20,7 @@ struct ActionParser {
     /// Whether the case lists feature `mainThread` (`dispatchMain` needs it).
     var mainThread = false
 
-    static let verbs = [
+    package static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
         "dispatchMain", "create", "runForever", "target", "post", "join", "waitUntilWaiting", "end",

@@ -3,10 +3,10 @@
 
 import Foundation
 
-enum JSONText {
+package enum JSONText {
     /// `value` as JSON text. The reports encode only strings, numbers, booleans and arrays and dictionaries of them,
     /// which cannot fail; "{}" stands for a failure all the same rather than a crash.
-    static func render<T: Encodable>(_ value: T) -> String {
+    package static func render<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "{}" }

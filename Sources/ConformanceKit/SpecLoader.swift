@@ -46,7 +46,7 @@ public enum SpecLoader {
 
     /// The text of a spec-format file (cases, expectations, the catalogue, the fuzzer's known divergences), or a
     /// ``SpecError`` naming it.
-    static func readText(_ path: String) throws -> String {
+    package static func readText(_ path: String) throws -> String {
         do {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
@@ -56,7 +56,7 @@ public enum SpecLoader {
 
     /// The top-level fields of a spec-format file, after checking its `spec_version` (files of other versions are
     /// refused, INTERPRETING.md).
-    static func versionedTop(_ text: String, file: String) throws -> Fields {
+    package static func versionedTop(_ text: String, file: String) throws -> Fields {
         try versionedTopAndVersion(text, file: file).top
     }
 

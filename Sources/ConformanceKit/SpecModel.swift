@@ -32,6 +32,26 @@ public struct SpecLocation: Sendable, Hashable, CustomStringConvertible {
 
 /// One conformance case.
 public struct SpecCase: Sendable {
+    package init(id: String, rule: String, source: String, rules: [String] = [], features: [EngineFeature],
+                 allowances: Set<Allowance>, timeout: Double? = nil, loops: [String] = [], items: [ItemDeclaration],
+                 steps: [Action], triggers: [Trigger], expectedTrace: [String], unorderedRanges: [Range<Int>] = [],
+                 location: SpecLocation) {
+        self.id = id
+        self.rule = rule
+        self.source = source
+        self.rules = rules
+        self.features = features
+        self.allowances = allowances
+        self.timeout = timeout
+        self.loops = loops
+        self.items = items
+        self.steps = steps
+        self.triggers = triggers
+        self.expectedTrace = expectedTrace
+        self.unorderedRanges = unorderedRanges
+        self.location = location
+    }
+
     /// Stable id, `area.behaviour[.detail]`, e.g. `stop.in-entry-observer`.
     public var id: String
     /// The one-sentence rule the case checks.
@@ -77,6 +97,13 @@ public enum Allowance: String, Sendable, CaseIterable {
 
 /// A named item of a case.
 public struct ItemDeclaration: Sendable {
+    package init(name: String, kind: ItemKind, location: SpecLocation, createdByStep: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.location = location
+        self.createdByStep = createdByStep
+    }
+
     public var name: String
     public var kind: ItemKind
     public var location: SpecLocation
@@ -117,6 +144,13 @@ public enum ItemKind: Sendable {
 
 /// The parameters of a run.
 public struct RunRequest: Sendable, Equatable {
+    package init(mode: ModeName, seconds: Double, returnAfterSourceHandled: Bool, took: TimingAssertion? = nil) {
+        self.mode = mode
+        self.seconds = seconds
+        self.returnAfterSourceHandled = returnAfterSourceHandled
+        self.took = took
+    }
+
     public var mode: ModeName
     public var seconds: Double
     public var returnAfterSourceHandled: Bool
@@ -237,6 +271,13 @@ public indirect enum Action: Sendable {
 
 /// Runs `actions` inside the callout that produced the `nth` occurrence of `event` (or every occurrence).
 public struct Trigger: Sendable {
+    package init(event: String, occurrence: Occurrence, actions: [Action], location: SpecLocation) {
+        self.event = event
+        self.occurrence = occurrence
+        self.actions = actions
+        self.location = location
+    }
+
     public enum Occurrence: Sendable, Equatable {
         case nth(Int)
         case every

@@ -120,13 +120,13 @@ struct TraceGrammar {
 }
 
 /// Removes callout-free wake cycles (rule wakeup.idle-pass) for cases that allow ``Allowance/idleWakes``.
-enum IdleWakeFilter {
+package enum IdleWakeFilter {
     private static let cycle: [Activity] = [.afterWaiting, .beforeTimers, .beforeSources, .beforeWaiting]
 
     /// After each BeforeWaiting event, drops every following segment that consists only of observer events whose
     /// activities run AfterWaiting, BeforeTimers, BeforeSources, BeforeWaiting in pass order (each at most once,
     /// ending with BeforeWaiting): exactly what one pass that handles nothing reports.
-    static func apply(_ trace: [String]) -> [String] {
+    package static func apply(_ trace: [String]) -> [String] {
         var output: [String] = []
         var index = 0
         while index < trace.count {

@@ -38,7 +38,7 @@ public struct WorkerError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A running worker. Used by one thread at a time (its ``WorkerSession``'s lock says which).
-final class WorkerProcess {
+package final class WorkerProcess {
     /// What reading the message pipe gave.
     enum Event {
         case message(WorkerMessage)
@@ -234,7 +234,7 @@ final class WorkerProcess {
         return "killed by \(names[signal] ?? "signal") (signal \(signal))"
     }
 
-    static func monotonicNanoseconds() -> UInt64 {
+    package static func monotonicNanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)

@@ -25,17 +25,17 @@ public struct SpecError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A YAML node with the context needed to report a problem with it.
-struct YAMLValue {
-    let node: Node
-    let file: String
+package struct YAMLValue {
+    package let node: Node
+    package let file: String
     /// The case being read, once its id is known.
-    var caseID: String?
+    package var caseID: String?
     /// The dotted path of the field, e.g. `steps[2].run.seconds`.
-    var field: String
+    package var field: String
 
-    var location: SpecLocation { SpecLocation(file: file, line: node.mark?.line ?? 0) }
+    package var location: SpecLocation { SpecLocation(file: file, line: node.mark?.line ?? 0) }
 
-    func error(_ message: String) -> SpecError {
+    package func error(_ message: String) -> SpecError {
         SpecError(location, caseID: caseID, field: field.isEmpty ? nil : field, message)
     }
 
@@ -45,45 +45,45 @@ struct YAMLValue {
 
     // MARK: Scalars
 
-    var isScalar: Bool { if case .scalar = node { return true } else { return false } }
+    package var isScalar: Bool { if case .scalar = node { return true } else { return false } }
 
-    func string() throws -> String {
+    package func string() throws -> String {
         guard case .scalar(let scalar) = node else { throw error("expected a string, found \(kindName)") }
         return scalar.string
     }
 
-    func int() throws -> Int {
+    package func int() throws -> Int {
         guard isScalar, let value = node.int else { throw error("expected an integer, found \(describe)") }
         return value
     }
 
     /// A number; accepts YAML's `.inf`, `-.inf` and `.nan`.
-    func double() throws -> Double {
+    package func double() throws -> Double {
         guard isScalar, let value = node.float ?? node.int.map(Double.init) else {
             throw error("expected a number, found \(describe)")
         }
         return value
     }
 
-    func bool() throws -> Bool {
+    package func bool() throws -> Bool {
         guard isScalar, let value = node.bool else { throw error("expected true or false, found \(describe)") }
         return value
     }
 
     // MARK: Collections
 
-    func sequence() throws -> [YAMLValue] {
+    package func sequence() throws -> [YAMLValue] {
         guard case .sequence(let sequence) = node else { throw error("expected a list, found \(kindName)") }
         return sequence.enumerated().map { child($0.element, "[\($0.offset)]") }
     }
 
     /// A list, or a single value read as a one-element list.
-    func listOrOne() -> [YAMLValue] {
+    package func listOrOne() -> [YAMLValue] {
         (try? sequence()) ?? [self]
     }
 
     /// The pairs of a mapping in order; duplicate keys are an error.
-    func mapping() throws -> [(key: String, value: YAMLValue)] {
+    package func mapping() throws -> [(key: String, value: YAMLValue)] {
         guard case .mapping(let mapping) = node else { throw error("expected a mapping, found \(kindName)") }
         var seen = Set<String>()
         var pairs: [(key: String, value: YAMLValue)] = []
@@ -98,11 +98,11 @@ struct YAMLValue {
     }
 
     /// A mapping read field by field; `finish()` rejects keys nobody asked for.
-    func fields() throws -> Fields { Fields(owner: self, pairs: try mapping()) }
+    package func fields() throws -> Fields { Fields(owner: self, pairs: try mapping()) }
 
     /// A mapping with exactly one key (the action and item spelling `{verb: argument}`), or a plain string
     /// standing for `{string: null}`.
-    func singleKey() throws -> (key: String, value: YAMLValue?) {
+    package func singleKey() throws -> (key: String, value: YAMLValue?) {
         if case .scalar(let scalar) = node { return (scalar.string, nil) }
         let pairs = try mapping()
         guard pairs.count == 1 else {
@@ -127,21 +127,21 @@ struct YAMLValue {
 }
 
 /// The fields of one mapping, consumed by name.
-struct Fields {
-    let owner: YAMLValue
+package struct Fields {
+    package let owner: YAMLValue
     private var remaining: [(key: String, value: YAMLValue)]
 
-    init(owner: YAMLValue, pairs: [(key: String, value: YAMLValue)]) {
+    package init(owner: YAMLValue, pairs: [(key: String, value: YAMLValue)]) {
         self.owner = owner
         self.remaining = pairs
     }
 
-    mutating func optional(_ key: String) -> YAMLValue? {
+    package mutating func optional(_ key: String) -> YAMLValue? {
         guard let index = remaining.firstIndex(where: { $0.key == key }) else { return nil }
         return remaining.remove(at: index).value
     }
 
-    mutating func required(_ key: String) throws -> YAMLValue {
+    package mutating func required(_ key: String) throws -> YAMLValue {
         guard let value = optional(key) else {
             let unknown = remaining.map(\.key)
             let hint = unknown.isEmpty ? "" : " (found instead: \(unknown.joined(separator: ", ")))"
@@ -154,14 +154,14 @@ struct Fields {
 
     /// Fails on the first key not in `allowed`, before any is read, so a misspelt field is named as such rather
     /// than surfacing as a consequence (an item "not declared" because `items` was misspelt).
-    func rejectUnknown(allowed: [String]) throws {
+    package func rejectUnknown(allowed: [String]) throws {
         if let extra = remaining.first(where: { !allowed.contains($0.key) }) {
             throw extra.value.error("unknown field '\(extra.key)' (allowed: \(allowed.joined(separator: ", ")))")
         }
     }
 
     /// Fails on the first key that was not read: a misspelt field is an error, not silently ignored.
-    func finish(allowed: [String]) throws {
+    package func finish(allowed: [String]) throws {
         if let extra = remaining.first {
             throw extra.value.error("unknown field '\(extra.key)' (allowed: \(allowed.joined(separator: ", ")))")
         }

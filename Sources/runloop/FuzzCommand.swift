@@ -1,7 +1,8 @@
-// `runloop fuzz`: differential fuzzing of engines. Parses arguments and calls ConformanceKit's FuzzCampaign; the
-// generator, runner, shrinker and writers live there (Sources/ConformanceKit/FUZZING.md).
+// `runloop fuzz`: differential fuzzing of engines. Parses arguments and calls ConformanceFuzzer's FuzzCampaign; the
+// generator, runner, shrinker and writers live there (Sources/ConformanceFuzzer/FUZZING.md).
 
 import ArgumentParser
+import ConformanceFuzzer
 import ConformanceKit
 import ConformanceSpec
 import Foundation

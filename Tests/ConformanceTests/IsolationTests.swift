@@ -3,6 +3,7 @@
 // in both the next case runs in a fresh worker and passes.
 
 @testable import ConformanceKit
+import ConformanceTestSupport
 import Foundation
 import Testing
 

@@ -6,6 +6,7 @@ import CFEngine
 import CFLoader
 @testable import ConformanceKit
 import EngineKit
+import ConformanceTestSupport
 import Foundation
 @testable import LoadedCFEngine
 import Testing

@@ -5,6 +5,7 @@
 import CFEngine
 import ConformanceKit
 import EngineKit
+import ConformanceTestSupport
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@
 
 import CFEngine
 import ConformanceKit
+import ConformanceTestSupport
 import ConformanceSpec
 import EngineKit
 import Foundation

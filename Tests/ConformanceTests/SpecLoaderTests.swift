@@ -202,7 +202,7 @@ struct MisspeltCaseFieldTests {
     }
 }
 
-/// Inputs the fuzzer (scripts/fuzz.sh) found rejected without a clear message, minimised.
+/// Inputs the fuzzer (scripts/fuzz-inputs.sh) found rejected without a clear message, minimised.
 @Suite("Spec loader: fuzz regressions")
 struct SpecLoaderFuzzRegressionTests {
     /// libyaml's reader reports a control character with a byte offset, not a line: the rejection said line 0 and

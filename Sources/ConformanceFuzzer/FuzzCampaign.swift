@@ -1,6 +1,7 @@
 // A fuzzing campaign: generate scenarios seed by seed, run each on every engine, run a divergent one again to set
 // nondeterminism aside, shrink a real divergence, classify it against the known divergences, and write it as a case.
 
+import ConformanceKit
 import Foundation
 
 /// What a campaign does.

@@ -3,7 +3,9 @@
 // worker's `planted` engine (ref with one planted bug) a campaign finds the bug and shrinks it to a small case that
 // still diverges when run as an ordinary spec case.
 
+@testable import ConformanceFuzzer
 @testable import ConformanceKit
+import ConformanceTestSupport
 import ConformanceSpec
 import EngineKit
 import Foundation

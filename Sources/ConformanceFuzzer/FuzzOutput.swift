@@ -1,5 +1,6 @@
 // What a fuzzing campaign hands a person: a one-case spec file per divergence, a text summary and a JSON one.
 
+import ConformanceKit
 import Foundation
 
 /// Renders findings and summaries.

@@ -2,6 +2,7 @@
 // engine, so that two engines that disagree on one have a real difference. FUZZING.md says which constructions are
 // left out and why.
 
+import ConformanceKit
 import EngineKit
 
 /// Parts of the format a campaign may use (`--areas`). A scenario uses a random mix of the enabled ones.

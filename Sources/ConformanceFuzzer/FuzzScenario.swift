@@ -1,6 +1,7 @@
 // What the fuzzer needs to know about a scenario's parts: the engine features it uses, the items an action names, and
 // the trace two engines are compared on.
 
+import ConformanceKit
 import EngineKit
 
 /// Facts about scenarios (SpecCases made or shrunk by the fuzzer).

@@ -1,10 +1,10 @@
 // swift-tools-version:6.0
 // Fuzz targets for the inputs RunLoopSuite reads from users: spec case files, expectations files and the results CSVs
-// of `runloop compare` (issue 9: "an instrument that never hangs and never flakes").
+// of `runloop compare`, so that the instrument never hangs or crashes on what a user hands it.
 //
 // A separate package because the targets only link with `-sanitize=fuzzer` (they call libFuzzer's driver): in the
-// root package a plain `swift build` would fail to link them. Build and run them with `scripts/fuzz.sh`, which passes
-// `-sanitize=fuzzer,address` to swiftc and `-fsanitize=fuzzer-no-link,address` to clang; the same flags instrument
+// root package a plain `swift build` would fail to link them. Build and run them with `scripts/fuzz-inputs.sh`, which
+// passes `-sanitize=fuzzer,address` to swiftc and `-fsanitize=fuzzer-no-link,address` to clang; the same flags instrument
 // the root package's libraries and Yams (with its C libyaml), so coverage guides the fuzzer through the loaders.
 import PackageDescription
 

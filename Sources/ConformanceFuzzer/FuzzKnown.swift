@@ -20,6 +20,7 @@
 // the original divergence and on every shrink candidate, so that shrinking cannot slide from a new divergence to a
 // known one.
 
+import ConformanceKit
 import EngineKit
 import Foundation
 

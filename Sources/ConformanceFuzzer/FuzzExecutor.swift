@@ -2,6 +2,7 @@
 // watchdog, CRASH and TIMEOUT handling). A batch is written to a temporary spec file, which the workers load like any
 // spec, so the worker protocol is unchanged: a worker per engine per batch, cases sent by id.
 
+import ConformanceKit
 import Foundation
 import Synchronization
 

@@ -8,7 +8,7 @@ import FuzzSupport
 /// The name the loader puts in its messages; every rejection must name it.
 private let fileName = "fuzz/expectations/cf.yaml"
 
-/// Ids the file may name: those of the seed corpus (Fuzz/Corpus/expectations), so the fuzzer gets past the
+/// Ids the file may name: those of the seed corpus (InputFuzz/Corpus/expectations), so the fuzzer gets past the
 /// "no case has this id" rejection to the checks of an entry.
 private let knownIDs: Set<String> = ["timer.tolerance.get-returns-set-value", "order.entry-exit"]
 

@@ -1,6 +1,6 @@
 // Writes a SpecCase back as YAML in the shipped format (INTERPRETING.md), so that what the fuzzer generates can be
 // loaded by a worker and what it finds can be reviewed and moved into Sources/ConformanceSpec/cases/. The loader reads
-// every file this writes (FuzzTests checks the round trip on generated scenarios).
+// every file this writes (FuzzTests, in Tests/ConformanceFuzzerTests, checks the round trip on generated scenarios).
 
 import EngineKit
 import Foundation

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer) of the inputs the project reads from users: spec case files, expectations
-# files and `runloop compare`'s results CSVs (the Fuzz package, Fuzz/Package.swift). Builds the fuzz targets with
-# the toolchain's -sanitize=fuzzer,address, runs each from a scratch copy of its seed corpus (Fuzz/Corpus), and
+# files and `runloop compare`'s results CSVs (the InputFuzz package, InputFuzz/Package.swift). Builds the fuzz targets
+# with the toolchain's -sanitize=fuzzer,address, runs each from a scratch copy of its seed corpus (InputFuzz/Corpus), and
 # prints per target the executions, time, exec/s, the crashes, timeouts and out-of-memory inputs found, and the
 # slowest input's time and the peak memory (how far from the limits below the run stayed).
 # Exits 1 if any target found something (the input is kept and its path printed), 2 for bad flags.
 #
-#   scripts/fuzz.sh [--target spec-cases|expectations|results-csv] [--seconds N]
+#   scripts/fuzz-inputs.sh [--target spec-cases|expectations|results-csv] [--seconds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: scripts/fuzz.sh [--target spec-cases|expectations|results-csv] [--seconds N]" >&2
+    echo "usage: scripts/fuzz-inputs.sh [--target spec-cases|expectations|results-csv] [--seconds N]" >&2
     echo "  --target NAME  fuzz only this target (default: all three, one after the other)" >&2
     echo "  --seconds N    how long to fuzz each target (default: 600)" >&2
 }
@@ -47,10 +47,10 @@ per_input_timeout=10
 rss_limit_mb=2048
 max_len=16384
 
-build_path=.build-fuzz
-build_flags=(-c release --package-path Fuzz --build-path "$build_path"
+build_path=.build-fuzz-inputs
+build_flags=(-c release --package-path InputFuzz --build-path "$build_path"
              -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address)
-work=$(mktemp -d "${TMPDIR:-/tmp}/runloop-fuzz.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/runloop-fuzz-inputs.XXXXXX")
 echo "work directory (corpus copies, logs, findings): $work" >&2
 echo "building the fuzz targets (release, -sanitize=fuzzer,address)..." >&2
 if ! swift build "${build_flags[@]}" >"$work/build.log" 2>&1; then
@@ -70,7 +70,7 @@ for target in "${targets[@]}"; do
     esac
     [ -x "$bin/$executable" ] || { echo "error: $bin/$executable was not built" >&2; exit 1; }
     mkdir -p "$work/$target/corpus" "$work/$target/findings"
-    cp Fuzz/Corpus/"$corpus"/* "$work/$target/corpus/"
+    cp InputFuzz/Corpus/"$corpus"/* "$work/$target/corpus/"
     log="$work/$target/fuzz.log"
     echo "fuzzing $target for $seconds s (log: $log)..." >&2
     start=$(date +%s)
@@ -79,7 +79,7 @@ for target in "${targets[@]}"; do
     # no Swift backtracer: after a finding's fatalError it reads memory ASan reports as a second, spurious crash.
     ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$bin/$executable" "$work/$target/corpus" \
         -max_total_time="$seconds" -timeout="$per_input_timeout" -rss_limit_mb="$rss_limit_mb" \
-        -max_len="$max_len" -dict="Fuzz/Corpus/$dict" -artifact_prefix="$work/$target/findings/" \
+        -max_len="$max_len" -dict="InputFuzz/Corpus/$dict" -artifact_prefix="$work/$target/findings/" \
         -print_final_stats=1 >"$log" 2>&1 || status=$?
     elapsed=$(($(date +%s) - start))
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

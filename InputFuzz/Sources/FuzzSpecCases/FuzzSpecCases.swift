@@ -1,7 +1,7 @@
 // libFuzzer target: spec case files, through SpecLoader.parse (what `runloop conform --spec FILE` reads). Any input
 // must either load or be rejected with a SpecError naming the file and a line; anything else (a trap, another error
 // type, a rejection without a location) aborts, which libFuzzer reports as a crash and saves the input. Hangs and
-// memory blow-ups are caught by libFuzzer's -timeout and -rss_limit_mb (scripts/fuzz.sh sets both).
+// memory blow-ups are caught by libFuzzer's -timeout and -rss_limit_mb (scripts/fuzz-inputs.sh sets both).
 
 import ConformanceKit
 import FuzzSupport

@@ -2,6 +2,7 @@
 // time (delta debugging's "one-minimal" result, without its subset splitting, since scenarios are small), biggest
 // cuts first. Each round runs the candidates as one batch and keeps the first that still diverges.
 
+import ConformanceKit
 import EngineKit
 
 /// Makes the one-step simplifications of a scenario.

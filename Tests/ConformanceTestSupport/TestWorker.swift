@@ -3,20 +3,20 @@
 import ConformanceKit
 import Foundation
 
-enum TestWorker {
+public enum TestWorker {
     /// The ConformanceTestWorker executable in the build directory this test process runs from.
-    static let path: String = {
+    public static let path: String = {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ConformanceTestWorker").path
     }()
 
     /// A hosted engine of the test worker, by name.
-    static func engine(_ name: String) -> EngineDescription {
+    public static func engine(_ name: String) -> EngineDescription {
         EngineDescription(selector: name, name: name, features: [])
     }
 
     /// A launcher for it; `faults` sets the faulty engine's RUNLOOP_TEST_FAULTS.
-    static func launcher(faults: String = "") -> WorkerLauncher {
+    public static func launcher(faults: String = "") -> WorkerLauncher {
         WorkerLauncher(executable: path, environment: ["RUNLOOP_TEST_FAULTS": faults])
     }
 }
