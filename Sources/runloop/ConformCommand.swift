@@ -3,6 +3,7 @@
 import ArgumentParser
 import ConformanceKit
 import ConformanceSpec
+import Engines
 import Foundation
 import Synchronization
 
@@ -22,7 +23,7 @@ struct ConformCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: "Engines to run, comma-separated: \(EngineRegistry.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time.")
+    @Option(name: .long, help: "Engines to run, comma-separated: \(BuiltinEngines.catalogue.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time.")
     var engine: String = "all"
 
     @Option(name: .long, help: "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run; main-thread cases are SKIP).")
@@ -95,7 +96,7 @@ struct ConformCommand: ParsableCommand {
         let launcher = worker.map { WorkerLauncher(executable: $0) }
             ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
         do {
-            let hosted = worker == nil ? EngineRegistry.all.map { EngineDescription($0) }
+            let hosted = worker == nil ? BuiltinEngines.catalogue.engines.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             let engines = try EngineSelection.resolve(engine, hosted: hosted, launcher: launcher)
             cases = try Conformance.selectCases(request)
@@ -110,7 +111,7 @@ struct ConformCommand: ParsableCommand {
             defer { line?.finish() }
             switch isolation {
             case .none:
-                report = try Conformance.runInProcess(request, engines: try engines.map(EngineRegistry.make),
+                report = try Conformance.runInProcess(request, engines: try engines.map(BuiltinEngines.catalogue.make),
                                                       progress: progress)
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)

@@ -5,6 +5,7 @@ import ArgumentParser
 import ConformanceFuzzer
 import ConformanceKit
 import ConformanceSpec
+import Engines
 import Foundation
 
 struct FuzzCommand: ParsableCommand {
@@ -24,7 +25,7 @@ struct FuzzCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: "Engines to compare, comma-separated (the first is the reference for written cases): \(EngineRegistry.names.joined(separator: ", ")), or cf:PATH.")
+    @Option(name: .long, help: "Engines to compare, comma-separated (the first is the reference for written cases): \(BuiltinEngines.catalogue.names.joined(separator: ", ")), or cf:PATH.")
     var engines: String = "cf,ref"
 
     @Option(name: .long, help: "The first scenario's seed (0 to 2^64-1); scenario i uses seed+i.")
@@ -100,7 +101,7 @@ struct FuzzCommand: ParsableCommand {
         let selected: [EngineDescription]
         let knownDivergences: [KnownDivergence]
         do {
-            let hosted = worker == nil ? EngineRegistry.all.map { EngineDescription($0) }
+            let hosted = worker == nil ? BuiltinEngines.catalogue.engines.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             selected = try EngineSelection.resolve(engines, hosted: hosted, launcher: launcher)
             guard selected.count >= 2 else { throw failure("--engines needs two engines or more to compare") }

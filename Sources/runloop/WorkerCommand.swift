@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import ConformanceKit
+import Engines
 import Foundation
 
 struct WorkerCommand: ParsableCommand {
@@ -16,8 +17,7 @@ struct WorkerCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let status = WorkerService.main(arguments: arguments, engines: EngineRegistry.all,
-                                        loader: EngineRegistry.loader)
+        let status = WorkerService.main(arguments: arguments, catalogue: BuiltinEngines.catalogue)
         if status != 0 { throw ExitCode(status) }
     }
 }

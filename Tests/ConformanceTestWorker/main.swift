@@ -8,6 +8,5 @@ import EngineKit
 import Engines
 import Foundation
 
-let engines: [any RunLoopEngine] = BuiltinEngines.all + [FaultyEngine(), PlantedEngine()]
-exit(WorkerService.main(arguments: Array(CommandLine.arguments.dropFirst()), engines: engines,
-                        loader: BuiltinEngines.loader))
+let catalogue = BuiltinEngines.catalogue.adding([FaultyEngine(), PlantedEngine()])
+exit(WorkerService.main(arguments: Array(CommandLine.arguments.dropFirst()), catalogue: catalogue))

@@ -26,7 +26,7 @@ enum ShippedSpec {
     static let caseIDs: [String] = ((try? loaded.get()) ?? []).map(\.id)
 
     /// One worker process per engine for all its cases, as `runloop conform` runs them.
-    static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: BuiltinEngines.names.map {
+    static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: BuiltinEngines.catalogue.names.map {
         ($0, WorkerSession(launcher: TestWorker.launcher(), specPath: request.specPath, engine: TestWorker.engine($0)))
     })
 
@@ -59,7 +59,7 @@ struct ShippedSpecTests {
         let expected = Dictionary(uniqueKeysWithValues: Self.casesPerFile.map { ($0.key, $0.value) })
         #expect(counted == expected)
         #expect(cases.count == expected.values.reduce(0, +))
-        _ = try Conformance.loadExpectations(ShippedSpec.request, engines: BuiltinEngines.names)
+        _ = try Conformance.loadExpectations(ShippedSpec.request, engines: BuiltinEngines.catalogue.names)
     }
 
     /// Every case pins at least one catalogue rule, every rule is pinned by two cases or more, and every cited id

@@ -28,9 +28,6 @@ public struct EngineDescription: Codable, Sendable, Equatable {
     }
 }
 
-/// Makes an engine a worker does not host by name (`cf:PATH`): nil when `selector` is not of its family.
-public typealias EngineLoader = @Sendable (_ selector: String) -> Result<any RunLoopEngine, any Error>?
-
 /// One line a worker writes. Exactly one member is set.
 struct WorkerMessage: Codable, Sendable {
     /// The answer to `--list` and `--describe`.

@@ -8,9 +8,9 @@ import Foundation
 /// A conformance worker's main loop.
 public enum WorkerService {
     /// Serves until standard input ends and returns the process's exit status: 0, or 2 for bad arguments.
-    /// `engines` are the engines this executable hosts by name; `loader` makes others (`cf:PATH`) on request.
+    /// `catalogue` holds the engines this executable hosts by name and the loader that makes others (`cf:PATH`).
     /// Call it on the process's main thread: main-thread cases (feature mainThread) run on the calling thread.
-    public static func main(arguments: [String], engines: [any RunLoopEngine], loader: EngineLoader? = nil) -> Int32 {
+    public static func main(arguments: [String], catalogue: EngineCatalogue) -> Int32 {
         let parsed: WorkerArguments
         switch WorkerArguments.parse(arguments) {
         case .success(let value): parsed = value
@@ -24,10 +24,10 @@ public enum WorkerService {
         let writer = MessageWriter(descriptor: WorkerArguments.messageDescriptor)
         switch parsed {
         case .list:
-            writer.send(WorkerMessage(engines: engines.map { EngineDescription($0) }))
+            writer.send(WorkerMessage(engines: catalogue.engines.map { EngineDescription($0) }))
             return 0
         case .describe(let selector):
-            switch resolve(selector, engines: engines, loader: loader) {
+            switch resolve(selector, in: catalogue) {
             case .success(let engine):
                 writer.send(WorkerMessage(engines: [EngineDescription(engine, selector: selector)]))
                 return 0
@@ -37,7 +37,7 @@ public enum WorkerService {
             }
         case .serve(let specPath, let selector):
             let engine: any RunLoopEngine
-            switch resolve(selector, engines: engines, loader: loader) {
+            switch resolve(selector, in: catalogue) {
             case .success(let resolved): engine = resolved
             case .failure(let error):
                 writer.send(WorkerMessage(fatal: error.description))
@@ -70,13 +70,11 @@ public enum WorkerService {
         }
     }
 
-    /// The hosted engine named `selector`, or the one `loader` makes of it.
-    private static func resolve(_ selector: String, engines: [any RunLoopEngine],
-                                loader: EngineLoader?) -> Result<any RunLoopEngine, WorkerError> {
-        if let engine = engines.first(where: { $0.name == selector }) { return .success(engine) }
-        if let loaded = loader?(selector) { return loaded.mapError { WorkerError(description: "\($0)") } }
-        return .failure(WorkerError(description: "this worker has no engine '\(selector)' (it hosts "
-                                    + engines.map(\.name).joined(separator: ", ") + ")"))
+    /// The catalogue's engine for `selector`, or why there is none.
+    private static func resolve(_ selector: String,
+                                in catalogue: EngineCatalogue) -> Result<any RunLoopEngine, WorkerError> {
+        catalogue.engine(selector) ?? .failure(WorkerError(description: "this worker has no engine '\(selector)' "
+                                                           + "(it hosts \(catalogue.names.joined(separator: ", ")))"))
     }
 
     /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this
