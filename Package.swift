@@ -70,15 +70,19 @@ let package = Package(
         // the rule ids cases cite.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", "MarkupKit", .product(name: "Yams", package: "Yams")]
+            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", "MarkupKit", "YAMLKit"]
         ),
         // The scenario fuzzer behind `runloop fuzz`: generates scenarios, runs them on engines through ConformanceKit's
         // worker sessions, shrinks divergences and writes them as spec cases.
-        .target(name: "ConformanceFuzzer", dependencies: ["ConformanceKit", "EngineKit"], exclude: ["FUZZING.md"]),
+        .target(name: "ConformanceFuzzer", dependencies: ["ConformanceKit", "EngineKit", "YAMLKit"],
+                exclude: ["FUZZING.md"]),
+        // Typed reading of YAML files (Yams's composed tree) with errors naming the file, line and field, for the spec
+        // loader and the benchmark targets file.
+        .target(name: "YAMLKit", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Escaping for XML and XHTML, and the frame of the HTML pages (conform's and the benchmark report's).
         .target(name: "MarkupKit"),
         // Reading benchmark CSVs, comparing them with statistics, and the benchmark report with its targets.
-        .target(name: "CompareKit", dependencies: ["MarkupKit", .product(name: "Yams", package: "Yams")],
+        .target(name: "CompareKit", dependencies: ["MarkupKit", "YAMLKit"],
                 exclude: ["COMPARING.md"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.

@@ -1,7 +1,7 @@
 // The benchmark report's data file (Benchmarks/targets.yaml): the summary tables and the targets an engine is held
 // to, read with the line of every field so that a mistake in the file is reported where it is.
 import Foundation
-import Yams
+import YAMLKit
 
 /// A selection of benchmarks: one family, and the parameters (`pin: same`) every selected benchmark has.
 public struct BenchmarkSelection: Sendable, Equatable {
@@ -186,24 +186,33 @@ public struct TargetsFile: Sendable {
     /// Parses the text of a targets file; `file` names it in errors.
     /// - Throws: `CompareInputError` naming the file, line and field.
     public static func parse(_ text: String, file: String) throws -> TargetsFile {
-        let root: Node
+        let root: YAMLValue
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try YAMLSyntax.compose(text) else {
                 throw CompareInputError(.emptyFile, file: file, detail: "the targets file is empty")
             }
-            root = node
-        } catch let error as CompareInputError {
-            throw error
-        } catch let error as YamlError {
+            root = YAMLValue(node: node, file: file, caseID: nil, field: "", wording: .targets)
+        } catch let error as YAMLSyntaxError {
             let (line, problem) = located(error)
             throw CompareInputError(.invalidArgument, file: file, line: line, detail: "YAML syntax error: \(problem)")
         }
-        let top = Entry(node: root, file: file, field: "")
+        do {
+            return try read(root, file: file)
+        } catch let error as YAMLError {
+            throw CompareInputError(.invalidArgument, file: file, line: error.location.line, field: error.field,
+                                    detail: error.message)
+        }
+    }
+
+    /// The targets file from its composed root. Throws ``YAMLError``.
+    private static func read(_ top: YAMLValue, file: String) throws -> TargetsFile {
         var fields = try top.fields()
         let version = try fields.required("format").int()
         guard version == formatVersion else {
-            throw fields.owner.error("format \(version) is not supported (this runloop reads format \(formatVersion))",
-                                     field: "format")
+            var error = fields.owner.error(
+                "format \(version) is not supported (this runloop reads format \(formatVersion))")
+            error.field = "format"
+            throw error
         }
         let engine = try fields.required("engine").string()
         var summary: [SummaryTable] = []
@@ -213,7 +222,7 @@ public struct TargetsFile: Sendable {
             let metricNode = try table.required("metric")
             let metrics = try (metricNode.isSequence ? metricNode.sequence() : [metricNode]).map { try $0.metric() }
             summary.append(SummaryTable(title: try table.required("title").string(), selection: selection,
-                                        metrics: metrics, line: entry.line))
+                                        metrics: metrics, line: entry.location.line))
             try table.finish()
         }
         var targets: [BenchmarkTarget] = []
@@ -254,7 +263,7 @@ public struct TargetsFile: Sendable {
                 id: id, description: try target.required("description").string(),
                 engine: try target.optional("engine")?.string() ?? engine, selection: selection, metric: metric,
                 statistic: statistic, comparison: comparison, bound: bound,
-                origin: try target.optional("origin")?.string(), line: entry.line))
+                origin: try target.optional("origin")?.string(), line: entry.location.line))
             try target.finish()
         }
         try fields.finish()
@@ -262,7 +271,7 @@ public struct TargetsFile: Sendable {
     }
 
     /// `family` and `where` of a table or target.
-    private static func readSelection(_ fields: inout Entry.Fields) throws -> BenchmarkSelection {
+    private static func readSelection(_ fields: inout Fields) throws -> BenchmarkSelection {
         let family = try fields.required("family").string()
         var parameters: [(String, String)] = []
         if let node = fields.optional("where") {
@@ -272,99 +281,30 @@ public struct TargetsFile: Sendable {
     }
 
     /// The line and the words of a YAML syntax error.
-    private static func located(_ error: YamlError) -> (line: Int?, problem: String) {
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
-            return (mark.line, [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": "))
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return (context.mark.line, "a key appears twice in one mapping: " + duplicates.sorted().joined(separator: ", "))
-        default:
-            return (nil, "\(error)")
+    private static func located(_ error: YAMLSyntaxError) -> (line: Int?, problem: String) {
+        switch error.problem {
+        case .syntax(let text): return (error.line, text)
+        case .duplicateKeys(let duplicates):
+            return (error.line, "a key appears twice in one mapping: " + duplicates.joined(separator: ", "))
+        case .reader, .other: return (nil, error.yamsDescription)
         }
     }
 }
 
-/// A YAML node of the targets file with its location, read into typed values.
-private struct Entry {
-    let node: Node
-    let file: String
-    let field: String
+extension YAMLWording {
+    /// The targets file's wording: "expected a text value", "the field 'x' is missing", "unknown field 'x'".
+    static let targets = YAMLWording(
+        namesWhatItFound: false, refusesEmptyStrings: true,
+        missing: { key, _ in "the field '\(key)' is missing" }, missingNamesTheField: false,
+        unknown: { key, _ in "unknown field '\(key)'" }, duplicateAtValue: true)
+}
 
-    var line: Int { node.mark?.line ?? 0 }
-    var isSequence: Bool { if case .sequence = node { return true } else { return false } }
-
-    func renamed(_ name: String) -> Entry { Entry(node: node, file: file, field: name) }
-
-    func error(_ detail: String, field: String? = nil) -> CompareInputError {
-        let name = field.map { self.field.isEmpty ? $0 : self.field + "." + $0 } ?? self.field
-        return CompareInputError(.invalidArgument, file: file, line: line, field: name.isEmpty ? nil : name,
-                                 detail: detail)
-    }
-
-    func string() throws -> String {
-        guard case .scalar(let scalar) = node, !scalar.string.isEmpty else { throw error("expected a text value") }
-        return scalar.string
-    }
-
-    func int() throws -> Int {
-        guard let value = node.int else { throw error("expected an integer") }
-        return value
-    }
-
-    func metric() throws -> MetricExpression {
+extension YAMLValue {
+    /// A metric column or a sum of them.
+    fileprivate func metric() throws -> MetricExpression {
         guard let metric = MetricExpression(try string()) else {
             throw error("expected a column name or a sum of them ('ns_per_add + ns_per_remove')")
         }
         return metric
-    }
-
-    func sequence() throws -> [Entry] {
-        guard case .sequence(let sequence) = node else { throw error("expected a list") }
-        return sequence.enumerated().map { Entry(node: $1, file: file, field: "\(field)[\($0)]") }
-    }
-
-    func mapping() throws -> [(String, Entry)] {
-        guard case .mapping(let mapping) = node else { throw error("expected a mapping") }
-        var seen = Set<String>()
-        var pairs: [(String, Entry)] = []
-        for (keyNode, valueNode) in mapping {
-            let key = try Entry(node: keyNode, file: file, field: field).string()
-            let child = Entry(node: valueNode, file: file, field: field.isEmpty ? key : field + "." + key)
-            guard seen.insert(key).inserted else { throw child.error("duplicate key '\(key)'") }
-            pairs.append((key, child))
-        }
-        return pairs
-    }
-
-    func fields() throws -> Fields { Fields(owner: self, pairs: try mapping()) }
-
-    /// The fields of one mapping, consumed by name; `finish()` rejects the rest.
-    struct Fields {
-        let owner: Entry
-        var pairs: [(String, Entry)]
-        var used = Set<String>()
-
-        init(owner: Entry, pairs: [(String, Entry)]) {
-            self.owner = owner
-            self.pairs = pairs
-        }
-
-        mutating func optional(_ key: String) -> Entry? {
-            guard let pair = pairs.first(where: { $0.0 == key }) else { return nil }
-            used.insert(key)
-            return pair.1
-        }
-
-        mutating func required(_ key: String) throws -> Entry {
-            guard let entry = optional(key) else { throw owner.error("the field '\(key)' is missing") }
-            return entry
-        }
-
-        func finish() throws {
-            if let extra = pairs.first(where: { !used.contains($0.0) }) {
-                throw extra.1.error("unknown field '\(extra.0)'")
-            }
-        }
     }
 }

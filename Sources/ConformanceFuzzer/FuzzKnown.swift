@@ -23,6 +23,7 @@
 import ConformanceKit
 import EngineKit
 import Foundation
+import YAMLKit
 
 /// One known divergence.
 public struct KnownDivergence: Sendable {

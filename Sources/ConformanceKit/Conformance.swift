@@ -2,6 +2,7 @@
 
 import EngineKit
 import Foundation
+import YAMLKit
 
 /// What to run.
 public struct ConformanceRequest: Sendable {

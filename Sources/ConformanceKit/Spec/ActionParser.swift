@@ -4,6 +4,7 @@
 // (`- stop`). The full list, with argument shapes, is in Sources/ConformanceSpec/INTERPRETING.md.
 
 import EngineKit
+import YAMLKit
 
 package struct ActionParser {
     let items: [String: ItemKind]

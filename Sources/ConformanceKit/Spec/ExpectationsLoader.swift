@@ -9,6 +9,7 @@
 //       reason: "CoreFoundation on Linux stores no tolerance: CFRunLoopTimerGetTolerance returns 0 (RL 4739-70)."
 
 import Foundation
+import YAMLKit
 
 /// One engine's expected non-PASS statuses.
 public struct EngineExpectations: Sendable {

@@ -3,6 +3,7 @@
 
 import ConformanceSpec
 import Foundation
+import YAMLKit
 
 /// One behaviour rule of the catalogue.
 public struct CatalogueRule: Sendable {

@@ -1,6 +1,7 @@
 // A case's `rules:` field: the catalogue rules it pins, each checked against the rule catalogue as it is read.
 
 import Foundation
+import YAMLKit
 
 extension SpecLoader {
     /// Which catalogue a case's rule ids are checked against while loading.

@@ -3,7 +3,7 @@
 
 import EngineKit
 import Foundation
-import Yams
+import YAMLKit
 
 /// Loads and validates spec files.
 public enum SpecLoader {
@@ -91,38 +91,24 @@ public enum SpecLoader {
     /// Composes YAML, turning libyaml's errors into ``SpecError``s with the file and line.
     static func composeYAML(_ text: String, file: String) throws -> YAMLValue {
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try YAMLSyntax.compose(text) else {
                 throw SpecError(SpecLocation(file: file, line: 1), "the file is empty")
             }
             return YAMLValue(node: node, file: file, caseID: nil, field: "")
-        } catch let error as YamlError {
-            throw SpecError(SpecLocation(file: file, line: yamlErrorLine(error)), "YAML syntax error: \(yamlProblem(error))")
+        } catch let error as YAMLSyntaxError {
+            throw SpecError(SpecLocation(file: file, line: error.line ?? 0), "YAML syntax error: \(problem(error))")
         }
     }
 
-    private static func yamlErrorLine(_ error: YamlError) -> Int {
-        switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
-        case .duplicatedKeysInMapping(_, let context): return context.mark.line
-        case .reader(_, let offset, _, let yaml):
-            // libyaml's reader (bad encoding, control characters) gives a byte offset, not a mark.
-            return 1 + yaml.utf8.prefix(max(offset ?? 0, 0)).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        default: return 0
-        }
-    }
-
-    private static func yamlProblem(_ error: YamlError) -> String {
-        switch error {
-        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
-             .composer(let context, let problem, _, _):
-            return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-        case .duplicatedKeysInMapping(let duplicates, _):
-            return "duplicate key \(duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")) in one mapping"
-        case .reader(let problem, _, let value, _):
+    private static func problem(_ error: YAMLSyntaxError) -> String {
+        switch error.problem {
+        case .syntax(let text), .other(let text):
+            return text
+        case .duplicateKeys(let duplicates):
+            return "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in one mapping"
+        case .reader(let problem, let value):
             // Yams's own description quotes the offending line, control characters and all.
             return value >= 0 ? "\(problem) (character \(String(format: "U+%04X", value)))" : problem
-        default:
-            return "\(error)"
         }
     }
 
@@ -325,10 +311,7 @@ public enum SpecLoader {
         })
     }
 
-    static func isNull(_ value: YAMLValue) -> Bool {
-        guard case .scalar(let scalar) = value.node else { return false }
-        return scalar.tag == Tag(.null) || scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null"
-    }
+    static func isNull(_ value: YAMLValue) -> Bool { value.isNull }
 
     // MARK: Triggers
 

@@ -2,6 +2,7 @@
 // The YAML spelling of each type is documented in Sources/ConformanceSpec/INTERPRETING.md.
 
 import EngineKit
+import YAMLKit
 
 /// The versions of the spec format this package reads, oldest first. A file's `spec_version` names one; a case
 /// that uses a construct of a later version than its file's is refused (INTERPRETING.md, "Versions").
@@ -20,15 +21,10 @@ public enum SpecFormatVersion: String, Sendable, Comparable, CaseIterable {
 }
 
 /// Where something was written: a spec file and a line in it.
-public struct SpecLocation: Sendable, Hashable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public init(file: String, line: Int) {
-        self.file = file
-        self.line = line
-    }
-    public var description: String { "\(file):\(line)" }
-}
+public typealias SpecLocation = YAMLLocation
+
+/// A problem in a spec or expectations file. Its description names file, line, case and field.
+public typealias SpecError = YAMLError
 
 /// One conformance case.
 public struct SpecCase: Sendable {
