@@ -3,8 +3,9 @@
 // left behind); either way a fresh worker takes the next case. What `runloop conform` uses.
 //
 // Why one worker per engine and not one per case: starting a worker (exec, Foundation, loading the spec) costs about
-// 40 ms, so a process per case would add about 10 s to each engine's 227 cases; with one per engine the whole spec on
-// an engine takes as long as in-process plus a pipe round trip per case.
+// 40 ms, so a process per case would add 40 ms times the number of cases to each engine's run (seconds for the
+// shipped spec); with one per engine the whole spec on an engine takes as long as in-process plus a pipe round trip
+// per case.
 
 import Foundation
 

@@ -250,10 +250,6 @@ public enum SpecLoader {
         return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
     }
 
-    static func parseItemKind(_ value: YAMLValue) throws -> ItemKind {
-        try parseItemKindAndCreation(value).kind
-    }
-
     /// An item's kind, and whether it is created by a step (`created: later` among its parameters, format 1.1).
     static func parseItemKindAndCreation(_ value: YAMLValue) throws -> (kind: ItemKind, later: Bool) {
         let (word, argument) = try value.singleKey()
