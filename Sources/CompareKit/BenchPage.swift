@@ -281,21 +281,20 @@ public enum BenchPage {
         return out + "</table>\n"
     }
 
-    /// The modes of a latency distribution the harness found (`mode1_share` and `mode1_median_ns`, `mode2_...`):
-    /// per variant and engine, each mode's share of the round trips and its median, medians over repetitions. Empty
-    /// when the file has no such columns.
+    /// The modes of a latency distribution the harness reports (`latency_low_share` and `latency_low_p50_ns`, the
+    /// same for `high`; Benchmarks/README.md): per variant and engine, each mode's share of the round trips and its
+    /// median, medians over repetitions. Empty when the family has no such figures.
+    static let modeColumns = [("low", "latency_low_share", "latency_low_p50_ns"),
+                              ("high", "latency_high_share", "latency_high_p50_ns")]
+
     static func modes(_ family: String, _ report: BenchReport) -> String {
         let index = report.index
-        let numbers = index.file.columns.compactMap { column -> Int? in
-            guard column.hasPrefix("mode"), column.hasSuffix("_share") else { return nil }
-            return Int(column.dropFirst("mode".count).dropLast("_share".count))
-        }.filter { index.file.columns.contains("mode\($0)_median_ns") }.sorted()
+        let columns = modeColumns.map { ($0.0, MetricExpression($0.1)!, MetricExpression($0.2)!) }
         let benchmarks = index.benchmarks.filter { $0.family == family }
-        guard let first = numbers.first, let share = MetricExpression("mode\(first)_share"),
-              benchmarks.contains(where: { $0.value(share) != nil }) else { return "" }
+        guard benchmarks.contains(where: { $0.value(columns[0].1) != nil }) else { return "" }
         let engines = index.engines.filter { engine in benchmarks.contains { $0.engine == engine } }
-        var out = "<table>\n<caption class=\"note\">the distribution's modes: each mode's share of the round trips "
-            + "and its median (medians over repetitions; a distribution with one mode shows one)</caption>\n"
+        var out = "<table>\n<caption class=\"note\">the round trips' modes: each mode's share of the round trips and its "
+            + "median (medians over repetitions; a distribution with one mode shows one)</caption>\n"
             + "<tr><th>variant</th>" + engines.map { "<th class=\"num\">\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
         for variant in BenchIndex.orderedVariants(benchmarks) {
             out += "<tr><td class=\"mono\">\(Markup.escape(variant))</td>"
@@ -308,10 +307,11 @@ public enum BenchPage {
                     out += "<td class=\"num\">\(benchmark.skipped != nil ? "skip" : "error")</td>"
                     continue
                 }
-                let parts = numbers.compactMap { number -> String? in
-                    guard let share = benchmark.value(MetricExpression("mode\(number)_share")!), share > 0,
-                          let median = benchmark.value(MetricExpression("mode\(number)_median_ns")!) else { return nil }
-                    return String(format: "%.0f %%", share * 100) + " at " + ReportRenderer.format(median, time: true)
+                let parts = columns.compactMap { name, shareMetric, medianMetric -> String? in
+                    guard let share = benchmark.value(shareMetric), share > 0,
+                          let median = benchmark.value(medianMetric), median > 0 else { return nil }
+                    return "\(name) " + String(format: "%.0f %%", share * 100) + " at "
+                        + ReportRenderer.format(median, time: true)
                 }
                 out += "<td class=\"num\">\(parts.isEmpty ? "-" : Markup.escape(parts.joined(separator: "; ")))</td>"
             }

@@ -7,8 +7,8 @@ import Foundation
 public enum TargetStatus: String, Sendable, Codable, CaseIterable {
     /// Every variant it names was measured and meets the bound.
     case met
-    /// A variant misses the bound, or the subject engine failed to measure it (error rows, or no row where the other
-    /// engines have one).
+    /// A variant misses the bound, or the subject engine failed to measure it (error rows, a skip, or no row where the
+    /// other engines have one).
     case missed
     /// A figure it needs is not in the file (a filtered or partial run, a counter the harness does not write yet, a
     /// peer engine absent or failed, a degenerate value): not a failure, not a success.
@@ -284,9 +284,10 @@ public struct BenchReport: Sendable {
                 }
                 continue
             }
-            // A skip is a feature the engine lacks: not measured. Its failures (below) are misses.
+            // The subject skipping a variant its target names is a miss, as a failure is: ref has every feature the
+            // targets read, and the harness also skips the rest of an engine's family after it hung twice.
             if let skip = subject.skipped {
-                outcomes.append(outcome(.notMeasured, skip))
+                outcomes.append(outcome(.missed, "no data: \(skip)"))
                 continue
             }
             let value: Double, subjectNote: String?

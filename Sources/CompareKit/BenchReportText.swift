@@ -69,7 +69,7 @@ extension BenchReport {
         return result.target.quickBound == bound && result.target.bound != bound ? "\(bound.text) (quick)" : bound.text
     }
 
-    /// Which figure a target uses, in words: `median over repetitions of mean_ns, divided by epoll's`.
+    /// Which figure a target uses, in words: `median over repetitions of latency_mean_ns, divided by epoll's`.
     static func figureText(_ target: BenchmarkTarget) -> String {
         let statistic: String
         switch target.statistic {

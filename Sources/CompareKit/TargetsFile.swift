@@ -160,7 +160,7 @@ public struct BenchmarkTarget: Sendable, Equatable {
     public var bound: TargetBound
     /// The bound a quick run is held to; without one a quick run's figure is reported, not judged.
     public var quickBound: TargetBound?
-    /// A 0/1 column (`loop_cpu_saturated`): a repetition where it is not 0 has no valid figure and is left out; a
+    /// A 0/1 column (`loop_saturated`): a repetition where it is not 0 has no valid figure and is left out; a
     /// variant without a valid repetition is not measured.
     public var invalidIf: MetricExpression?
     /// What the target is for, in words, for the reader (the `why` field).
