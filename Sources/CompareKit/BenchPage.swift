@@ -310,12 +310,15 @@ public enum BenchPage {
                     out += "<td class=\"num\">\(benchmark.skipped != nil ? "skip" : "error")</td>"
                     continue
                 }
-                let parts = columns.compactMap { name, shareMetric, medianMetric -> String? in
+                let found = columns.compactMap { name, shareMetric, medianMetric -> (String, Double, Double)? in
                     guard let share = benchmark.value(shareMetric), share > 0,
                           let median = benchmark.value(medianMetric), median > 0 else { return nil }
-                    return "\(name) " + String(format: "%.0f %%", share * 100) + " at "
-                        + ReportRenderer.format(median, time: true)
+                    return (name, share, median)
                 }
+                let parts = found.count == 1 && found[0].1 >= 0.995
+                    ? ["one mode at " + ReportRenderer.format(found[0].2, time: true)]
+                    : found.map { "\($0.0) " + String(format: "%.0f %%", $0.1 * 100) + " at "
+                        + ReportRenderer.format($0.2, time: true) }
                 out += "<td class=\"num\">\(parts.isEmpty ? "-" : Markup.escape(parts.joined(separator: "; ")))</td>"
             }
             out += "</tr>\n"

@@ -294,7 +294,7 @@ public struct BenchReport: Sendable {
             switch figure(subject, target.metric, target.statistic, invalidIf: target.invalidIf,
                           zeroIsValid: zeroIsValid) {
             case .none(let why):
-                outcomes.append(outcome(subject.isErrored ? .missed : .notMeasured, why))
+                outcomes.append(outcome(subject.errors.isEmpty ? .notMeasured : .missed, why))
                 continue
             case .value(let figure, let note):
                 value = figure
