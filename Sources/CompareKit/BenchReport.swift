@@ -185,12 +185,18 @@ public struct BenchReport: Sendable {
         /// The benchmark filter of a filtered run (`# filter:` other than `(all)`): a variant one engine lacks was
         /// perhaps filtered out, not lost.
         var filter: String?
+        /// Error rows of the run itself, which name no engine (`harness/family:wake`: a family process that crashed):
+        /// what a target without rows may have lost.
+        var runFailures: [String] = []
 
         init(_ file: ResultsFile) {
             let profile = file.contextValue("profile").map { String($0.prefix(while: { !$0.isWhitespace })) }
             smoke = profile == "smoke"
             quick = profile == "quick"
             filter = file.contextValue("filter").flatMap { $0 == "(all)" || $0.isEmpty ? nil : $0 }
+            runFailures = file.erroredRows.filter { row in
+                BenchmarkName(row.benchmark).engine == nil && !row.message.hasPrefix("skipped")
+            }.map { "\($0.benchmark): \($0.message)" }
         }
 
         init() {}
@@ -239,7 +245,8 @@ public struct BenchReport: Sendable {
         case .min: value = present.min() ?? .nan
         }
         guard value.isFinite, value > 0 || (zeroIsValid && value == 0) else {
-            return .none("degenerate value (\(value.isFinite ? ReportRenderer.significant(value) : "\(value)") of \(metric))")
+            let shown = value.isFinite ? ReportRenderer.significant(value) : "\(value)"
+            return .none("degenerate value (\(shown) of \(metric))")
         }
         return .value(value, note: notes.isEmpty ? nil : notes.joined(separator: "; "))
     }
@@ -256,14 +263,19 @@ public struct BenchReport: Sendable {
         let selected = index.select(target.selection)
         let subjectInFile = index.benchmarks.contains { $0.engine == target.engine }
         var outcomes: [TargetOutcome] = []
+        let failures = run.runFailures.isEmpty ? "" : " (the run's own failures: "
+            + run.runFailures.joined(separator: "; ") + ")"
         // A value the target names that no engine measured: a filtered run, a variant the harness does not have yet.
         let listed = target.selection.parameters.contains { $0.values.count > 1 }
         for combination in combinations(target.selection) where listed {
-            let found = selected.contains { benchmark in combination.allSatisfy { benchmark.parameter($0.key) == $0.value } }
+            let found = selected.contains { benchmark in
+                combination.allSatisfy { benchmark.parameter($0.key) == $0.value }
+            }
             if !found {
                 outcomes.append(TargetOutcome(
                     variant: combination.map { "\($0.key):\($0.value)" }.joined(separator: "/"), value: nil,
-                    subject: nil, reference: nil, status: .notMeasured, note: "no rows of this variant on any engine"))
+                    subject: nil, reference: nil, status: .notMeasured,
+                    note: "no rows of this variant on any engine" + failures))
             }
         }
         let zeroIsValid = target.comparison == .absolute && !target.metric.isTime
@@ -371,7 +383,7 @@ public struct BenchReport: Sendable {
         }
         if outcomes.isEmpty {
             outcomes.append(TargetOutcome(variant: "", value: nil, subject: nil, reference: nil, status: .notMeasured,
-                                          note: "no rows of \(target.selection.description)"))
+                                          note: "no rows of \(target.selection.description)" + failures))
         }
         return TargetResult(target: target, bound: bound, outcomes: outcomes)
     }

@@ -209,6 +209,12 @@ func xmlProblem(_ text: String) -> String? {
             ("format: 2\nengine: ref\n", "field 'format'"),
             ("format: 1\nengine: ref\nsummary:\n  - title: t\n    family: F\n", "the field 'metric' is missing"),
             ("format: 1\nengine: [ref\n", "t.yaml:3: error: invalid argument: YAML syntax error"),
+            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    ratio_to: cf\n    bound: <= 2x\n    quick_bound: \"<= 2\"\n",
+             "t.yaml:10: error: invalid argument: field 'targets[0].quick_bound'"),
+            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    where: {load: []}\n    metric: m\n    bound: \"<= 2\"\n",
+             "field 'targets[0].where.load': name at least one value"),
+            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    statistic: mean\n    bound: \"<= 2\"\n",
+             "expected median, max or min"),
         ]
         for (text, message) in cases {
             #expect(throws: CompareInputError.self) { try TargetsFile.parse(text, file: "t.yaml") }

@@ -257,6 +257,19 @@ import Testing
         #expect(try Self.result(missed, "coalescing.no-missed").status == .missed)
     }
 
+    @Test func aFamilyLostWithItsProcessIsNotMeasuredAndSaysWhy() throws {
+        // The wake family's process crashed: bench.sh writes one error row for it, naming no engine.
+        var benchmarks = ReportTests.benchmarks().filter { !$0.name.hasPrefix("BM_WakeLatency/") }
+        benchmarks.append(FixtureBenchmark(name: "harness/family:wake", times: [],
+                                           error: "error: the harness exited with status 134"))
+        let report = try ReportTests.report(benchmarks)
+        let wake = try Self.result(report, "wake.same.epoll")
+        #expect(wake.status == .notMeasured)
+        #expect(wake.outcomes.first?.note?.contains("harness/family:wake: error: the harness exited with status 134") == true)
+        #expect(report.errors.count == 1)
+        #expect(!report.index.families.contains("harness"))
+    }
+
     @Test func theTargetsLineCountsEachStatusApart() throws {
         let report = try Self.report { benchmarks in
             benchmarks.removeAll { $0.name.hasPrefix("BM_WakeLatency/engine:libevent/") }
