@@ -18,6 +18,11 @@ public struct IndexedBenchmark: Sendable {
     public let rows: [BenchmarkRow]
     /// The skip message, when the benchmark was skipped (an error row whose message starts with `skipped:`).
     public let skipped: String?
+    /// The messages of its error rows that are not skips (a repetition that failed or hung), in file order.
+    public let errors: [String]
+
+    /// Whether every repetition failed: error rows and no row with figures.
+    public var isErrored: Bool { rows.isEmpty && !errors.isEmpty }
 
     /// The value of a parameter, if the benchmark has it.
     public func parameter(_ key: String) -> String? { parameters.first(where: { $0.key == key })?.value }
@@ -25,13 +30,14 @@ public struct IndexedBenchmark: Sendable {
     /// The values of `metric` over the rows (rows without a value left out).
     public func values(_ metric: MetricExpression) -> [Double] { rows.compactMap(metric.value(on:)) }
 
-    /// The median or largest value of `metric` over the rows; `nil` if no row has one.
+    /// The median, largest or smallest value of `metric` over the rows; `nil` if no row has one.
     public func value(_ metric: MetricExpression, _ statistic: Statistic = .median) -> Double? {
         let values = values(metric)
         guard !values.isEmpty else { return nil }
         switch statistic {
         case .median: return Statistics.median(values)
         case .max: return values.max()
+        case .min: return values.min()
         }
     }
 }
@@ -53,14 +59,17 @@ public struct BenchIndex: Sendable {
         var rowsOf: [String: [BenchmarkRow]] = [:]
         var medianOf: [String: BenchmarkRow] = [:]
         var skipOf: [String: String] = [:]
+        var errorsOf: [String: [String]] = [:]
+        var seen = Set<String>()
         for row in file.rows {
             let name = RatioPlot.withoutRunTypeSegments(row.benchmark)
-            if rowsOf[name] == nil && medianOf[name] == nil && skipOf[name] == nil { order.append(name) }
+            if seen.insert(name).inserted { order.append(name) }
             switch row.kind {
             case .repetition: rowsOf[name, default: []].append(row)
             case .aggregate("median"): medianOf[name] = row
             case .error:
-                if let message = row.errorMessage, message.hasPrefix("skipped") { skipOf[name] = message }
+                let message = row.errorMessage ?? ""
+                if message.hasPrefix("skipped") { skipOf[name] = message } else { errorsOf[name, default: []].append(message) }
             default: break
             }
         }
@@ -72,10 +81,14 @@ public struct BenchIndex: Sendable {
                 return (String(component[..<colon]), String(component[component.index(after: colon)...]))
             }
             let rows = rowsOf[name] ?? medianOf[name].map { [$0] } ?? []
-            guard !rows.isEmpty || skipOf[name] != nil else { continue }
+            // An error row of the run itself (`harness/family:wake`: a family process that crashed) names no engine:
+            // the report lists it among the errors, it is no benchmark.
+            let errors = parsed.engine == nil ? [] : errorsOf[name] ?? []
+            guard !rows.isEmpty || skipOf[name] != nil || !errors.isEmpty else { continue }
             benchmarks.append(IndexedBenchmark(
                 name: name, family: parsed.family, engine: parsed.engine ?? "", parameters: parameters,
-                variant: parsed.parameters, rows: rows, skipped: rows.isEmpty ? skipOf[name] : nil))
+                variant: parsed.parameters, rows: rows,
+                skipped: rows.isEmpty && errors.isEmpty ? skipOf[name] : nil, errors: errors))
         }
         self.benchmarks = benchmarks
         var engines = file.context.compactMap { entry -> String? in
@@ -90,8 +103,7 @@ public struct BenchIndex: Sendable {
     /// The benchmarks of `selection`'s family that have all its parameters, on every engine.
     public func select(_ selection: BenchmarkSelection) -> [IndexedBenchmark] {
         benchmarks.filter { benchmark in
-            benchmark.family == selection.family
-                && selection.parameters.allSatisfy { benchmark.parameter($0.key) == $0.value }
+            benchmark.family == selection.family && selection.matches(benchmark.parameter)
         }
     }
 

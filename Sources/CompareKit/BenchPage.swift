@@ -21,12 +21,18 @@ public enum BenchPage {
         ("BM_WakeLatency",
          "Round trip: a client thread wakes the loop, which answers. pin:same runs both threads on one CPU, pin:diff on two; "
             + "load: none, a thread idling 1,000 timers (idle1000), or a CPU burner on the loop's CPU (burn).",
-         [.dots(title: "wake round trip per engine: p50 and p99 (medians over repetitions)",
+         [.dots(title: "wake round trip per engine: mean (the targets' figure) and p99 (medians over repetitions)",
+                center: "latency_mean_ns", centerName: "mean", tail: "latency_p99_ns", tailName: "p99",
+                tailStatistic: .median, xLabel: "round-trip time"),
+          .dots(title: "wake round trip per engine: p50 and p99 (medians over repetitions)",
                 center: "latency_p50_ns", centerName: "p50", tail: "latency_p99_ns", tailName: "p99",
                 tailStatistic: .median, xLabel: "round-trip time")]),
         ("BM_ObserverDispatch",
-         "One pass of the loop with N observers; cost per callout and per pass (N = 0 has no callouts).",
-         [.lines(title: "ns per callout against N", x: "observers", y: "ns_per_callout", yLabel: "per callout",
+         "One pass of the loop with N observers; what one observer adds to a pass (the targets' figure: CF and ref "
+            + "call an observer 4 times a pass, the analogues 2), cost per callout and per pass (N = 0 has no callouts).",
+         [.lines(title: "ns per observer per pass against N", x: "observers", y: "ns_per_observer_pass",
+                 yLabel: "per observer", logY: true, optimum: nil),
+          .lines(title: "ns per callout against N", x: "observers", y: "ns_per_callout", yLabel: "per callout",
                  logY: true, optimum: nil),
           .lines(title: "ns per pass against N", x: "observers", y: "ns_per_pass", yLabel: "per pass", logY: true,
                  optimum: nil)]),
@@ -97,6 +103,7 @@ public enum BenchPage {
                 }
             }
             if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
+            body += modes(family, report)
             let tables = report.tables.filter { $0.table.selection.family == family }
             for table in tables { body += htmlTable(table, smoke: report.isSmoke) }
             if tables.isEmpty { body += medianTable(family, report) }
@@ -123,7 +130,9 @@ public enum BenchPage {
         } else {
             items.append("<a href=\"#targets\">targets</a>: <span class=\"met\">\(counts[.met] ?? 0) met</span>, "
                 + "<span class=\"missed\">\(counts[.missed] ?? 0) missed</span>, "
-                + "<span class=\"none\">\(counts[.notMeasured] ?? 0) not measured</span>")
+                + "<span class=\"none\">\(counts[.notMeasured] ?? 0) not measured</span>"
+                + (counts[.reported].map { ", <span class=\"none\">\($0) reported, not judged</span>" } ?? "")
+                + (report.isQuick ? " (a quick run: judged only against quick bounds)" : ""))
         }
         items.append("\(report.repetitionRows) repetition rows, \(report.aggregateRows) aggregate rows, "
             + "\(report.skippedRows) skipped, "
@@ -242,7 +251,12 @@ public enum BenchPage {
     static func targets(_ report: BenchReport) -> String {
         if report.isSmoke { return "<p class=\"none\">Not evaluated: a smoke run's figures are meaningless.</p>\n" }
         guard !report.targets.isEmpty else { return "<p class=\"none\">The targets file has no targets.</p>\n" }
-        var out = "<table>\n<tr><th>status</th><th>target</th><th>what</th><th class=\"num\">value</th>"
+        var out = "<p class=\"note\">" + Markup.escape(report.targetsLine()) + ". A target is met only when every "
+            + "variant it names was measured: a variant the subject failed or lacks is missed; a figure that is absent "
+            + "(a counter this file does not have, a peer engine absent or failed) or degenerate (0, not finite) is not "
+            + "measured." + (report.isQuick ? " A quick run is judged only against a target's quick bound; the others "
+                + "are reported, not judged." : "") + "</p>\n"
+        out += "<table>\n<tr><th>status</th><th>target</th><th>what</th><th>figure</th><th class=\"num\">value</th>"
             + "<th>bound</th><th>figures</th></tr>\n"
         func statusCell(_ status: TargetStatus) -> String {
             let style = status == .met ? "met" : status == .missed ? "missed" : "none"
@@ -250,25 +264,67 @@ public enum BenchPage {
         }
         for result in report.targets {
             let target = result.target
-            let origin = target.origin.map { " <span class=\"none\">(\(Markup.escape($0)))</span>" } ?? ""
+            let origin = target.why.map { " <span class=\"none\">(\(Markup.escape($0)))</span>" } ?? ""
+            let figure = "<td class=\"note\">\(Markup.escape(BenchReport.figureText(target)))</td>"
+            let bound = "<td class=\"mono nowrap\">\(Markup.escape(BenchReport.boundText(result)))</td>"
             if result.outcomes.count == 1, let only = result.outcomes.first {
                 out += "<tr>" + statusCell(result.status) + "<td class=\"mono\">\(Markup.escape(target.id))</td>"
-                    + "<td>\(Markup.escape(target.description))\(origin)</td>"
-                    + "<td class=\"num\">\(Markup.escape(BenchReport.valueText(only, target)))</td>"
-                    + "<td class=\"mono nowrap\">\(Markup.escape(target.bound.text))</td>"
+                    + "<td>\(Markup.escape(target.description))\(origin)</td>" + figure
+                    + "<td class=\"num\">\(Markup.escape(BenchReport.valueText(only, target)))</td>" + bound
                     + "<td>\(Markup.escape(BenchReport.explanation(only, target)))</td></tr>\n"
                 continue
             }
             out += "<tr>" + statusCell(result.status) + "<td class=\"mono\">\(Markup.escape(target.id))</td>"
-                + "<td>\(Markup.escape(target.description))\(origin)</td><td></td>"
-                + "<td class=\"mono nowrap\">\(Markup.escape(target.bound.text))</td>"
+                + "<td>\(Markup.escape(target.description))\(origin)</td>" + figure + "<td></td>" + bound
                 + "<td>\(result.outcomes.count) variants:</td></tr>\n"
             for outcome in result.outcomes {
                 out += "<tr>" + statusCell(outcome.status) + "<td></td>"
-                    + "<td class=\"mono\">\(Markup.escape(outcome.variant))</td>"
+                    + "<td class=\"mono\">\(Markup.escape(outcome.variant))</td><td></td>"
                     + "<td class=\"num\">\(Markup.escape(BenchReport.valueText(outcome, target)))</td><td></td>"
                     + "<td>\(Markup.escape(BenchReport.explanation(outcome, target)))</td></tr>\n"
             }
+        }
+        return out + "</table>\n"
+    }
+
+    /// The modes of a latency distribution the harness reports (`latency_low_share` and `latency_low_p50_ns`, the
+    /// same for `high`; Benchmarks/README.md): per variant and engine, each mode's share of the round trips and its
+    /// median, medians over repetitions. Empty when the family has no such figures.
+    static let modeColumns = [("low", "latency_low_share", "latency_low_p50_ns"),
+                              ("high", "latency_high_share", "latency_high_p50_ns")]
+
+    static func modes(_ family: String, _ report: BenchReport) -> String {
+        let index = report.index
+        let columns = modeColumns.map { ($0.0, MetricExpression($0.1)!, MetricExpression($0.2)!) }
+        let benchmarks = index.benchmarks.filter { $0.family == family }
+        guard benchmarks.contains(where: { $0.value(columns[0].1) != nil }) else { return "" }
+        let engines = index.engines.filter { engine in benchmarks.contains { $0.engine == engine } }
+        var out = "<table>\n<caption class=\"note\">the round trips' modes: each mode's share of the round trips and its "
+            + "median (medians over repetitions; a distribution with one mode shows one)</caption>\n"
+            + "<tr><th>variant</th>" + engines.map { "<th class=\"num\">\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
+        for variant in BenchIndex.orderedVariants(benchmarks) {
+            out += "<tr><td class=\"mono\">\(Markup.escape(variant))</td>"
+            for engine in engines {
+                guard let benchmark = benchmarks.first(where: { $0.variant == variant && $0.engine == engine }) else {
+                    out += "<td class=\"num\">-</td>"
+                    continue
+                }
+                if benchmark.skipped != nil || benchmark.isErrored {
+                    out += "<td class=\"num\">\(benchmark.skipped != nil ? "skip" : "error")</td>"
+                    continue
+                }
+                let found = columns.compactMap { name, shareMetric, medianMetric -> (String, Double, Double)? in
+                    guard let share = benchmark.value(shareMetric), share > 0,
+                          let median = benchmark.value(medianMetric), median > 0 else { return nil }
+                    return (name, share, median)
+                }
+                let parts = found.count == 1 && found[0].1 >= 0.995
+                    ? ["one mode at " + ReportRenderer.format(found[0].2, time: true)]
+                    : found.map { "\($0.0) " + String(format: "%.0f %%", $0.1 * 100) + " at "
+                        + ReportRenderer.format($0.2, time: true) }
+                out += "<td class=\"num\">\(parts.isEmpty ? "-" : Markup.escape(parts.joined(separator: "; ")))</td>"
+            }
+            out += "</tr>\n"
         }
         return out + "</table>\n"
     }

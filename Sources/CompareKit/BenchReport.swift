@@ -2,14 +2,19 @@
 // tables and the targets met and missed, computed from the file and the targets file (Benchmarks/targets.yaml).
 import Foundation
 
-/// Whether a target is met.
-public enum TargetStatus: String, Sendable, Codable {
-    /// Every measured variant meets the bound.
+/// Whether a target is met. A target is met only on data: a figure that is absent, errored or degenerate is never
+/// counted as met.
+public enum TargetStatus: String, Sendable, Codable, CaseIterable {
+    /// Every variant it names was measured and meets the bound.
     case met
-    /// A variant misses it.
+    /// A variant misses the bound, or the subject engine failed to measure it (error rows, a skip, or no row where the
+    /// other engines have one).
     case missed
-    /// The rows it needs are not in the file (a filtered or smoke run, a family not yet built): not a failure.
+    /// A figure it needs is not in the file (a filtered or partial run, a counter the harness does not write yet, a
+    /// peer engine absent or failed, a degenerate value): not a failure, not a success.
     case notMeasured = "not measured"
+    /// Measured but not judged: a quick run's figure for a target whose bound is for full runs only.
+    case reported = "reported, not judged"
 }
 
 /// One variant of a target: the subject's figure, what it was compared with, and the verdict.
@@ -22,9 +27,9 @@ public struct TargetOutcome: Sendable {
     public let subject: Double?
     /// What it was divided by, and whose it is (`epoll`, `best of libuv, glib, libevent: glib`).
     public let reference: (label: String, value: Double)?
-    /// Met, missed or not measured.
+    /// Met, missed, not measured or reported.
     public let status: TargetStatus
-    /// Why it was not measured, or which engines of a set were absent.
+    /// Why it was missed or not measured, or what else the reader should know (repetitions left out).
     public let note: String?
 }
 
@@ -32,14 +37,18 @@ public struct TargetOutcome: Sendable {
 public struct TargetResult: Sendable {
     /// The target.
     public let target: BenchmarkTarget
-    /// One outcome per variant of the subject (usually one).
+    /// The bound it was judged against (the quick bound in a quick run), or `nil` when it was only reported.
+    public let bound: TargetBound?
+    /// One outcome per variant (usually one).
     public let outcomes: [TargetOutcome]
 
-    /// Missed if a measured variant misses, met if the measured ones all meet it, not measured if none is.
+    /// Missed if a variant misses; otherwise not measured if a variant was not measured; otherwise reported if it was
+    /// not judged; met only when every variant was measured and meets the bound.
     public var status: TargetStatus {
-        if outcomes.contains(where: { $0.status == .missed }) { return .missed }
-        if outcomes.contains(where: { $0.status == .met }) { return .met }
-        return .notMeasured
+        for status in [TargetStatus.missed, .notMeasured, .reported] where outcomes.contains(where: { $0.status == status }) {
+            return status
+        }
+        return outcomes.isEmpty ? .notMeasured : .met
     }
 }
 
@@ -49,6 +58,8 @@ public struct TableResult: Sendable {
     public enum Cell: Sendable {
         case values([Double?])
         case skipped
+        /// Every repetition failed (error rows only).
+        case errored
         case absent
     }
 
@@ -105,6 +116,9 @@ public struct BenchReport: Sendable {
     /// A smoke run's figures are meaningless: its targets are not evaluated.
     public var isSmoke: Bool { profile == "smoke" }
 
+    /// A quick run's figures are judged only against the targets' quick bounds.
+    public var isQuick: Bool { profile == "quick" }
+
     /// Computes the report of `file` against `targets`.
     public init(file: ResultsFile, targets: TargetsFile) {
         let index = BenchIndex(file)
@@ -116,8 +130,8 @@ public struct BenchReport: Sendable {
         errors = file.erroredRows.filter { !$0.message.hasPrefix("skipped") }
         findings = BenchReport.earlyFires(index)
         tables = targets.summary.map { BenchReport.fill($0, index) }
-        let smoke = file.contextValue("profile").map { $0.hasPrefix("smoke") } ?? false
-        self.targets = smoke ? [] : targets.targets.map { BenchReport.evaluate($0, index) }
+        let run = RunKind(file)
+        self.targets = run.smoke ? [] : targets.targets.map { BenchReport.evaluate($0, index, run) }
     }
 
     /// Counts of targets by status.
@@ -154,6 +168,7 @@ public struct BenchReport: Sendable {
                     return .absent
                 }
                 if benchmark.skipped != nil { return .skipped }
+                if benchmark.isErrored { return .errored }
                 return .values(table.metrics.map { benchmark.value($0) })
             }
             return (variant, cells)
@@ -161,60 +176,215 @@ public struct BenchReport: Sendable {
         return TableResult(table: table, engines: engines, rows: rows)
     }
 
-    static func evaluate(_ target: BenchmarkTarget, _ index: BenchIndex) -> TargetResult {
-        let selected = index.select(target.selection).filter { $0.engine == target.engine && $0.skipped == nil }
-        let subjects = BenchIndex.orderedVariants(selected).compactMap { variant in
-            selected.first { $0.variant == variant }
+    /// What the file's context says about how it was measured, as far as judging targets goes.
+    struct RunKind {
+        /// A smoke run: targets are not evaluated.
+        var smoke = false
+        /// A quick run: only quick bounds are judged.
+        var quick = false
+        /// The benchmark filter of a filtered run (`# filter:` other than `(all)`): a variant one engine lacks was
+        /// perhaps filtered out, not lost.
+        var filter: String?
+        /// Error rows of the run itself, which name no engine (`harness/family:wake`: a family process that crashed):
+        /// what a target without rows may have lost.
+        var runFailures: [String] = []
+
+        init(_ file: ResultsFile) {
+            let profile = file.contextValue("profile").map { String($0.prefix(while: { !$0.isWhitespace })) }
+            smoke = profile == "smoke"
+            quick = profile == "quick"
+            filter = file.contextValue("filter").flatMap { $0 == "(all)" || $0.isEmpty ? nil : $0 }
+            runFailures = file.erroredRows.filter { row in
+                BenchmarkName(row.benchmark).engine == nil && !row.message.hasPrefix("skipped")
+            }.map { "\($0.benchmark): \($0.message)" }
         }
-        guard !subjects.isEmpty else {
-            return TargetResult(target: target, outcomes: [TargetOutcome(
-                variant: "", value: nil, subject: nil, reference: nil, status: .notMeasured,
-                note: "no \(target.engine) rows of \(target.selection.description)")])
+
+        init() {}
+    }
+
+    /// A benchmark's figure for a target, or why it has none.
+    enum Figure {
+        case value(Double, note: String?)
+        case none(String)
+    }
+
+    /// The figure of `metric` on `benchmark` by `statistic`, over its valid repetitions (those whose `invalidIf`
+    /// flag is 0); `zeroIsValid` says whether 0 is a figure (a count that must be 0) or a sign that nothing was
+    /// measured (a time, a rate, a ratio's term).
+    static func figure(_ benchmark: IndexedBenchmark, _ metric: MetricExpression, _ statistic: Statistic,
+                       invalidIf: MetricExpression?, zeroIsValid: Bool) -> Figure {
+        if let skip = benchmark.skipped { return .none(skip) }
+        if benchmark.isErrored {
+            return .none("no data: \(benchmark.errors.count) error rows (\(benchmark.errors[0]))")
         }
-        let outcomes = subjects.map { subject -> TargetOutcome in
-            func notMeasured(_ note: String, _ value: Double? = nil) -> TargetOutcome {
-                TargetOutcome(variant: subject.variant, value: nil, subject: value, reference: nil,
-                              status: .notMeasured, note: note)
+        var rows = benchmark.rows
+        var notes: [String] = []
+        if !benchmark.errors.isEmpty {
+            notes.append("\(benchmark.errors.count) of \(benchmark.errors.count + rows.count) repetitions failed "
+                + "(\(benchmark.errors[0]))")
+        }
+        if let flag = invalidIf {
+            let flagged = rows.map(flag.value(on:))
+            guard !flagged.contains(where: { $0 == nil }) else { return .none("no value for \(flag)") }
+            rows = zip(rows, flagged).filter { $0.1 == 0 }.map(\.0)
+            guard !rows.isEmpty else { return .none("\(flag) is set in every repetition: no valid figure") }
+            if rows.count < flagged.count {
+                notes.append("\(flagged.count - rows.count) of \(flagged.count) repetitions left out (\(flag) set)")
             }
-            guard let value = subject.value(target.metric, target.statistic) else {
-                return notMeasured("no value for \(target.metric)")
+        }
+        let values = rows.map(metric.value(on:))
+        let present = values.compactMap { $0 }
+        guard !present.isEmpty else { return .none("no value for \(metric)") }
+        guard present.count == values.count else {
+            return .none("\(values.count - present.count) of \(values.count) repetitions have no value for \(metric)")
+        }
+        let value: Double
+        switch statistic {
+        case .median: value = Statistics.median(present) ?? .nan
+        case .max: value = present.max() ?? .nan
+        case .min: value = present.min() ?? .nan
+        }
+        guard value.isFinite, value > 0 || (zeroIsValid && value == 0) else {
+            let shown = value.isFinite ? ReportRenderer.significant(value) : "\(value)"
+            return .none("degenerate value (\(shown) of \(metric))")
+        }
+        return .value(value, note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+    }
+
+    /// Every combination of the listed values of a selection's parameters (`pin:same/load:none`, ...).
+    static func combinations(_ selection: BenchmarkSelection) -> [[(key: String, value: String)]] {
+        selection.parameters.reduce([[]]) { partial, parameter in
+            partial.flatMap { prefix in parameter.values.map { prefix + [(parameter.key, $0)] } }
+        }
+    }
+
+    static func evaluate(_ target: BenchmarkTarget, _ index: BenchIndex, _ run: RunKind = RunKind()) -> TargetResult {
+        let bound = run.quick ? target.quickBound : target.bound
+        let selected = index.select(target.selection)
+        let subjectInFile = index.benchmarks.contains { $0.engine == target.engine }
+        var outcomes: [TargetOutcome] = []
+        let failures = run.runFailures.isEmpty ? "" : " (the run's own failures: "
+            + run.runFailures.joined(separator: "; ") + ")"
+        // A value the target names that no engine measured: a filtered run, a variant the harness does not have yet.
+        let listed = target.selection.parameters.contains { $0.values.count > 1 }
+        for combination in combinations(target.selection) where listed {
+            let found = selected.contains { benchmark in
+                combination.allSatisfy { benchmark.parameter($0.key) == $0.value }
             }
-            func judged(_ reference: (label: String, value: Double)?, note: String? = nil) -> TargetOutcome {
-                guard let reference else {
-                    return TargetOutcome(variant: subject.variant, value: value, subject: value, reference: nil,
-                                         status: target.bound.isMet(by: value) ? .met : .missed, note: note)
+            if !found {
+                outcomes.append(TargetOutcome(
+                    variant: combination.map { "\($0.key):\($0.value)" }.joined(separator: "/"), value: nil,
+                    subject: nil, reference: nil, status: .notMeasured,
+                    note: "no rows of this variant on any engine" + failures))
+            }
+        }
+        let zeroIsValid = target.comparison == .absolute && !target.metric.isTime
+        for variant in BenchIndex.orderedVariants(selected) {
+            func outcome(_ status: TargetStatus, _ note: String?, value: Double? = nil, subject: Double? = nil,
+                         reference: (label: String, value: Double)? = nil) -> TargetOutcome {
+                TargetOutcome(variant: variant, value: value, subject: subject, reference: reference, status: status,
+                              note: note)
+            }
+            guard let subject = selected.first(where: { $0.variant == variant && $0.engine == target.engine }) else {
+                if !subjectInFile {
+                    outcomes.append(outcome(.notMeasured, "no \(target.engine) rows in the file"))
+                } else if let filter = run.filter {
+                    outcomes.append(outcome(.notMeasured, "no \(target.engine) row (a filtered run: \(filter))"))
+                } else {
+                    outcomes.append(outcome(.missed, "no data: other engines measured this variant, "
+                        + "\(target.engine) has no row"))
                 }
-                guard reference.value > 0 else { return notMeasured("\(reference.label)'s value is 0: no ratio", value) }
-                let ratio = value / reference.value
-                return TargetOutcome(variant: subject.variant, value: ratio, subject: value, reference: reference,
-                                     status: target.bound.isMet(by: ratio) ? .met : .missed, note: note)
+                continue
             }
-            func peer(_ engine: String) -> Double? {
-                index.benchmark(family: subject.family, variant: subject.variant, engine: engine)
-                    .flatMap { $0.skipped == nil ? $0.value(target.metric, target.statistic) : nil }
+            // The subject skipping a variant its target names is a miss, as a failure is: ref has every feature the
+            // targets read, and the harness also skips the rest of an engine's family after it hung twice.
+            if let skip = subject.skipped {
+                outcomes.append(outcome(.missed, "no data: \(skip)"))
+                continue
             }
+            let value: Double, subjectNote: String?
+            switch figure(subject, target.metric, target.statistic, invalidIf: target.invalidIf,
+                          zeroIsValid: zeroIsValid) {
+            case .none(let why):
+                outcomes.append(outcome(subject.errors.isEmpty ? .notMeasured : .missed, why))
+                continue
+            case .value(let figure, let note):
+                value = figure
+                subjectNote = note
+            }
+            // The subject's failed repetitions are a miss even when the others have a figure.
+            let failed = !subject.errors.isEmpty
+            func peer(_ engine: String) -> Figure {
+                guard let benchmark = index.benchmark(family: subject.family, variant: variant, engine: engine) else {
+                    return .none("no \(engine) row")
+                }
+                switch figure(benchmark, target.metric, target.statistic, invalidIf: target.invalidIf, zeroIsValid: false) {
+                case .none(let why): return .none("\(engine): \(why)")
+                case .value(let value, let note): return .value(value, note: note.map { "\(engine): \($0)" })
+                }
+            }
+            var reference: (label: String, value: Double)?
+            var notes = [subjectNote].compactMap { $0 }
             switch target.comparison {
             case .absolute:
-                return judged(nil)
+                break
             case .engine(let engine):
-                guard let reference = peer(engine) else { return notMeasured("no \(engine) rows to compare with", value) }
-                return judged((engine, reference))
+                switch peer(engine) {
+                case .none(let why):
+                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([why] + notes).joined(separator: "; "),
+                                            subject: value))
+                    continue
+                case .value(let figure, let note):
+                    reference = (engine, figure)
+                    notes += [note].compactMap { $0 }
+                }
             case .bestOf(let engines):
-                let measured = engines.compactMap { engine in peer(engine).map { (engine, $0) } }
-                let best = target.bound.atMost ? measured.min(by: { $0.1 < $1.1 }) : measured.max(by: { $0.1 < $1.1 })
-                guard let best else {
-                    return notMeasured("none of \(engines.joined(separator: ", ")) measured", value)
+                var measured: [(String, Double)] = [], problems: [String] = []
+                for engine in engines {
+                    switch peer(engine) {
+                    case .none(let why): problems.append(why)
+                    case .value(let figure, let note):
+                        measured.append((engine, figure))
+                        notes += [note].compactMap { $0 }
+                    }
                 }
-                let absent = engines.filter { name in !measured.contains { $0.0 == name } }
-                return judged(("\(best.0) (the best)", best.1),
-                              note: absent.isEmpty ? nil : "not measured: \(absent.joined(separator: ", "))")
+                // Every peer the target names must be measured: the best of fewer is a weaker bar.
+                guard problems.isEmpty, let best = target.bound.atMost ? measured.min(by: { $0.1 < $1.1 })
+                        : measured.max(by: { $0.1 < $1.1 }) else {
+                    outcomes.append(outcome(failed ? .missed : .notMeasured, (problems + notes).joined(separator: "; "),
+                                            subject: value))
+                    continue
+                }
+                reference = ("\(best.0) (the best)", best.1)
             case .counter(let counter):
-                guard let reference = subject.value(counter, target.statistic) else {
-                    return notMeasured("no value for \(counter)", value)
+                switch figure(subject, counter, target.statistic, invalidIf: target.invalidIf, zeroIsValid: false) {
+                case .none(let why):
+                    outcomes.append(outcome(failed ? .missed : .notMeasured, why, subject: value))
+                    continue
+                case .value(let figure, _):
+                    reference = (counter.description, figure)
                 }
-                return judged((counter.description, reference))
             }
+            let compared = reference.map { value / $0.value } ?? value
+            guard compared.isFinite else {
+                outcomes.append(outcome(.notMeasured, "degenerate ratio", subject: value, reference: reference))
+                continue
+            }
+            let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+            let status: TargetStatus
+            if failed {
+                status = .missed
+            } else if let bound {
+                status = bound.isMet(by: compared) ? .met : .missed
+            } else {
+                status = .reported
+            }
+            outcomes.append(outcome(status, note, value: compared, subject: value, reference: reference))
         }
-        return TargetResult(target: target, outcomes: outcomes)
+        if outcomes.isEmpty {
+            outcomes.append(TargetOutcome(variant: "", value: nil, subject: nil, reference: nil, status: .notMeasured,
+                                          note: "no rows of \(target.selection.description)" + failures))
+        }
+        return TargetResult(target: target, bound: bound, outcomes: outcomes)
     }
 }

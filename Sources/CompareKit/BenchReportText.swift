@@ -27,19 +27,17 @@ extension BenchReport {
             out += "\ntargets: not evaluated (a smoke run's figures are meaningless)\n"
             return out
         }
-        let counts = targetCounts
-        out += "\ntargets for \(targets.first?.target.engine ?? "ref") (\(targetsPath); ratios of medians over "
-            + "repetitions): \(counts[.met] ?? 0) met, \(counts[.missed] ?? 0) missed, "
-            + "\(counts[.notMeasured] ?? 0) not measured\n"
+        out += "\n" + targetsLine() + "\n"
         var rows: [[String]] = []
         for result in targets {
             let target = result.target
+            let bound = BenchReport.boundText(result)
             if result.outcomes.count == 1, let only = result.outcomes.first {
                 rows.append([BenchReport.statusWord(result.status), target.id, BenchReport.valueText(only, target),
-                             target.bound.text, target.description + BenchReport.parenthesised(only, target)])
+                             bound, target.description + BenchReport.parenthesised(only, target)])
                 continue
             }
-            rows.append([BenchReport.statusWord(result.status), target.id, "", target.bound.text,
+            rows.append([BenchReport.statusWord(result.status), target.id, "", bound,
                          target.description + " (\(result.outcomes.count) variants)"])
             for outcome in result.outcomes {
                 rows.append([BenchReport.statusWord(outcome.status), "  " + outcome.variant,
@@ -53,6 +51,45 @@ extension BenchReport {
 
     // MARK: - Pieces (shared with the HTML page)
 
+    /// `targets for ref (Benchmarks/targets.yaml): 12 met, 3 missed, 7 not measured`, with the quick run's count of
+    /// targets reported and not judged.
+    func targetsLine() -> String {
+        let counts = targetCounts
+        var line = "targets for \(targets.first?.target.engine ?? "ref") (\(targetsPath)"
+            + (isQuick ? "; a quick run: judged only where a target has a quick bound" : "") + "): "
+            + "\(counts[.met] ?? 0) met, \(counts[.missed] ?? 0) missed, \(counts[.notMeasured] ?? 0) not measured"
+        if let reported = counts[.reported] { line += ", \(reported) reported, not judged" }
+        return line
+    }
+
+    /// The bound a target was judged against: `<= 1.03x`; in a quick run `<= 0 (quick)`, or the full run's bound
+    /// in parentheses when it was only reported.
+    static func boundText(_ result: TargetResult) -> String {
+        guard let bound = result.bound else { return "(full: \(result.target.bound.text))" }
+        return result.target.quickBound == bound && result.target.bound != bound ? "\(bound.text) (quick)" : bound.text
+    }
+
+    /// Which figure a target uses, in words: `median over repetitions of latency_mean_ns, divided by epoll's`.
+    static func figureText(_ target: BenchmarkTarget) -> String {
+        let statistic: String
+        switch target.statistic {
+        case .median: statistic = "median over repetitions of "
+        case .max: statistic = "largest over repetitions of "
+        case .min: statistic = "smallest over repetitions of "
+        }
+        var text = statistic + target.metric.description
+        switch target.comparison {
+        case .absolute: break
+        case .engine(let engine): text += ", divided by \(engine)'s"
+        case .bestOf(let engines):
+            text += ", divided by the \(target.bound.atMost ? "smallest" : "largest") of "
+                + engines.joined(separator: ", ") + " (every one must be measured)"
+        case .counter(let counter): text += ", divided by the same statistic of \(counter)"
+        }
+        if let flag = target.invalidIf { text += "; repetitions with \(flag) set are left out" }
+        return text
+    }
+
     /// `cf: BM_...: 3 early fires in 2 of 5 repetitions, the earliest 1.20 us before its date`.
     static func describe(_ finding: EarlyFireFinding) -> String {
         var text = "\(finding.engine): \(finding.benchmark): \(ReportRenderer.number(finding.fires)) early fires in "
@@ -61,9 +98,13 @@ extension BenchReport {
         return text
     }
 
-    /// `met`, `MISSED`, `not measured`.
+    /// `met`, `MISSED`, `not measured`, `reported`.
     static func statusWord(_ status: TargetStatus) -> String {
-        status == .missed ? "MISSED" : status.rawValue
+        switch status {
+        case .missed: return "MISSED"
+        case .reported: return "reported"
+        default: return status.rawValue
+        }
     }
 
     /// A figure of `metric` with its unit: `4.68 us` for times, `0.0159` otherwise.
@@ -87,7 +128,7 @@ extension BenchReport {
     /// `ref 4.78 us, epoll 4.68 us`, or why it was not measured.
     static func explanation(_ outcome: TargetOutcome, _ target: BenchmarkTarget) -> String {
         var parts: [String] = []
-        if outcome.status != .notMeasured, let subject = outcome.subject {
+        if let subject = outcome.subject {
             var text = "\(target.engine) " + figure(subject, target.metric)
             if let reference = outcome.reference {
                 let unitOf: MetricExpression = {
@@ -113,6 +154,7 @@ extension BenchReport {
         switch cell {
         case .absent: return "-"
         case .skipped: return "skip"
+        case .errored: return "error"
         case .values(let values):
             return zip(values, metrics).map { value, metric in value.map { figure($0, metric) } ?? "-" }
                 .joined(separator: " / ")

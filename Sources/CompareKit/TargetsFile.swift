@@ -3,27 +3,43 @@
 import Foundation
 import YAMLKit
 
-/// A selection of benchmarks: one family, and the parameters (`pin: same`) every selected benchmark has.
+/// A selection of benchmarks: one family, and the parameters (`pin: same`) every selected benchmark has, each with
+/// one value or a list of values (`load: [none, idle1000]`) every one of which the target expects to find.
 public struct BenchmarkSelection: Sendable, Equatable {
     /// The family, e.g. `BM_WakeLatency`.
     public var family: String
-    /// Parameters a benchmark must have (`pin:same`), besides its engine; the others make its variants.
-    public var parameters: [(key: String, value: String)]
+    /// Parameters a benchmark must have, one of the listed values each (`pin:same`, `load:none|idle1000`), besides
+    /// its engine; the others make its variants.
+    public var parameters: [(key: String, values: [String])]
 
     /// Creates a selection.
-    public init(family: String, parameters: [(key: String, value: String)] = []) {
+    public init(family: String, parameters: [(key: String, values: [String])] = []) {
         self.family = family
         self.parameters = parameters
     }
 
-    /// `BM_WakeLatency pin:same load:none`.
+    /// Creates a selection of one value per parameter.
+    public init(family: String, parameters: [(key: String, value: String)]) {
+        self.init(family: family, parameters: parameters.map { ($0.key, [$0.value]) })
+    }
+
+    /// `BM_WakeLatency pin:same load:none|idle1000`.
     public var description: String {
-        ([family] + parameters.map { "\($0.key):\($0.value)" }).joined(separator: " ")
+        ([family] + parameters.map(Self.text)).joined(separator: " ")
+    }
+
+    /// `load:none|idle1000`.
+    static func text(_ parameter: (key: String, values: [String])) -> String {
+        "\(parameter.key):\(parameter.values.joined(separator: "|"))"
+    }
+
+    /// Whether a benchmark with these parameters is selected (its family is checked apart).
+    public func matches(_ value: (String) -> String?) -> Bool {
+        parameters.allSatisfy { parameter in value(parameter.key).map(parameter.values.contains) ?? false }
     }
 
     public static func == (lhs: BenchmarkSelection, rhs: BenchmarkSelection) -> Bool {
-        lhs.family == rhs.family && lhs.parameters.map { "\($0.key):\($0.value)" }
-            == rhs.parameters.map { "\($0.key):\($0.value)" }
+        lhs.family == rhs.family && lhs.parameters.map(text) == rhs.parameters.map(text)
     }
 }
 
@@ -73,6 +89,8 @@ public enum Statistic: String, Sendable, Equatable, CaseIterable {
     case median
     /// The largest value over repetitions (the worst, for lateness and counts of misbehaviour).
     case max
+    /// The smallest value over repetitions (the worst, for counts that must reach a level).
+    case min
 }
 
 /// What the subject's value is divided by before it meets the bound.
@@ -138,10 +156,15 @@ public struct BenchmarkTarget: Sendable, Equatable {
     public var statistic: Statistic
     /// What the value is divided by.
     public var comparison: TargetComparison
-    /// The bound.
+    /// The bound a full run (or a file that does not say its profile) is held to.
     public var bound: TargetBound
-    /// Where it comes from (an issue, a review), for the reader.
-    public var origin: String?
+    /// The bound a quick run is held to; without one a quick run's figure is reported, not judged.
+    public var quickBound: TargetBound?
+    /// A 0/1 column (`loop_saturated`): a repetition where it is not 0 has no valid figure and is left out; a
+    /// variant without a valid repetition is not measured.
+    public var invalidIf: MetricExpression?
+    /// What the target is for, in words, for the reader (the `why` field).
+    public var why: String?
     /// Its line in the targets file.
     public var line: Int
 }
@@ -237,7 +260,7 @@ public struct TargetsFile: Sendable {
             var statistic = Statistic.median
             if let node = target.optional("statistic") {
                 guard let parsed = Statistic(rawValue: try node.string()) else {
-                    throw node.error("expected median or max")
+                    throw node.error("expected median, max or min")
                 }
                 statistic = parsed
             }
@@ -253,17 +276,23 @@ public struct TargetsFile: Sendable {
                 throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter")
             }
             let comparison = comparisons.first ?? .absolute
-            let boundNode = try target.required("bound")
             let isRatio = comparison != .absolute
-            guard let bound = TargetBound(try boundNode.string(), ratio: isRatio, time: !isRatio && metric.isTime) else {
-                throw boundNode.error(isRatio ? "expected '<= NUMBERx' or '>= NUMBERx' (a ratio)"
-                    : "expected '<= NUMBER' or '>= NUMBER'" + (metric.isTime ? ", with a unit ns, us, ms or s" : ""))
+            func readBound(_ boundNode: YAMLValue) throws -> TargetBound {
+                guard let bound = TargetBound(try boundNode.string(), ratio: isRatio, time: !isRatio && metric.isTime)
+                else {
+                    throw boundNode.error(isRatio ? "expected '<= NUMBERx' or '>= NUMBERx' (a ratio)"
+                        : "expected '<= NUMBER' or '>= NUMBER'" + (metric.isTime ? ", with a unit ns, us, ms or s" : ""))
+                }
+                return bound
             }
+            let bound = try readBound(try target.required("bound"))
+            let quickBound = try target.optional("quick_bound").map { try readBound($0) }
+            let invalidIf = try target.optional("invalid_if")?.metric()
             targets.append(BenchmarkTarget(
                 id: id, description: try target.required("description").string(),
                 engine: try target.optional("engine")?.string() ?? engine, selection: selection, metric: metric,
-                statistic: statistic, comparison: comparison, bound: bound,
-                origin: try target.optional("origin")?.string(), line: entry.location.line))
+                statistic: statistic, comparison: comparison, bound: bound, quickBound: quickBound,
+                invalidIf: invalidIf, why: try target.optional("why")?.string(), line: entry.location.line))
             try target.finish()
         }
         try fields.finish()
@@ -273,9 +302,13 @@ public struct TargetsFile: Sendable {
     /// `family` and `where` of a table or target.
     private static func readSelection(_ fields: inout Fields) throws -> BenchmarkSelection {
         let family = try fields.required("family").string()
-        var parameters: [(String, String)] = []
+        var parameters: [(String, [String])] = []
         if let node = fields.optional("where") {
-            for (key, value) in try node.mapping() { parameters.append((key, try value.string())) }
+            for (key, value) in try node.mapping() {
+                let values = try value.isSequence ? value.sequence().map { try $0.string() } : [value.string()]
+                guard !values.isEmpty else { throw value.error("name at least one value") }
+                parameters.append((key, values))
+            }
         }
         return BenchmarkSelection(family: family, parameters: parameters)
     }
