@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -260,6 +261,74 @@ double quantile(std::vector<uint64_t> &samples, double q) {
     if (rank >= samples.size()) rank = samples.size() - 1;
     std::nth_element(samples.begin(), samples.begin() + (long)rank, samples.end());
     return (double)samples[rank];
+}
+
+double mean(const std::vector<uint64_t> &samples) {
+    if (samples.empty()) return 0;
+    long double sum = 0;
+    for (uint64_t sample : samples) sum += (long double)sample;
+    return (double)(sum / (long double)samples.size());
+}
+
+Modes split_modes(std::vector<uint64_t> &samples) {
+    Modes modes;
+    if (samples.empty()) return modes;
+    std::sort(samples.begin(), samples.end());
+    const size_t n = samples.size();
+    auto median_of = [&](size_t from, size_t to) -> double {  // [from, to), sorted
+        return to > from ? (double)samples[from + (to - from) / 2] : 0;
+    };
+    modes.low_p50_ns = median_of(0, n);
+    const double low = (double)std::max<uint64_t>(samples[n / 100], 1);
+    const double high = (double)std::max<uint64_t>(samples[std::min(n - 1, n * 99 / 100)], 1);
+    constexpr double kBinsPerOctave = 24;
+    const int bins = (int)(std::log2(high / low) * kBinsPerOctave) + 1;
+    if (n < 100 || bins < 8) return modes;
+    std::vector<double> histogram((size_t)bins, 0);
+    for (uint64_t sample : samples) {
+        if ((double)sample < low || (double)sample > high) continue;
+        int bin = (int)(std::log2((double)sample / low) * kBinsPerOctave);
+        histogram[(size_t)std::min(bin, bins - 1)] += 1;
+    }
+    std::vector<double> smooth((size_t)bins, 0);
+    for (int i = 0; i < bins; i++) {
+        double sum = 0;
+        int used = 0;
+        for (int j = i - 1; j <= i + 1; j++)
+            if (j >= 0 && j < bins) sum += histogram[(size_t)j], used++;
+        smooth[(size_t)i] = sum / used;
+    }
+    // Every pair of bins (a < b) as candidate peaks: the valley is the lowest bin between them; keep the pair whose
+    // lower peak stands highest above its valley.
+    std::vector<int> peaks;
+    for (int i = 0; i < bins; i++) {
+        double left = i > 0 ? smooth[(size_t)i - 1] : -1, right = i + 1 < bins ? smooth[(size_t)i + 1] : -1;
+        if (smooth[(size_t)i] > 0 && smooth[(size_t)i] >= left && smooth[(size_t)i] > right) peaks.push_back(i);
+    }
+    double best_depth = 0;
+    int best_valley = -1;
+    for (size_t a = 0; a < peaks.size(); a++) {
+        for (size_t b = a + 1; b < peaks.size(); b++) {
+            int valley = peaks[a];
+            for (int i = peaks[a]; i <= peaks[b]; i++)
+                if (smooth[(size_t)i] < smooth[(size_t)valley]) valley = i;
+            double lower_peak = std::min(smooth[(size_t)peaks[a]], smooth[(size_t)peaks[b]]);
+            if (smooth[(size_t)valley] > 0.6 * lower_peak) continue;
+            double depth = lower_peak - smooth[(size_t)valley];
+            if (depth > best_depth) best_depth = depth, best_valley = valley;
+        }
+    }
+    if (best_valley < 0) return modes;
+    const double split = low * std::exp2((best_valley + 0.5) / kBinsPerOctave);
+    const size_t below = (size_t)(std::lower_bound(samples.begin(), samples.end(), (uint64_t)split) - samples.begin());
+    if (below < n / 10 || n - below < n / 10) return modes;
+    modes.count = 2;
+    modes.split_ns = split;
+    modes.low_share = (double)below / (double)n;
+    modes.low_p50_ns = median_of(0, below);
+    modes.high_share = 1 - modes.low_share;
+    modes.high_p50_ns = median_of(below, n);
+    return modes;
 }
 
 void sleep_until_ns(uint64_t deadline) {

@@ -207,6 +207,24 @@ uint64_t voluntary_switches(pid_t tid);
 uint64_t thread_cpu_ns(clockid_t clock);
 /// The q-quantile (0...1) of the samples by nearest rank; reorders them. 0 for no samples.
 double quantile(std::vector<uint64_t> &samples, double q);
+/// The mean of the samples. 0 for no samples.
+double mean(const std::vector<uint64_t> &samples);
+
+/// A latency distribution seen as one or two modes (split_modes).
+struct Modes {
+    int count = 1;          // 1 or 2
+    double split_ns = 0;    // the boundary between the two modes (0 when one mode)
+    double low_share = 1;   // share of the samples below the split (1 when one mode)
+    double low_p50_ns = 0;  // median of the samples below the split (the whole median when one mode)
+    double high_share = 0;  // share at or above the split (0 when one mode)
+    double high_p50_ns = 0; // median at or above the split (0 when one mode)
+};
+/// Splits a distribution into two modes when it has two: a histogram of log2(sample) in bins of 1/24 octave between
+/// the 1st and 99th percentiles, smoothed over 3 bins; its two peaks with the deepest valley between them are the
+/// modes, provided the valley is at most 60 % of the lower peak and each side holds at least 10 % of the samples.
+/// The split is the valley's lowest bin. Otherwise one mode. Reorders the samples.
+Modes split_modes(std::vector<uint64_t> &samples);
+
 /// Sleeps until a CLOCK_MONOTONIC time.
 void sleep_until_ns(uint64_t deadline);
 

@@ -13,7 +13,15 @@
 //   load:none  nothing else in the loop
 //   load:idle1000  1,000 idle sources and 1,000 idle timers (due in an hour) registered as well
 //   load:burn  a thread spinning on the loop thread's CPU
-// Counters: latency_p50_ns and latency_p99_ns over every round trip of the repetition.
+// Counters, over every round trip of the repetition (the round trips are often bimodal: a loop found asleep or
+// awake, a vCPU woken or already running; a median then jumps between the modes from process to process, so a target
+// should use the mean or a mode's own median):
+//   latency_mean_ns, latency_p50_ns, latency_p99_ns
+//   latency_modes        1 or 2 (split_modes in common.h: the deepest valley of a log2 histogram, 1/24 octave bins)
+//   latency_split_ns     the boundary between the two modes (0 with one mode)
+//   latency_low_share, latency_low_p50_ns     share and median of the round trips below the split (1 and the median
+//                                             with one mode)
+//   latency_high_share, latency_high_p50_ns   share and median at or above it (0 and 0 with one mode)
 #include <cerrno>
 #include <memory>
 
@@ -109,8 +117,20 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
         fail(state, "read() on the reply eventfd failed");
         return;
     }
+    if (samples.empty()) {
+        fail(state, "no round trip was timed");
+        return;
+    }
+    state.counters["latency_mean_ns"] = mean(samples);
     state.counters["latency_p50_ns"] = quantile(samples, 0.50);
     state.counters["latency_p99_ns"] = quantile(samples, 0.99);
+    Modes modes = split_modes(samples);
+    state.counters["latency_modes"] = modes.count;
+    state.counters["latency_split_ns"] = modes.split_ns;
+    state.counters["latency_low_share"] = modes.low_share;
+    state.counters["latency_low_p50_ns"] = modes.low_p50_ns;
+    state.counters["latency_high_share"] = modes.high_share;
+    state.counters["latency_high_p50_ns"] = modes.high_p50_ns;
 }
 
 }  // namespace
