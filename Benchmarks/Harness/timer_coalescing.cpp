@@ -17,13 +17,21 @@
 //
 // Counters:
 //   fires             timer fires dated inside the window
-//   wakeups_per_fire  loop wake-ups (the engine's count of returns from its blocking wait) per fire
+//   wakeups_per_fire  loop wake-ups per fire, one definition for every engine: the times the loop thread returned
+//                     from a blocking kernel wait, from the first to the last of those fires. Each such fire reads the
+//                     loop thread's voluntary context switches (getrusage(RUSAGE_THREAD) on the loop thread, in the
+//                     callout); wake-ups = last - first + 1 (the return that brought the first fire, and every sleep
+//                     after it up to the last). So wake-ups and fires are counted over the same fires, and no engine
+//                     pays for a counter of its own (CF no longer runs an AfterWaiting observer here). A sleep on a
+//                     contended lock counts too: it is a blocking kernel wait.
 //   optimal_wakeups_per_fire  the fewest wake-ups that could have fired the window's fires on time, per fire: the
 //                     minimum number of instants that stab every fire's [date, date + tolerance] interval (sorted by
 //                     interval end, each instant placed at the earliest end not yet stabbed: greedy is optimal),
 //                     over the dates of the fires seen; 1 without tolerance
-//   csw_per_fire      voluntary context switches of the loop thread per fire (the kernel's count: a cross-check)
-//   cpu_ns_per_fire   CPU time of the loop thread per fire
+//   cpu_ns_per_fire   CPU time of the loop thread over the wall-clock window, per fire
+//   loop_busy_share   the loop thread's time on a CPU or waiting for one (/proc schedstat) over the window's length
+//   loop_saturated    1 when loop_busy_share >= 0.9: the loop thread barely slept, so few wake-ups per fire mean a
+//                     saturated loop, not batching; the report must not read the row's wake-ups as coalescing
 //   lateness_p50_ns, lateness_p99_ns, lateness_max_ns   fire time minus fire date
 //   late_fires        fires later than tolerance + 1 ms
 //   missed_fires      timers dated inside the window that had not fired 2 s after their tolerance (not in the
@@ -33,7 +41,10 @@
 //                     crash, a hang or a broken reply, not an engine that misbehaves)
 //   earliest_by_ns    how far before its date the earliest of those fired (0 without early fires)
 #include <algorithm>
+#include <cstdio>
 #include <memory>
+
+#include <sys/resource.h>
 
 #include "common.h"
 
@@ -46,6 +57,7 @@ constexpr uint64_t kLeadPerTimerNs = 5000;
 constexpr uint64_t kSettleNs = 10000000;  // the window opens 10 ms after the first date (and after setup)
 constexpr uint64_t kLateSlackNs = 1000000;  // "lateness never beyond tolerance + 1 ms"
 constexpr uint64_t kDrainNs = 2000000000;   // how long past the window + tolerance the loop may take to catch up
+constexpr double kSaturatedShare = 0.9;     // loop_saturated: busy at least this share of the window
 
 struct Run;
 
@@ -69,7 +81,29 @@ struct Run {
     /// Fires of timers dated inside the window, early or not: written by the loop thread, read by the benchmark
     /// thread while it waits for the window's fires to be done.
     std::atomic<uint64_t> settled{0};
+    /// The loop thread's voluntary context switches at the window's first and last fire (loop thread only, read
+    /// after it is joined); `switch_reads` counts the fires that read them.
+    uint64_t first_switches = 0, last_switches = 0, switch_reads = 0;
 };
+
+/// The calling thread's voluntary context switches so far: the times it blocked in the kernel.
+uint64_t own_voluntary_switches() {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
+    return (uint64_t)usage.ru_nvcsw;
+}
+
+/// A thread's time on a CPU plus its time runnable but waiting for one, in nanoseconds (/proc schedstat), or 0.
+uint64_t busy_ns(pid_t tid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    unsigned long long running = 0, waiting = 0;
+    int got = fscanf(file, "%llu %llu", &running, &waiting);
+    fclose(file);
+    return got == 2 ? running + waiting : 0;
+}
 
 void fired(void *context) {
     Timer *timer = static_cast<Timer *>(context);
@@ -85,6 +119,9 @@ void fired(void *context) {
         if (lateness > run->tolerance + kLateSlackNs) run->late++;
     }
     if (in_window) {
+        uint64_t switches = own_voluntary_switches();
+        if (run->switch_reads++ == 0) run->first_switches = switches;
+        run->last_switches = switches;
         run->dates.push_back(timer->due);
         run->settled.fetch_add(1, std::memory_order_release);
     }
@@ -123,7 +160,7 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         uint64_t first = now_ns() + kLeadNs + (uint64_t)count * kLeadPerTimerNs;
         int loop_on = loop_cpu();
         LoopThread loop_thread(
-            engine, BENCH_COUNT_WAKEUPS, loop_on,
+            engine, 0, loop_on,
             [&](bench_loop *loop) {
                 run.loop = loop;
                 for (int i = 0; i < count; i++) {
@@ -151,13 +188,11 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         const uint64_t dated_in_window = dates_before(run.window_end) - dates_before(run.window_start);
 
         sleep_until_ns(run.window_start);
-        uint64_t wakeups0 = engine->wakeups(loop_thread.loop());
-        uint64_t switches0 = voluntary_switches(loop_thread.tid());
         uint64_t cpu0 = thread_cpu_ns(loop_thread.cpu_clock());
+        uint64_t busy0 = busy_ns(loop_thread.tid());
         sleep_until_ns(run.window_end);
-        uint64_t wakeups1 = engine->wakeups(loop_thread.loop());
-        uint64_t switches1 = voluntary_switches(loop_thread.tid());
         uint64_t cpu1 = thread_cpu_ns(loop_thread.cpu_clock());
+        uint64_t busy1 = busy_ns(loop_thread.tid());
         // Let the window's fires finish (see the top of this file).
         const uint64_t drain_until = run.window_end + run.tolerance + kDrainNs;
         while (run.settled.load(std::memory_order_acquire) < dated_in_window && now_ns() < drain_until)
@@ -175,10 +210,15 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         }
         state.counters["missed_fires"] = (double)(dated_in_window > settled ? dated_in_window - settled : 0);
         state.counters["fires"] = fires;
-        state.counters["wakeups_per_fire"] = (double)(wakeups1 - wakeups0) / fires;
-        state.counters["optimal_wakeups_per_fire"] = (double)optimal_wakeups(run.dates, run.tolerance) / fires;
-        state.counters["csw_per_fire"] = (double)(switches1 - switches0) / fires;
+        // Wake-ups and the optimum over the same fires (those dated inside the window, early ones included).
+        const double window_fires = (double)run.switch_reads;
+        const double wakeups = (double)(run.last_switches - run.first_switches + 1);
+        state.counters["wakeups_per_fire"] = wakeups / window_fires;
+        state.counters["optimal_wakeups_per_fire"] = (double)optimal_wakeups(run.dates, run.tolerance) / window_fires;
         state.counters["cpu_ns_per_fire"] = (double)(cpu1 - cpu0) / fires;
+        const double busy_share = (double)(busy1 - busy0) / (double)window;
+        state.counters["loop_busy_share"] = busy_share;
+        state.counters["loop_saturated"] = busy_share >= kSaturatedShare ? 1 : 0;
         state.counters["late_fires"] = (double)run.late;
         state.counters["early_fires"] = (double)run.early;
         state.counters["earliest_by_ns"] = (double)run.earliest_by;
