@@ -18,8 +18,9 @@
 // Counters: items_per_second (Google Benchmark's, from SetItemsProcessed and the manual time), wakeups_per_item (loop
 // wake-ups / items, by the engine's own count: below 1 when one wake-up drains a batch), csw_per_item (the loop
 // thread's voluntary context switches / items: the kernel's count of how often it slept, the same for every engine;
-// it includes blocking on the queue's lock), items_per_batch (items / the batches the loop took from the queue: how
-// many items one wake-up of the loop served; not for GLib, which hands items over one by one), handoff_p50_ns and
+// it includes blocking on the queue's lock), items_per_batch (items / the drains of the queue that found at least one
+// item: items per non-empty drain, not per wake-up, since a drain can also run in a pass that did not wait; not for
+// GLib, which hands items over one by one), handoff_p50_ns and
 // handoff_p99_ns (from the producer's clock read just before channel_post to the start of the item's callout, over
 // every 8th item of each producer in the repetition).
 #include <atomic>
@@ -191,6 +192,16 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     uint64_t batches_taken = batches() - batches_before;
     loop_thread.stop();
 
+    if (rounds == 0 || consumer.done != consumer.target) {
+        fail(state, "the loop thread served " + std::to_string(consumer.done) + " of " +
+                        std::to_string(consumer.target) + " items");
+        return;
+    }
+    if (engine->channel_batches && batches_taken == 0) {
+        fail(state, "the loop thread served its items in no batch (the engine's channel_batches stayed at " +
+                        std::to_string(batches_before) + "): its batch count is broken");
+        return;
+    }
     double handed = (double)(rounds * per_round);
     state.SetItemsProcessed((int64_t)(rounds * per_round));
     state.counters["wakeups_per_item"] = handed > 0 ? (double)wakeups / handed : 0;
