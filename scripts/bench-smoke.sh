@@ -5,14 +5,35 @@
 # reason ("skipped: ...", e.g. libevent 2.1 has no observers) is not a failure, nor is an engine's finding (a timer
 # fired early: printed as "bench-smoke: FINDING ..."). Then checks the watchdog: a benchmark made to hang on purpose
 # (RL_TEST_HANG) must become an error row while the rest of its family still runs (a few seconds).
-# Last line: "bench-smoke: N passed, M failed" (N benchmarks that produced figures, M error rows or failed families,
-# plus 1 if the watchdog check failed).
+# A second check bounds a hanging engine: with every benchmark of one engine in a family made to hang, the family
+# costs two watchdog periods (the rest become rows "skipped: engine hung twice ..."), not one per benchmark.
+#
+#   scripts/bench-smoke.sh [--watchdog S] [--engines LIST] [--filter REGEX]
+#
+#   --watchdog S     the harness's limit per benchmark call, seconds (default: the smoke profile's, 30 s)
+#   other arguments  passed to scripts/bench.sh (--engines, --filter)
+#
+# When anything failed, the run's CSV and log are kept (their paths are printed: the ERROR lines point into the CSV)
+# and the failing rows are printed as they are. Last line: "bench-smoke: N passed, M failed" (N benchmarks that
+# produced figures, M error rows or failed families, plus 1 for each failed watchdog check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-csv=$(mktemp "${TMPDIR:-/tmp}/bench-smoke.XXXXXX.csv")
-log=$(mktemp "${TMPDIR:-/tmp}/bench-smoke.XXXXXX.log")
-trap 'rm -f "$csv" "$log"' EXIT
+arguments=()
+while (($#)); do
+    case "$1" in
+        --watchdog)
+            [[ $# -ge 2 && $2 =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench-smoke: --watchdog needs a number of seconds" >&2; exit 2; }
+            arguments+=(--watchdog "$2"); shift ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        *) arguments+=("$1") ;;
+    esac
+    shift
+done
+
+# Kept when anything fails (see the end), so that every path printed points at a file that exists.
+kept=$(mktemp -d "${TMPDIR:-/tmp}/bench-smoke.XXXXXX")
+csv="$kept/smoke.csv" log="$kept/smoke.log"
 
 scripts/bench.sh --smoke --out "$csv" "$@" 2>"$log"
 status=$?
@@ -22,7 +43,7 @@ if [[ -s $csv ]]; then
     passed=$(grep '^"BM_' "$csv" | grep -vc ',true,"' || true)
     failed=$(grep -c ',true,"error:' "$csv" || true)
     skipped=$(grep -c ',true,"skipped:' "$csv" || true)
-    grep ',true,"error:' "$csv" | sed 's/^/bench-smoke: FAILED /' || true
+    grep ',true,"error:' "$csv" | sed 's/^/bench-smoke: FAILED row: /' || true
 fi
 if ((status != 0)); then
     cat "$log"
@@ -35,17 +56,43 @@ grep 'FINDING' "$log" | sed 's/^ */bench-smoke: /' || true
 # The watchdog check: 6 scale benchmarks of two engines, one of which hangs; the watchdog (2 s) must turn it into an
 # error row, and the other 5 must still produce rows.
 hung='BM_Scale/engine:ref/item:source/n:100'
-: >"$csv"
+watch_csv="$kept/watchdog.csv" watch_log="$kept/watchdog.log"
 RL_TEST_HANG="^$hung\$" scripts/bench.sh --smoke --engines ref,epoll --filter 'BM_Scale/.*/n:100/' --watchdog 2 \
-    --out "$csv" 2>"$log"
+    --out "$watch_csv" 2>"$watch_log"
 watchdog_status=$?
-rows=$(grep '^"BM_' "$csv" 2>/dev/null | grep -vc ',true,"' || true)
-if ((watchdog_status == 1 && rows == 5)) && grep -q "^\"$hung\",,,,,,,,true,\"error: no result after 2 s\"" "$csv"; then
+rows=$(grep '^"BM_' "$watch_csv" 2>/dev/null | grep -vc ',true,"' || true)
+if ((watchdog_status == 1 && rows == 5)) && grep -q "^\"$hung\",,,,,,,,true,\"error: no result after 2 s\"" "$watch_csv"; then
     echo "bench-smoke: watchdog check passed: a benchmark hung on purpose became an error row, the other $rows ran"
 else
-    cat "$log"
+    cat "$watch_log"
     echo "bench-smoke: FAILED the watchdog check: bench.sh exited $watchdog_status (wanted 1), $rows rows (wanted 5)"
     failed=$((failed + 1))
+fi
+
+# The hung-engine bound: every observer-dispatch benchmark of epoll hangs (5 of them); after 2 expiries (2 s each) the
+# other 3 must be skipped rows, and ref's 5 must still run.
+bound_csv="$kept/hung-engine.csv" bound_log="$kept/hung-engine.log"
+started=$SECONDS
+RL_TEST_HANG='^BM_ObserverDispatch/engine:epoll/' scripts/bench.sh --smoke --engines ref,epoll \
+    --filter 'BM_ObserverDispatch/' --watchdog 2 --out "$bound_csv" 2>"$bound_log"
+bound_status=$?
+hung_rows=$(grep -c ',true,"error: no result after 2 s"' "$bound_csv" 2>/dev/null || true)
+skipped_rows=$(grep -c ',true,"skipped: engine hung twice' "$bound_csv" 2>/dev/null || true)
+rows=$(grep '^"BM_ObserverDispatch/engine:ref/' "$bound_csv" 2>/dev/null | grep -vc ',true,"' || true)
+if ((bound_status == 1 && hung_rows == 2 && skipped_rows == 3 && rows == 5)); then
+    echo "bench-smoke: hung-engine check passed: 2 hangs, then 3 skipped rows, ref's 5 ran ($((SECONDS - started)) s)"
+else
+    cat "$bound_log"
+    echo "bench-smoke: FAILED the hung-engine check: bench.sh exited $bound_status (wanted 1), $hung_rows hangs" \
+        "(wanted 2), $skipped_rows skipped (wanted 3), $rows rows of ref (wanted 5)"
+    failed=$((failed + 1))
+fi
+
+if ((failed == 0)); then
+    rm -rf "$kept"
+else
+    echo "bench-smoke: kept the CSVs and logs in $kept (the smoke run: smoke.csv, smoke.log; the checks: watchdog.*," \
+        "hung-engine.*)"
 fi
 echo "bench-smoke: $passed passed, $failed failed"
 ((failed == 0))

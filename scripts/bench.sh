@@ -12,7 +12,8 @@
 #                    library loaded at run time (named cf:NAME after its file)
 #   --repetitions N  repetitions per benchmark (default and minimum 5, wake latency at least 9; every one is kept)
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
-#   --watchdog S     end a benchmark call that takes longer than S seconds (default: the profile's, in the harness)
+#   --watchdog S     end a benchmark call that takes longer than S seconds (default: the profile's, in the harness);
+#                    after two such hangs of one engine in a family, its other benchmarks there become skipped rows
 #
 # Builds the harness, its own package (Benchmarks/Package.swift), in release mode (scratch path .build-bench at the
 # repository root), runs the families one after the other, each as one Google Benchmark invocation with random
@@ -28,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 arguments="$*"
 profile=full filter="" out="" label="" engines="" repetitions=5 watchdog=""
@@ -151,6 +152,34 @@ harness_failure() {
 }
 failures=0
 
+# skip_rows FAMILY MESSAGE < NAMES: a CSV with one "skipped: MESSAGE" row per benchmark name on stdin.
+skip_rows() {
+    local file="$work/$1.failure$((++failures)).csv" name
+    echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
+    while read -r name; do echo "\"$name\",,,,,,,,true,\"skipped: $2\"" >>"$file"; done
+    csvs+=("$file")
+}
+
+# A family's bound on a hanging engine: after kHangsPerEngine watchdog expiries of one engine's benchmarks in a family,
+# the rest of that engine's benchmarks in the family are not run but become rows "skipped: engine hung twice ...", so
+# an engine that hangs everywhere costs two watchdog periods per family, not one per benchmark (39 x 30 s in smoke).
+hangs_per_engine=2
+# engine_of NAME: the engine argument of a benchmark name (BM_X/engine:NAME/...).
+engine_of() { sed -E 's#^[^/]*/engine:([^/]+).*#\1#' <<<"$1"; }
+# note_hang FAMILY NAME: counts a watchdog expiry of benchmark NAME against its engine; sets `hung` to the engine
+# when that was its hangs_per_engine-th in the family, else to "". (Not in a subshell: it updates `hangs`.)
+declare -A hangs=()
+note_hang() {
+    local engine
+    engine=$(engine_of "$2")
+    hangs[$1/$engine]=$((${hangs[$1/$engine]:-0} + 1))
+    hung=""
+    ((${hangs[$1/$engine]} != hangs_per_engine)) || hung=$engine
+}
+# hung_engine FAMILY NAME: succeeds when NAME's engine already hung hangs_per_engine times in FAMILY.
+hung_engine() { ((${hangs[$1/$(engine_of "$2")]:-0} >= hangs_per_engine)); }
+hung_message="engine hung twice in this family (watchdog); its other benchmarks here were not run"
+
 # report_family INDEX FAMILY TITLE: the family's line after its run, and its error rows counted against the run.
 report_family() {
     local errors skips
@@ -173,6 +202,10 @@ run_isolated() {
     local index=$1 family=$2 title=$3 rounds=$4 round name run=0 csv log code
     for ((round = 1; round <= rounds; round++)); do
         while read -r name; do
+            if hung_engine "$family" "$name"; then
+                ((round > 1)) || base_names <<<"$name" | skip_rows "$family" "$hung_message"
+                continue
+            fi
             run=$((run + 1))
             csv="$work/$family.$run.csv" log="$work/$family.$run.log"
             code=0
@@ -184,6 +217,11 @@ run_isolated() {
             ((code == 0)) && continue
             status=1
             { grep "watchdog" "$log" || tail -n 5 "$log"; } | sed "s|^|bench: [$((index + 1))/${#families[@]}] $title: $name: |" >&2
+            if ((code == 3)); then
+                note_hang "$family" "$name"
+                [[ -z $hung ]] ||
+                    echo "bench: [$((index + 1))/${#families[@]}] $title: engine $hung hung twice: its other benchmarks in this family are skipped" >&2
+            fi
             grep -q "^\"$(base_names <<<"$name")" "$csv" 2>/dev/null ||
                 harness_failure "$family" "the harness exited with status $code" "$name"
         done < <(shuf "$work/$family.all")
@@ -227,6 +265,17 @@ for index in "${!families[@]}"; do
             grep "watchdog" "$log" | sed "s/^/bench: [$((index + 1))\/${#families[@]}] $title: /" >&2 || true
             cat "$work/$family".*.csv | grep '^"BM_' | cut -d, -f1 | tr -d '"' | base_names | sort -u >"$work/$family.done"
             base_names <"$work/$family.all" | sort -u | comm -23 - "$work/$family.done" >"$work/$family.rest"
+            # The benchmark that hung is the last row of this attempt's CSV ("error: no result after N s").
+            hung_name=$(grep ',true,"error: no result after' "$csv" | tail -n 1 | cut -d, -f1 | tr -d '"')
+            if [[ -n $hung_name ]]; then
+                note_hang "$family" "$hung_name"
+                if [[ -n $hung ]]; then
+                    echo "bench: [$((index + 1))/${#families[@]}] $title: engine $hung hung twice: its other benchmarks in this family are skipped" >&2
+                    { grep "/engine:$hung/" "$work/$family.rest" || true; } | skip_rows "$family" "$hung_message"
+                    grep -v "/engine:$hung/" "$work/$family.rest" >"$work/$family.rest.new" || true
+                    mv "$work/$family.rest.new" "$work/$family.rest"
+                fi
+            fi
             rest=$(wc -l <"$work/$family.rest")
             ((rest > 0 && attempt < count)) || break
             echo "bench: [$((index + 1))/${#families[@]}] $title: running the $rest benchmarks not yet done" >&2
