@@ -109,7 +109,7 @@ if [[ $family == scale ]]; then
     for engine in "${selected[@]}"; do
         for item in "${items[@]}"; do
             echo "bench-instructions: $engine $item ($iterations and $((2 * iterations)) rounds of 10,000 under callgrind)" >&2
-            count=$(per_unit "$engine" "^BM_Scale/engine:$(pattern "$engine")/item:$item/n:10000/" scale 10000)
+            count=$(per_unit "$engine" "^BM_Scale/engine:$(pattern "$engine")/item:$item/n:10000/iterations:" scale 10000)
             case $count in
                 skip) echo "bench-instructions: $engine skips $item (it lacks the feature)" >&2 ;;
                 "") failed+=("$engine/$item") ;;
