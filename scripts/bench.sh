@@ -152,7 +152,8 @@ harness_failure() {
 }
 failures=0
 
-# skip_rows FAMILY MESSAGE < NAMES: a CSV with one "skipped: MESSAGE" row per benchmark name on stdin.
+# skip_rows FAMILY MESSAGE < NAMES: a CSV with one "skipped: MESSAGE" row per benchmark name on stdin. Call it in
+# this shell (input by redirection, not a pipeline), so that its file joins `csvs`.
 skip_rows() {
     local file="$work/$1.failure$((++failures)).csv" name
     echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
@@ -203,7 +204,8 @@ run_isolated() {
     for ((round = 1; round <= rounds; round++)); do
         while read -r name; do
             if hung_engine "$family" "$name"; then
-                ((round > 1)) || base_names <<<"$name" | skip_rows "$family" "$hung_message"
+                # Not in a pipeline: skip_rows must run in this shell to add its file to `csvs`.
+                ((round > 1)) || skip_rows "$family" "$hung_message" < <(base_names <<<"$name")
                 continue
             fi
             run=$((run + 1))
@@ -271,7 +273,7 @@ for index in "${!families[@]}"; do
                 note_hang "$family" "$hung_name"
                 if [[ -n $hung ]]; then
                     echo "bench: [$((index + 1))/${#families[@]}] $title: engine $hung hung twice: its other benchmarks in this family are skipped" >&2
-                    { grep "/engine:$hung/" "$work/$family.rest" || true; } | skip_rows "$family" "$hung_message"
+                    skip_rows "$family" "$hung_message" < <(grep "/engine:$hung/" "$work/$family.rest" || true)
                     grep -v "/engine:$hung/" "$work/$family.rest" >"$work/$family.rest.new" || true
                     mv "$work/$family.rest.new" "$work/$family.rest"
                 fi

@@ -29,9 +29,13 @@
 //                     interval end, each instant placed at the earliest end not yet stabbed: greedy is optimal),
 //                     over the dates of the fires seen; 1 without tolerance
 //   cpu_ns_per_fire   CPU time of the loop thread over the wall-clock window, per fire
-//   loop_busy_share   the loop thread's time on a CPU or waiting for one (/proc schedstat) over the window's length
-//   loop_saturated    1 when loop_busy_share >= 0.9: the loop thread barely slept, so few wake-ups per fire mean a
-//                     saturated loop, not batching; the report must not read the row's wake-ups as coalescing
+//   loop_cpu_share    the loop thread's CPU time over the window's length
+//   cpu_idle_share    the idle time of the loop's CPU over the window's length (/proc/stat, in clock ticks of 10 ms:
+//                     coarse for a smoke window)
+//   loop_saturated    1 when loop_cpu_share >= 0.9 (the loop thread barely slept) or cpu_idle_share < 0.05 (its CPU
+//                     never idled: a burner, or another process): few wake-ups per fire then show a loop that could
+//                     not sleep, or that the scheduler woke late, not batching; the report must not read the row's
+//                     wake-ups as coalescing
 //   lateness_p50_ns, lateness_p99_ns, lateness_max_ns   fire time minus fire date
 //   late_fires        fires later than tolerance + 1 ms
 //   missed_fires      timers dated inside the window that had not fired 2 s after their tolerance (not in the
@@ -42,9 +46,11 @@
 //   earliest_by_ns    how far before its date the earliest of those fired (0 without early fires)
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -57,7 +63,8 @@ constexpr uint64_t kLeadPerTimerNs = 5000;
 constexpr uint64_t kSettleNs = 10000000;  // the window opens 10 ms after the first date (and after setup)
 constexpr uint64_t kLateSlackNs = 1000000;  // "lateness never beyond tolerance + 1 ms"
 constexpr uint64_t kDrainNs = 2000000000;   // how long past the window + tolerance the loop may take to catch up
-constexpr double kSaturatedShare = 0.9;     // loop_saturated: busy at least this share of the window
+constexpr double kSaturatedShare = 0.9;     // loop_saturated: the loop thread on a CPU at least this share of the window
+constexpr double kIdleShare = 0.05;         // loop_saturated: or its CPU idle less than this share
 
 struct Run;
 
@@ -93,16 +100,23 @@ uint64_t own_voluntary_switches() {
     return (uint64_t)usage.ru_nvcsw;
 }
 
-/// A thread's time on a CPU plus its time runnable but waiting for one, in nanoseconds (/proc schedstat), or 0.
-uint64_t busy_ns(pid_t tid) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
-    FILE *file = fopen(path, "r");
-    if (!file) return 0;
-    unsigned long long running = 0, waiting = 0;
-    int got = fscanf(file, "%llu %llu", &running, &waiting);
+/// A CPU's idle time so far (idle + iowait, /proc/stat), in nanoseconds; -1 if unknown.
+double cpu_idle_ns(int cpu) {
+    FILE *file = fopen("/proc/stat", "r");
+    if (!file) return -1;
+    char line[512];
+    char wanted[16];
+    snprintf(wanted, sizeof wanted, "cpu%d ", cpu);
+    double idle = -1;
+    while (fgets(line, sizeof line, file)) {
+        if (strncmp(line, wanted, strlen(wanted)) != 0) continue;
+        unsigned long long user, nice, system, idle_ticks, iowait;
+        if (sscanf(line + strlen(wanted), "%llu %llu %llu %llu %llu", &user, &nice, &system, &idle_ticks, &iowait) == 5)
+            idle = (double)(idle_ticks + iowait) * 1e9 / (double)sysconf(_SC_CLK_TCK);
+        break;
+    }
     fclose(file);
-    return got == 2 ? running + waiting : 0;
+    return idle;
 }
 
 void fired(void *context) {
@@ -189,10 +203,10 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
 
         sleep_until_ns(run.window_start);
         uint64_t cpu0 = thread_cpu_ns(loop_thread.cpu_clock());
-        uint64_t busy0 = busy_ns(loop_thread.tid());
+        double idle0 = cpu_idle_ns(loop_on);
         sleep_until_ns(run.window_end);
         uint64_t cpu1 = thread_cpu_ns(loop_thread.cpu_clock());
-        uint64_t busy1 = busy_ns(loop_thread.tid());
+        double idle1 = cpu_idle_ns(loop_on);
         // Let the window's fires finish (see the top of this file).
         const uint64_t drain_until = run.window_end + run.tolerance + kDrainNs;
         while (run.settled.load(std::memory_order_acquire) < dated_in_window && now_ns() < drain_until)
@@ -216,9 +230,11 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         state.counters["wakeups_per_fire"] = wakeups / window_fires;
         state.counters["optimal_wakeups_per_fire"] = (double)optimal_wakeups(run.dates, run.tolerance) / window_fires;
         state.counters["cpu_ns_per_fire"] = (double)(cpu1 - cpu0) / fires;
-        const double busy_share = (double)(busy1 - busy0) / (double)window;
-        state.counters["loop_busy_share"] = busy_share;
-        state.counters["loop_saturated"] = busy_share >= kSaturatedShare ? 1 : 0;
+        const double cpu_share = (double)(cpu1 - cpu0) / (double)window;
+        const double idle_share = idle0 >= 0 && idle1 >= 0 ? (idle1 - idle0) / (double)window : 1;
+        state.counters["loop_cpu_share"] = cpu_share;
+        state.counters["cpu_idle_share"] = idle_share;
+        state.counters["loop_saturated"] = cpu_share >= kSaturatedShare || idle_share < kIdleShare ? 1 : 0;
         state.counters["late_fires"] = (double)run.late;
         state.counters["early_fires"] = (double)run.early;
         state.counters["earliest_by_ns"] = (double)run.earliest_by;
