@@ -18,8 +18,9 @@
 // Why no wake-up is ever lost. The four accesses that decide it are sequentially consistent (one total order S):
 //   loop, each blocking pass:  (L1) store sleeping = 1;  (L2) load pending;  if non-empty, do not wait;
 //                              else epoll_wait(-1);  (L3) store sleeping = 0 after it returns
-//   signaller:                 (S1) push onto pending (CAS);  (S2) exchange sleeping with 0; write the eventfd iff it
-//                              returned 1
+//   signaller:                 (S1) push onto pending (CAS);  (S2) load sleeping and, if 1, exchange it with 0;
+//                              write the eventfd iff the exchange returned 1 (S2 is the load when it reads 0, else
+//                              the exchange)
 // Take a push S1 and the loop's pass whose L1 is the last L1 before S2 in S (if there is none, the loop has not yet
 // reached its first blocking pass, and that pass's L2 comes after S1 and sees the source).
 //   - If L2 comes after S1 in S, the loop sees the stack non-empty and does not block: the source runs in this pass.
