@@ -116,7 +116,7 @@ per_round_trip() {
     awk -v calls=" $calls " -v named=" $named " -v trips=$((round_trips - short)) '
         FNR == NR { if (index(calls, " " $1 " ")) before += $2; if (index(named, " " $1 " ")) before -= $2; next }
         { if (index(calls, " " $1 " ")) after += $2; if (index(named, " " $1 " ")) after -= $2 }
-        END { printf "%.2f", (after - before) / trips }' "$1" "$2"
+        END { v = (after - before) / trips; if (v > -0.005 && v < 0.005) v = 0; printf "%.2f", v }' "$1" "$2"
 }
 
 configs=("same none" "same idle1000" "diff none")
