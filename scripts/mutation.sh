@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Measures the spec against our own semantic faults in `ref` (mutation testing).
 #
-#   scripts/mutation.sh [--only ID,...] [--format table|tsv] [--fuzz SECONDS] [--timeout S]
-#   scripts/mutation.sh --list | --check
+#   scripts/mutation.sh [--set own|blind|all] [--only ID,...] [--format table|tsv] [--fuzz SECONDS] [--timeout S]
+#   scripts/mutation.sh [--set own|blind|all] --list | --check
 #
-#   --list           print the faults (id, rule, file, what it does) and exit
+#   --set S          which faults: own (default for a run: scripts/mutation/faults.tsv), blind
+#                    (scripts/mutation/faults-blind.tsv, written without reading the cases), or all (both, each set
+#                    with its own table and score, then the total); --list and --check take both unless told
+#   --list           print the faults (set, id, rule, file, what it does) and exit
 #   --check          check that every fault's text occurs exactly once in its file (no build) and exit
-#   --only ID,...    only these faults
+#   --only ID,...    only these faults (of the chosen sets)
 #   --format F       table (default) or tsv: one line per fault, then the score
 #   --fuzz SECONDS   instead of the spec, run `runloop fuzz --engines cf,ref --time SECONDS --until-found` against
 #                    each mutant: a fault is found when the fuzzer reports an unexplained divergence; the table gives
@@ -14,13 +17,15 @@
 #                    traces) and the seed
 #   --timeout S      watchdog per case for the spec runs (default 3 s: a mutant that hangs a case is killed by it)
 #
-# The faults are scripts/mutation/faults.tsv, each a change to one file of Sources/RefRunLoop written from a rule of
-# the catalogue. For each fault, one at a time, the script copies the working tree to a scratch tree
+# The faults are scripts/mutation/faults.tsv (set own) and scripts/mutation/faults-blind.tsv (set blind, written from
+# the catalogue and the code without reading the cases: scripts/mutation/blind-faults.md), each a change to one file
+# of Sources/RefRunLoop written from a rule of the catalogue. For each fault, one at a time, the script copies the working tree to a scratch tree
 # (.build-mutation/tree; the working tree is never changed), applies the fault there, builds `runloop` (debug,
 # incrementally, in .build-mutation/build), and runs the whole spec on `ref` in worker processes, so a mutant that
 # crashes or hangs costs its cases (CRASH, TIMEOUT), not the run. A fault is killed when at least one case does not
-# pass; the table lists how many cases kill it and which. It ends with the score, the faults killed by fewer than
-# three cases, and the survivors. The unmutated tree must pass the whole spec first.
+# pass; the table lists how many cases kill it and which, and each verdict is also logged to stderr as it comes. It
+# ends with the score, the faults killed by fewer than three cases, and the survivors, per set. The unmutated tree
+# must pass the whole spec first.
 #
 # Exit status: 0 when every fault is killed (found, with --fuzz), 1 when one survives or does not build, 2 for bad
 # arguments, a fault whose text no longer occurs exactly once, or an unmutated ref that fails the spec.
@@ -29,15 +34,15 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-faults_file=scripts/mutation/faults.tsv
-mode=run only="" format=table fuzz_seconds="" case_timeout=3
+mode=run only="" format=table fuzz_seconds="" case_timeout=3 set=""
 while (($#)); do
     case "$1" in
         --list) mode=list ;;
         --check) mode=check ;;
         --only) (($# >= 2)) || usage; only=$2; shift ;;
+        --set) (($# >= 2)) || usage; set=$2; shift ;;
         --format) (($# >= 2)) || usage; format=$2; shift ;;
         --fuzz) (($# >= 2)) || usage; fuzz_seconds=$2; shift ;;
         --timeout) (($# >= 2)) || usage; case_timeout=$2; shift ;;
@@ -49,11 +54,25 @@ done
 [[ $format == table || $format == tsv ]] || { echo "mutation: --format is table or tsv, not '$format'" >&2; exit 2; }
 [[ -z $fuzz_seconds || $fuzz_seconds =~ ^[1-9][0-9]{0,4}$ ]] || { echo "mutation: --fuzz needs a number of seconds" >&2; exit 2; }
 [[ $case_timeout =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "mutation: --timeout needs a number of seconds" >&2; exit 2; }
+[[ -z $set || $set == own || $set == blind || $set == all ]] || { echo "mutation: --set is own, blind or all, not '$set'" >&2; exit 2; }
+# A run measures the own set unless told; listing and checking cover both files unless told.
+[[ -n $set ]] || { [[ $mode == run ]] && set=own || set=all; }
+case $set in
+    own) set_names=(own) ;;
+    blind) set_names=(blind) ;;
+    all) set_names=(own blind) ;;
+esac
+set_file() { [[ $1 == own ]] && echo scripts/mutation/faults.tsv || echo scripts/mutation/faults-blind.tsv; }
 
-# The table: ids[i], rules[i], files[i], anchors[i], replacements[i], descriptions[i]. Escapes (\n, \t, \\) are
-# decoded with printf %b, which turns every other backslash pair back into itself.
-ids=() rules=() files=() anchors=() replacements=() descriptions=()
-line_number=0
+# The table: sets[i], ids[i], rules[i], files[i], anchors[i], replacements[i], descriptions[i]. Escapes (\n, \t,
+# \\) are decoded with printf %b, which turns every other backslash pair back into itself.
+sets=() ids=() rules=() files=() anchors=() replacements=() descriptions=()
+load_faults() {
+local fault_set=$1 faults_file line_number=0 line fields rest id rule file anchor replacement description
+local decoded_anchor decoded_replacement first index
+faults_file=$(set_file "$fault_set")
+[[ -f $faults_file ]] || { echo "mutation: no fault file $faults_file" >&2; exit 2; }
+first=${#ids[@]}
 while IFS= read -r line || [[ -n $line ]]; do
     line_number=$((line_number + 1))
     [[ -z $line || $line == \#* ]] && continue
@@ -69,19 +88,21 @@ while IFS= read -r line || [[ -n $line ]]; do
     fi
     printf -v decoded_anchor '%b' "$anchor"
     printf -v decoded_replacement '%b' "$replacement"
-    ids+=("$id") rules+=("$rule") files+=("$file") anchors+=("$decoded_anchor")
+    sets+=("$fault_set") ids+=("$id") rules+=("$rule") files+=("$file") anchors+=("$decoded_anchor")
     replacements+=("$decoded_replacement") descriptions+=("$description")
 done <"$faults_file"
 
-# Every fault names a rule of the catalogue, and ids are unique.
-for index in "${!ids[@]}"; do
+# Every fault names a rule of the catalogue, and ids are unique within the file.
+for ((index = first; index < ${#ids[@]}; index++)); do
     grep -q "^  - id: ${rules[index]}\$" Sources/ConformanceSpec/catalogue.yaml || {
         echo "mutation: fault ${ids[index]}: rule '${rules[index]}' is not in Sources/ConformanceSpec/catalogue.yaml" >&2
         exit 2
     }
 done
-duplicate=$(printf '%s\n' "${ids[@]}" | sort | uniq -d | head -1)
+duplicate=$(printf '%s\n' "${ids[@]:first}" | sort | uniq -d | head -1)
 [[ -z $duplicate ]] || { echo "mutation: $faults_file: fault id '$duplicate' is used twice" >&2; exit 2; }
+}
+for name in "${set_names[@]}"; do load_faults "$name"; done
 
 # Selected faults.
 selected=()
@@ -89,8 +110,12 @@ if [[ -n $only ]]; then
     IFS=, read -r -a wanted <<<"$only"
     for id in "${wanted[@]}"; do
         found=""
-        for index in "${!ids[@]}"; do [[ ${ids[index]} == "$id" ]] && found=$index; done
-        [[ -n $found ]] || { echo "mutation: no fault '$id' in $faults_file (--list lists them)" >&2; exit 2; }
+        for index in "${!ids[@]}"; do
+            [[ ${ids[index]} == "$id" ]] || continue
+            [[ -z $found ]] || { echo "mutation: fault '$id' is in both sets; choose one with --set" >&2; exit 2; }
+            found=$index
+        done
+        [[ -n $found ]] || { echo "mutation: no fault '$id' in set $set (--list lists them)" >&2; exit 2; }
         selected+=("$found")
     done
 else
@@ -110,22 +135,29 @@ check_fault() {
     content=$(<"$path")
     count=$(occurrences "$content" "${anchors[index]}")
     if ((count != 1)); then
-        echo "mutation: fault ${ids[index]}: its text occurs $count times in $path, not once (update $faults_file)" >&2
+        echo "mutation: fault ${ids[index]}: its text occurs $count times in $path, not once (update $(set_file "${sets[index]}"))" >&2
         return 2
     fi
 }
 
 case $mode in
     list)
-        printf '%-36s %-36s %-24s %s\n' fault rule file "what it does"
+        printf '%-6s %-36s %-36s %-24s %s\n' set fault rule file "what it does"
         for index in "${selected[@]}"; do
-            printf '%-36s %-36s %-24s %s\n' "${ids[index]}" "${rules[index]}" "${files[index]}" "${descriptions[index]}"
+            printf '%-6s %-36s %-36s %-24s %s\n' "${sets[index]}" "${ids[index]}" "${rules[index]}" "${files[index]}" \
+                "${descriptions[index]}"
         done
         exit 0 ;;
     check)
         status=0
         for index in "${selected[@]}"; do check_fault "$index" || status=2; done
-        ((status == 0)) && echo "mutation: ${#selected[@]} faults, each text found exactly once"
+        if ((status == 0)); then
+            for name in "${set_names[@]}"; do
+                in_set=0
+                for index in "${selected[@]}"; do [[ ${sets[index]} == "$name" ]] && in_set=$((in_set + 1)); done
+                echo "mutation: set $name ($(set_file "$name")): $in_set faults, each text found exactly once"
+            done
+        fi
         exit "$status" ;;
 esac
 
@@ -184,8 +216,7 @@ fi
 restore() { rsync -a --exclude '/.build*' --exclude '/.git' --exclude '/results' "$repo/Sources/RefRunLoop/" "$tree/Sources/RefRunLoop/"; }
 trap restore EXIT
 
-killed=0 survivors=() thin=() broken=()
-results=()
+results=() verdict_sets=()
 started=$SECONDS
 for position in "${!selected[@]}"; do
     index=${selected[position]}
@@ -195,58 +226,92 @@ for position in "${!selected[@]}"; do
     content=$(<"$path")
     printf '%s\n' "${content/"${anchors[index]}"/"${replacements[index]}"}" >"$path"
     echo "mutation: [$((position + 1))/${#selected[@]}] $id" >&2
+    verdict_sets+=("${sets[index]}")
     if ! build_tree; then
-        broken+=("$id")
         results+=("$id	${rules[index]}	does-not-build	0	")
+        echo "mutation: $id: does not build" >&2
         continue
     fi
     if [[ -n $fuzz_seconds ]]; then
         fuzz_finding "$scratch/result"
         verdict=$(<"$scratch/result")
         case $verdict in
-            found*) killed=$((killed + 1)); results+=("$id	${rules[index]}	found	${verdict#found }	") ;;
-            *) survivors+=("$id"); results+=("$id	${rules[index]}	$verdict	-	") ;;
+            found*) results+=("$id	${rules[index]}	found	${verdict#found }	") ;;
+            *) results+=("$id	${rules[index]}	$verdict	-	") ;;
         esac
+        echo "mutation: $id: $verdict" >&2
     else
         spec_failures "$scratch/result"
         count=$(grep -c . "$scratch/result" || true)
         examples=$(head -n 3 "$scratch/result" | cut -d' ' -f1 | paste -sd, -)
         if ((count > 0)); then
-            killed=$((killed + 1))
-            ((count >= 3)) || thin+=("$id")
             results+=("$id	${rules[index]}	killed	$count	$examples")
+            echo "mutation: $id: killed by $count ($examples)" >&2
         else
-            survivors+=("$id")
             results+=("$id	${rules[index]}	SURVIVED	0	")
+            echo "mutation: $id: SURVIVED" >&2
         fi
     fi
 done
 restore
 trap - EXIT
 
-total=${#selected[@]}
 what=$([[ -n $fuzz_seconds ]] && echo "found by the fuzzer in ${fuzz_seconds} s each" || echo "killed by the spec")
-if [[ $format == tsv ]]; then
-    printf 'fault\trule\tverdict\tcases\texamples\n'
-    printf '%s\n' "${results[@]}"
-else
-    if [[ -n $fuzz_seconds ]]; then
-        printf '%-36s %-36s %-10s %s\n' fault rule verdict "time to find, trace lines of the shrunk case, seed"
-    else
-        printf '%-36s %-36s %-10s %6s  %s\n' fault rule verdict cases "e.g."
-    fi
-    for row in "${results[@]}"; do
+elapsed=$((SECONDS - started))
+# report NAME: the table and the score of the faults of set NAME (every set when NAME is empty); sets the globals
+# killed, survivors, thin and broken for it.
+report() {
+    local name=$1 position row id rule verdict count examples
+    local rows=()
+    killed=0 survivors=() thin=() broken=()
+    for position in "${!results[@]}"; do
+        [[ -z $name || ${verdict_sets[position]} == "$name" ]] || continue
+        row=${results[position]}
+        rows+=("$row")
         IFS=$'\t' read -r id rule verdict count examples <<<"$row"
-        if [[ -n $fuzz_seconds ]]; then
-            printf '%-36s %-36s %-10s %s\n' "$id" "$rule" "$verdict" "$count"
-        else
-            printf '%-36s %-36s %-10s %6s  %s\n' "$id" "$rule" "$verdict" "$count" "$examples"
-        fi
+        case $verdict in
+            killed) killed=$((killed + 1)); ((count >= 3)) || thin+=("$id") ;;
+            found) killed=$((killed + 1)) ;;
+            does-not-build) broken+=("$id") ;;
+            *) survivors+=("$id") ;;
+        esac
     done
+    if [[ $format == tsv ]]; then
+        printf 'fault\trule\tverdict\tcases\texamples\n'
+        ((${#rows[@]} == 0)) || printf '%s\n' "${rows[@]}"
+    else
+        if [[ -n $fuzz_seconds ]]; then
+            printf '%-36s %-36s %-10s %s\n' fault rule verdict "time to find, trace lines of the shrunk case, seed"
+        else
+            printf '%-36s %-36s %-10s %6s  %s\n' fault rule verdict cases "e.g."
+        fi
+        for row in "${rows[@]}"; do
+            IFS=$'\t' read -r id rule verdict count examples <<<"$row"
+            if [[ -n $fuzz_seconds ]]; then
+                printf '%-36s %-36s %-10s %s\n' "$id" "$rule" "$verdict" "$count"
+            else
+                printf '%-36s %-36s %-10s %6s  %s\n' "$id" "$rule" "$verdict" "$count" "$examples"
+            fi
+        done
+    fi
+    local total=${#rows[@]}
+    echo
+    echo "score${name:+ ($name)}: $killed of $total faults $what ($(awk -v k="$killed" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * k / t : 0 }') %), $elapsed s"
+    [[ -n $fuzz_seconds ]] || echo "killed by fewer than 3 cases: ${thin[*]:-none}"
+    echo "survivors: ${survivors[*]:-none}"
+    ((${#broken[@]} == 0)) || echo "do not build (fix the fault): ${broken[*]}"
+}
+if ((${#set_names[@]} == 1)); then
+    report ""
+else
+    for name in "${set_names[@]}"; do
+        echo "== set $name ($(set_file "$name"))"
+        report "$name"
+        echo
+    done
+    echo "== both sets"
+    report "" >/dev/null
+    echo "score (all): $killed of ${#results[@]} faults $what, $elapsed s; survivors: ${survivors[*]:-none}"
+    ((${#broken[@]} == 0)) || echo "do not build (fix the fault): ${broken[*]}"
 fi
-echo
-echo "score: $killed of $total faults $what ($(awk -v k="$killed" -v t="$total" 'BEGIN { printf "%.1f", 100 * k / t }') %), $((SECONDS - started)) s"
-[[ -n $fuzz_seconds ]] || echo "killed by fewer than 3 cases: ${thin[*]:-none}"
-echo "survivors: ${survivors[*]:-none}"
-((${#broken[@]} == 0)) || echo "do not build (fix the fault): ${broken[*]}"
 ((${#survivors[@]} == 0 && ${#broken[@]} == 0))
