@@ -305,6 +305,8 @@ if ((${#set_names[@]} == 1)); then
     report ""
 else
     for name in "${set_names[@]}"; do
+        # A set none of whose faults was chosen (--only) gets no section.
+        [[ " ${verdict_sets[*]} " == *" $name "* ]] || continue
         echo "== set $name ($(set_file "$name"))"
         report "$name"
         echo
