@@ -148,9 +148,11 @@ check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*'
 check "conform: the page" 0 "timer.tolerance.one-shot-returns-set-value" -- cat "$work/conform.html"
 check "conform: --verbose and --only-failures" 2 "exclude each other" -- "$runloop" conform --verbose --only-failures
 
-# The mutation faults (scripts/mutation/faults.tsv) still apply: each text occurs exactly once in its file, so a
-# change to ref that moves one fails here instead of in the next mutation run. No build.
-check "mutation faults apply" 0 "faults, each text found exactly once" -- "$(dirname "$0")/mutation.sh" --check
+# The mutation faults (scripts/mutation/faults.tsv and faults-blind.tsv) still apply: each text occurs exactly once in
+# its file, so a change to ref that moves one fails here instead of in the next mutation run. No build.
+check "mutation faults apply" 0 "set own .*faults, each text found exactly once" -- "$(dirname "$0")/mutation.sh" --check
+check "mutation blind faults apply" 0 "set blind .*faults, each text found exactly once" -- "$(dirname "$0")/mutation.sh" --check
+check "mutation: unknown set" 2 "is own, blind or all, not 'nope'" -- "$(dirname "$0")/mutation.sh" --set nope --check
 check "mutation: unknown fault" 2 "no fault 'nope'" -- "$(dirname "$0")/mutation.sh" --only nope
 
 echo "cli: $passed passed, $failed failed"
