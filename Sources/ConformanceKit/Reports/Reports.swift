@@ -73,7 +73,7 @@ public struct ResultTally: Sendable, Equatable {
     /// "846 results, 846 as expected: 842 PASS, 4 xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS".
     public var text: String {
         let passes = "\(pass) PASS" + (vacuous > 0 ? " (\(vacuous) only vacuously)" : "")
-        return "\(results) results, \(asExpected) as expected: \(passes), \(expectedFailures) xFAIL, \(fail) FAIL, "
+        return "\(results) result\(results == 1 ? "" : "s"), \(asExpected) as expected: \(passes), \(expectedFailures) xFAIL, \(fail) FAIL, "
             + "\(skip) SKIP, \(timeout) TIMEOUT, \(crash) CRASH, \(error) ERROR, \(unexpectedPasses) XPASS"
     }
 }
