@@ -76,6 +76,10 @@ struct TriageTests {
         let json = ReportFormat.json.render(Self.report(outcomes, facts: facts))
         #expect(json.contains("\"only_vacuously\" : ["))
         #expect(json.contains("\"dead_callouts\""))
+        let page = ConformPage.html(Self.report(outcomes, facts: facts), cases: [], catalogue: nil, specName: "synthetic")
+        #expect(ConformPageTests.xmlProblem(page) == nil, "\(ConformPageTests.xmlProblem(page) ?? "")")
+        #expect(page.contains("Passes only vacuously on broken: 1"))
+        #expect(page.contains("1 PASS?"))
     }
 
     /// One kind of line expected once in a case is no evidence: a kind is dead only when two completed cases
