@@ -299,12 +299,9 @@ public struct FuzzCampaign: Sendable {
             // The reference did not complete: name how it ended, and how the other did.
             return "\(engines[0]): \(reference.status), \(engines[index]): \(other.status)"
         }
-        let outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engines[index],
-                                  status: other.status == "done" ? .fail : status(other), expected: .pass,
-                                  expectationReason: nil, detail: other.detail, expectedTrace: reference.trace,
-                                  actualTrace: other.trace, seconds: 0)
-        let departure = Triage.departure(outcome, facts: nil, deadKinds: [])
-        return "\(engines[index]): " + (departure?.title ?? "differs from \(engines[0])")
+        let title = Triage.departureTitle(expected: reference.trace, actual: other.trace,
+                                          status: other.status == "done" ? .fail : status(other), detail: other.detail)
+        return "\(engines[index]): " + (title ?? "differs from \(engines[0])")
     }
 
     // MARK: Output

@@ -4,6 +4,7 @@
 
 @testable import ConformanceKit
 import ConformanceSpec
+import ConformanceTestSupport
 import Foundation
 import Testing
 

@@ -224,6 +224,17 @@ public struct Triage: Sendable {
         return (expected, actual)
     }
 
+    /// Where `actual` (a run that ended with `status`, with `detail`) first departs from `expected`, as a cluster's
+    /// title ("missing return stopped", "timer fire over and over", "CRASH SIGSEGV"), or nil when they do not differ:
+    /// what the fuzzer names a divergence by.
+    public static func departureTitle(expected: [String], actual: [String], status: CaseStatus,
+                                      detail: String? = nil) -> String? {
+        let outcome = CaseOutcome(caseID: "", area: "", engine: "", status: status, expected: .pass,
+                                  expectationReason: nil, detail: detail, expectedTrace: expected, actualTrace: actual,
+                                  seconds: 0)
+        return departure(outcome, facts: nil, deadKinds: [])?.title
+    }
+
     /// The departure of one result, or nil when its traces differ only by dead kinds' lines.
     static func departure(_ outcome: CaseOutcome, facts: CaseFacts?, deadKinds: Set<String>) -> Departure? {
         if outcome.status == .crash { return Departure(title: TraceKind.crash(detail: outcome.detail), instead: nil) }
