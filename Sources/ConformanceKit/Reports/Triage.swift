@@ -13,6 +13,9 @@
 //    there (the first run of lines that differ) give the cluster, with item names left out:
 //      - a CRASH is its own cluster per signal;
 //      - some line repeated 3 times or more beyond what was expected: "<kind> over and over";
+//      - else the first callout line there, missing or extra: "missing observer beforeSources", "extra timer fire"
+//        (a callout is the cause; a different return or query answer beside it is its consequence);
+//      - else a line of one kind on both sides: "different query fireDate";
 //      - else, a line missing there: "missing <kind>" (what came instead is counted, not part of the key: a stop
 //        that never wakes the loop returns timedOut or hangs, one defect);
 //      - else "extra <kind>".
@@ -246,13 +249,16 @@ public struct Triage: Sendable {
             return nil
         }
         var missing: [String] = [], extra: [String] = []
-        for edit in edits[start...] {
+        var firstCallout: (kind: String, missing: Bool)?
+        block: for edit in edits[start...] {
+            let line: String, isMissing: Bool
             switch edit {
-            case .same: break
-            case .removed(let line): missing.append(line); continue
-            case .added(let line): extra.append(line); continue
+            case .same: break block
+            case .removed(let text): (line, isMissing) = (text, true)
+            case .added(let text): (line, isMissing) = (text, false)
             }
-            break
+            if isMissing { missing.append(line) } else { extra.append(line) }
+            if firstCallout == nil, let kind = TraceKind.callout(of: line) { firstCallout = (kind, isMissing) }
         }
         let extraKinds = extra.map(TraceKind.of)
         let missingKinds = missing.map(TraceKind.of)
@@ -261,6 +267,14 @@ public struct Triage: Sendable {
         for kind in missingKinds { excess[kind, default: 0] -= 1 }
         if let flooded = extraKinds.first(where: { excess[$0, default: 0] >= floodExcess }) {
             return Departure(title: "\(flooded) over and over", instead: nil)
+        }
+        // A callout missing or extra is the cause; a different return, query answer or mark is its consequence.
+        if let callout = firstCallout {
+            return callout.missing ? Departure(title: "missing \(callout.kind)", instead: extraKinds.first ?? "nothing")
+                : Departure(title: "extra \(callout.kind)", instead: nil)
+        }
+        if let first = missingKinds.first, first == extraKinds.first {
+            return Departure(title: "different \(first)", instead: nil)
         }
         if let first = missingKinds.first {
             return Departure(title: "missing \(first)", instead: extraKinds.first ?? "nothing")
