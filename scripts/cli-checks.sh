@@ -46,7 +46,14 @@ check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
 # cases of your spec, and the message says how to pass one or none.
 mkdir -p "$work/my-cases" "$work/my-expectations"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/my-cases/mine.yaml"
-check "--spec DIR alone" 0 '2 passed, 0 failed' -- "$runloop" conform --spec "$work/my-cases"
+check "--spec DIR alone" 0 '^conform: 2 results, 2 as expected: 2 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
+check "conform: no closing line reads as a test runner's verdict" 0 '^conform: [0-9]+ results, ' -- \
+    bash -c '! "$0" conform --engine cf --filter "timer.*" | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*"' "$runloop"
+# Your own expectations add to the shipped ones: cf keeps its known failures beside a file of yours for ref (whose
+# entry, for a case ref passes, is an XPASS: exit 1).
+printf 'spec_version: 1\nengine: ref\nexpected:\n  timer.due.fires-in-poll-pass: {status: FAIL, reason: "a known failure of my own, with its evidence"}\n' >"$work/ref-mine.yaml"
+check "--expectations FILE adds to the shipped ones" 1 '^cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, [1-9][0-9]* xFAIL, 0 FAIL' -- \
+    "$runloop" conform --engine cf,ref --filter 'timer.*' --expectations "$work/ref-mine.yaml"
 printf 'spec_version: 1\nengine: cf\nexpected:\n  other.case: {status: FAIL, reason: r}\n' >"$work/my-expectations/cf.yaml"
 check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expectations none" -- \
     "$runloop" conform --spec "$work/my-cases" --expectations "$work/my-expectations"
@@ -67,7 +74,7 @@ check "rules: unknown format" 2 "format" -- "$runloop" rules --format yaml
 # cases; each is one CRASH or TIMEOUT row and the other 20 cases still run and pass.
 test_worker="$(dirname "$runloop")/ConformanceTestWorker"
 check "a crashing engine costs one case each" 1 \
-    'faulty: 20 PASS, 0 FAIL, 1 TIMEOUT, 2 CRASH, 0 ERROR, 0 SKIP' -- \
+    'faulty: 23 results, 20 as expected: 20 PASS, 0 xFAIL, 0 FAIL, 0 SKIP, 1 TIMEOUT, 2 CRASH, 0 ERROR' -- \
     env RUNLOOP_TEST_FAULTS='abort=order.entry-exit.finished,segv=order.pass.sleeping-pass,hang=order.entry-exit.timed-out' \
     "$runloop" conform --worker "$test_worker" --engine faulty --filter 'order.*' --timeout 1 --expectations none
 check "the crash row names the signal" 1 'killed by SIGSEGV \(signal 11\) during the case' -- \
@@ -78,7 +85,7 @@ check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
 check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
 check "--worker with --isolation none" 2 "needs --isolation process" -- \
     "$runloop" conform --worker "$test_worker" --isolation none
-check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, planted, all, cf:PATH\)" -- \
+check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, planted, silent-observers, all, cf:PATH\)" -- \
     "$runloop" conform --worker "$test_worker" --engine nope
 
 # runloop fuzz: bad flags are exit 2 with a clear message; the test worker's `planted` engine (ref with one planted
@@ -95,10 +102,12 @@ check "fuzz: a seed that is not a number" 2 "'abc' is invalid for '--seed" -- "$
 printf 'spec_version: 1\nknown:\n  - {id: a, engine: cf, reason: r}\n' >"$work/known.yaml"
 check "fuzz: a known entry without a matcher" 2 "known.yaml:3.*needs 'lines', 'actions' or 'removes'" -- \
     "$runloop" fuzz --known "$work/known.yaml"
-check "fuzz: a planted bug is found" 1 "DIVERGENCE: seed " -- \
+check "fuzz: a planted bug is found, once per defect" 1 "defects: 1 \\([0-9]+ divergent scenarios\\)" -- \
     "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 1 --count 4 --out "$work/fuzz-out"
+check "fuzz: the finding names the planted defect" 1 "^DIVERGENCE: planted: missing observer beforeSources" -- \
+    "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 1 --count 1
 found=$(ls "$work"/fuzz-out/fuzz-seed-*.yaml 2>/dev/null | head -1)
-check "fuzz: its case loads and fails on planted" 1 "planted: 0 PASS, 1 FAIL" -- \
+check "fuzz: its case loads and fails on planted" 1 "planted: 1 result, 0 as expected: 0 PASS, 0 xFAIL, 1 FAIL" -- \
     "$runloop" conform --worker "$test_worker" --engine ref,planted --spec "${found:-$work/fuzz-out/none.yaml}" --expectations none
 check "fuzz: identical engines, json" 0 '"unexplained" : 0' -- \
     "$runloop" fuzz --worker "$test_worker" --engines ref,faulty --count 20 --format json
@@ -108,7 +117,7 @@ check "fuzz: identical engines, json" 0 '"unexplained" : 0' -- \
 foundation="$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
 sed 's/^engine: cf$/engine: cf:Foundation/' "$(dirname "$0")/../Sources/ConformanceSpec/expectations/cf.yaml" \
     >"$work/cf-foundation.yaml"
-check "cf:libFoundation.so with its expectations file" 0 'cf:Foundation: [0-9]+ PASS, [0-9]+ FAIL, 0 TIMEOUT.*all as expected' -- \
+check "cf:libFoundation.so with its expectations file" 0 'cf:Foundation: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, [0-9]+ xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS' -- \
     "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*'
 check "cf:PATH that does not exist" 2 "cannot load $work/libNope.so" -- "$runloop" conform --engine "cf:$work/libNope.so"
 check "cf:PATH that is not a shared library" 2 "bad.yaml: invalid ELF header" -- "$runloop" conform --engine "cf:$work/bad.yaml"

@@ -11,7 +11,10 @@ public struct FuzzOptions: Sendable {
     public var seed: UInt64
     /// Stop after this many scenarios...
     public var count: Int?
-    /// ...or once this many seconds have passed (the batch under way, and its shrinking, are finished first).
+    /// ...or once this many seconds have passed. The whole campaign keeps to it, shrinking included: no batch starts
+    /// after it, and a divergence found or still shrinking then keeps the smallest case so far (unshrunk, if its
+    /// shrinking had not started). Only the batch under way overruns it: its runs, and for each divergence found
+    /// in it a classification and a check run.
     public var seconds: Double?
     public var shape: FuzzShape
     /// Where shrunk cases are written; nil: nowhere.
@@ -21,7 +24,8 @@ public struct FuzzOptions: Sendable {
     public var known: [KnownDivergence]
     /// Scenarios per worker start (a batch file loaded once by one worker per engine).
     public var batchSize: Int = 25
-    /// How long shrinking one divergence may take, in seconds, before the smallest case so far is kept.
+    /// How long shrinking one divergence may take, in seconds, before the smallest case so far is kept (within
+    /// `seconds`, which bounds the whole campaign).
     public var shrinkSeconds: Double = 60
     /// End the campaign once an unexplained divergence has been found and shrunk (`--until-found`): how long a fuzzer
     /// takes to find a bug, as scripts/mutation.sh --fuzz measures it.
@@ -57,6 +61,15 @@ public struct FuzzFinding: Sendable {
     public var file: String?
     /// Seconds from the campaign's start to the end of the batch whose run found it (before shrinking).
     public var foundAfter: Double = 0
+    /// Seconds spent shrinking it.
+    public var shrinkSeconds: Double = 0
+    /// Whether shrinking stopped at the campaign's time limit (`--time`) rather than when nothing smaller diverged or
+    /// at its own budget.
+    public var shrinkCut = false
+    /// The defect it comes down to, by the triage of conformance results applied to the shrunk case (the first
+    /// engine's trace as the expected one): "<engine>: <where its trace departs>", or "explained: <known id>".
+    /// Findings with the same defect are reported once.
+    public var defect: String = ""
 
     /// The shrunk scenario without its id, rule and expectation: findings with the same signature are the same
     /// minimal case, found from several seeds.
@@ -96,9 +109,22 @@ public struct FuzzSummary: Sendable {
     public var nondeterministic: [UInt64]
     public var findings: [FuzzFinding]
     public var seconds: Double
+    /// The seconds shrinking took, over every finding.
+    public var shrinkSeconds: Double = 0
 
     public var unexplained: [FuzzFinding] { findings.filter { $0.explanation == nil } }
     public var explained: [FuzzFinding] { findings.filter { $0.explanation != nil } }
+    /// The findings grouped by ``FuzzFinding/defect``, in the order each defect was first found; the first of each
+    /// group is the one to read (its seed found the defect first).
+    public var defects: [(defect: String, findings: [FuzzFinding])] {
+        var order: [String] = []
+        var groups: [String: [FuzzFinding]] = [:]
+        for finding in findings {
+            if groups[finding.defect] == nil { order.append(finding.defect) }
+            groups[finding.defect, default: []].append(finding)
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
     /// 0 when no unexplained divergence was found, 1 otherwise.
     public var exitCode: Int32 { unexplained.isEmpty ? 0 : 1 }
 }
@@ -114,11 +140,14 @@ public struct FuzzCampaign: Sendable {
                                      directory: NSTemporaryDirectory())
     }
 
-    /// Runs until `count` scenarios or `seconds` have passed. Throws ``WorkerError`` when a batch file cannot be
+    /// Runs until `count` scenarios or `seconds` have passed. `onFinding` sees each finding as soon as it is shrunk
+    /// and written, with whether it is the first of its defect. Throws ``WorkerError`` when a batch file cannot be
     /// written or an output file cannot be.
-    public func run(progress: (@Sendable (FuzzProgress) -> Void)? = nil) throws -> FuzzSummary {
+    public func run(progress: (@Sendable (FuzzProgress) -> Void)? = nil,
+                    onFinding: ((FuzzFinding, _ firstOfDefect: Bool) -> Void)? = nil) throws -> FuzzSummary {
         let started = WorkerProcess.monotonicNanoseconds()
         func elapsed() -> Double { Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 }
+        let deadline = options.seconds.map { started + UInt64($0 * 1e9) }
         let generator = FuzzGenerator(shape: options.shape)
         var summary = FuzzSummary(engines: options.engines.map(\.name), firstSeed: options.seed, scenarios: 0,
                                   skipped: 0, hung: [], failedEverywhere: [], nondeterministic: [], findings: [], seconds: 0)
@@ -151,15 +180,18 @@ public struct FuzzCampaign: Sendable {
                     summary.nondeterministic.append(seeds[index])
                     continue
                 }
-                var finding = try shrink(scenarios[index], runs: results[index], seed: seeds[index])
+                var finding = try shrink(scenarios[index], runs: results[index], seed: seeds[index], deadline: deadline)
                 finding.foundAfter = foundAfter
+                summary.shrinkSeconds += finding.shrinkSeconds
                 // One file per distinct minimal case: later seeds that shrink to it point to the first one's file.
                 if let same = summary.findings.first(where: { $0.signature == finding.signature }) {
                     finding.file = same.file
                 } else if let directory = options.outDirectory {
                     finding.file = try write(finding, to: directory)
                 }
+                let firstOfDefect = !summary.findings.contains { $0.defect == finding.defect }
                 summary.findings.append(finding)
+                onFinding?(finding, firstOfDefect)
             }
             progress?(FuzzProgress(scenarios: summary.scenarios, divergences: summary.findings.count,
                                    explained: summary.explained.count,
@@ -202,15 +234,26 @@ public struct FuzzCampaign: Sendable {
     /// crashes, times out) as on the original, and the divergence stays in its class (unexplained stays unexplained,
     /// an explained one keeps its explanation), so that shrinking cannot slide from a new divergence to a known one,
     /// or to a case that merely hangs.
-    func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64) throws -> FuzzFinding {
+    /// Shrinking stops at `deadline` (the campaign's end, monotonic nanoseconds) too, keeping the smallest case so far.
+    func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, deadline: UInt64? = nil) throws -> FuzzFinding {
         let started = WorkerProcess.monotonicNanoseconds()
+        var cut = false
+        func mayGoOn() -> Bool {
+            let now = WorkerProcess.monotonicNanoseconds()
+            if let deadline, now >= deadline {
+                cut = true
+                return false
+            }
+            return Double(now - started) / 1e9 < options.shrinkSeconds
+        }
         let target = try classify(scenario, runs)?.id
         var current = scenario
         var currentRuns = runs
-        rounds: while Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 < options.shrinkSeconds {
+        rounds: while mayGoOn() {
             let candidates = FuzzShrinker.candidates(current)
             var start = 0
             while start < candidates.count {
+                guard mayGoOn() else { break rounds }
                 let chunk = Array(candidates[start..<min(start + 16, candidates.count)])
                 let results = try executor.run(chunk)
                 for index in results.indices where results[index].map(\.status) == runs.map(\.status)
@@ -233,9 +276,32 @@ public struct FuzzCampaign: Sendable {
         let engines = options.engines.map(\.name)
         shrunk.rule = "Engines \(engines.joined(separator: " and ")) diverge on this scenario (runloop fuzz, seed \(seed)): "
             + "review it, say the rule it checks, and rename it before moving it into cases/."
-        return FuzzFinding(seed: seed, originalSize: FuzzShrinker.size(scenario), shrunk: shrunk, runs: currentRuns,
-                           explanation: explanation, stable: check.first == currentRuns,
-                           file: nil)
+        var finding = FuzzFinding(seed: seed, originalSize: FuzzShrinker.size(scenario), shrunk: shrunk,
+                                  runs: currentRuns, explanation: explanation, stable: check.first == currentRuns,
+                                  file: nil)
+        finding.shrinkSeconds = Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9
+        finding.shrinkCut = cut
+        finding.defect = Self.defect(runs: currentRuns, engines: options.engines.map(\.name), explanation: explanation,
+                                     specCase: shrunk)
+        return finding
+    }
+
+    /// The defect a divergence comes down to: the triage's departure (Triage.swift) of the first engine that
+    /// disagrees with the first one, with the first engine's run as the expected trace; or the known divergence that
+    /// explains it.
+    static func defect(runs: [FuzzRun], engines: [String], explanation: KnownDivergence?, specCase: SpecCase) -> String {
+        if let explanation { return "explained: \(explanation.id)" }
+        guard let reference = runs.first,
+              let index = runs.indices.dropFirst().first(where: { runs[$0] != reference }) else { return "none" }
+        let other = runs[index]
+        func status(_ run: FuzzRun) -> CaseStatus { CaseStatus(rawValue: run.status) ?? .fail }
+        guard reference.status == "done" else {
+            // The reference did not complete: name how it ended, and how the other did.
+            return "\(engines[0]): \(reference.status), \(engines[index]): \(other.status)"
+        }
+        let title = Triage.departureTitle(expected: reference.trace, actual: other.trace,
+                                          status: other.status == "done" ? .fail : status(other), detail: other.detail)
+        return "\(engines[index]): " + (title ?? "differs from \(engines[0])")
     }
 
     // MARK: Output

@@ -64,32 +64,57 @@ public enum FuzzOutput {
         if !summary.nondeterministic.isEmpty {
             lines.append("nondeterministic (set aside): seeds " + summary.nondeterministic.map(String.init).joined(separator: ", "))
         }
-        // Each distinct minimal case once, with every seed that shrank to it.
-        var seen: [String: [UInt64]] = [:]
-        var distinct: [FuzzFinding] = []
-        for finding in summary.findings {
-            if seen[finding.signature] == nil { distinct.append(finding) }
-            seen[finding.signature, default: []].append(finding.seed)
-        }
-        lines.append("distinct shrunk cases: \(distinct.count)")
-        for finding in distinct {
-            let label = finding.explanation.map { "EXPLAINED (\($0.id))" } ?? "DIVERGENCE"
-            let seeds = seen[finding.signature] ?? [finding.seed]
+        lines.append("shrinking: \(String(format: "%.1f", summary.shrinkSeconds)) s in all (at most "
+                     + "\(String(format: "%.0f", options.shrinkSeconds)) s per divergence"
+                     + (options.seconds.map { ", within the run's \(String(format: "%.0f", $0)) s" } ?? "") + ")"
+                     + { let cut = summary.findings.filter(\.shrinkCut).count
+                         return cut == 0 ? "" : "; \(cut) stopped at the time limit, their smallest case so far kept" }())
+        // Each defect once (the triage's departure of the shrunk case), with how many scenarios hit it.
+        let defects = summary.defects
+        lines.append("defects: \(defects.count) (\(summary.findings.count) divergent scenarios)")
+        for (defect, findings) in defects {
             lines.append("")
-            lines.append("\(label): seed \(finding.seed), shrunk from size \(finding.originalSize) to "
-                         + "\(FuzzShrinker.size(finding.shrunk))" + (finding.stable ? "" : " (unstable when run again)"))
-            if seeds.count > 1 {
-                lines.append("  the same minimal case from \(seeds.count) seeds: "
-                             + seeds.map(String.init).joined(separator: ", "))
-            }
-            if let file = finding.file { lines.append("  case: \(file)") }
-            lines.append("  replay: \(replayCommand(seed: finding.seed, options: options))")
-            let diff = TraceDiff.render(expected: finding.runs[0].rawTrace, actual: finding.runs[1].rawTrace)
-                .replacingOccurrences(of: "--- expected", with: "--- \(summary.engines[0]) (\(finding.runs[0].status))")
-                .replacingOccurrences(of: "+++ actual", with: "+++ \(summary.engines[1]) (\(finding.runs[1].status))")
-            lines += diff.split(separator: "\n").map { "  " + $0 }
+            lines += findingLines(findings[0], options: options, engines: summary.engines,
+                                  scenarios: findings.count, others: findings.dropFirst().map(\.seed))
+            _ = defect
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One finding: its defect, how many scenarios hit it, its case file, replay command and the diff of the first two
+    /// engines' traces (capped as conformance reports cap them).
+    public static func findingLines(_ finding: FuzzFinding, options: FuzzOptions, engines: [String], scenarios: Int = 1,
+                                    others: [UInt64] = []) -> [String] {
+        let label = finding.explanation.map { "EXPLAINED (\($0.id))" } ?? "DIVERGENCE"
+        var lines = ["\(label): \(finding.defect)"]
+        lines.append("  seed \(finding.seed), shrunk from size \(finding.originalSize) to \(FuzzShrinker.size(finding.shrunk))"
+                     + " in \(String(format: "%.1f", finding.shrinkSeconds)) s"
+                     + (finding.shrinkCut ? " (stopped at the time limit)" : "")
+                     + (finding.stable ? "" : " (unstable when run again)"))
+        if scenarios > 1 {
+            let listed = others.prefix(10).map(String.init).joined(separator: ", ")
+            lines.append("  hit by \(scenarios) scenarios; the other seeds: \(listed)"
+                         + (others.count > 10 ? ", ... \(others.count - 10) more" : ""))
+        }
+        if let file = finding.file { lines.append("  case: \(file)") }
+        lines.append("  replay: \(replayCommand(seed: finding.seed, options: options))")
+        let diff = TraceDiff.render(expected: finding.runs[0].rawTrace, actual: finding.runs[1].rawTrace)
+            .replacingOccurrences(of: "--- expected", with: "--- \(engines[0]) (\(finding.runs[0].status))")
+            .replacingOccurrences(of: "+++ actual", with: "+++ \(engines[1]) (\(finding.runs[1].status))")
+        lines += TraceCap.apply(text: diff).split(separator: "\n").map { "  " + $0 }
+        return lines
+    }
+
+    /// What `runloop fuzz` prints as a finding is made: the whole finding for the first of its defect, one line for
+    /// a later one.
+    public static func foundText(_ finding: FuzzFinding, firstOfDefect: Bool, options: FuzzOptions) -> String {
+        let engines = options.engines.map(\.name)
+        guard firstOfDefect else {
+            return "found again (seed \(finding.seed), shrunk to size \(FuzzShrinker.size(finding.shrunk))): "
+                + finding.defect
+        }
+        return (["found after \(String(format: "%.1f", finding.foundAfter)) s:"]
+            + findingLines(finding, options: options, engines: engines)).joined(separator: "\n")
     }
 
     /// The summary as JSON.
@@ -104,6 +129,9 @@ public enum FuzzOutput {
             var signature: String
             var replay: String
             var found_after_seconds: Double
+            var shrink_seconds: Double
+            var shrink_stopped_at_time_limit: Bool
+            var defect: String
             var statuses: [String: String]
             var traces: [String: [String]]
         }
@@ -121,13 +149,24 @@ public enum FuzzOutput {
             var hung_seeds: [UInt64]
             var failed_everywhere: Int
             var failed_everywhere_seeds: [UInt64]
+            var shrink_seconds: Double
+            var shrink_budget_seconds: Double
+            /// Each defect once, with how many scenarios hit it and the seeds.
+            var defects: [Defect]
             var findings: [Finding]
+        }
+        struct Defect: Encodable {
+            var defect: String
+            var scenarios: Int
+            var seeds: [UInt64]
         }
         let findings = summary.findings.map { finding in
             Finding(seed: finding.seed, explained_by: finding.explanation?.id, stable: finding.stable,
                     original_size: finding.originalSize, shrunk_size: FuzzShrinker.size(finding.shrunk),
                     file: finding.file, signature: finding.signature, replay: replayCommand(seed: finding.seed, options: options),
                     found_after_seconds: (finding.foundAfter * 10).rounded() / 10,
+                    shrink_seconds: (finding.shrinkSeconds * 10).rounded() / 10,
+                    shrink_stopped_at_time_limit: finding.shrinkCut, defect: finding.defect,
                     statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status))),
                     traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
         }
@@ -137,7 +176,13 @@ public enum FuzzOutput {
                             nondeterministic_seeds: summary.nondeterministic, skipped: summary.skipped,
                             hung: summary.hung.count, hung_seeds: summary.hung,
                             failed_everywhere: summary.failedEverywhere.count,
-                            failed_everywhere_seeds: summary.failedEverywhere.map(\.seed), findings: findings)
+                            failed_everywhere_seeds: summary.failedEverywhere.map(\.seed),
+                            shrink_seconds: (summary.shrinkSeconds * 10).rounded() / 10,
+                            shrink_budget_seconds: options.shrinkSeconds,
+                            defects: summary.defects.map {
+                                Defect(defect: $0.defect, scenarios: $0.findings.count, seeds: $0.findings.map(\.seed))
+                            },
+                            findings: findings)
         return JSONText.render(value)
     }
 }

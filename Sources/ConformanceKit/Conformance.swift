@@ -9,8 +9,12 @@ public struct ConformanceRequest: Sendable {
     /// A spec file or a directory of them.
     public var specPath: String
     /// A directory of `<engine>.yaml` expectation files, or one such file (for the engine its `engine:` names), or
-    /// nil for none.
+    /// nil for none: the shipped ones, for `runloop conform`.
     public var expectationsPath: String?
+    /// The user's own expectations (a directory or one file, as `expectationsPath`), added to those of
+    /// `expectationsPath`: for a case both name on one engine, the user's entry wins. Every id must name a case of
+    /// the spec.
+    public var userExpectationsPath: String?
     /// Only cases whose id matches this glob (fnmatch), or all when nil.
     public var filter: String?
     /// Watchdog per case, in seconds, unless a case sets its own.
@@ -41,14 +45,31 @@ public enum Conformance {
     }
 
     /// Loads each engine's expectations, checked against every case id of the spec.
+    /// The user's expectations (``ConformanceRequest/userExpectationsPath``) add to the others.
     public static func loadExpectations(_ request: ConformanceRequest,
                                         engines: [String]) throws -> [String: EngineExpectations] {
-        guard let directory = request.expectationsPath else { return [:] }
+        guard request.expectationsPath != nil || request.userExpectationsPath != nil else { return [:] }
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
+        var result = try request.expectationsPath.map {
+            try loadExpectations(at: $0, engines: engines, known: known, unknownIDs: request.unknownExpectationIDs)
+        } ?? [:]
+        if let user = request.userExpectationsPath {
+            for (engine, own) in try loadExpectations(at: user, engines: engines, known: known, unknownIDs: .reject) {
+                var merged = result[engine] ?? EngineExpectations(engine: engine)
+                merged.entries.merge(own.entries) { _, users in users }
+                result[engine] = merged
+            }
+        }
+        return result
+    }
+
+    /// The expectations in one directory of `<engine>.yaml` files, or in one file.
+    static func loadExpectations(at directory: String, engines: [String], known: Set<String>,
+                                 unknownIDs: EngineExpectations.UnknownIDs) throws -> [String: EngineExpectations] {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
             let file = try EngineExpectations.load(file: directory, engine: nil, knownIDs: known,
-                                                   unknownIDs: request.unknownExpectationIDs)
+                                                   unknownIDs: unknownIDs)
             guard engines.contains(file.engine) else {
                 throw SpecError(SpecLocation(file: directory, line: 0), "this file is for engine '\(file.engine)', "
                                 + "which is not selected (selected: \(engines.joined(separator: ", ")))")
@@ -58,7 +79,7 @@ public enum Conformance {
         var result: [String: EngineExpectations] = [:]
         for engine in engines {
             result[engine] = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: known,
-                                                         unknownIDs: request.unknownExpectationIDs)
+                                                         unknownIDs: unknownIDs)
         }
         return result
     }

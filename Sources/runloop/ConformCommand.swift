@@ -12,8 +12,10 @@ struct ConformCommand: ParsableCommand {
         commandName: "conform",
         abstract: "Run the CFRunLoop conformance spec on one engine or all of them.",
         discussion: """
-        The table output starts with a summary line per engine, then lists the cases that did not pass on every \
-        engine (failures, expected failures, skips), the diff of every case not as expected, and the count, on a \
+        The table output starts with a summary line per engine and the triage (the results not as expected grouped by \
+        where their trace first departs from the expected one, the largest group first, and the passes that are \
+        only vacuous), then lists the cases that did not pass on every engine (failures, expected failures, skips, \
+        vacuous passes), the rule, traces and diff of every case not as expected, and a closing tally, on a \
         terminal or not; --verbose lists every case, --only-failures only those not as expected. On a terminal a \
         progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
         pass, expandable to its rules, trace diff and expectation.
@@ -41,7 +43,7 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
     var spec: String?
 
-    @Option(name: .long, help: "Directory of per-engine expectation files, <engine>.yaml, whose ids must all be cases of the spec; 'none' for none. Default: the shipped ones (with --spec, only their entries for cases your spec has).")
+    @Option(name: .long, help: "Your own expectations, added to the shipped ones (yours win for a case both name): a directory of per-engine files, <engine>.yaml, or one such file; their ids must all be cases of the spec. 'none' for no expectations at all, not even the shipped ones. The shipped ones apply with --spec too, for the cases your spec has.")
     var expectations: String?
 
     @Option(name: .long, help: "Watchdog per case in seconds, unless the case sets its own.")
@@ -85,11 +87,14 @@ struct ConformCommand: ParsableCommand {
         guard let specPath = spec ?? SpecResources.casesDirectory else {
             throw failure("the shipped spec was not found next to the executable; pass --spec")
         }
-        let expectationsPath = expectations == "none" ? nil : (expectations ?? SpecResources.expectationsDirectory)
-        var request = ConformanceRequest(specPath: specPath, expectationsPath: expectationsPath, filter: filter,
-                                         timeout: timeout, repetitions: `repeat`)
-        // Your own spec with the shipped expectations: cf's known failures still apply to cases you copied.
-        if spec != nil, expectations == nil { request.unknownExpectationIDs = .ignore }
+        let none = expectations == "none"
+        var request = ConformanceRequest(specPath: specPath,
+                                         expectationsPath: none ? nil : SpecResources.expectationsDirectory,
+                                         filter: filter, timeout: timeout, repetitions: `repeat`)
+        // Yours add to the shipped ones, which name cases of the shipped spec: with your own spec, cf's known
+        // failures still apply to the cases you copied, and the others are left out.
+        request.userExpectationsPath = none ? nil : expectations
+        if spec != nil { request.unknownExpectationIDs = .ignore }
         let showProgress = progress
         let report: ConformanceReport
         let cases: [SpecCase]
@@ -123,7 +128,8 @@ struct ConformCommand: ParsableCommand {
         }
         if report.caseIDs.isEmpty { throw failure("no case matches --filter '\(filter ?? "")'") }
         let rows: TableRows = verbose ? .all : onlyFailures ? .notAsExpected : .notPassing
-        print(format == .table ? TableReport.render(report, rows: rows) : format.render(report))
+        print(format == .table ? TableReport.render(report, rows: rows, catalogue: try? RuleCatalogue.shipped())
+              : format.render(report))
         var outputs: [(String?, () -> String)] = [(jsonOut, { ReportFormat.json.render(report) }),
                                                   (junitOut, { ReportFormat.junit.render(report) })]
         outputs.append((html, {

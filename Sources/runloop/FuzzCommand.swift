@@ -17,8 +17,10 @@ struct FuzzCommand: ParsableCommand {
         (counting from 0) uses seed N+i, so the same seed and options give the same scenarios on every machine, and \
         a divergence found with seed N+i replays with --seed N+i --count 1 and the same --max-steps and --areas. \
         Each scenario runs on every engine in worker processes with a watchdog; one that diverges runs again, and if \
-        an engine disagrees with itself it is set aside as nondeterministic. A real divergence is shrunk and, with \
-        --out, written as a one-case spec file. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains \
+        an engine disagrees with itself it is set aside as nondeterministic. A real divergence is shrunk (at most 60 s \
+        each, within --time, which bounds the whole run) and, with --out, written as a one-case spec file. Each is \
+        printed as soon as it is found; divergences that come down to the same defect (the conformance triage's first \
+        departure of the shrunk case) are reported once, with how many scenarios hit it. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains \
         (CoreFoundation defects the spec does not assert) are reported apart.
 
         Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input.
@@ -34,7 +36,7 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "How many scenarios to run (default 200 unless --time is given).")
     var count: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Stop starting new scenarios after this many seconds.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Bound the whole run to this many seconds, shrinking included (a divergence still shrinking then keeps its smallest case so far; only the batch under way may overrun it: its runs, and a check run of each divergence found in it).", valueName: "seconds"))
     var time: Double?
 
     @Option(name: .long, help: "Write each divergence's shrunk case to this directory, as fuzz-seed-N.yaml.")
@@ -67,6 +69,9 @@ struct FuzzCommand: ParsableCommand {
 
     @Flag(name: .long, help: "End the campaign at the first unexplained divergence, once it is shrunk (the JSON gives found_after_seconds).")
     var untilFound = false
+
+    /// Seconds shrinking one divergence may take (the summary states it).
+    static let shrinkBudget = 60.0
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
@@ -120,19 +125,31 @@ struct FuzzCommand: ParsableCommand {
         var options = FuzzOptions(engines: selected, seed: seed, count: count ?? (time == nil ? 200 : nil),
                                   seconds: time, shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()),
                                   outDirectory: out, timeout: timeout, known: knownDivergences)
-        options.shrinkSeconds = 60
+        options.shrinkSeconds = FuzzCommand.shrinkBudget
         options.stopAtFirstUnexplained = untilFound
         let onTerminal = isatty(STDERR_FILENO) == 1
         let summary: FuzzSummary
         do {
-            summary = try FuzzCampaign(options: options, launcher: launcher).run { progress in
+            let json = format == .json
+            let campaignOptions = options
+            summary = try FuzzCampaign(options: options, launcher: launcher).run(progress: { progress in
                 guard onTerminal else { return }
                 let rate = Double(progress.scenarios) / max(progress.elapsed, 0.001)
-                let line = "\r\(progress.scenarios) scenarios, \(progress.divergences - progress.explained) divergences "
+                let line = "\r\u{1B}[K\(progress.scenarios) scenarios, \(progress.divergences - progress.explained) divergences "
                     + "(+\(progress.explained) explained), \(progress.nondeterministic) nondeterministic, "
                     + String(format: "%.1f/s", rate)
                 FileHandle.standardError.write(Data(line.utf8))
-            }
+            }, onFinding: { finding, first in
+                // Each finding as it is made, so that an interrupted run has shown what it found: on standard output
+                // in text, on standard error beside JSON (whose document comes at the end).
+                let text = (onTerminal ? "\r\u{1B}[K" : "")
+                    + FuzzOutput.foundText(finding, firstOfDefect: first, options: campaignOptions) + "\n"
+                if json {
+                    FileHandle.standardError.write(Data(text.utf8))
+                } else {
+                    FileHandle.standardOutput.write(Data(text.utf8))
+                }
+            })
         } catch let error as WorkerError {
             throw failure(error.description)
         }

@@ -9,6 +9,7 @@ import ConformanceTestSupport
 import ConformanceSpec
 import EngineKit
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Fuzzing")
@@ -510,6 +511,43 @@ struct FuzzTests {
         replay.outDirectory = nil
         let again = try FuzzCampaign(options: replay, launcher: TestWorker.launcher()).run()
         #expect(again.findings.map(\.signature) == [finding.signature])
+    }
+
+    /// Every scenario that hits the planted bug comes down to one defect, reported once with how many scenarios hit
+    /// it; each finding is handed over as soon as it is made, the first of its defect marked so.
+    @Test func findingsOfOneDefectAreReportedOnce() throws {
+        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+                                  count: 6, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        let seen = Mutex<[(UInt64, Bool)]>([])
+        let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher())
+            .run(onFinding: { finding, first in seen.withLock { $0.append((finding.seed, first)) } })
+        #expect(summary.findings.count >= 2, "the planted bug was hit by fewer than 2 of 6 scenarios")
+        #expect(summary.defects.map(\.defect) == ["planted: missing observer beforeSources"])
+        #expect(summary.defects.first?.findings.count == summary.findings.count)
+        let handed = seen.withLock { $0 }
+        #expect(handed.map(\.0) == summary.findings.map(\.seed))
+        #expect(handed.map(\.1) == [true] + Array(repeating: false, count: handed.count - 1))
+        let text = FuzzOutput.text(summary, options: options)
+        #expect(text.contains("defects: 1 (\(summary.findings.count) divergent scenarios)"))
+        #expect(text.contains("hit by \(summary.findings.count) scenarios"))
+        #expect(text.contains("shrinking: "))
+    }
+
+    /// Past the campaign's deadline nothing shrinks: the finding keeps its scenario as found and says so.
+    @Test func shrinkingStopsAtTheCampaignsDeadline() throws {
+        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let scenario = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
+        let runs = try campaign.executor.run([scenario])[0]
+        try #require(FuzzCampaign.diverges(runs), "seed 1 no longer hits the planted bug")
+        let cut = try campaign.shrink(scenario, runs: runs, seed: 1, deadline: WorkerProcess.monotonicNanoseconds())
+        #expect(cut.shrinkCut)
+        #expect(FuzzShrinker.size(cut.shrunk) == FuzzShrinker.size(scenario))
+        let whole = try campaign.shrink(scenario, runs: runs, seed: 1)
+        #expect(!whole.shrinkCut)
+        #expect(FuzzShrinker.size(whole.shrunk) < FuzzShrinker.size(scenario))
+        #expect(whole.defect == cut.defect)
     }
 
     @Test func identicalEnginesNeverDiverge() throws {

@@ -71,7 +71,7 @@ import FoundationXML
     @Test func theTableListsOnlyWhatDidNotPassUnlessVerbose() throws {
         let (report, cases) = try Self.fixture()
         let short = TableReport.render(report, rows: .notPassing)
-        #expect(short.hasPrefix("one: 1 PASS"))  // summary first
+        #expect(short.hasPrefix("one: 5 results, 3 as expected: 1 PASS"))  // summary first
         #expect(!short.contains(cases[0].id))
         #expect(short.contains(cases[2].id))
         let failures = TableReport.render(report, rows: .notAsExpected)

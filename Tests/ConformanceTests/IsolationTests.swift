@@ -38,7 +38,7 @@ struct IsolationTests {
 
     @Test func theWorkerListsItsEngines() throws {
         let engines = try IsolatedRunner.listEngines(TestWorker.launcher())
-        #expect(engines.map(\.name) == ["cf", "ref", "faulty", "planted"])
+        #expect(engines.map(\.name) == ["cf", "ref", "faulty", "planted", "silent-observers"])
         #expect(engines.first { $0.name == "ref" }?.features.contains("source1") == true)
     }
 

@@ -47,6 +47,16 @@ public struct ConformanceReport: Sendable {
     public var outcomes: [CaseOutcome]
     /// Case ids in spec order.
     public var caseIDs: [String]
+    /// What the reports and the triage need to know of each case beyond its outcomes, by case id.
+    public var facts: [String: CaseFacts]
+
+    /// A report of `outcomes`; `cases` (the cases that ran) give each case's facts.
+    public init(engines: [String], outcomes: [CaseOutcome], caseIDs: [String], cases: [SpecCase] = []) {
+        self.engines = engines
+        self.outcomes = outcomes
+        self.caseIDs = caseIDs
+        self.facts = Dictionary(cases.map { ($0.id, CaseFacts($0)) }, uniquingKeysWith: { first, _ in first })
+    }
 
     public var allMeetExpectations: Bool { outcomes.allSatisfy(\.meetsExpectation) }
 
@@ -59,5 +69,39 @@ public struct ConformanceReport: Sendable {
 
     public func outcome(caseID: String, engine: String) -> CaseOutcome? {
         outcomes.first { $0.caseID == caseID && $0.engine == engine }
+    }
+}
+
+/// What a report needs to know of a case beyond its outcome: the rule it checks, how its trace is compared, and what
+/// callouts its items can make.
+public struct CaseFacts: Sendable {
+    /// The case's one-sentence rule.
+    public var rule: String
+    /// The catalogue rules it pins.
+    public var rules: [String]
+    /// Its `any-order` groups, as the comparison applies them.
+    public var unorderedRanges: [Range<Int>]
+    /// Whether it allows callout-free wake cycles (idle-wakes).
+    public var idleWakes: Bool
+    /// The callout kinds (``TraceKind/callout(of:)`` spellings) its declared items can make.
+    public var calloutKinds: Set<String>
+    /// The callout kinds of the trace lines its triggers wait for.
+    public var triggerKinds: Set<String>
+
+    public init(rule: String, rules: [String] = [], unorderedRanges: [Range<Int>] = [], idleWakes: Bool = false,
+                calloutKinds: Set<String> = [], triggerKinds: Set<String> = []) {
+        self.rule = rule
+        self.rules = rules
+        self.unorderedRanges = unorderedRanges
+        self.idleWakes = idleWakes
+        self.calloutKinds = calloutKinds
+        self.triggerKinds = triggerKinds
+    }
+
+    public init(_ specCase: SpecCase) {
+        self.init(rule: specCase.rule, rules: specCase.rules, unorderedRanges: specCase.unorderedRanges,
+                  idleWakes: specCase.allowances.contains(.idleWakes),
+                  calloutKinds: Set(specCase.items.flatMap { TraceKind.callouts(of: $0.kind) }),
+                  triggerKinds: Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) }))
     }
 }

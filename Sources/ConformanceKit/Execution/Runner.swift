@@ -34,7 +34,8 @@ public struct ConformanceRunner: Sendable {
                 outcomes.append(outcome)
             }
         }
-        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id))
+        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
+                                 cases: cases)
     }
 
     /// Runs one case on one engine.
@@ -131,8 +132,8 @@ enum CaseAttempt {
             // The thread cannot be killed: stop recording, ask the loop to stop, and leave the thread behind.
             execution.abandon()
             outcome.status = .timeout
-            outcome.detail = "no result after \(limit ?? 0) s (in-process run: its thread is left behind); "
-                + traceSoFar(trace)
+            outcome.detail = "no result after \(limit ?? 0) s (in-process run: its thread is left behind)"
+                + floodNote(trace)
             return outcome
         }
         execution.releaseResources()
@@ -149,6 +150,14 @@ enum CaseAttempt {
                                                  actual: comparable)
         if comparable == expected { return (.pass, nil) }
         return (.fail, TraceDiff.render(expected: expected, actual: comparable))
+    }
+
+    /// For a case that did not finish: what it means that its trace reached the recording limit (the trace itself is
+    /// in the outcome, and every report shows its start).
+    static func floodNote(_ trace: [String]) -> String {
+        guard trace.count >= CaseExecution.maxTraceLines else { return "" }
+        return "; its trace reached \(CaseExecution.maxTraceLines) lines, where recording stops (a callout made over "
+            + "and over), and the loop did not return when asked to stop"
     }
 
     /// "trace so far:" and the lines, indented, for the detail of a case that did not finish.

@@ -86,7 +86,8 @@ public struct IsolatedRunner: Sendable {
             }
             session.close()
         }
-        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id))
+        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
+                                 cases: cases)
     }
 }
 
@@ -210,8 +211,8 @@ public final class WorkerSession: @unchecked Sendable {
                 worker.terminate()
                 outcome.status = .timeout
                 outcome.actualTrace = trace
-                outcome.detail = "no result after \(limit) s; the worker process was killed; "
-                    + CaseAttempt.traceSoFar(trace)
+                outcome.detail = "no result after \(limit) s; the worker process was killed"
+                    + CaseAttempt.floodNote(trace)
                 return outcome
             }
         }

@@ -17,9 +17,13 @@ public enum ConformPage {
             let area = caseByID[id]?.area ?? String(id.split(separator: ".").first ?? Substring(id))
             if !areas.contains(area) { areas.append(area) }
         }
-        var body = summary(report)
-        body += "<h2 id=\"matrix\">Areas by engine</h2>\n" + matrix(report, areas: areas)
-        let notPassed = report.outcomes.filter { $0.status != .pass || $0.expected != .pass }
+        let triage = Triage(report)
+        var body = summary(report, triage: triage)
+        body += triageSection(triage, report: report)
+        body += "<h2 id=\"matrix\">Areas by engine</h2>\n" + matrix(report, areas: areas, triage: triage)
+        let notPassed = report.outcomes.filter {
+            $0.status != .pass || $0.expected != .pass || triage.vacuous(caseID: $0.caseID, engine: $0.engine) != nil
+        }
         body += "<h2 id=\"cases\">Cases that did not simply pass (\(notPassed.count))</h2>\n"
         if notPassed.isEmpty {
             body += "<p class=\"met\">Every case passed on every engine.</p>\n"
@@ -31,12 +35,14 @@ public enum ConformPage {
             let anyUnmet = ordered.contains { !$0.meetsExpectation }
             for (position, outcome) in ordered.enumerated() {
                 let open = !outcome.meetsExpectation || (!anyUnmet && position == 0)
-                body += details(outcome, specCase: caseByID[outcome.caseID], catalogue: catalogue, open: open)
+                body += details(outcome, specCase: caseByID[outcome.caseID], catalogue: catalogue, open: open,
+                                vacuous: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine))
             }
         }
         body += "<footer>Made by <code>runloop conform --html</code>. Legend: xFAIL = an expected failure (the "
             + Markup.escape("engine's expectations/<engine>.yaml") + " gives the reason), XPASS = an expected failure that passed "
-            + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs, '!' = not as expected."
+            + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs, '!' = not as expected, "
+            + "PASS? = passed only vacuously (the engine never made a callout the case's items could make)."
             + "</footer>\n"
         let engines = report.engines.joined(separator: ", ")
         return HTMLPage(title: "Conformance report: \(engines)",
@@ -45,7 +51,7 @@ public enum ConformPage {
 
     // MARK: - Sections
 
-    static func summary(_ report: ConformanceReport) -> String {
+    static func summary(_ report: ConformanceReport, triage: Triage) -> String {
         var out = "<table>\n<tr><th>engine</th>" + CaseStatus.allCases.map { "<th class=\"num\">\($0.rawValue)</th>" }
             .joined() + "<th>as expected</th></tr>\n"
         for engine in report.engines {
@@ -56,10 +62,50 @@ public enum ConformPage {
                 + (unmet == 0 ? "<td class=\"met\">all</td>" : "<td class=\"missed\">\(unmet) not as expected</td>")
                 + "</tr>\n"
         }
-        return out + "</table>\n"
+        return out + "</table>\n<p>" + Markup.escape(ResultTally(report.outcomes, triage: triage).text) + "</p>\n"
     }
 
-    static func matrix(_ report: ConformanceReport, areas: [String]) -> String {
+    /// The clusters of results not as expected, the largest first, and the vacuous passes.
+    static func triageSection(_ triage: Triage, report: ConformanceReport) -> String {
+        var out = "<h2 id=\"triage\">Triage</h2>\n"
+        if triage.clusters.isEmpty, triage.vacuousPasses.isEmpty {
+            return out + "<p class=\"met\">Every result is as expected; no pass is vacuous.</p>\n"
+        }
+        out += "<p class=\"note\">Results not as expected, grouped by where their trace first departs from the "
+            + "expected one (INTERPRETING.md, \u{201C}Reading a run: triage\u{201D}), the largest group first.</p>\n"
+        out += "<table>\n<tr><th class=\"num\">#</th><th>engine</th><th>where the trace departs</th>"
+            + "<th class=\"num\">results</th><th>rules</th><th>start with</th></tr>\n"
+        for (index, cluster) in triage.clusters.enumerated() {
+            let statuses = CaseStatus.allCases.compactMap { status in
+                cluster.statuses[status].map { "\($0) \(status.rawValue)" }
+            }.joined(separator: ", ")
+            var what = Markup.escape(cluster.title)
+            if !cluster.instead.isEmpty {
+                what += "<br/><span class=\"none\">instead: " + Markup.escape(cluster.instead.prefix(4)
+                    .map { "\($0.kind) (\($0.cases))" }.joined(separator: ", ")) + "</span>"
+            }
+            if cluster.alsoElsewhere > 0 {
+                what += "<br/><span class=\"none\">and lacking the same lines in \(cluster.alsoElsewhere) results "
+                    + "of other clusters</span>"
+            }
+            out += "<tr><td class=\"num\">\(index + 1)</td><td>\(Markup.escape(cluster.engine))</td><td>\(what)</td>"
+                + "<td class=\"num\">\(cluster.caseIDs.count)" + (statuses.isEmpty ? "" : " (\(Markup.escape(statuses)))")
+                + "</td><td class=\"mono\">" + Markup.escape(cluster.rules.prefix(5).map { "\($0.id) (\($0.cases))" }
+                    .joined(separator: ", ")) + "</td><td class=\"mono\">"
+                + Markup.escape(cluster.starters().joined(separator: ", ")) + "</td></tr>\n"
+        }
+        out += "</table>\n"
+        for engine in report.engines {
+            let passes = triage.vacuousPasses.filter { $0.engine == engine }
+            guard !passes.isEmpty else { continue }
+            out += "<p class=\"missed\">Passes only vacuously on " + Markup.escape(engine) + ": \(passes.count) (their "
+                + "items could make callouts this engine never made: "
+                + Markup.escape(triage.deadKinds[engine]?.joined(separator: ", ") ?? "") + ").</p>\n"
+        }
+        return out
+    }
+
+    static func matrix(_ report: ConformanceReport, areas: [String], triage: Triage) -> String {
         var out = "<table>\n<tr><th>area</th><th class=\"num\">cases</th>"
             + report.engines.map { "<th>\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
         for area in areas {
@@ -67,21 +113,26 @@ public enum ConformPage {
             out += "<tr><td class=\"mono\">\(Markup.escape(area))</td><td class=\"num\">\(ids.count)</td>"
             for engine in report.engines {
                 let outcomes = report.outcomes.filter { $0.area == area && $0.engine == engine }
-                out += cell(outcomes)
+                out += cell(outcomes, triage: triage)
             }
             out += "</tr>\n"
         }
         out += "<tr><th>all</th><th class=\"num\">\(report.caseIDs.count)</th>"
-            + report.engines.map { engine in cell(report.outcomes.filter { $0.engine == engine }) }.joined() + "</tr>\n"
+            + report.engines.map { engine in cell(report.outcomes.filter { $0.engine == engine }, triage: triage) }.joined() + "</tr>\n"
         return out + "</table>\n"
     }
 
     /// `12 PASS, 1 xFAIL, 1 CRASH!`, coloured by the worst: not as expected, expected failure, skip, pass.
-    static func cell(_ outcomes: [CaseOutcome]) -> String {
+    static func cell(_ outcomes: [CaseOutcome], triage: Triage? = nil) -> String {
         guard !outcomes.isEmpty else { return "<td class=\"none\">-</td>" }
         var counts: [(String, Int)] = []
         func add(_ label: String, _ count: Int) { if count > 0 { counts.append((label, count)) } }
-        add("PASS", outcomes.filter { $0.status == .pass && $0.expected == .pass }.count)
+        func vacuous(_ outcome: CaseOutcome) -> Bool {
+            triage?.vacuous(caseID: outcome.caseID, engine: outcome.engine) != nil
+        }
+        let passes = outcomes.filter { $0.status == .pass && $0.expected == .pass }
+        add("PASS", passes.filter { !vacuous($0) }.count)
+        add("PASS?", passes.filter(vacuous).count)
         for status in CaseStatus.allCases where status != .pass {
             add(status == .skip ? "SKIP" : "x" + status.rawValue,
                 outcomes.filter { $0.status == status && $0.meetsExpectation && (status == .skip || $0.expected == status) }.count)
@@ -92,14 +143,16 @@ public enum ConformPage {
         for status in CaseStatus.allCases where status != .pass {
             add(status.rawValue + "!", unmet.filter { $0.status == status }.count)
         }
-        let style = !unmet.isEmpty ? "fail" : outcomes.contains { $0.expected != .pass } ? "xfail"
+        let style = !unmet.isEmpty ? "fail" : outcomes.contains { $0.expected != .pass || vacuous($0) } ? "xfail"
             : outcomes.contains { $0.status == .skip } ? "skip" : "pass"
         let text = counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
         return "<td class=\"\(style)\">\(Markup.escape(text))</td>"
     }
 
-    static func details(_ outcome: CaseOutcome, specCase: SpecCase?, catalogue: RuleCatalogue?, open: Bool) -> String {
-        let label = outcome.isUnexpectedPass ? "XPASS" : outcome.meetsExpectation && outcome.status != .skip
+    static func details(_ outcome: CaseOutcome, specCase: SpecCase?, catalogue: RuleCatalogue?, open: Bool,
+                        vacuous: VacuousPass? = nil) -> String {
+        let label = outcome.isUnexpectedPass ? "XPASS" : vacuous != nil ? "PASS?"
+            : outcome.meetsExpectation && outcome.status != .skip && outcome.status != .pass
             ? "x" + outcome.status.rawValue : outcome.status.rawValue
         let badge = outcome.isUnexpectedPass ? "xpass" : outcome.meetsExpectation && outcome.status != .skip
             ? "xfail" : outcome.status.rawValue.lowercased()
@@ -126,15 +179,26 @@ public enum ConformPage {
             out += "<p><b>Expectation (\(Markup.escape(outcome.engine)): \(Markup.escape(outcome.expected.rawValue))."
                 + "</b> \(Markup.escape(reason))</p>\n"
         }
+        if let vacuous {
+            out += "<p class=\"missed\">Passes only vacuously: its items could make callouts that "
+                + Markup.escape(outcome.engine) + " never made in this run (" + Markup.escape(vacuous.kinds.joined(separator: ", "))
+                + "), so its trace may match only because of that.</p>\n"
+        }
         if let detail = outcome.detail, !detail.isEmpty {
-            out += "<pre class=\"diff\">" + detail.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            out += "<pre class=\"diff\">" + TraceCap.apply(text: detail).split(separator: "\n", omittingEmptySubsequences: false).map { line in
                 let text = Markup.escape(String(line))
                 if line.hasPrefix("- ") || line.hasPrefix("--- ") { return "<span class=\"del\">\(text)</span>" }
                 if line.hasPrefix("+ ") || line.hasPrefix("+++ ") { return "<span class=\"add\">\(text)</span>" }
                 return text
             }.joined(separator: "\n") + "</pre>\n"
-        } else if outcome.status == .pass, !outcome.expectedTrace.isEmpty {
+        } else if outcome.status == .pass, !outcome.expectedTrace.isEmpty, vacuous == nil {
             out += "<p class=\"note\">The trace matched the spec.</p>\n"
+        }
+        if [.timeout, .crash, .error].contains(outcome.status) || vacuous != nil {
+            for (title, trace) in [("Expected trace", outcome.expectedTrace), ("Actual trace", outcome.actualTrace)] {
+                out += "<p><b>\(title)</b> (\(trace.count) lines)</p>\n<pre>"
+                    + Markup.escape(TraceCap.apply(trace).joined(separator: "\n")) + "</pre>\n"
+            }
         }
         return out + "</details>\n"
     }

@@ -9,7 +9,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 
     public func render(_ report: ConformanceReport) -> String {
         switch self {
-        case .table: return TableReport.render(report)
+        case .table: return TableReport.render(report, rows: .all)
         case .json: return JSONReport.render(report)
         case .junit: return JUnitReport.render(report)
         }
@@ -33,15 +33,68 @@ public enum TableRows: Sendable {
     case notAsExpected
 }
 
+/// How many results of a run, or of one engine, ended each way. The closing line of the table says it; it is never
+/// of the form "N passed, N failed", which CI systems read as a test runner's verdict.
+public struct ResultTally: Sendable, Equatable {
+    public var results = 0
+    /// Results that met their expectation (an expected failure, a SKIP, a PASS expected to pass).
+    public var asExpected = 0
+    /// PASS, expected to pass.
+    public var pass = 0
+    /// Of those, the passes ``Triage`` flags as only vacuous.
+    public var vacuous = 0
+    /// Expected failures (FAIL, TIMEOUT, CRASH or ERROR as the expectations file says).
+    public var expectedFailures = 0
+    /// Expected failures that passed.
+    public var unexpectedPasses = 0
+    public var skip = 0
+    /// Not as expected, by status.
+    public var fail = 0, timeout = 0, crash = 0, error = 0
+
+    public init(_ outcomes: [CaseOutcome], triage: Triage? = nil) {
+        for outcome in outcomes {
+            results += 1
+            if outcome.meetsExpectation { asExpected += 1 }
+            switch outcome.status {
+            case .skip: skip += 1
+            case .pass where outcome.expected == .pass:
+                pass += 1
+                if triage?.vacuous(caseID: outcome.caseID, engine: outcome.engine) != nil { vacuous += 1 }
+            case .pass: unexpectedPasses += 1
+            case let status where status == outcome.expected: expectedFailures += 1
+            case .fail: fail += 1
+            case .timeout: timeout += 1
+            case .crash: crash += 1
+            case .error: error += 1
+            }
+        }
+    }
+
+    /// "846 results, 846 as expected: 842 PASS, 4 xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS".
+    public var text: String {
+        let passes = "\(pass) PASS" + (vacuous > 0 ? " (\(vacuous) only vacuously)" : "")
+        return "\(results) result\(results == 1 ? "" : "s"), \(asExpected) as expected: \(passes), \(expectedFailures) xFAIL, \(fail) FAIL, "
+            + "\(skip) SKIP, \(timeout) TIMEOUT, \(crash) CRASH, \(error) ERROR, \(unexpectedPasses) XPASS"
+    }
+}
+
 public enum TableReport {
-    /// The table of `rows` (every case: then a summary line per engine; some cases: after it), each case not as
-    /// expected with its diff, and the count line.
-    public static func render(_ report: ConformanceReport, rows: TableRows = .all) -> String {
+    /// How many clusters the terminal lists (JSON and the page list them all).
+    static let listedClusters = 10
+
+    /// The summary line per engine, the triage, the table of `rows` (every case: then a summary line per engine;
+    /// some cases: after it), each case not as expected with its rule, traces and diff, and the closing tally.
+    /// `catalogue` gives the rules' text when it could be loaded.
+    public static func render(_ report: ConformanceReport, rows: TableRows = .all,
+                              catalogue: RuleCatalogue? = nil) -> String {
+        let triage = Triage(report)
         let listed = report.caseIDs.filter { id in
             let outcomes = report.outcomes.filter { $0.caseID == id }
             switch rows {
             case .all: return true
-            case .notPassing: return outcomes.contains { $0.status != .pass || $0.expected != .pass }
+            case .notPassing:
+                return outcomes.contains { $0.status != .pass || $0.expected != .pass
+                    || triage.vacuous(caseID: $0.caseID, engine: $0.engine) != nil }
             case .notAsExpected: return outcomes.contains { !$0.meetsExpectation }
             }
         }
@@ -49,15 +102,14 @@ public enum TableReport {
         let columnWidth = max(8, report.engines.map(\.count).max() ?? 0)
         func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
         let summaryLines = report.engines.map { engine -> String in
-            let counts = report.counts(engine: engine)
-            let summary = CaseStatus.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
-            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
-            return "\(engine): \(summary); \(unmet == 0 ? "all as expected" : "\(unmet) not as expected")"
+            let tally = ResultTally(report.outcomes.filter { $0.engine == engine }, triage: triage)
+            return "\(engine): \(tally.text)"
         }
-        // Listings of some cases start with the summary: on a terminal it is what is read first.
-        var lines: [String] = rows == .all ? [] : summaryLines + [""]
+        // Listings of some cases start with the summary and the triage: on a terminal they are what is read first.
+        var lines: [String] = rows == .all ? [] : summaryLines + [""] + triageLines(triage, report: report) + [""]
         if rows != .all {
-            let what = rows == .notPassing ? "did not pass on every engine" : "not as expected on some engine"
+            let what = rows == .notPassing ? "did not pass on every engine (or passed only vacuously)"
+                : "not as expected on some engine"
             lines.append("Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
                 + (listed.isEmpty ? "." : ":"))
         }
@@ -67,38 +119,146 @@ public enum TableReport {
         }
         for id in listed {
             let cells = report.engines.map { engine in
-                report.outcome(caseID: id, engine: engine).map(cellText) ?? "-"
+                report.outcome(caseID: id, engine: engine).map {
+                    cellText($0) + (triage.vacuous(caseID: id, engine: engine) != nil ? "?" : "")
+                } ?? "-"
             }
             lines.append(pad(id, idWidth) + cells.map { "  " + pad($0, columnWidth) }.joined())
         }
         if rows == .all {
             lines.append("")
             lines += summaryLines
+            lines.append("")
+            lines += triageLines(triage, report: report)
         }
         if !listed.isEmpty {
-            lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, XPASS! = an expected failure passed.")
+            lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, "
+                         + "XPASS! = an expected failure passed, PASS? = passed only vacuously (see the triage).")
         }
-        let problems = report.outcomes.filter { !$0.meetsExpectation }
-        for outcome in problems {
+        for outcome in report.outcomes where !outcome.meetsExpectation {
             lines.append("")
-            lines.append("\(outcome.status.rawValue): \(outcome.caseID) on \(outcome.engine) (expected \(outcome.expected.rawValue))")
-            if outcome.isUnexpectedPass, let reason = outcome.expectationReason {
-                lines.append("  the expectations file says: \(reason)")
-            }
-            if let detail = outcome.detail { lines.append(detail) }
+            lines += details(outcome, facts: report.facts[outcome.caseID], catalogue: catalogue)
         }
         lines.append("")
-        lines.append("\(report.outcomes.filter(\.meetsExpectation).count) passed, \(problems.count) failed")
+        lines.append("conform: " + ResultTally(report.outcomes, triage: triage).text)
         return lines.joined(separator: "\n")
+    }
+
+    /// The triage: the clusters of results not as expected, the largest first, and the vacuous passes.
+    static func triageLines(_ triage: Triage, report: ConformanceReport) -> [String] {
+        let unmet = report.outcomes.filter { !$0.meetsExpectation && $0.status != .pass }.count
+        guard unmet > 0 || !triage.vacuousPasses.isEmpty || !triage.clusters.isEmpty else {
+            return ["Triage: every result is as expected; no pass is vacuous."]
+        }
+        var lines = ["Triage: \(unmet) result\(unmet == 1 ? "" : "s") not as expected in \(triage.clusters.count) "
+                     + "cluster\(triage.clusters.count == 1 ? "" : "s") by where the trace first departs "
+                     + "(INTERPRETING.md, \"Reading a run: triage\"):"]
+        for (index, cluster) in triage.clusters.prefix(listedClusters).enumerated() {
+            lines += clusterLines(cluster, number: index + 1)
+        }
+        if triage.clusters.count > listedClusters {
+            lines.append("  ... \(triage.clusters.count - listedClusters) more clusters (--format json lists them all)")
+        }
+        if !triage.vacuousPasses.isEmpty {
+            for engine in report.engines {
+                let passes = triage.vacuousPasses.filter { $0.engine == engine }
+                guard !passes.isEmpty else { continue }
+                lines.append("Passes only vacuously on \(engine): \(passes.count) (their items could make callouts "
+                             + "this engine never made: \(triage.deadKinds[engine]?.joined(separator: ", ") ?? "")), "
+                             + "e.g. " + passes.prefix(3).map(\.caseID).joined(separator: ", "))
+            }
+        }
+        return lines
+    }
+
+    static func clusterLines(_ cluster: TriageCluster, number: Int) -> [String] {
+        let statuses = CaseStatus.allCases.compactMap { status in
+            cluster.statuses[status].map { "\($0) \(status.rawValue)" }
+        }.joined(separator: ", ")
+        var lines = ["  \(number). \(cluster.engine): \(cluster.title): \(cluster.caseIDs.count) result"
+                     + (cluster.caseIDs.count == 1 ? "" : "s") + (statuses.isEmpty ? "" : " (\(statuses))")]
+        if cluster.alsoElsewhere > 0 {
+            lines.append("     and lacking the same lines in \(cluster.alsoElsewhere) results clustered below")
+        }
+        if !cluster.instead.isEmpty {
+            lines.append("     instead: " + cluster.instead.prefix(4).map { "\($0.kind) (\($0.cases))" }
+                .joined(separator: ", "))
+        }
+        if !cluster.rules.isEmpty {
+            lines.append("     rules: " + cluster.rules.prefix(5).map { "\($0.id) (\($0.cases))" }.joined(separator: ", ")
+                         + (cluster.rules.count > 5 ? ", ... \(cluster.rules.count - 5) more" : ""))
+        }
+        if !cluster.caseIDs.isEmpty {
+            lines.append("     start with: " + cluster.starters().joined(separator: ", "))
+        }
+        return lines
+    }
+
+    /// One result not as expected: its status, rule, and what happened (the diff of a FAIL; the reason, the crash
+    /// excerpt, and the expected and actual traces of a TIMEOUT, CRASH or ERROR), each trace capped.
+    static func details(_ outcome: CaseOutcome, facts: CaseFacts?, catalogue: RuleCatalogue?) -> [String] {
+        var lines = ["\(outcome.status.rawValue): \(outcome.caseID) on \(outcome.engine) (expected \(outcome.expected.rawValue))"]
+        if let facts {
+            lines.append("  rule: \(facts.rule)")
+            for id in facts.rules {
+                lines.append("  rule \(id): " + (catalogue?.rule(id)?.text ?? "(see catalogue.yaml)"))
+            }
+        }
+        if outcome.isUnexpectedPass, let reason = outcome.expectationReason {
+            lines.append("  the expectations file says: \(reason)")
+        }
+        if let detail = outcome.detail { lines.append(TraceCap.apply(text: detail)) }
+        if [.timeout, .crash, .error].contains(outcome.status) {
+            lines += traceLines("expected trace", outcome.expectedTrace)
+            lines += traceLines("actual trace", outcome.actualTrace)
+        }
+        return lines
+    }
+
+    static func traceLines(_ title: String, _ trace: [String]) -> [String] {
+        guard !trace.isEmpty else { return ["\(title): (none)"] }
+        return ["\(title) (\(trace.count) line\(trace.count == 1 ? "" : "s")):"] + TraceCap.apply(trace).map { "  " + $0 }
     }
 }
 
 enum JSONReport {
     struct Document: Encodable {
-        var format_version = 1
+        var format_version = 2
         var summary: [String: [String: Int]]
         var all_as_expected: Bool
+        /// The closing line's counts, over every engine.
+        var tally: Tally
+        var triage: TriageDocument
         var results: [Result]
+    }
+
+    struct Tally: Encodable {
+        var results, as_expected, pass, pass_only_vacuously, expected_failures, fail, skip, timeout, crash, error,
+            unexpected_passes: Int
+
+        init(_ tally: ResultTally) {
+            (results, as_expected, pass, pass_only_vacuously) = (tally.results, tally.asExpected, tally.pass, tally.vacuous)
+            (expected_failures, fail, skip) = (tally.expectedFailures, tally.fail, tally.skip)
+            (timeout, crash, error, unexpected_passes) = (tally.timeout, tally.crash, tally.error, tally.unexpectedPasses)
+        }
+    }
+
+    struct TriageDocument: Encodable {
+        /// Per engine, the callout kinds it never made though its cases expect them.
+        var dead_callouts: [String: [String]]
+        var clusters: [Cluster]
+    }
+
+    struct Cluster: Encodable {
+        var engine: String
+        var title: String
+        var results: Int
+        var also_elsewhere: Int
+        var statuses: [String: Int]
+        var rules: [String: Int]
+        var instead: [String: Int]
+        var start_with: [String]
+        var cases: [String]
     }
 
     struct Result: Encodable {
@@ -108,29 +268,45 @@ enum JSONReport {
         var status: String
         var expected: String
         var as_expected: Bool
+        /// For a PASS that ``Triage`` flags: the dead callout kinds its items could make.
+        var only_vacuously: [String]?
         var reason: String?
         var detail: String?
         var seconds: Double
-        var expected_trace: [String]?
-        var actual_trace: [String]?
+        /// Capped at ``TraceCap/lines`` lines and a note; the `_lines` fields count them all.
+        var expected_trace: [String]
+        var expected_trace_lines: Int
+        var actual_trace: [String]
+        var actual_trace_lines: Int
     }
 
     static func render(_ report: ConformanceReport) -> String {
+        let triage = Triage(report)
         var summary: [String: [String: Int]] = [:]
         for engine in report.engines {
             let counts = report.counts(engine: engine)
             summary[engine] = Dictionary(uniqueKeysWithValues: CaseStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
         }
         let results = report.outcomes.map { outcome in
-            let showTraces = [.fail, .timeout, .crash].contains(outcome.status)
-            return Result(id: outcome.caseID, area: outcome.area, engine: outcome.engine, status: outcome.status.rawValue,
-                          expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
-                          reason: outcome.expectationReason, detail: outcome.detail,
-                          seconds: (outcome.seconds * 1000).rounded() / 1000,
-                          expected_trace: showTraces ? outcome.expectedTrace : nil,
-                          actual_trace: showTraces ? outcome.actualTrace : nil)
+            Result(id: outcome.caseID, area: outcome.area, engine: outcome.engine, status: outcome.status.rawValue,
+                   expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
+                   only_vacuously: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine)?.kinds,
+                   reason: outcome.expectationReason, detail: outcome.detail.map { TraceCap.apply(text: $0) },
+                   seconds: (outcome.seconds * 1000).rounded() / 1000,
+                   expected_trace: TraceCap.apply(outcome.expectedTrace), expected_trace_lines: outcome.expectedTrace.count,
+                   actual_trace: TraceCap.apply(outcome.actualTrace), actual_trace_lines: outcome.actualTrace.count)
+        }
+        let clusters = triage.clusters.map { cluster in
+            Cluster(engine: cluster.engine, title: cluster.title, results: cluster.caseIDs.count,
+                    also_elsewhere: cluster.alsoElsewhere,
+                    statuses: Dictionary(uniqueKeysWithValues: cluster.statuses.map { ($0.key.rawValue, $0.value) }),
+                    rules: Dictionary(cluster.rules.map { ($0.id, $0.cases) }, uniquingKeysWith: +),
+                    instead: Dictionary(cluster.instead.map { ($0.kind, $0.cases) }, uniquingKeysWith: +),
+                    start_with: cluster.starters(), cases: cluster.caseIDs)
         }
         return JSONText.render(Document(summary: summary, all_as_expected: report.allMeetExpectations,
+                                        tally: Tally(ResultTally(report.outcomes, triage: triage)),
+                                        triage: TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
                                         results: results))
     }
 }
@@ -158,7 +334,7 @@ enum JUnitReport {
                     lines.append(open + ">")
                     let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
                     let element = isError(outcome) ? "error" : "failure"
-                    lines.append(#"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(outcome.detail ?? ""))</\#(element)>"#)
+                    lines.append(#"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(body(outcome)))</\#(element)>"#)
                     lines.append("    </testcase>")
                 } else {
                     lines.append(open + "/>")
@@ -167,6 +343,16 @@ enum JUnitReport {
             lines.append("  </testsuite>")
         }
         lines.append("</testsuites>")
+        return lines.joined(separator: "\n")
+    }
+
+    /// A failure's text: its detail, and for a case that did not run to its end its traces, each capped.
+    static func body(_ outcome: CaseOutcome) -> String {
+        var lines = outcome.detail.map { [TraceCap.apply(text: $0)] } ?? []
+        if [.timeout, .crash, .error].contains(outcome.status) {
+            lines += TableReport.traceLines("expected trace", outcome.expectedTrace)
+            lines += TableReport.traceLines("actual trace", outcome.actualTrace)
+        }
         return lines.joined(separator: "\n")
     }
 
