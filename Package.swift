@@ -35,17 +35,16 @@ let package = Package(
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("dispatch")]),
         // The contract every engine implements so the conformance runner can drive it.
         .target(name: "EngineKit"),
-        // Declarations of CF functions libFoundation.so exports but the toolchain's headers hide on Linux.
-        .target(name: "CFPrivate"),
-        // The `cf` engine: the real CoreFoundation shipped with the toolchain.
+        // A CoreFoundation implementation's run-loop C API as a table of functions: the toolchain's (found in the
+        // process) or any shared library's, loaded with dlopen at run time.
+        .target(name: "CFLoader", linkerSettings: [.linkedLibrary("dl")]),
+        // The engines `cf` (the real CoreFoundation shipped with the toolchain, which this target links) and
+        // `cf:PATH` (any CoreFoundation library), both through CFLoader's table.
         .target(
             name: "CFEngine",
-            dependencies: ["EngineKit", "CFPrivate"],
+            dependencies: ["CFLoader", "EngineKit"],
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
-        // Engines `cf:PATH`: any CoreFoundation implementation's shared library, loaded with dlopen at run time.
-        .target(name: "CFLoader", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "LoadedCFEngine", dependencies: ["CFLoader", "EngineKit"]),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
         // Release builds skip Swift's dynamic exclusivity checks in the reference loop: every mutable property says
         // which lock protects it or which thread it is confined to, so each access is exclusive by construction, and
@@ -86,7 +85,7 @@ let package = Package(
                 exclude: ["COMPARING.md"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
-        .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "LoadedCFEngine", "ConformanceKit", "EngineKit"]),
+        .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
         // The command-line tool: parses arguments and calls the libraries.
         .executableTarget(
             name: "runloop",
@@ -106,8 +105,8 @@ let package = Package(
         .target(name: "ConformanceTestSupport", dependencies: ["ConformanceKit"], path: "Tests/ConformanceTestSupport"),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "LoadedCFEngine",
-                           "CFLoader", "EngineKit", "ConformanceTestSupport"]
+            dependencies: ["ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
+                           "EngineKit", "ConformanceTestSupport"]
         ),
         .testTarget(
             name: "ConformanceFuzzerTests",

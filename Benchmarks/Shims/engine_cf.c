@@ -332,12 +332,10 @@ bench_engine *bench_engine_cf_load(const char *path, char **error) {
     if (!cf) return NULL;
     bench_engine *engine = malloc(sizeof *engine);
     *engine = bench_engine_cf;
-    // `cf:` and the file name without `lib` and `.so...`, as `runloop conform` names it.
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (strncmp(base, "lib", 3) == 0 && base[3]) base += 3;
-    size_t length = strstr(base, ".so") ? (size_t)(strstr(base, ".so") - base) : strlen(base);
-    char *name = malloc(length + 4);
-    snprintf(name, length + 4, "cf:%.*s", (int)length, base);
+    // CFLoader's one naming rule, which `runloop conform` applies too.
+    size_t size = strlen(path) + 4;
+    char *name = malloc(size);
+    cfl_engine_name(path, name, size);
     engine->name = name;
     engine->data = make_data(cf);
     return engine;

@@ -137,3 +137,74 @@ cfl_library *cfl_open(const char *path, char **error) {
     }
     return lib;
 }
+
+cfl_library *cfl_open_toolchain(char **error) {
+    void *symbol = dlsym(RTLD_DEFAULT, "CFRunLoopGetCurrent");
+    Dl_info info;
+    if (!symbol || !dladdr(symbol, &info) || !info.dli_fname || !info.dli_fname[0]) {
+        const char *why = "this process has no CoreFoundation (no CFRunLoopGetCurrent in its global scope)";
+        *error = strdup(why);
+        return NULL;
+    }
+    return cfl_open(info.dli_fname, error);
+}
+
+void cfl_engine_name(const char *path, char *out, unsigned long size) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (strncmp(base, "lib", 3) == 0 && base[3]) base += 3;
+    const char *so = strstr(base, ".so");
+    size_t length = so ? (size_t)(so - base) : strlen(base);
+    snprintf(out, size, "cf:%.*s", (int)length, base);
+}
+
+// MARK: Blocks of the suite's own making
+
+/// BLOCK_IS_GLOBAL of the Blocks ABI (https://clang.llvm.org/docs/Block-ABI-Apple.html, "flags").
+enum { CFL_BLOCK_IS_GLOBAL = 1 << 28 };
+
+struct cfl_block_descriptor {
+    unsigned long reserved;
+    unsigned long size;
+};
+
+/// A block literal as the Blocks ABI lays it out, with two captured words: the callout and its context.
+struct cfl_block {
+    const void *isa;
+    int flags;
+    int reserved;
+    void (*invoke)(struct cfl_block *block);
+    const struct cfl_block_descriptor *descriptor;
+    void (*callout)(void *context);
+    void *context;
+};
+
+static const struct cfl_block_descriptor block_descriptor = {0, sizeof(struct cfl_block)};
+
+/// The isa of a global block: the process's _NSConcreteGlobalBlock when a blocks runtime is in its global scope (a
+/// runtime that decides by isa, as GNUstep's libobjc2 does, then sees a global block too), otherwise a word of our
+/// own, which no runtime takes for its stack or heap block class either.
+static const void *global_block_isa(void) {
+    static const void *own_class[4];
+    const void *runtime = dlsym(RTLD_DEFAULT, "_NSConcreteGlobalBlock");
+    return runtime ? runtime : own_class;
+}
+
+static void invoke_block(struct cfl_block *block) {
+    void (*callout)(void *) = block->callout;
+    void *context = block->context;
+    block->callout = NULL;  // at most once
+    if (callout) callout(context);
+}
+
+void cfl_perform_block(const cfl_library *library, cfl_ref loop, cfl_ref modes, void (*callout)(void *context),
+                       void *context) {
+    struct cfl_block *block = calloc(1, sizeof *block);
+    block->isa = global_block_isa();
+    block->flags = CFL_BLOCK_IS_GLOBAL;
+    block->invoke = invoke_block;
+    block->descriptor = &block_descriptor;
+    block->callout = callout;
+    block->context = context;
+    library->CFRunLoopPerformBlock(loop, modes, block);
+}

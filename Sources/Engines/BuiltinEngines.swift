@@ -7,15 +7,14 @@
 import CFEngine
 import ConformanceKit
 import EngineKit
-import LoadedCFEngine
 import RefEngine
 
 public enum BuiltinEngines {
     /// Every built-in engine, in the order of the report's columns.
-    public static let all: [any RunLoopEngine] = [CoreFoundationEngine(), ReferenceEngine()]
+    public static let all: [any RunLoopEngine] = [CoreFoundationEngine.toolchain, ReferenceEngine()]
 
     /// Makes the engines that are not built in: `cf:PATH`, any CoreFoundation library loaded at run time.
-    public static let loader: EngineLoader = LoadedCFEngine.loadEngine
+    public static let loader: EngineLoader = CoreFoundationEngine.loadEngine
 
     /// The catalogue `runloop`, its worker and the tests look engines up in: these engines and this loader.
     public static let catalogue = EngineCatalogue(engines: all, loader: loader)

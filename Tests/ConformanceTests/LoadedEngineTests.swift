@@ -2,13 +2,12 @@
 // at run time, must give the same status and the same trace as `cf` on every case of the shipped spec. Plus what a
 // library without an optional function turns into (SKIP naming the symbol).
 
-import CFEngine
 import CFLoader
 @testable import ConformanceKit
 import EngineKit
 import ConformanceTestSupport
 import Foundation
-@testable import LoadedCFEngine
+@testable import CFEngine
 import Testing
 
 enum ToolchainFoundation {
@@ -34,7 +33,7 @@ struct LoadedEngineTests {
         let path = try #require(ToolchainFoundation.path)
         let description = try IsolatedRunner.describeEngine(TestWorker.launcher(), selector: "cf:" + path)
         #expect(description.name == "cf:Foundation")
-        #expect(Set(description.features) == Set(CoreFoundationEngine().features.map(\.rawValue)))
+        #expect(Set(description.features) == Set(CoreFoundationEngine.toolchain.features.map(\.rawValue)))
     }
 
     @Test("each case through cf:libFoundation.so as on cf", arguments: ShippedSpec.caseIDs)
@@ -54,12 +53,12 @@ struct LoadedEngineTests {
 
     @Test func aMissingOptionalFunctionSkipsWithItsName() throws {
         let path = try #require(ToolchainFoundation.path)
-        let library = try LoadedLibrary.open(path).get()
+        let library = try CFLibrary.open(path).get()
         // The same library with CFRunLoopPerformBlock taken out of a copy of its table.
         let table = UnsafeMutablePointer<cfl_library>.allocate(capacity: 1)
         table.initialize(to: library.table.pointee)
         table.pointee.CFRunLoopPerformBlock = nil
-        let engine = LoadedCFEngine(library: LoadedLibrary(table: table))
+        let engine = CoreFoundationEngine(library: CFLibrary(table: table))
         #expect(!engine.features.contains(.blocks))
         #expect(engine.whyLacking(.blocks) == "\(path) has no CFRunLoopPerformBlock")
         let needsBlocks = try SpecLoader.parse("""
@@ -79,7 +78,7 @@ struct LoadedEngineTests {
     }
 
     @Test func wrongLibrariesAreClearErrors() {
-        #expect(LoadedCFEngine.load(selector: "ref") == nil)
+        #expect(CoreFoundationEngine.load(selector: "ref") == nil)
         let text = NSTemporaryDirectory() + "runloop-not-a-library-\(getpid()).so"
         try? String(repeating: "this is not a shared library\n", count: 200).write(toFile: text, atomically: true,
                                                                                     encoding: .utf8)
@@ -87,7 +86,7 @@ struct LoadedEngineTests {
         for (path, message) in [("/nonexistent/libCF.so", "cannot load /nonexistent/libCF.so"),
                                 (text, "\(text): invalid ELF header"),
                                 ("libc.so.6", "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent")] {
-            guard case .failure(let error)? = LoadedCFEngine.load(selector: "cf:" + path) else {
+            guard case .failure(let error)? = CoreFoundationEngine.load(selector: "cf:" + path) else {
                 Issue.record("\(path) loaded")
                 continue
             }

@@ -133,7 +133,7 @@ struct MainThreadSpecTests {
 
     @Test func inProcessRunnerSkipsMainThreadCases() throws {
         let spec = try SpecLoader.parse(Self.document(), file: "cases/main.yaml")
-        let report = ConformanceRunner().run(cases: spec.cases, engines: [CoreFoundationEngine()], expectations: [:])
+        let report = ConformanceRunner().run(cases: spec.cases, engines: [CoreFoundationEngine.toolchain], expectations: [:])
         let outcome = try #require(report.outcomes.first)
         #expect(outcome.status == .skip)
         #expect(outcome.detail?.contains("--isolation none") == true)

@@ -28,13 +28,13 @@ struct RunnerSelfTests {
         """
 
     @Test func correctExpectationPasses() throws {
-        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine())
+        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine.toolchain)
         #expect(outcome.status == .pass, "\(outcome.detail ?? "")")
     }
 
     @Test func wrongExpectationFailsWithDiff() throws {
         let wrong = Self.pollCase.replacingOccurrences(of: "return timedOut", with: "return finished")
-        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine())
+        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine.toolchain)
         #expect(outcome.status == .fail)
         #expect(outcome.detail?.contains("- return finished") == true)
         #expect(outcome.detail?.contains("+ return timedOut") == true)
@@ -56,7 +56,7 @@ struct RunnerSelfTests {
 
             """
         let cases = try Self.cases(hanging + Self.pollCase)
-        let report = ConformanceRunner().run(cases: cases, engines: [CoreFoundationEngine()], expectations: [:])
+        let report = ConformanceRunner().run(cases: cases, engines: [CoreFoundationEngine.toolchain], expectations: [:])
         #expect(report.outcomes.map(\.status) == [.timeout, .pass])
         #expect(!report.allMeetExpectations)
     }
@@ -75,7 +75,7 @@ struct RunnerSelfTests {
                 expect: [run default, perform s, return stopped]
 
             """
-        let outcome = ConformanceRunner().run(try Self.cases(forever)[0], on: CoreFoundationEngine())
+        let outcome = ConformanceRunner().run(try Self.cases(forever)[0], on: CoreFoundationEngine.toolchain)
         #expect(outcome.status == .error)
         #expect(outcome.detail?.contains("recorded \(CaseExecution.maxTraceLines) trace lines") == true)
         #expect(outcome.actualTrace.count == CaseExecution.maxTraceLines)
@@ -101,7 +101,7 @@ struct RunnerSelfTests {
     @Test func expectedFailureThatPassesIsReported() throws {
         let entry = EngineExpectations.Entry(status: .fail, reason: "pretend this fails on cf",
                                              location: SpecLocation(file: "x", line: 1))
-        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine(), expected: entry)
+        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine.toolchain, expected: entry)
         #expect(outcome.status == .pass)
         #expect(outcome.isUnexpectedPass)
         #expect(!outcome.meetsExpectation)
@@ -110,14 +110,14 @@ struct RunnerSelfTests {
     @Test func expectedFailureThatFailsMeetsExpectation() throws {
         let wrong = Self.pollCase.replacingOccurrences(of: "return timedOut", with: "return finished")
         let entry = EngineExpectations.Entry(status: .fail, reason: "known divergence", location: SpecLocation(file: "x", line: 1))
-        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine(), expected: entry)
+        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine.toolchain, expected: entry)
         #expect(outcome.status == .fail)
         #expect(outcome.meetsExpectation)
     }
 
     @Test func reportsRenderEveryFormat() throws {
         let cases = try Self.cases(Self.pollCase)
-        let report = ConformanceRunner().run(cases: cases, engines: [CoreFoundationEngine()], expectations: [:])
+        let report = ConformanceRunner().run(cases: cases, engines: [CoreFoundationEngine.toolchain], expectations: [:])
         #expect(ReportFormat.table.render(report).contains("self.poll"))
         #expect(ReportFormat.json.render(report).contains("\"PASS\" : 1"))
         #expect(ReportFormat.junit.render(report).contains("<testcase classname=\"cf.self\" name=\"self.poll\""))
@@ -128,7 +128,7 @@ struct RunnerSelfTests {
 struct FeaturelessEngine: RunLoopEngine {
     var name: String { "featureless" }
     var features: Set<EngineFeature> { [] }
-    func currentLoop() -> any EngineLoop { CoreFoundationEngine().currentLoop() }
+    func currentLoop() -> any EngineLoop { CoreFoundationEngine.toolchain.currentLoop() }
 }
 
 @Suite("Trace matching")

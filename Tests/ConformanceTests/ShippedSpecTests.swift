@@ -74,7 +74,7 @@ struct ShippedSpecTests {
 
     @Test("each case on cf", arguments: ShippedSpec.caseIDs)
     func onCoreFoundation(_ id: String) throws {
-        try ShippedSpec.check(id, on: CoreFoundationEngine().name)
+        try ShippedSpec.check(id, on: CoreFoundationEngine.toolchain.name)
     }
 
     @Test("each case on ref", arguments: ShippedSpec.caseIDs)

@@ -143,6 +143,26 @@ typedef struct {
 /// core function (all missing ones are named). The table lives for the process.
 cfl_library *cfl_open(const char *path, char **error);
 
+/// The toolchain's CoreFoundation, the one this process is linked with: the image that defines CFRunLoopGetCurrent in
+/// the process's global scope (found with dladdr; the toolchain's libFoundation.so), opened with cfl_open. NULL and a
+/// malloc'd message in *error when the process has no CoreFoundation.
+cfl_library *cfl_open_toolchain(char **error);
+
+/// The engine name of a library loaded from `path` (the one naming rule of the `cf:PATH` family): `cf:` and the
+/// file name without a leading `lib` and without `.so` and what follows it (`cf:Foundation` for
+/// /usr/lib/libFoundation.so.6). Written NUL-terminated into `out` (truncated to `size`).
+void cfl_engine_name(const char *path, char *out, unsigned long size);
+
+/// Queues `callout(context)` with the library's CFRunLoopPerformBlock (present: feature blocks) for `modes` (a mode
+/// string or an array of them). The block handed to the library is one of the suite's own making, flagged
+/// BLOCK_IS_GLOBAL: every Blocks-ABI runtime's _Block_copy returns such a block itself and its _Block_release leaves it
+/// alone, so whichever blocks runtime the library binds to (under RTLD_DEEPBIND it may be its own, not the one of
+/// the process) never copies, frees or retains anything of it. The suite owns the block: its memory is never freed
+/// (the library may still read its flags when it releases it after the call), and `context` is the caller's to free,
+/// from `callout` (called at most once) or never.
+void cfl_perform_block(const cfl_library *library, cfl_ref loop, cfl_ref modes, void (*callout)(void *context),
+                       void *context);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,2 +1,0 @@
-// Declarations only (see include/CFPrivate.h); SwiftPM needs one source file per C target.
-#include "CFPrivate.h"
