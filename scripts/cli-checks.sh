@@ -121,8 +121,49 @@ check "cf:libFoundation.so with its expectations file" 0 'cf:Foundation: [0-9]+ 
     "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*'
 check "cf:PATH that does not exist" 2 "cannot load $work/libNope.so" -- "$runloop" conform --engine "cf:$work/libNope.so"
 check "cf:PATH that is not a shared library" 2 "bad.yaml: invalid ELF header" -- "$runloop" conform --engine "cf:$work/bad.yaml"
+libc=$(ldd /bin/sh | awk '/libc\.so\.6/ {print $3}')
 check "cf:PATH without the run-loop API" 2 "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent, " -- \
-    "$runloop" conform --engine cf:libc.so.6
+    "$runloop" conform --engine "cf:$libc"
+
+# runloop engines: each engine, its features and why it lacks the others; a bare file name is in the current
+# directory; two libraries with one file name cannot share a report; --without turns features off (and an unknown
+# one is exit 2 listing the known ones).
+check "engines: the built-in ones" 0 "^cf: CoreFoundation from .*libFoundation.so.*the toolchain's" -- "$runloop" engines
+check "engines: ref's features" 0 "features: source1, stop-mode, tolerance, blocks, main-thread, main-queue" -- \
+    "$runloop" engines ref
+check "engines: unknown engine" 2 "unknown engine 'nope'" -- "$runloop" engines nope
+mkdir -p "$work/here" "$work/a" "$work/b"
+ln -s "$foundation" "$work/here/libx.so"
+check "engines: a bare file name is in the current directory" 0 "^cf:x: CoreFoundation from .*/here/libx.so" -- \
+    sh -c "cd '$work/here' && '$runloop' engines cf:libx.so"
+check "conform: a bare file name that is not in the current directory" 2 "cannot load $work/libx.so" -- \
+    sh -c "cd '$work' && '$runloop' conform --engine cf:libx.so"
+clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
+"$clang" -shared -fPIC -O1 -o "$work/b/libx.so" "$(dirname "$0")/../Tests/DefectiveCF/defective_cf.c" -ldl -lpthread
+ln -s "$foundation" "$work/a/libx.so"
+check "engines: two libraries named alike" 2 "'cf:$work/a/libx.so' and 'cf:$work/b/libx.so' would both be named cf:x.*ln -s" -- \
+    "$runloop" engines "cf:$work/a/libx.so" "cf:$work/b/libx.so"
+check "conform: two libraries named alike" 2 "would both be named cf:x" -- \
+    "$runloop" conform --engine "cf:$work/a/libx.so,cf:$work/b/libx.so"
+check "engines: one library twice is one engine" 0 "^cf:x: " -- \
+    sh -c "cd '$work/here' && '$runloop' engines cf:libx.so cf:./libx.so"
+"$clang" -shared -fPIC -O1 -DDEFECTIVE_CF_CORE_ONLY -o "$work/libcore.so" \
+    "$(dirname "$0")/../Tests/DefectiveCF/defective_cf.c" -ldl -lpthread
+check "engines: a library's missing optional functions" 0 "lacks blocks: $work/libcore.so has no CFRunLoopPerformBlock" -- \
+    "$runloop" engines "cf:$work/libcore.so"
+check "engines: every one of them" 0 "lacks tolerance: $work/libcore.so has no CFRunLoopTimerGetTolerance, CFRunLoopTimerSetTolerance" -- \
+    "$runloop" engines "cf:$work/libcore.so"
+check "engines --without" 0 "lacks main-queue: turned off with --without main-queue" -- \
+    "$runloop" engines cf --without main-queue
+check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue\)" -- \
+    "$runloop" engines --without gcd
+check "conform --without an unknown feature" 2 "unknown feature 'gcd' \(known: " -- "$runloop" conform --without blocks,gcd
+check "conform --without main-queue" 0 "cf: [0-9]+ PASS, 0 FAIL, 0 TIMEOUT, 0 CRASH, 0 ERROR, [1-9][0-9]* SKIP" -- \
+    "$runloop" conform --engine cf --filter 'main.*' --without main-queue
+check "conform --without: the reason" 0 "engine lacks: mainQueue \(turned off with --without main-queue\)" -- \
+    "$runloop" conform --engine ref --filter 'main.queue-in-poll' --without main-queue --verbose
+check "conform --without and --worker" 2 "--without works with runloop's own worker only" -- \
+    "$runloop" conform --worker "$test_worker" --engine ref --without blocks
 
 # runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
 {

@@ -154,6 +154,11 @@ public struct CoreFoundationEngine: RunLoopEngine {
         load(selector: selector)?.map { $0 as any RunLoopEngine }.mapError { $0 as any Error }
     }
 
+    public var summary: String {
+        "CoreFoundation from \(library.path) (build id \(library.buildID.isEmpty ? "none" : library.buildID))"
+            + (name == "cf" ? ", the toolchain's" : "")
+    }
+
     public var features: Set<EngineFeature> {
         EngineFeature.allCases.reduce(into: []) { features, feature in
             if whyLacking(feature) == nil { features.insert(feature) }
@@ -170,7 +175,9 @@ public struct CoreFoundationEngine: RunLoopEngine {
                        fn.CFArrayCreate == nil ? "CFArrayCreate" : nil,
                        fn.typeArrayCallBacks == nil ? "kCFTypeArrayCallBacks" : nil].compactMap { $0 }
         case .stopMode: missing = fn._CFRunLoopStopMode == nil ? ["_CFRunLoopStopMode"] : []
-        case .mainThread: missing = fn.CFRunLoopGetMain == nil ? ["CFRunLoopGetMain"] : []
+        // A library built without libdispatch has CFRunLoopGetMain and no main queue, which no symbol shows:
+        // `--without main-queue` says so.
+        case .mainThread, .mainQueue: missing = fn.CFRunLoopGetMain == nil ? ["CFRunLoopGetMain"] : []
         case .timerTolerance:
             missing = [fn.CFRunLoopTimerGetTolerance == nil ? "CFRunLoopTimerGetTolerance" : nil,
                        fn.CFRunLoopTimerSetTolerance == nil ? "CFRunLoopTimerSetTolerance" : nil].compactMap { $0 }

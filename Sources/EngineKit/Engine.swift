@@ -9,6 +9,8 @@
 public protocol RunLoopEngine: Sendable {
     /// Short, stable name used on the command line and in reports (`cf`, `ref`).
     var name: String { get }
+    /// What the engine is, in one line (`runloop engines`): for a library, its path and build id. Defaults to "".
+    var summary: String { get }
     /// Optional capabilities; a case that needs a missing one is reported SKIP, not FAIL.
     var features: Set<EngineFeature> { get }
     /// The calling thread's loop, created on first use (CFRunLoopGetCurrent). Called on a fresh thread per case, on
@@ -22,6 +24,7 @@ public protocol RunLoopEngine: Sendable {
 
 extension RunLoopEngine {
     public func whyLacking(_ feature: EngineFeature) -> String? { nil }
+    public var summary: String { "" }
 }
 
 /// An engine that wants to know which case is about to run: diagnostic engines, and the test-only engine that
@@ -41,8 +44,50 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
     /// CFRunLoopPerformBlock.
     case blocks
     /// Main-thread cases: the case runs on the process's main thread, whose loop is the main loop
-    /// (CFRunLoopGetMain), and that loop services the main dispatch queue as CF's does (spec format 1.1).
+    /// (CFRunLoopGetMain) (spec format 1.1).
     case mainThread
+    /// The main loop services the main dispatch queue as CF's does: blocks sent to it run in the loop's common modes,
+    /// and its port keeps a common mode of the main loop from being empty. A CoreFoundation built without
+    /// libdispatch has a main loop without it. Cases that send to the main queue (`dispatchMain`) need it whether
+    /// they list it or not.
+    case mainQueue
+
+    /// The feature's name on the command line (`--without`): kebab case, `tolerance` for timerTolerance.
+    public var optionName: String {
+        switch self {
+        case .source1: return "source1"
+        case .stopMode: return "stop-mode"
+        case .timerTolerance: return "tolerance"
+        case .blocks: return "blocks"
+        case .mainThread: return "main-thread"
+        case .mainQueue: return "main-queue"
+        }
+    }
+
+    /// The feature a command-line name (``optionName``) or a spec name (the raw value) names.
+    public init?(optionName: String) {
+        guard let feature = Self.allCases.first(where: { $0.optionName == optionName || $0.rawValue == optionName })
+        else { return nil }
+        self = feature
+    }
+
+    /// Parses a comma-separated `--without` list; the error names the unknown feature and lists the known ones.
+    public static func parseList(_ list: String) -> Result<Set<EngineFeature>, FeatureListError> {
+        var features = Set<EngineFeature>()
+        for word in list.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !word.isEmpty {
+            guard let feature = EngineFeature(optionName: word) else {
+                return .failure(FeatureListError(description: "unknown feature '\(word)' (known: "
+                                                 + allCases.map(\.optionName).joined(separator: ", ") + ")"))
+            }
+            features.insert(feature)
+        }
+        return .success(features)
+    }
+}
+
+/// A `--without` list that names an unknown feature.
+public struct FeatureListError: Error, CustomStringConvertible, Sendable {
+    public var description: String
 }
 
 /// One loop, bound to the thread that created it.

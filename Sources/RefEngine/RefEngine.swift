@@ -10,7 +10,9 @@ public struct ReferenceEngine: RunLoopEngine {
 
     public var name: String { "ref" }
 
-    public var features: Set<EngineFeature> { [.source1, .stopMode, .timerTolerance, .blocks, .mainThread] }
+    public var summary: String { "the reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd" }
+
+    public var features: Set<EngineFeature> { [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue] }
 
     public func currentLoop() -> any EngineLoop { RefLoopAdapter(RefRunLoop.current) }
 }

@@ -61,6 +61,8 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
     var html: String?
 
+    @OptionGroup var without: WithoutOption
+
     @Flag(name: .long, help: "Print a line per case as it finishes (to standard error), instead of the progress line.")
     var progress = false
 
@@ -81,6 +83,9 @@ struct ConformCommand: ParsableCommand {
         if verbose, onlyFailures { throw ValidationError("--verbose and --only-failures exclude each other") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        if worker != nil, try !without.features().isEmpty {
+            throw ValidationError("--without works with runloop's own worker only, not with --worker")
+        }
     }
 
     func run() throws {
@@ -98,10 +103,10 @@ struct ConformCommand: ParsableCommand {
         let showProgress = progress
         let report: ConformanceReport
         let cases: [SpecCase]
-        let launcher = worker.map { WorkerLauncher(executable: $0) }
-            ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
+        let catalogue = BuiltinEngines.catalogue.without(try without.features())
+        let launcher = try worker.map { WorkerLauncher(executable: $0) } ?? without.launcher()
         do {
-            let hosted = worker == nil ? BuiltinEngines.catalogue.engines.map { EngineDescription($0) }
+            let hosted = worker == nil ? catalogue.engines.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             let engines = try EngineSelection.resolve(engine, hosted: hosted, launcher: launcher)
             cases = try Conformance.selectCases(request)
@@ -116,7 +121,7 @@ struct ConformCommand: ParsableCommand {
             defer { line?.finish() }
             switch isolation {
             case .none:
-                report = try Conformance.runInProcess(request, engines: try engines.map(BuiltinEngines.catalogue.make),
+                report = try Conformance.runInProcess(request, engines: try engines.map(catalogue.make),
                                                       progress: progress)
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)

@@ -12,15 +12,18 @@ import Testing
 
 enum ToolchainFoundation {
     /// The libFoundation.so this test process runs with (the toolchain's), from /proc/self/maps.
-    static let path: String? = {
+    static let path: String? = mapped("/libFoundation.so")
+
+    /// The path of a file this process has mapped whose path ends in `suffix`, from /proc/self/maps.
+    static func mapped(_ suffix: String) -> String? {
         // Read to the end: procfs files report a size of 0, so a read sized by stat would see nothing.
         guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps") else { return nil }
         let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         return maps.split(separator: "\n").lazy.compactMap { line -> String? in
-            guard line.hasSuffix("/libFoundation.so"), let slash = line.firstIndex(of: "/") else { return nil }
+            guard line.hasSuffix(suffix), let slash = line.firstIndex(of: "/") else { return nil }
             return String(line[slash...])
         }.first
-    }()
+    }
 
     static let loaded = WorkerSession(launcher: TestWorker.launcher(), specPath: ShippedSpec.request.specPath,
                                       engine: EngineDescription(selector: "cf:" + (path ?? "missing"),
@@ -77,6 +80,16 @@ struct LoadedEngineTests {
         #expect(outcome.detail == "engine lacks: blocks (\(path) has no CFRunLoopPerformBlock)")
     }
 
+    @Test func aBareFileNameIsInTheCurrentDirectory() {
+        // Not on the dynamic linker's path (scripts/cli-checks.sh loads one so from a directory of its own).
+        #expect(CoreFoundationEngine.path(ofSelector: "cf:libx.so")
+                == FileManager.default.currentDirectoryPath + "/libx.so")
+        #expect(CoreFoundationEngine.path(ofSelector: "cf:/a/libx.so.6") == "/a/libx.so.6")
+        #expect(CoreFoundationEngine.path(ofSelector: "ref") == nil)
+        #expect(CoreFoundationEngine.name(ofPath: "/a/libx.so.6") == "cf:x")
+        #expect(CoreFoundationEngine.name(ofPath: "CoreFoundation") == "cf:CoreFoundation")
+    }
+
     @Test func wrongLibrariesAreClearErrors() {
         #expect(CoreFoundationEngine.load(selector: "ref") == nil)
         let text = NSTemporaryDirectory() + "runloop-not-a-library-\(getpid()).so"
@@ -85,7 +98,9 @@ struct LoadedEngineTests {
         defer { unlink(text) }
         for (path, message) in [("/nonexistent/libCF.so", "cannot load /nonexistent/libCF.so"),
                                 (text, "\(text): invalid ELF header"),
-                                ("libc.so.6", "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent")] {
+                                ("/nonexistent-dir-of-its-own/libc.so.6", "cannot load /nonexistent-dir-of-its-own/libc.so.6"),
+                                (ToolchainFoundation.mapped("/libc.so.6") ?? "libc.so.6",
+                                 "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent")] {
             guard case .failure(let error)? = CoreFoundationEngine.load(selector: "cf:" + path) else {
                 Issue.record("\(path) loaded")
                 continue

@@ -45,7 +45,8 @@ struct MainThreadSpecTests {
                                                       expect: "- isMainLoop true\n      - run default\n      - mark x\n      - return stopped"),
                                         file: "cases/main.yaml")
         let specCase = try #require(spec.cases.first)
-        #expect(specCase.features == [.mainThread])
+        // dispatchMain adds mainQueue to the features the case lists.
+        #expect(specCase.features == [.mainThread, .mainQueue])
         guard case .query(.isMainLoop) = specCase.steps[0] else { Issue.record("step 0: \(specCase.steps[0])"); return }
         guard case .dispatchMain(let inner) = specCase.steps[1], inner.count == 2,
               case .mark("x") = inner[0], case .stop = inner[1] else {

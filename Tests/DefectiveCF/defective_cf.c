@@ -7,7 +7,7 @@
 //   observers-dead            observers are created and scheduled, but their callout is never called
 //   stop-no-wake              CFRunLoopStop from a thread other than the loop's sets no stop and does not wake the
 //                             loop; the stop takes effect only when the loop wakes for another reason
-//   timers-fire-at-once       every timer is created already due (its fire date is now, whatever was asked)
+//   timers-fire-at-once       every timer is created already due (a fire date later than now becomes now)
 //   repeating-no-advance      a repeating timer's next fire date reads as its first one forever
 //                             (CFRunLoopTimerGetNextFireDate)
 //   signal-unscheduled-crash  CFRunLoopSourceSignal on a version-0 source that is in no loop aborts the process
@@ -41,8 +41,10 @@ enum {
 static unsigned defects;  // written once by the constructor, before any other function of the library runs
 static void *real;        // the toolchain's libFoundation.so
 
+/// Ends the process as a library that traps does; the line leads with "Fatal error", which the runner's crash
+/// excerpt keeps (Sources/ConformanceKit/IsolatedRunner.swift, CrashOutput), so the tests can tell this abort apart.
 static void fail(const char *what) {
-    fprintf(stderr, "defective_cf: %s\n", what);
+    fprintf(stderr, "Fatal error: defective_cf: %s\n", what);
     abort();
 }
 
@@ -103,7 +105,6 @@ __attribute__((constructor)) static void load(void) {
     }
 
 FORWARD(ref, CFRunLoopGetCurrent, (void), ())
-FORWARD(ref, CFRunLoopGetMain, (void), ())
 FORWARD_VOID(CFRunLoopWakeUp, (ref loop), (loop))
 FORWARD(unsigned char, CFRunLoopIsWaiting, (ref loop), (loop))
 FORWARD(ref, CFRunLoopCopyCurrentMode, (ref loop), (loop))
@@ -119,14 +120,11 @@ FORWARD(unsigned char, CFRunLoopContainsTimer, (ref loop, ref item, ref mode), (
 FORWARD_VOID(CFRunLoopAddObserver, (ref loop, ref item, ref mode), (loop, item, mode))
 FORWARD_VOID(CFRunLoopRemoveObserver, (ref loop, ref item, ref mode), (loop, item, mode))
 FORWARD(unsigned char, CFRunLoopContainsObserver, (ref loop, ref item, ref mode), (loop, item, mode))
-FORWARD_VOID(_CFRunLoopStopMode, (ref loop, ref mode), (loop, mode))
 FORWARD_VOID(CFRunLoopSourceInvalidate, (ref source), (source))
 FORWARD(unsigned char, CFRunLoopSourceIsValid, (ref source), (source))
 FORWARD_VOID(CFRunLoopTimerInvalidate, (ref timer), (timer))
 FORWARD(unsigned char, CFRunLoopTimerIsValid, (ref timer), (timer))
 FORWARD_VOID(CFRunLoopTimerSetNextFireDate, (ref timer, double date), (timer, date))
-FORWARD(double, CFRunLoopTimerGetTolerance, (ref timer), (timer))
-FORWARD_VOID(CFRunLoopTimerSetTolerance, (ref timer, double tolerance), (timer, tolerance))
 FORWARD_VOID(CFRunLoopObserverInvalidate, (ref observer), (observer))
 FORWARD(unsigned char, CFRunLoopObserverIsValid, (ref observer), (observer))
 FORWARD(double, CFAbsoluteTimeGetCurrent, (void), ())
@@ -139,6 +137,15 @@ FORWARD(long, CFArrayGetCount, (ref array), (array))
 FORWARD(const void *, CFArrayGetValueAtIndex, (ref array, long index), (array, index))
 FORWARD(ref, CFRetain, (ref object), (object))
 FORWARD_VOID(CFRelease, (ref object), (object))
+
+// The optional functions (CFLoader.h), left out when built with -DDEFECTIVE_CF_CORE_ONLY: a library with the core API
+// only, whose missing functions `runloop engines` lists (scripts/cli-checks.sh).
+#ifndef DEFECTIVE_CF_CORE_ONLY
+FORWARD(ref, CFRunLoopGetMain, (void), ())
+FORWARD_VOID(_CFRunLoopStopMode, (ref loop, ref mode), (loop, mode))
+FORWARD(double, CFRunLoopTimerGetTolerance, (ref timer), (timer))
+FORWARD_VOID(CFRunLoopTimerSetTolerance, (ref timer, double tolerance), (timer, tolerance))
+#endif
 
 ref CFArrayCreate(ref allocator, const void **values, long count, const void *callBacks) {
     static ref (*function)(ref, const void **, long, const void *);
@@ -179,6 +186,7 @@ void _Block_release(const void *given) {
     free(block);
 }
 
+#ifndef DEFECTIVE_CF_CORE_ONLY
 /// The block this library hands to the toolchain's CFRunLoopPerformBlock: global (the toolchain's runtime leaves it
 /// alone), calling the caller's block as this library copied it, then releasing that copy with this library's
 /// runtime. Never freed: the toolchain's CF reads its flags when it releases it after the call.
@@ -208,6 +216,7 @@ void CFRunLoopPerformBlock(ref loop, ref modes, const void *block) {
     outer->inner = _Block_copy(block);
     function(loop, modes, outer);
 }
+#endif
 
 // MARK: Observers (observers-dead)
 
@@ -230,11 +239,12 @@ ref CFRunLoopObserverCreate(ref allocator, unsigned long activities, unsigned ch
 // MARK: Stop (stop-no-wake)
 
 /// Loops whose stop from another thread is pending, applied by an AfterWaiting observer of the loop. Protected by
-/// `stops_lock`.
-enum { MAX_LOOPS = 64 };
+/// `stops_lock`. A stop that finds the table full replaces the first entry (a loop that never woke again).
+enum { MAX_LOOPS = 1024 };
 static pthread_mutex_t stops_lock = PTHREAD_MUTEX_INITIALIZER;
 static ref pending_stops[MAX_LOOPS];
-static ref watched_loops[MAX_LOOPS];
+/// Whether the calling thread's loop has the observer (a thread has one loop).
+static __thread int loop_watched;
 
 static void apply_pending_stop(ref observer, unsigned long activity, void *info) {
     (void)observer;
@@ -259,21 +269,11 @@ static void apply_pending_stop(ref observer, unsigned long activity, void *info)
 
 /// Adds the AfterWaiting observer that applies pending stops to the calling thread's loop, once per loop.
 static void watch_current_loop(void) {
+    if (loop_watched) return;
+    loop_watched = 1;
     static ref (*current)(void);
     if (!current) current = real_symbol("CFRunLoopGetCurrent");
     ref loop = current();
-    pthread_mutex_lock(&stops_lock);
-    int slot = -1;
-    for (int i = 0; i < MAX_LOOPS; i++) {
-        if (watched_loops[i] == loop) {
-            pthread_mutex_unlock(&stops_lock);
-            return;
-        }
-        if (!watched_loops[i] && slot < 0) slot = i;
-    }
-    if (slot < 0) fail("stop-no-wake watches at most 64 loops");
-    watched_loops[slot] = loop;
-    pthread_mutex_unlock(&stops_lock);
     static ref (*create)(ref, unsigned long, unsigned char, long, observer_callout, void *);
     if (!create) create = real_symbol("CFRunLoopObserverCreate");
     static void (*add)(ref, ref, ref);
@@ -297,7 +297,7 @@ void CFRunLoopStop(ref loop) {
         if (pending_stops[i] == loop) slot = -2;
         if (slot == -1 && !pending_stops[i]) slot = i;
     }
-    if (slot >= 0) pending_stops[slot] = loop;
+    if (slot != -2) pending_stops[slot >= 0 ? slot : 0] = loop;
     pthread_mutex_unlock(&stops_lock);
 }
 
@@ -329,7 +329,10 @@ ref CFRunLoopTimerCreate(ref allocator, double fireDate, double interval, unsign
                          timer_callout callout, void *context) {
     static ref (*function)(ref, double, double, unsigned long, long, timer_callout, void *);
     if (!function) function = real_symbol("CFRunLoopTimerCreate");
-    if (defects & TIMERS_FIRE_AT_ONCE) fireDate = CFAbsoluteTimeGetCurrent();
+    if (defects & TIMERS_FIRE_AT_ONCE) {
+        double now = CFAbsoluteTimeGetCurrent();
+        if (fireDate > now) fireDate = now;
+    }
     ref timer = function(allocator, fireDate, interval, flags, order, callout, context);
     if ((defects & REPEATING_NO_ADVANCE) && interval > 0 && timer) {
         pthread_mutex_lock(&timers_lock);

@@ -24,9 +24,35 @@ public enum EngineSelection {
                                   + (hosted.map(\.name) + ["all", "cf:PATH"]).joined(separator: ", ") + ")")
             }
         }
-        var seen = Set<String>()
-        let unique = chosen.filter { seen.insert($0.name).inserted }
+        // The same engine twice is run once; two engines with one name (two libraries with the same file name in
+        // different directories) cannot be told apart in a report.
+        var unique: [EngineDescription] = []
+        for engine in chosen {
+            guard let same = unique.first(where: { $0.name == engine.name }) else {
+                unique.append(engine)
+                continue
+            }
+            if sameTarget(same.selector, engine.selector) { continue }
+            throw WorkerError(description: "'\(same.selector)' and '\(engine.selector)' would both be named "
+                              + "\(engine.name) (a library's engine is named after its file name): give one of them "
+                              + "another file name, e.g. a symbolic link: ln -s \(path(of: engine.selector)) "
+                              + "libother.so, then --engine cf:libother.so")
+        }
         guard !unique.isEmpty else { throw WorkerError(description: "--engine names no engine") }
         return unique
+    }
+
+    /// Whether two selectors name the same file (`cf:libx.so` and `cf:./libx.so`) or are the same.
+    private static func sameTarget(_ first: String, _ second: String) -> Bool {
+        if first == second { return true }
+        guard let a = realpath(path(of: first), nil), let b = realpath(path(of: second), nil) else { return false }
+        defer { free(a); free(b) }
+        return strcmp(a, b) == 0
+    }
+
+    /// The path of a `cf:PATH` selector (anything after the first colon).
+    private static func path(of selector: String) -> String {
+        guard let colon = selector.firstIndex(of: ":") else { return selector }
+        return String(selector[selector.index(after: colon)...])
     }
 }

@@ -14,17 +14,29 @@ public struct EngineDescription: Codable, Sendable, Equatable {
     public var selector: String
     public var name: String
     public var features: [String]
+    /// What the engine is, in one line (`runloop engines`); absent from workers that do not say.
+    public var summary: String?
+    /// Why it lacks each feature it lacks, by feature, when it says (a library: the symbols it does not export).
+    public var lacking: [String: String]?
 
-    public init(selector: String, name: String, features: [String]) {
+    public init(selector: String, name: String, features: [String], summary: String? = nil,
+                lacking: [String: String]? = nil) {
         self.selector = selector
         self.name = name
         self.features = features
+        self.summary = summary
+        self.lacking = lacking
     }
 
     /// The description of an engine object (its selector is its name unless given).
     public init(_ engine: any RunLoopEngine, selector: String? = nil) {
+        let lacking = EngineFeature.allCases.filter { !engine.features.contains($0) }
         self.init(selector: selector ?? engine.name, name: engine.name,
-                  features: EngineFeature.allCases.filter(engine.features.contains).map(\.rawValue))
+                  features: EngineFeature.allCases.filter(engine.features.contains).map(\.rawValue),
+                  summary: engine.summary.isEmpty ? nil : engine.summary,
+                  lacking: Dictionary(uniqueKeysWithValues: lacking.compactMap { feature in
+                      engine.whyLacking(feature).map { (feature.rawValue, $0) }
+                  }))
     }
 }
 

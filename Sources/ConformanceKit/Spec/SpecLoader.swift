@@ -194,6 +194,10 @@ public enum SpecLoader {
                                 expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
         specCase.rules = rules
+        // Sending to the main queue needs an engine whose main loop services it (a CoreFoundation without libdispatch
+        // has CFRunLoopGetMain but no main queue), listed or not.
+        let sendsToMainQueue = specCase.allActions.contains { if case .dispatchMain = $0 { return true } else { return false } }
+        if sendsToMainQueue, !specCase.features.contains(.mainQueue) { specCase.features.append(.mainQueue) }
         specCase.loops = loops
         if let never = specCase.itemsNeverCreated.first {
             throw SpecError(never.location, caseID: id, "item '\(never.name)' is declared 'created: later' but no "
