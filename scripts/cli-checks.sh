@@ -133,11 +133,12 @@ check "engines: ref's features" 0 "features: source1, stop-mode, tolerance, bloc
     "$runloop" engines ref
 check "engines: unknown engine" 2 "unknown engine 'nope'" -- "$runloop" engines nope
 mkdir -p "$work/here" "$work/a" "$work/b"
+runloop_abs=$(readlink -f "$runloop")
 ln -s "$foundation" "$work/here/libx.so"
 check "engines: a bare file name is in the current directory" 0 "^cf:x: CoreFoundation from .*/here/libx.so" -- \
-    sh -c "cd '$work/here' && '$runloop' engines cf:libx.so"
+    sh -c "cd '$work/here' && '$runloop_abs' engines cf:libx.so"
 check "conform: a bare file name that is not in the current directory" 2 "cannot load $work/libx.so" -- \
-    sh -c "cd '$work' && '$runloop' conform --engine cf:libx.so"
+    sh -c "cd '$work' && '$runloop_abs' conform --engine cf:libx.so"
 clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
 "$clang" -shared -fPIC -O1 -o "$work/b/libx.so" "$(dirname "$0")/../Tests/DefectiveCF/defective_cf.c" -ldl -lpthread
 ln -s "$foundation" "$work/a/libx.so"
@@ -146,7 +147,7 @@ check "engines: two libraries named alike" 2 "'cf:$work/a/libx.so' and 'cf:$work
 check "conform: two libraries named alike" 2 "would both be named cf:x" -- \
     "$runloop" conform --engine "cf:$work/a/libx.so,cf:$work/b/libx.so"
 check "engines: one library twice is one engine" 0 "^cf:x: " -- \
-    sh -c "cd '$work/here' && '$runloop' engines cf:libx.so cf:./libx.so"
+    sh -c "cd '$work/here' && '$runloop_abs' engines cf:libx.so cf:./libx.so"
 "$clang" -shared -fPIC -O1 -DDEFECTIVE_CF_CORE_ONLY -o "$work/libcore.so" \
     "$(dirname "$0")/../Tests/DefectiveCF/defective_cf.c" -ldl -lpthread
 check "engines: a library's missing optional functions" 0 "lacks blocks: $work/libcore.so has no CFRunLoopPerformBlock" -- \
@@ -160,8 +161,8 @@ check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: s
 check "conform --without an unknown feature" 2 "unknown feature 'gcd' \(known: " -- "$runloop" conform --without blocks,gcd
 check "conform --without main-queue" 0 "cf: [0-9]+ PASS, 0 FAIL, 0 TIMEOUT, 0 CRASH, 0 ERROR, [1-9][0-9]* SKIP" -- \
     "$runloop" conform --engine cf --filter 'main.*' --without main-queue
-check "conform --without: the reason" 0 "engine lacks: mainQueue \(turned off with --without main-queue\)" -- \
-    "$runloop" conform --engine ref --filter 'main.queue-in-poll' --without main-queue --verbose
+check "conform --without: the reason" 0 "skipped message=.engine lacks: mainQueue \(turned off with --without main-queue\)" -- \
+    "$runloop" conform --engine ref --filter 'main.queue-in-poll' --without main-queue --format junit
 check "conform --without and --worker" 2 "--without works with runloop's own worker only" -- \
     "$runloop" conform --worker "$test_worker" --engine ref --without blocks
 
