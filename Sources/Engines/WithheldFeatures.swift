@@ -9,12 +9,13 @@ extension EngineCatalogue {
     /// The catalogue with `withheld` turned off on every engine it hosts or loads (itself when it is empty).
     public func without(_ withheld: Set<EngineFeature>) -> EngineCatalogue {
         guard !withheld.isEmpty else { return self }
-        let loader = self.loader
-        return EngineCatalogue(
-            engines: engines.map { FeatureWithholdingEngine($0, withheld: withheld) },
-            loader: loader.map { loader in
-                { selector in loader(selector)?.map { FeatureWithholdingEngine($0, withheld: withheld) } }
-            })
+        let withholding: [any RunLoopEngine] = engines.map { FeatureWithholdingEngine($0, withheld: withheld) }
+        guard let loader else { return EngineCatalogue(engines: withholding) }
+        let withholdingLoader: EngineLoader = { selector in
+            guard let loaded = loader(selector) else { return nil }
+            return loaded.map { engine -> any RunLoopEngine in FeatureWithholdingEngine(engine, withheld: withheld) }
+        }
+        return EngineCatalogue(engines: withholding, loader: withholdingLoader)
     }
 }
 
