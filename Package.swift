@@ -48,8 +48,9 @@ let package = Package(
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
         // Release builds skip Swift's dynamic exclusivity checks in the reference loop: every mutable property says
         // which lock protects it or which thread it is confined to, so each access is exclusive by construction, and
-        // the check (a thread-local access-set insertion per class-property access) was about 8 % of adding and
-        // removing an item. Debug builds, which the tests and the spec runs use, keep checking.
+        // the check is a thread-local access-set insertion per class-property access (what it cost: results/README.md,
+        // "The reference loop's history"). Debug builds, which the tests, the spec runs and the lock assertions use,
+        // keep checking every access.
         .target(
             name: "RefRunLoop",
             dependencies: ["CSystem", "RefRunLoopABI"],

@@ -1,7 +1,6 @@
 // How items store their callouts: a Swift closure (the Swift API) or a C function with its info pointer (the C ABI,
 // CABI.swift), held inline in the item. A C callout wrapped in a closure would need a second heap allocation per
-// item for the closure's context, and a free when the item goes: about 520 of the 3,180 instructions a source cost to
-// create, add, remove and release through the C ABI (callgrind, BM_Scale at N = 10,000).
+// item for the closure's context, and a free when the item goes.
 
 /// A C callout and its argument. The C caller promises `info` may be used from the loop's thread.
 struct CCallout: @unchecked Sendable {

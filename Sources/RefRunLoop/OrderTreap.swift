@@ -121,8 +121,8 @@ struct OrderTreap<Element> {
     // removed holds its two subtrees until they are merged), except where a relink drops a node's last link before it
     // is linked again: merge holds its two fronts strongly for that (nodes have no owner but the tree). A walk that reassigned each link on its path
     // (`tree.left = insert(node, into: tree.left)`) retained and released every node it passed, and so did a walk
-    // through `unowned(unsafe)` variables, which Swift binds to strong references at each step: about 30 retain and
-    // release pairs per add and remove, a quarter of the instructions of adding and removing an observer.
+    // through `unowned(unsafe)` variables, which Swift binds to strong references at each step, and so retained and
+    // released a node at every step of every add and remove.
 
     /// A node the walk does not retain.
     private typealias Link = Unmanaged<Node>

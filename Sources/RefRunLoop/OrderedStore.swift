@@ -7,8 +7,8 @@
 // activity of every pass reads a ready array.
 //
 // A group's elements sit at stable positions in a SlotArray (SlotArray.swift): adding and removing allocate nothing
-// per element (a linked node per element cost an allocation, a free and their reference counting on every add and
-// remove, a third of an observer's churn), and the rare change that moves elements reports their new handles.
+// per element (a linked node per element costs an allocation, a free and their reference counting on every add and
+// remove), and the rare change that moves elements reports their new handles.
 
 /// A set of elements ordered by (order, insertion), with O(1) amortised insert into an order already present and
 /// removal by handle, O(log g) expected for a new order among g, and a cached in-order snapshot.
