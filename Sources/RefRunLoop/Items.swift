@@ -34,21 +34,21 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
     let perform: SourcePerform
     let lock = Lock("RefRunLoopSource.lock")
-    /// Protected by `lock`. (`@exclusivity(unchecked)`: see Lock.swift.)
-    @exclusivity(unchecked) var valid = true
+    /// Protected by `lock`.
+    var valid = true
     /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule source.signal-belongs-to-source) or
     /// invalidated.
-    @exclusivity(unchecked) var signalled = false
+    var signalled = false
     /// Protected by `lock`. A process-wide sequence number taken by the first signal since the last perform: CF's
     /// `_signaledTime`, which breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a
     /// loop, so a signal made before the source was added to a mode still counts from when it was made.
-    @exclusivity(unchecked) var signalStamp: UInt64 = 0
+    var signalStamp: UInt64 = 0
     /// Protected by `lock`, and changed with the holding loop's lock held too. Every mode of every loop that holds
     /// this source (CF's `_runLoops` bag counts the modes), with the source's place in that mode, so that a pass can
     /// tell whether a signalled source is in its mode under this lock alone. Searched by identity: a source is almost
     /// always in one mode of one loop, which the list stores inline, so adding, removing, signalling and a pass's
     /// check cost no hashing and no allocation.
-    @exclusivity(unchecked) var memberships: SourceMemberships = InlineList()
+    var memberships: SourceMemberships = InlineList()
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
@@ -86,6 +86,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// See ``PassStanding``. O(modes holding the source). Caller holds `lock`.
     func standingLocked(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
+        lock.assertHeld()
         guard valid && signalled, memberships.holds(loop) else { return .stale }
         return memberships.index(of: mode) != nil ? .due(sequence: signalStamp) : .elsewhere
     }
@@ -93,6 +94,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// Records that `mode` of `loop` holds the source at `slot` of its source list; a signalled version-0 source goes
     /// on the loop's signalled list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
     func addMembershipLocked(_ loop: RefRunLoop, _ mode: LoopMode, slot: Int) {
+        lock.assertHeld()
+        loop.lock.assertHeld()
         memberships.append(SourceMembership(loop: loop, mode: mode, slot: slot))
         guard signalled && isVersion0 else { return }
         loop.enqueueSignalled(self)
@@ -101,6 +104,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// Records that `mode` no longer holds the source and returns where it was in the mode's source list. Caller holds
     /// `lock` and the loop's lock.
     func removeMembershipLocked(_ mode: LoopMode) -> Int? {
+        lock.assertHeld()
         guard let index = memberships.index(of: mode) else { return nil }
         return memberships.remove(at: index).slot
     }
@@ -108,6 +112,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds
     /// `lock` and the loop's lock.
     func moveLocked(in mode: LoopMode, to slot: Int) {
+        lock.assertHeld()
         guard let index = memberships.index(of: mode) else {
             preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
         }
@@ -116,6 +121,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// Forgets every membership in `loop` (its thread exited). Caller holds `lock` and the loop's lock.
     func removeMembershipsLocked(of loop: RefRunLoop) {
+        lock.assertHeld()
+        loop.lock.assertHeld()
         memberships.removeAll { $0.isIn(loop) }
     }
 
@@ -157,8 +164,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
             // Once per loop holding it, through unretained references (see SourceMembership): no reference counting
             // per signal. A source in one mode (almost every source) reads its one membership in place: calling the
             // walk copies the list for the call and so retains and releases its overflow array on every signal (a
-            // one-membership case inside forEachLoop keeps that copy: callgrind counts 2 retains per signal there,
-            // against 1).
+            // one-membership case inside forEachLoop keeps that copy and its retain).
             if memberships.count == 1 {
                 memberships[0].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
             } else {
@@ -264,7 +270,10 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     }
 
     /// The window length in nanoseconds. Caller holds `lock`.
-    var windowNanoseconds: UInt64 { TimerTolerance.windowNanoseconds(storedTolerance) }
+    var windowNanoseconds: UInt64 {
+        lock.assertHeld()
+        return TimerTolerance.windowNanoseconds(storedTolerance)
+    }
 
     private func setNextFireDate(_ date: Double) {
         let clamped = date.isNaN ? RefClock.dateLimit : min(date, RefClock.dateLimit)

@@ -1,10 +1,10 @@
 // A named, non-recursive mutex. Every mutable property in this library says which lock protects it (or that it is
-// confined to the loop's thread). The properties a wake-up or a pass touches are marked `@exclusivity(unchecked)`:
-// their lock or confinement already makes every access exclusive, and Swift's dynamic exclusivity check (a
-// thread-local access-set insertion per access) cost about 3 % of a same-CPU wake-up round trip.
+// confined to the loop's thread); in debug builds the lock knows its owner, so a function documented "caller holds
+// `lock`" checks it (`assertHeld()`).
 
 #if DEBUG && canImport(Glibc)
 import Glibc
+import Synchronization
 #else
 import Synchronization
 #endif
@@ -15,16 +15,23 @@ import Synchronization
 ///
 /// Two implementations behind one `withLock`, so every caller takes and releases it the same way in both:
 /// - release builds: the standard library's `Mutex`, a futex word stored inline; creating an item allocates no
-///   mutex and an uncontended acquisition is one compare-exchange. This took a third off adding and removing a
-///   source (callgrind, BM_Scale at N = 10,000);
+///   mutex and an uncontended acquisition is one compare-exchange (results/README.md, "The reference loop's
+///   history", has what it saved). `assertHeld()` and `assertNotHeld()` compile to nothing;
 /// - debug builds, which the tests, the spec runs, the mutation and coverage scripts and the ThreadSanitizer stress
-///   runs use: a pthread mutex. ThreadSanitizer sees pthread mutexes but not `Mutex` (Swift 6.3.1 on Linux: a counter
-///   guarded by a `Mutex` is reported as a race), so the sanitizer checks the lock protocol on this implementation.
+///   runs use: a pthread mutex that records its owner thread, so that `assertHeld()` stops the process when the
+///   calling thread does not hold the lock (a "...Locked" function called without `withLock`), and a second
+///   acquisition by the owner (which would deadlock) stops it with a message too. ThreadSanitizer sees pthread
+///   mutexes but not `Mutex` (Swift 6.3.1 on Linux: a counter guarded by a `Mutex` is reported as a race), so the
+///   sanitizer checks the lock protocol on this implementation.
 struct Lock: ~Copyable, @unchecked Sendable {
     #if DEBUG && canImport(Glibc)
     let name: StaticString
     // At a stable address, as a pthread mutex must be; only pthread functions touch it.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// The thread holding the mutex (its pthread_t), 0 when none. Written by the owner just after it acquires the
+    /// mutex and just before it releases it; read by any thread (relaxed: a thread compares it with itself, and only
+    /// it can have written its own id there).
+    private let owner = Atomic<UInt>(0)
 
     init(_ name: StaticString) {
         self.name = name
@@ -41,13 +48,35 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @inline(__always)
     borrowing func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        let me = UInt(pthread_self())
+        if owner.load(ordering: .relaxed) == me {
+            fatalError("internal bug: \(name) acquired again by the thread holding it (it is not recursive)")
+        }
         let locked = pthread_mutex_lock(mutex)
         if locked != 0 { fatalError("internal bug: pthread_mutex_lock(\(name)) returned \(locked)") }
+        owner.store(me, ordering: .relaxed)
         defer {
+            owner.store(0, ordering: .relaxed)
             let unlocked = pthread_mutex_unlock(mutex)
             if unlocked != 0 { fatalError("internal bug: pthread_mutex_unlock(\(name)) returned \(unlocked)") }
         }
         return try body()
+    }
+
+    /// Stops the process unless the calling thread holds the lock. Debug builds only; nothing in release builds.
+    @inline(__always)
+    borrowing func assertHeld(_ file: StaticString = #fileID, line: UInt = #line) {
+        if owner.load(ordering: .relaxed) != UInt(pthread_self()) {
+            fatalError("internal bug: assertHeld: \(name) is not held by this thread", file: file, line: line)
+        }
+    }
+
+    /// Stops the process if the calling thread holds the lock. Debug builds only; nothing in release builds.
+    @inline(__always)
+    borrowing func assertNotHeld(_ file: StaticString = #fileID, line: UInt = #line) {
+        if owner.load(ordering: .relaxed) == UInt(pthread_self()) {
+            fatalError("internal bug: assertNotHeld: \(name) is held by this thread", file: file, line: line)
+        }
     }
     #else
     private let mutex = Mutex<Void>(())
@@ -61,5 +90,13 @@ struct Lock: ~Copyable, @unchecked Sendable {
     borrowing func withLock<T>(_ body: () throws -> T) rethrows -> T {
         try mutex.withLock { _ in try body() }
     }
+
+    /// Checked in debug builds only (see above).
+    @inline(__always)
+    borrowing func assertHeld(_ file: StaticString = #fileID, line: UInt = #line) {}
+
+    /// Checked in debug builds only (see above).
+    @inline(__always)
+    borrowing func assertNotHeld(_ file: StaticString = #fileID, line: UInt = #line) {}
     #endif
 }

@@ -19,7 +19,7 @@ final class LoopMode {
     /// __CFArmNextTimerInMode 2451-63, CFRunLoop.c at swift-6.3.1-RELEASE).
     let timerFD: Int32
     /// The absolute time `timerFD` is armed at; nil when disarmed; 0 when it expired and was not set since.
-    @exclusivity(unchecked) var armedDeadline: UInt64? {
+    var armedDeadline: UInt64? {
         didSet { updateQuietUntil() }
     }
     /// How many batches of timer fires in this mode are under way (nested runs can fire one inside another). While
@@ -48,7 +48,7 @@ final class LoopMode {
     /// the only edge the list could then have received. Nil until the first such wait: adding the eventfd to a new set
     /// queues an edge if a write was made before. While it equals the claims and none is pending, the list holds no
     /// wake-up edge and no write is in flight: a poll may skip its system call.
-    @exclusivity(unchecked) var wakeEdgesClearedAt: UInt64? = nil
+    var wakeEdgesClearedAt: UInt64? = nil
 
     /// Notes that an expiry of `timerFD` may be queued. Caller holds the loop's lock.
     func noteTimerEdgeQueued() {
@@ -65,9 +65,9 @@ final class LoopMode {
     /// first signal)). Each source's membership for this mode records its position here (``SourceMembership/slot``):
     /// adding appends, removing leaves a hole and moves no other source (so it takes no other source's lock, except
     /// when the holes are squeezed out), and neither hashes.
-    @exclusivity(unchecked) var sources = SlotArray<RefRunLoopSource>()
+    var sources = SlotArray<RefRunLoopSource>()
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
-    @exclusivity(unchecked) var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
+    var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
         didSet { updateQuietUntil() }
     }
     /// Written with the loop's lock held (by the two properties above), read without it by the loop's thread: until
@@ -84,12 +84,12 @@ final class LoopMode {
     let observersVersion = Atomic<UInt64>(1)
     /// Confined to the loop's thread (only a run pass reads or writes it). Per activity bit (index = bit number),
     /// the mode's observers watching that activity in call order, as of `snapshotVersion`.
-    @exclusivity(unchecked) var observerSnapshots: [ObserverBatch] = Array(repeating: ObserverBatch(owners: []), count: 8)
+    var observerSnapshots: [ObserverBatch] = Array(repeating: ObserverBatch(owners: []), count: 8)
     /// Confined to the loop's thread. The `observersVersion` that `observerSnapshots` were built at (0: never).
-    @exclusivity(unchecked) var snapshotVersion: UInt64 = 0
+    var snapshotVersion: UInt64 = 0
     /// Confined to the loop's thread. The activities some observer of the mode watches, as of `snapshotVersion`: an
     /// activity nobody watches costs a pass one comparison, no array copy.
-    @exclusivity(unchecked) var observedActivities: RefRunLoopActivity = []
+    var observedActivities: RefRunLoopActivity = []
     /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule stop.mode-flag).
     var stopped = false
 
@@ -194,21 +194,21 @@ final class RunFrame {
     /// Confined to the loop's thread. Set from the return of the wait to the top of the next pass: wake-ups are dropped
     /// then (rule wakeup.ignored-outside-wait). The loop's `wakeGate` mirrors the innermost run's
     /// (``RefRunLoop/ignoreWakeUps(_:_:)``).
-    @exclusivity(unchecked) var ignoreWakeUps = false
+    var ignoreWakeUps = false
     /// CLOCK_MONOTONIC nanoseconds after which the run times out; 0 for a poll, `.max` for no timeout. Set when the
     /// first pass starts, after the Entry observers (CF takes its start time in __CFRunLoopRun).
-    @exclusivity(unchecked) private(set) var termination: UInt64 = .max
+    private(set) var termination: UInt64 = .max
     /// Confined to the loop's thread. The loop's `exitEpoch` when this run's exit conditions were last checked under
     /// the loop's lock; while it is unchanged, none of them can have become true.
-    @exclusivity(unchecked) var checkedEpoch: UInt64 = 0
+    var checkedEpoch: UInt64 = 0
     /// Whether the timeout has woken the loop once already (CF's timeout timer fires once, rule timeout.finite).
-    @exclusivity(unchecked) var timeoutDelivered = true
+    var timeoutDelivered = true
     /// Confined to the loop's thread. The main dispatch queue's eventfd when this run services the queue (CF's
     /// `dispatchPort`, RefRunLoop+MainQueue.swift), else -1. Set when the first pass starts.
-    @exclusivity(unchecked) var mainQueueFD: Int32 = -1
+    var mainQueueFD: Int32 = -1
     /// Confined to the loop's thread. Whether the last pass serviced the main queue (CF's
     /// `didDispatchPortLastTime`, true before the first pass): the next pass then skips the fast path.
-    @exclusivity(unchecked) var servicedMainQueueLastTime = true
+    var servicedMainQueueLastTime = true
 
     init(mode: LoopMode) {
         self.mode = mode

@@ -12,7 +12,8 @@ extension RefRunLoop {
     /// `libdispatchQSafe && CFRunLoopGetMain() == rl && the mode is common`. Runs happen on the loop's own thread
     /// only, so "on the main thread" is "this is the main loop". Caller holds `lock`; loop thread.
     func servesMainQueueLocked(_ mode: LoopMode) -> Bool {
-        isMain && !servicingMainQueue && commonModes.contains(mode.name)
+        lock.assertHeld()
+        return isMain && !servicingMainQueue && commonModes.contains(mode.name)
     }
 
     /// The main queue's eventfd for a run in `mode` (CF's `dispatchPort`, fixed for the run when it starts), or -1.

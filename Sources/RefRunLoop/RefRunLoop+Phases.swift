@@ -173,6 +173,7 @@ extension RefRunLoop {
     /// Moves a buffer out of its property, leaving an empty one without storage. Loop thread only.
     @inline(__always)
     private func swapOut<T>(_ buffer: inout [T]) -> [T] {
+        assertOnLoopThread()
         var out: [T] = []
         swap(&out, &buffer)
         return out

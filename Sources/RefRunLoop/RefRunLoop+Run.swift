@@ -168,6 +168,7 @@ extension RefRunLoop {
     /// Consumes the run's stop flag, else the mode's (rules result.check-order, stop.before-first-pass,
     /// stop.consumed-or-discarded, stop.mode-flag): true if either was set. Caller holds `lock`.
     private func consumeStopLocked(_ frame: RunFrame) -> Bool {
+        lock.assertHeld()
         if frame.stopped {
             frame.stopped = false
             return true
@@ -183,6 +184,7 @@ extension RefRunLoop {
     /// count. On the main loop a common mode is never empty outside a main-queue callout: it stands for the main
     /// dispatch queue (rule main.common-mode-never-empty). Caller holds `lock`; loop thread.
     func isEmptyLocked(_ mode: LoopMode) -> Bool {
+        lock.assertHeld()
         if isMain && servesMainQueueLocked(mode) { return false }
         if mode.hasSourcesOrTimers { return false }
         let isCommon = commonModes.contains(mode.name)

@@ -60,6 +60,7 @@ extension RefRunLoop {
     /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
     /// once.
     func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true, changed: Bool = false) {
+        lock.assertHeld()
         guard lifecycle == .open else { return }
         let desired = wakeTimeLocked(for: mode, changed: changed)
         guard desired != mode.armedDeadline else {
@@ -99,6 +100,7 @@ extension RefRunLoop {
     /// The earliest cap is never before the earliest deadline (a cap is its entry's deadline or later), so when the two
     /// are equal (no tolerance, the usual case) the answer is the same either way and the clock is not read.
     func wakeTimeLocked(for mode: LoopMode, changed: Bool = false) -> UInt64? {
+        lock.assertHeld()
         // Both read in one access in place, before the clock call (see wakeUpTimes).
         let (cap, first) = mode.timers.wakeUpTimes(withFirst: changed)
         if let first, mode.timerBatches == 0, first != cap, first <= RefClock.nanoseconds {

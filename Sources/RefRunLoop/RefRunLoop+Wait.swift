@@ -48,6 +48,7 @@ extension RefRunLoop {
     /// eventfd's edge when created), with no descriptor, no timerfd armed and no expiry of it queued. Sets the gate
     /// accordingly. Caller holds `lock`.
     func updateDeferralLocked() {
+        lock.assertHeld()
         let mode = defaultMode
         if !isMain && lifecycle == .open && modes.count == 1 && mode.quietUntil.load(ordering: .acquiring) == .max
             && mode.timerEdges.load(ordering: .acquiring) & 1 == 0 {
@@ -61,17 +62,20 @@ extension RefRunLoop {
     /// a timerfd armed): no claim is deferred from now, and one deferred already is written now, so that its edge
     /// comes first, as the write CF makes at once would. Caller holds `lock`.
     func disallowDeferralLocked() {
+        lock.assertHeld()
         if wakeGate.disallowDeferral() { writeWakeUp() }
     }
 
     /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.
     func ignoreWakeUps(_ frame: RunFrame, _ ignore: Bool) {
+        assertOnLoopThread()
         frame.ignoreWakeUps = ignore
         if ignore { wakeGate.close() } else { wakeGate.open() }
     }
 
     /// After a run starts or ends: the gate follows the new innermost run (closed when none runs). Loop thread only.
     func followInnermostRun() {
+        assertOnLoopThread()
         if let innermost = frames.last, !innermost.ignoreWakeUps { wakeGate.open() } else { wakeGate.close() }
     }
 
@@ -182,6 +186,7 @@ extension RefRunLoop {
     /// makes it a write at that moment. The writer is one system call away; this yields meanwhile and gives up after
     /// a second (a later wait then reports the wake-up). Loop thread only.
     private func awaitWriteInFlight() {
+        assertOnLoopThread()
         var deadline: UInt64 = 0
         while true {
             // The count before the claims: see WakeGate.allWritten.
@@ -209,6 +214,7 @@ extension RefRunLoop {
     /// ahead of a timer or descriptor that became ready in between, where CF (whose poll clears its list) reports
     /// that port first (case wakeup.stale-edge-cleared-by-poll, found by runloop fuzz, seed 5126180).
     private func onlyWakeUpsCanBeReported(_ mode: LoopMode) -> Bool {
+        assertOnLoopThread()
         let (claims, pending) = wakeGate.snapshot()
         guard !pending, mode.wakeEdgesClearedAt == claims else { return false }
         // A timerfd entry left on the ready list would be dropped by the system call; skipped, it would stay ahead of
@@ -222,6 +228,7 @@ extension RefRunLoop {
     /// What a timer or descriptor report means for the running mode, or nil if it is to be absorbed. Caller holds
     /// `lock`.
     private func classifyLocked(_ token: UInt64, mode: LoopMode) -> LivePort? {
+        lock.assertHeld()
         switch token {
         case Self.timerToken:
             // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again. It is
@@ -251,6 +258,7 @@ extension RefRunLoop {
     /// sleeps past its deadline, possibly forever; here its own deadline always bounds its wait.
     /// Loop thread only (it alone writes `frames` and the frames' clocks, so it reads them without `lock`).
     private func waitTimeout() -> UInt64? {
+        assertOnLoopThread()
         var earliest = UInt64.max
         for frame in frames where !frame.timeoutDelivered {
             earliest = min(earliest, frame.termination)
@@ -267,6 +275,7 @@ extension RefRunLoop {
     /// Marks the deadlines that have passed as delivered. One that has not (a wait that returned a hair early) stays
     /// pending, so the next wait has a short timeout instead of none.
     private func markTimeoutsDeliveredLocked() {
+        lock.assertHeld()
         let now = RefClock.nanoseconds
         for frame in frames where !frame.timeoutDelivered && frame.termination < now { frame.timeoutDelivered = true }
     }

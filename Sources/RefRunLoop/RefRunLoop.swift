@@ -68,7 +68,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Protected by `lock`, and written only by the loop's thread: other threads read it under `lock`; the loop's
     /// thread may read it without (``waitForLivePort(_:poll:)``). One frame per active (possibly nested) run,
     /// innermost last.
-    @exclusivity(unchecked) var frames: [RunFrame] = []
+    var frames: [RunFrame] = []
     /// A leaf lock, taken last (after `lock` and after a source's lock), so that ``RefRunLoopSource/signal()`` can
     /// push onto `signalledSources` while holding the source's lock.
     let signalLock = Lock("RefRunLoop.signalLock")
@@ -76,13 +76,13 @@ public final class RefRunLoop: @unchecked Sendable {
     /// with stale entries: sources performed, invalidated or removed since, and duplicates, which a pass drops):
     /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
     /// scanning every source of its mode.
-    @exclusivity(unchecked) var signalledSources: [RefRunLoopSource] = []
+    var signalledSources: [RefRunLoopSource] = []
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
     /// each pass that finds two or more sources listed to take `signalledSources` whole, so a pass allocates
     /// nothing; empty between passes.
-    @exclusivity(unchecked) var sources0Taken: [RefRunLoopSource] = []
+    var sources0Taken: [RefRunLoopSource] = []
     /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
-    @exclusivity(unchecked) var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
+    var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
     /// Bumped, with `lock` held, by every change that can make a pass's exit check end its run: a stop request, a
     /// source or a timer leaving a mode (``itemLeftLocked()``), the block queue changing, the loop closing. Read
     /// without the lock by the loop's thread, whose exit check skips `lock` while it equals the value its run last
@@ -113,7 +113,7 @@ public final class RefRunLoop: @unchecked Sendable {
     public let isMain: Bool
     /// Confined to the loop's thread (for the main loop, the main thread). Set while the main dispatch queue is being
     /// serviced (CF's __CFTSDKeyIsInGCDMainQ): nested runs then neither service the queue nor count it.
-    @exclusivity(unchecked) var servicingMainQueue = false
+    var servicingMainQueue = false
 
     init(isMain: Bool = false) {
         self.isMain = isMain
@@ -144,6 +144,17 @@ public final class RefRunLoop: @unchecked Sendable {
         if LoopRegistry.registered() == Unmanaged.passUnretained(self).toOpaque() { return true }
         // The main loop may have been created from another thread before the main thread asked for it.
         return LoopRegistry.registered() == nil && csystem_gettid() == getpid() && self === LoopRegistry.mainIfCreated()
+    }
+
+    /// Stops the process unless the caller runs on the loop's thread (``isCurrentThread``): the check of the functions
+    /// documented "loop thread only". Debug builds only; nothing in release builds.
+    @inline(__always)
+    func assertOnLoopThread(_ file: StaticString = #fileID, line: UInt = #line) {
+        #if DEBUG
+        if !isCurrentThread {
+            fatalError("internal bug: assertOnLoopThread: called from a thread other than the loop's", file: file, line: line)
+        }
+        #endif
     }
 
     // MARK: Adding and removing items (any thread)
@@ -291,6 +302,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// passing `RefRunLoopMode.default` shares, is recognised by String's equality check on identical storage, with
     /// no hashing: a dictionary look-up hashed its 21 bytes on every add and remove.
     func modeLocked(_ name: String, create: Bool) -> LoopMode? {
+        lock.assertHeld()
         if name == RefRunLoopMode.defaultModeName { return defaultMode }
         if let mode = modes[name] { return mode }
         guard create else { return nil }
@@ -321,6 +333,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// common.add-common-mode), also when a new common mode receives the common items, which may still list an item
     /// invalidated while it was in no mode; so a missing mode is created only after a check of its own.
     func addLocked(_ item: LoopItem, to name: String, callouts: inout [() -> Void]) {
+        lock.assertHeld()
         // The default mode, a stored constant, is passed on borrowed: no reference counting for the usual case.
         if name == RefRunLoopMode.defaultModeName {
             addLocked(item, to: defaultMode, named: name, callouts: &callouts)
@@ -333,6 +346,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Adds to `mode`, which exists. Caller holds `lock`.
     private func addLocked(_ item: LoopItem, to mode: LoopMode, named name: String, callouts: inout [() -> Void]) {
+        lock.assertHeld()
         switch item {
         case .source(let source):
             if let schedule = joinLocked(source, mode) { callouts.append { schedule(name) } }
@@ -344,6 +358,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Adds a source to `mode`, which exists, and returns its schedule callout to make once the lock is released (nil
     /// when it did not join, or has none). Caller holds `lock`.
     private func joinLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
+        lock.assertHeld()
         let joined: Bool = source.lock.withLock {
             // An invalid source is never added (CF checks in CFRunLoopAddSource).
             guard source.valid, source.memberships.index(of: mode) == nil else { return false }
@@ -357,6 +372,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Adds a timer to `mode`, which exists. Caller holds `lock`.
     private func joinLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
+        lock.assertHeld()
         // The timer's entries are protected by this loop's lock, which is held.
         guard !timer.entries.contains(where: { $0.isIn(mode) }) else { return }
         let key: (UInt64, UInt64)? = timer.lock.withLock {
@@ -372,6 +388,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Adds an observer to `mode`, which exists. Caller holds `lock`.
     private func joinLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
+        lock.assertHeld()
         // The observer's places are protected by this loop's lock, which is held.
         guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
         let bound: Bool = observer.lock.withLock {
@@ -387,6 +404,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
     private func removeLocked(_ item: LoopItem, from name: String, callouts: inout [() -> Void]) {
+        lock.assertHeld()
         // As for adding, the default mode is passed on borrowed.
         if name == RefRunLoopMode.defaultModeName {
             removeLocked(item, from: defaultMode, named: name, callouts: &callouts)
@@ -397,6 +415,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes from `mode`. Caller holds `lock`.
     private func removeLocked(_ item: LoopItem, from mode: LoopMode, named name: String, callouts: inout [() -> Void]) {
+        lock.assertHeld()
         switch item {
         case .source(let source):
             if let cancel = leaveLocked(source, mode) { callouts.append { cancel(name) } }
@@ -408,6 +427,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Removes a source from `mode` and returns its cancel callout to make once the lock is released (nil when it was
     /// not there, or has none). Caller holds `lock`.
     private func leaveLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
+        lock.assertHeld()
         itemLeftLocked()
         guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return nil }
         removeSourceLocked(at: slot, from: mode)
@@ -417,6 +437,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes a timer from `mode`. Caller holds `lock`.
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
+        lock.assertHeld()
         itemLeftLocked()
         guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
         mode.timers.discard(timer.entries.remove(at: index).handle)
@@ -426,6 +447,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Removes an observer from `mode`. Caller holds `lock`.
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
+        lock.assertHeld()
         // No exit condition changes: observers do not keep a mode from being empty (rule empty.what-counts).
         guard let index = observer.places.firstIndex(where: { $0.isIn(mode) }) else { return }
         // When the store squeezes its holes out, the observers it moved get their new handles. The closure holds
@@ -443,6 +465,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// source records its new place (under its own lock). Caller holds `lock`. The closure holds `mode` unretained,
     /// as in ``leaveLocked(_:_:)`` for an observer.
     private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
+        lock.assertHeld()
         mode.sources.remove(at: slot) { [unowned(unsafe) mode] moved, position in
             moved.lock.withLock { moved.moveLocked(in: mode, to: position) }
         }
@@ -474,6 +497,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Puts a version-1 descriptor in the mode's wait set (CF: __CFPortSetInsert). A descriptor already there (two
     /// sources with one descriptor) stays registered once; the map points at the last source, as CF's does.
     private func registerDescriptorLocked(_ fd: Int32, source: RefRunLoopSource, in mode: LoopMode) {
+        lock.assertHeld()
         disallowDeferralLocked()  // the descriptor may become ready at any time
         switch Epoll.addForeign(mode.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
         case 0, EEXIST:
@@ -490,6 +514,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// Takes a version-1 descriptor out of the mode's wait set (CF: __CFPortSetRemove).
     private func unregisterDescriptorLocked(_ fd: Int32, in mode: LoopMode) {
+        lock.assertHeld()
         mode.sourcesByDescriptor[fd] = nil
         Epoll.remove(mode.epollFD, fd: fd)
         updateDeferralLocked()
@@ -498,6 +523,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Makes the next exit check of every run take `lock` (see `exitEpoch`). Caller holds `lock`.
     @inline(__always)
     func exitConditionsChangedLocked() {
+        lock.assertHeld()
         exitEpoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
@@ -509,6 +535,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// `lock`, so none is lost. Caller holds `lock`.
     @inline(__always)
     func itemLeftLocked() {
+        lock.assertHeld()
         exitEpoch.store(exitEpoch.load(ordering: .relaxed) &+ 1, ordering: .releasing)
     }
 
@@ -566,6 +593,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// (which costs as much as a lock acquisition here). Loop thread only.
     @inline(__always)
     func count(_ counter: borrowing Atomic<UInt64>) {
+        assertOnLoopThread()
         counter.store(counter.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     }
 

@@ -30,29 +30,29 @@
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload> {
     /// One element. The queue owns `index` and `inRun`; `deadline` and `hardDeadline` change only through the queue.
-    /// (`@exclusivity(unchecked)`: the queue's owner serialises every access, and a sift step would otherwise pay a
-    /// dynamic check per field it reads.)
+    /// The queue's owner serialises every access (release builds of RefRunLoop skip the dynamic exclusivity checks,
+    /// Package.swift).
     final class Entry {
         /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
-        @exclusivity(unchecked) fileprivate(set) var deadline: UInt64
+        fileprivate(set) var deadline: UInt64
         /// The hard deadline: deadline + tolerance. Coalescing never delays a timer past it.
-        @exclusivity(unchecked) fileprivate(set) var hardDeadline: UInt64
+        fileprivate(set) var hardDeadline: UInt64
         /// Tie-break among equal deadlines: insertion order.
-        @exclusivity(unchecked) fileprivate(set) var sequence: UInt64
+        fileprivate(set) var sequence: UInt64
         /// Position in the heap array (in the run when `inRun`: see ``Run``), or -1 once removed.
-        @exclusivity(unchecked) fileprivate(set) var index: Int
+        fileprivate(set) var index: Int
         /// Whether the entry is in the sorted run rather than in a heap.
-        @exclusivity(unchecked) fileprivate var inRun = false
+        fileprivate var inRun = false
         /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
-        @exclusivity(unchecked) fileprivate(set) var cap: UInt64
+        fileprivate(set) var cap: UInt64
         /// Position in the cap heap, or -1 while suspended, removed or exact.
-        @exclusivity(unchecked) fileprivate var capIndex: Int
+        fileprivate var capIndex: Int
         /// Whether the entry is in the `exact` heap (its window is empty) rather than in `tolerant`.
-        @exclusivity(unchecked) fileprivate var inExact: Bool
+        fileprivate var inExact: Bool
         /// Whether its timer is firing (``TimerQueue/suspend(_:)``): it does not count for the wake-up time.
-        @exclusivity(unchecked) fileprivate var suspended = false
+        fileprivate var suspended = false
         /// The payload; nil only while the entry waits in a queue's spares (``TimerQueue/recycle(_:)``).
-        @exclusivity(unchecked) private var storedPayload: Payload?
+        private var storedPayload: Payload?
 
         fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
             self.storedPayload = payload
@@ -124,8 +124,8 @@ struct TimerQueue<Payload> {
     /// Entries of removed payloads, kept for the next inserts (``recycle(_:)``): a timer added and removed costs no
     /// allocation and no free for its entry while the queue has a spare. At most ``maxSpares``: a pool for everyday
     /// churn, not a cache of a past burst. Unbounded, a mode that had once held 100,000 timers kept their entries for
-    /// good, and the sources and observers added after them were laid out around those entries in the heap: adding
-    /// and removing 100,000 sources then cost 1.5 times as much in the same process (BM_Scale, ref, 3 alternating runs).
+    /// good, and the sources and observers added after them were laid out around those entries in the heap, which
+    /// slowed adding and removing them in the same process.
     private var spares: [Entry] = []
     /// The most spares a queue keeps (about 100 KiB of entries).
     static var maxSpares: Int { 1024 }
