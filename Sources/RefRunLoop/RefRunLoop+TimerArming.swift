@@ -10,6 +10,7 @@ extension RefRunLoop {
     /// any more (the caller retries).
     func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
         lock.withLock {
+            defer { checkInvariantsAfterChangeLocked() }
             let hard: UInt64? = timer.lock.withLock {
                 guard timer.binding.isBound(to: self) else { return nil }
                 guard timer.valid else { return 0 }
@@ -31,6 +32,7 @@ extension RefRunLoop {
     /// Stores a new tolerance and widens or narrows the timer's windows. Returns false if the timer left the loop.
     func setTimerTolerance(_ timer: RefRunLoopTimer, _ value: Double) -> Bool {
         lock.withLock {
+            defer { checkInvariantsAfterChangeLocked() }
             let hard: UInt64? = timer.lock.withLock {
                 guard timer.binding.isBound(to: self) else { return nil }
                 timer.storedTolerance = TimerTolerance.clamped(value, interval: timer.interval)

@@ -107,6 +107,12 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Wake-ups reported without an eventfd write (deferred claims, ``WakeGate``): counted among ``wakeUpCount`` too.
     /// Written only by the loop's thread, read by any (the tests check that the deferred path ran).
     let deferredWakeUpCounter = Atomic<UInt64>(0)
+    #if DEBUG
+    /// Whether every change under `lock` ends with a check of the loop's invariants (``checkInvariantsAfterChangeLocked()``,
+    /// RefRunLoop+Invariants.swift): off unless REF_RUNLOOP_CHECK_INVARIANTS=1 or a test turns it on for its loop
+    /// (``checkInvariantsAfterEveryChange(_:)``). Any thread. Debug builds only.
+    let checksInvariants = Atomic<Bool>(RefRunLoop.invariantChecksByDefault)
+    #endif
 
     /// Immutable. Whether this is the main thread's loop (``main``; CFRunLoopGetMain() == this loop), which services
     /// the main dispatch queue (RefRunLoop+MainQueue.swift). Any thread.
@@ -198,29 +204,47 @@ public final class RefRunLoop: @unchecked Sendable {
     // (joinLocked, leaveLocked), so the two paths cannot differ.
 
     func addToDefaultMode(_ source: RefRunLoopSource) {
-        let schedule = lock.withLock { lifecycle == .open ? joinLocked(source, defaultMode) : nil }
+        let schedule = lock.withLock {
+            defer { checkInvariantsAfterChangeLocked() }
+            return lifecycle == .open ? joinLocked(source, defaultMode) : nil
+        }
         schedule?(RefRunLoopMode.defaultModeName)
     }
 
     func addToDefaultMode(_ timer: RefRunLoopTimer) {
-        lock.withLock { if lifecycle == .open { joinLocked(timer, defaultMode) } }
+        lock.withLock {
+            if lifecycle == .open { joinLocked(timer, defaultMode) }
+            checkInvariantsAfterChangeLocked()
+        }
     }
 
     func addToDefaultMode(_ observer: RefRunLoopObserver) {
-        lock.withLock { if lifecycle == .open { joinLocked(observer, defaultMode) } }
+        lock.withLock {
+            if lifecycle == .open { joinLocked(observer, defaultMode) }
+            checkInvariantsAfterChangeLocked()
+        }
     }
 
     func removeFromDefaultMode(_ source: RefRunLoopSource) {
-        let cancel = lock.withLock { lifecycle == .open ? leaveLocked(source, defaultMode) : nil }
+        let cancel = lock.withLock {
+            defer { checkInvariantsAfterChangeLocked() }
+            return lifecycle == .open ? leaveLocked(source, defaultMode) : nil
+        }
         cancel?(RefRunLoopMode.defaultModeName)
     }
 
     func removeFromDefaultMode(_ timer: RefRunLoopTimer) {
-        lock.withLock { if lifecycle == .open { leaveLocked(timer, defaultMode) } }
+        lock.withLock {
+            if lifecycle == .open { leaveLocked(timer, defaultMode) }
+            checkInvariantsAfterChangeLocked()
+        }
     }
 
     func removeFromDefaultMode(_ observer: RefRunLoopObserver) {
-        lock.withLock { if lifecycle == .open { leaveLocked(observer, defaultMode) } }
+        lock.withLock {
+            if lifecycle == .open { leaveLocked(observer, defaultMode) }
+            checkInvariantsAfterChangeLocked()
+        }
     }
 
     /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule
@@ -270,6 +294,7 @@ public final class RefRunLoop: @unchecked Sendable {
         lock.withLock {
             guard lifecycle == .open else { return }
             change(&callouts)
+            checkInvariantsAfterChangeLocked()
         }
         for callout in callouts { callout() }
     }
@@ -471,29 +496,6 @@ public final class RefRunLoop: @unchecked Sendable {
         }
     }
 
-    /// Checks that every mode's source list and the memberships of the sources in it agree: each listed source
-    /// records this mode at its index, and each membership a source of `sources` has in this loop points at a mode
-    /// listing it there. O(sources); for tests.
-    func checkSourceListInvariants(sources: [RefRunLoopSource] = []) -> String? {
-        lock.withLock {
-            for mode in modes.values {
-                let broken = mode.sources.checkInvariants { source in
-                    source.lock.withLock { source.memberships.index(of: mode).map { source.memberships[$0].slot } ?? -1 }
-                }
-                if let broken { return "mode \(mode.name): \(broken)" }
-            }
-            for source in sources {
-                let memberships = source.lock.withLock { Array(source.memberships) }
-                for membership in memberships where membership.isIn(self) {
-                    guard membership.mode.sources.element(at: membership.slot) === source else {
-                        return "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
-                    }
-                }
-            }
-            return nil
-        }
-    }
-
     /// Puts a version-1 descriptor in the mode's wait set (CF: __CFPortSetInsert). A descriptor already there (two
     /// sources with one descriptor) stays registered once; the map points at the last source, as CF's does.
     private func registerDescriptorLocked(_ fd: Int32, source: RefRunLoopSource, in mode: LoopMode) {
@@ -567,6 +569,7 @@ public final class RefRunLoop: @unchecked Sendable {
             guard lifecycle == .open else { return }
             for name in names { _ = modeLocked(name, create: true) }
             blocks.append(PendingBlock(modes: names, block: block))
+            checkInvariantsAfterChangeLocked()
         }
     }
 

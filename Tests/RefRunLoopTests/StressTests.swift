@@ -69,6 +69,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     let senders = 4
     let tokensPerSender = 600
     let report = onFreshLoopThread { loop -> String? in
+        loop.checkInvariantsAfterEveryChange(true)  // debug builds: every change checks the loop's tables
         let mailboxes = (0..<senders).map { _ in Mailbox() }
         let sources = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
         for source in sources { loop.add(source, mode: .default) }
@@ -124,6 +125,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     let senders = 3
     let tokensPerSender = 800
     let report = onFreshLoopThread { loop -> String? in
+        loop.checkInvariantsAfterEveryChange(true)
         let mailboxes = (0..<senders).map { _ in Mailbox() }
         let performed = Counter()
         let sources = mailboxes.map { box in
@@ -230,6 +232,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
         defer { secondMayExit.signal() }
         let secondThread = Thread {
             let loop = RefRunLoop.current
+            loop.checkInvariantsAfterEveryChange(true)
             loop.add(RefRunLoopSource(perform: {}), mode: .default)  // never empty
             secondBox.value = loop
             secondReady.signal()
@@ -244,6 +247,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
         guard secondReady.wait(timeout: .now() + testHangLimit) == .success, let second = secondBox.value else {
             return "the second loop did not start"
         }
+        first.checkInvariantsAfterEveryChange(true)
         let loops = [first, second]
         let mailboxes = (0..<senders).map { _ in Mailbox() }
         let shared = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
@@ -309,7 +313,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
         guard waitUntil("the churners to finish", { churnersDone.current == 2 }) else { return "the churners did not finish" }
         let all = shared + churnLock.withLock { churned.value! }
         for loop in loops {
-            if let broken = loop.checkSourceListInvariants(sources: all) { return broken }
+            if let broken = loop.checkInvariants(sources: all) { return broken }
         }
         for (index, source) in shared.enumerated() {
             if !first.contains(source, mode: .named("side")) { return "shared source \(index) left the first loop's side mode" }

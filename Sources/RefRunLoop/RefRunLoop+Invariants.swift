@@ -1,0 +1,86 @@
+// The loop's invariants as code: what its tables must agree on between changes. Tests call ``checkInvariants(sources:)``;
+// debug builds also check after every change made under the loop's lock when the loop's `checksInvariants` is on
+// (REF_RUNLOOP_CHECK_INVARIANTS=1 in the environment, read once, or a test's ``checkInvariantsAfterEveryChange(_:)``).
+// Release builds compile the per-change check to nothing.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RefRunLoop {
+    /// REF_RUNLOOP_CHECK_INVARIANTS=1: every loop checks its invariants after each change (debug builds). Read once.
+    static let invariantChecksByDefault: Bool = getenv("REF_RUNLOOP_CHECK_INVARIANTS").map { strcmp($0, "1") == 0 } ?? false
+
+    /// Turns the per-change check on or off for this loop (debug builds; nothing in release builds). Any thread.
+    public func checkInvariantsAfterEveryChange(_ on: Bool) {
+        #if DEBUG
+        checksInvariants.store(on, ordering: .relaxed)
+        #endif
+    }
+
+    /// The first broken invariant, or nil. `sources` are also checked from their side: each membership a source
+    /// records in this loop points at a mode that lists it there. Takes `lock` (and each source's lock after it).
+    /// O(items). Any thread.
+    func checkInvariants(sources: [RefRunLoopSource] = []) -> String? {
+        lock.withLock { invariantViolationLocked(sources: sources) }
+    }
+
+    /// Called at the end of every change made under `lock`: in debug builds with `checksInvariants` on, stops the
+    /// process at the first broken invariant, naming it. Caller holds `lock` and no item's lock.
+    @inline(__always)
+    func checkInvariantsAfterChangeLocked() {
+        #if DEBUG
+        lock.assertHeld()
+        if checksInvariants.load(ordering: .relaxed), let broken = invariantViolationLocked(sources: []) {
+            fatalError("internal bug: a RefRunLoop invariant does not hold after a change: \(broken)")
+        }
+        #endif
+    }
+
+    /// The checks. Caller holds `lock` and no item's lock.
+    func invariantViolationLocked(sources: [RefRunLoopSource]) -> String? {
+        lock.assertHeld()
+        if hasBlocks.load(ordering: .relaxed) == blocks.isEmpty { return "hasBlocks disagrees with the block queue" }
+        guard modes[RefRunLoopMode.defaultModeName] === defaultMode else { return "the default mode is not in the table" }
+        for name in commonModeOrder where !commonModes.contains(name) { return "common mode \(name) is listed but not in the set" }
+        if commonModes.count != commonModeOrder.count { return "the common modes' set and list differ" }
+        for frame in frames where modes[frame.mode.name] !== frame.mode { return "a run frame's mode \(frame.mode.name) is not the loop's" }
+        for mode in modes.values {
+            if let broken = modeViolationLocked(mode) { return "mode \(mode.name): \(broken)" }
+        }
+        for source in sources {
+            let memberships = source.lock.withLock { Array(source.memberships) }
+            for membership in memberships where membership.isIn(self) {
+                guard membership.mode.sources.element(at: membership.slot) === source else {
+                    return "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// One mode's tables: its source list and the sources' records of it, its descriptor map, its timer queue and the
+    /// timers' records of it, its observer store, and the wait-set state derived from them. Caller holds `lock`.
+    private func modeViolationLocked(_ mode: LoopMode) -> String? {
+        lock.assertHeld()
+        if let broken = mode.sources.checkInvariants(position: { source in
+            source.lock.withLock { source.memberships.index(of: mode).map { source.memberships[$0].slot } ?? -1 }
+        }) {
+            return broken
+        }
+        for (fd, source) in mode.sourcesByDescriptor {
+            let listed = source.lock.withLock { source.memberships.index(of: mode) != nil }
+            if !listed || source.fileDescriptor != fd { return "descriptor \(fd) maps to a source the mode does not hold for it" }
+        }
+        if let broken = mode.timers.checkInvariants() { return "timers: \(broken)" }
+        for entry in mode.timers.unorderedEntries where !entry.payload.entries.contains(where: { $0.isIn(mode) }) {
+            return "a queued timer has no entry for the mode"
+        }
+        if let broken = mode.observers.checkInvariants() { return "observers: \(broken)" }
+        let quiet = mode.quietUntil.load(ordering: .relaxed)
+        let expected: UInt64 = !mode.sourcesByDescriptor.isEmpty ? 0 : mode.armedDeadline.flatMap { $0 == 0 ? nil : $0 } ?? .max
+        if quiet != expected { return "quietUntil is \(quiet), its descriptors and arming say \(expected)" }
+        if mode.timers.isEmpty, let armed = mode.armedDeadline, armed != 0 { return "no timer, but the timerfd is armed" }
+        return nil
+    }
+}
