@@ -8,58 +8,17 @@ import Synchronization
 /// never destroyed (rules common.default-is-common, mode.created-never-destroyed).
 final class LoopMode {
     let name: String
-    /// Immutable. The mode's wait set (CF's `_portSet`): the loop's wake-up eventfd and timerfd, and the descriptors
-    /// of the mode's version-1 sources, all edge-triggered. One set per mode, as in CF, so the kernel keeps each
-    /// mode's readiness and its order (a descriptor that became readable while another mode ran is reported when
-    /// this mode next waits; one added while readable is reported after the ones already ready).
-    let epollFD: Int32
-    /// Immutable. The mode's timerfd (CF's `_timerPort`), in `epollFD`: armed at the coalesced wake-up time of the
-    /// mode's timers whenever they change, from any thread, as CF arms its per-mode timer; never read (setting it
-    /// clears its expiry count); disarmed when the mode has no timer left (fixing CF, whose timerfd stays armed then:
-    /// __CFArmNextTimerInMode 2451-63, CFRunLoop.c at swift-6.3.1-RELEASE).
-    let timerFD: Int32
-    /// The absolute time `timerFD` is armed at; nil when disarmed; 0 when it expired and was not set since.
-    var armedDeadline: UInt64? {
-        didSet { updateQuietUntil() }
-    }
+    /// Immutable. The mode's wait set (CF's `_portSet` and `_timerPort`): an epoll set holding the loop's wake-up
+    /// eventfd, the mode's timerfd and the descriptors of the mode's version-1 sources, with its edge accounting
+    /// (WaitSet.swift). The timerfd is armed at the coalesced wake-up time of the mode's timers whenever they change
+    /// (RefRunLoop+TimerArming.swift), and disarmed when the mode has no timer left (fixing CF, whose timerfd stays
+    /// armed then: __CFArmNextTimerInMode 2451-63, CFRunLoop.c at swift-6.3.1-RELEASE).
+    let waitSet: WaitSet.ModeSet
     /// How many batches of timer fires in this mode are under way (nested runs can fire one inside another). While
     /// one is, the wake-up time is the earliest cap even for a timer that is due already: the batch's own callouts
     /// make timers due one after another, and waking for each would undo the coalescing
     /// (``RefRunLoop/wakeTimeLocked(for:)``).
     var timerBatches = 0
-    /// Whether the loop's thread deferred moving `timerFD` to a later time (``RefRunLoop/rearmTimerLocked(_:mayDefer:changed:)``):
-    /// set by the loop's thread and cleared by any thread, with the loop's lock held; read by the loop's thread
-    /// without it before each wait in this mode (only it sets the flag, so it cannot miss its own setting).
-    let rearmPending = Atomic<Bool>(false)
-    /// Whether an expiry of `timerFD` may still be queued on `epollFD`'s ready list (bit 0), and a generation
-    /// (the other bits) bumped whenever one may have been queued. An expiry queues the timerfd's entry at the tail of
-    /// the ready list, and it stays there, ahead of later-ready ports, until a wait on this set reaches it, even if
-    /// the timerfd was re-armed meanwhile (then the wait drops it, as CF's does). Set with the loop's lock held, by
-    /// ``RefRunLoop/rearmTimerLocked(_:mayDefer:changed:)``; cleared by the loop's thread, without the lock, after a wait that
-    /// scanned the whole list (it returned nothing) or reported the timerfd, unless the generation moved meanwhile.
-    /// While it is set, a poll cannot skip its system call (``RefRunLoop/waitForLivePort(_:poll:)``).
-    let timerEdges = Atomic<UInt64>(0)
-
-    /// Confined to the loop's thread. A number of wake-up claims (``WakeGate``) whose writes' edges are all off this
-    /// mode's ready list for good: every claim up to it has been written and its edge taken off the list by a wait on
-    /// `epollFD`. Set to the claims of a moment when every claim had been written and counted, by a wait begun after
-    /// that moment that returned nothing (it scanned the whole list) or reported the wake-up eventfd (taking that
-    /// entry off); and one higher by a wait begun with the list clear (see below) that reported the next claim's write,
-    /// the only edge the list could then have received. Nil until the first such wait: adding the eventfd to a new set
-    /// queues an edge if a write was made before. While it equals the claims and none is pending, the list holds no
-    /// wake-up edge and no write is in flight: a poll may skip its system call.
-    var wakeEdgesClearedAt: UInt64? = nil
-
-    /// Notes that an expiry of `timerFD` may be queued. Caller holds the loop's lock.
-    func noteTimerEdgeQueued() {
-        var current = timerEdges.load(ordering: .relaxed)
-        while true {
-            let (exchanged, original) = timerEdges.compareExchange(
-                expected: current, desired: (current | 1) &+ 2, ordering: .releasing)
-            if exchanged { return }
-            current = original
-        }
-    }
 
     /// The mode's sources, of both versions, in the order they were added (a pass sorts the signalled ones by (order,
     /// first signal)). Each source's membership for this mode records its position here (``SourceMembership/slot``):
@@ -68,13 +27,8 @@ final class LoopMode {
     var sources = SlotArray<RefRunLoopSource>()
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
     var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
-        didSet { updateQuietUntil() }
+        didSet { waitSet.hasDescriptors = !sourcesByDescriptor.isEmpty }
     }
-    /// Written with the loop's lock held (by the two properties above), read without it by the loop's thread: until
-    /// this time, nothing in the mode's wait set but the wake-up eventfd can be reported. 0 while the mode has
-    /// descriptors (one may become readable at any time); the armed time while the timerfd is armed (it cannot
-    /// expire earlier); `.max` when it is disarmed or has expired and been reported (an edge is reported once).
-    let quietUntil = Atomic<UInt64>(.max)
     /// Timers by (deadline, insertion).
     var timers = TimerQueue<RefRunLoopTimer>()
     /// Observers by (order, insertion). Every change must call ``observersChanged()``.
@@ -93,22 +47,9 @@ final class LoopMode {
     /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule stop.mode-flag).
     var stopped = false
 
-    init(name: String, epollFD: Int32, timerFD: Int32) {
+    init(name: String, waitSet: WaitSet.ModeSet) {
         self.name = name
-        self.epollFD = epollFD
-        self.timerFD = timerFD
-    }
-
-    private func updateQuietUntil() {
-        let quiet: UInt64
-        if !sourcesByDescriptor.isEmpty {
-            quiet = 0
-        } else if let armed = armedDeadline, armed != 0 {
-            quiet = armed
-        } else {
-            quiet = .max
-        }
-        quietUntil.store(quiet, ordering: .releasing)
+        self.waitSet = waitSet
     }
 
     /// Call with the loop's lock held after changing `observers`: the loop thread rebuilds its snapshots.
@@ -192,7 +133,7 @@ final class RunFrame {
     /// CFRunLoopStop's flag. Only the innermost run's is set (rule stop.innermost-only).
     var stopped = false
     /// Confined to the loop's thread. Set from the return of the wait to the top of the next pass: wake-ups are dropped
-    /// then (rule wakeup.ignored-outside-wait). The loop's `wakeGate` mirrors the innermost run's
+    /// then (rule wakeup.ignored-outside-wait). The loop's wake gate (``WaitSet/gate``) mirrors the innermost run's
     /// (``RefRunLoop/ignoreWakeUps(_:_:)``).
     var ignoreWakeUps = false
     /// CLOCK_MONOTONIC nanoseconds after which the run times out; 0 for a poll, `.max` for no timeout. Set when the

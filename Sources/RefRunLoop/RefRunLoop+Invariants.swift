@@ -77,10 +77,12 @@ extension RefRunLoop {
             return "a queued timer has no entry for the mode"
         }
         if let broken = mode.observers.checkInvariants() { return "observers: \(broken)" }
-        let quiet = mode.quietUntil.load(ordering: .relaxed)
-        let expected: UInt64 = !mode.sourcesByDescriptor.isEmpty ? 0 : mode.armedDeadline.flatMap { $0 == 0 ? nil : $0 } ?? .max
+        let set = mode.waitSet
+        if set.hasDescriptors == mode.sourcesByDescriptor.isEmpty { return "the wait set disagrees on having descriptors" }
+        let quiet = set.quietUntil.load(ordering: .relaxed)
+        let expected: UInt64 = set.hasDescriptors ? 0 : set.armedDeadline.flatMap { $0 == 0 ? nil : $0 } ?? .max
         if quiet != expected { return "quietUntil is \(quiet), its descriptors and arming say \(expected)" }
-        if mode.timers.isEmpty, let armed = mode.armedDeadline, armed != 0 { return "no timer, but the timerfd is armed" }
+        if mode.timers.isEmpty, let armed = set.armedDeadline, armed != 0 { return "no timer, but the timerfd is armed" }
         return nil
     }
 }

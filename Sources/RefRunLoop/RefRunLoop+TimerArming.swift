@@ -57,38 +57,29 @@ extension RefRunLoop {
     /// (its expiry was reported already). O(1) besides the system call. Caller holds `lock`.
     ///
     /// On the loop's own thread, a move to a later time is deferred to the loop's next wait in that mode
-    /// (``LoopMode/rearmPending``; `mayDefer` false forces it): until then the timerfd stays armed at the earlier time,
+    /// (``WaitSet/ModeSet/rearmPending``; `mayDefer` false forces it): until then the timerfd stays armed at the earlier time,
     /// and only a wait in the mode could tell, so adding and removing many timers costs no system call per change.
     /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
     /// once.
     func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true, changed: Bool = false) {
         lock.assertHeld()
         guard lifecycle == .open else { return }
+        let set = mode.waitSet
         let desired = wakeTimeLocked(for: mode, changed: changed)
-        guard desired != mode.armedDeadline else {
-            mode.rearmPending.store(false, ordering: .relaxed)
+        guard desired != set.armedDeadline else {
+            set.rearmPending.store(false, ordering: .relaxed)
             return
         }
-        if mayDefer, let desired, let armed = mode.armedDeadline, armed != 0, armed < desired, isCurrentThread {
+        if mayDefer, let desired, let armed = set.armedDeadline, armed != 0, armed < desired, isCurrentThread {
             // Whether the armed time has passed makes no difference, so the clock is not read: if it has, its expiry
             // may be queued, and the re-arming before the next wait notes it, as it notes one that comes between now
             // and that wait.
-            mode.rearmPending.store(true, ordering: .relaxed)
+            set.rearmPending.store(true, ordering: .relaxed)
             return
         }
-        let now = RefClock.nanoseconds
-        mode.rearmPending.store(false, ordering: .relaxed)
-        // An armed timerfd can queue its edge at any time: a deferred wake-up is written first (its edge goes first).
-        if desired != nil { disallowDeferralLocked() }
-        // The old arming expired unreported (its entry is queued), or the new one expires at once.
-        if let armed = mode.armedDeadline, armed != 0, armed <= now { mode.noteTimerEdgeQueued() }
-        if let desired, desired <= now { mode.noteTimerEdgeQueued() }
-        if let desired {
-            TimerFD.arm(mode.timerFD, atNanoseconds: desired)
-        } else if let armed = mode.armedDeadline, armed != 0 {
-            TimerFD.disarm(mode.timerFD)
-        }
-        mode.armedDeadline = desired
+        set.rearmPending.store(false, ordering: .relaxed)
+        // Writes a deferred wake-up first when arming (its edge goes first), and notes the expiries that may be queued.
+        waitSet.arm(set, at: desired, now: RefClock.nanoseconds)
         if desired == nil { updateDeferralLocked() }
     }
 

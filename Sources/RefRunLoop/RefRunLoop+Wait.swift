@@ -1,23 +1,6 @@
-// Sleeping and waking: the OS wait of a pass (rule order.pass-phases) and CFRunLoopWakeUp. Arming the timerfd the wait
-// reports is in RefRunLoop+TimerArming.swift.
-//
-// As in CF, each mode has its own epoll set holding the loop's wake-up eventfd, the mode's timerfd and the mode's
-// version-1 descriptors, all edge-triggered; a pass waits on its mode's set for one event (maxevents 1: one live port
-// per pass), so the kernel keeps each mode's readiness and its order exactly as CF's sets do. Unlike CF:
-// - the wake-up eventfd is never read. A write is one edge and each set reports it once; `wakeGate` keeps at most one
-//   write unreported, so a report with no wake-up pending is a stale edge left in another mode's set, and is
-//   absorbed. CF pays ppoll + epoll_wait + read and a lock per wake-up; this loop pays at most one epoll_wait and no
-//   lock (none when the wake-up is consumed by a poll that only the wake-up eventfd could answer, see
-//   waitForLivePort).
-// - a wake-up claimed while the loop is awake, when its wait sets can hold no other edge, is not written at all: the
-//   next wait reports it without a system call (WakeGate's `deferred`), so a thread handing work to a busy loop makes
-//   no system call for it, as with libevent's active queue. CF writes at once; nothing can tell the difference, since
-//   any change that could put another edge in a wait set writes a deferred wake-up first.
-// - the timerfd is never read either (setting it clears its expiry count). It is armed at the coalesced wake-up time
-// of the mode's timers, honouring tolerance (TimerCoalescing), and disarmed when the mode has no timer left, so
-// removing the last timer leaves no stale expiry behind (CF's does: __CFArmNextTimerInMode 2451-63, CFRunLoop.c at
-// swift-6.3.1-RELEASE).
-// - the run timeout is the wait's own timeout (epoll_pwait2, in nanoseconds): no helper thread, no descriptor.
+// Sleeping and waking as CF defines them: the OS wait of a pass (rule order.pass-phases), which port it reports and
+// when wake-ups count, and CFRunLoopWakeUp. The kernel objects and their edge accounting are the wait set
+// (WaitSet.swift); arming the timerfd the wait reports is in RefRunLoop+TimerArming.swift.
 
 import Glibc
 
@@ -26,21 +9,12 @@ extension RefRunLoop {
     /// return of a wait and the top of the next pass (rule wakeup.ignored-outside-wait); coalesces with a wake-up not
     /// yet reported (rule wakeup.coalesce). A wake-up never ends a run by itself (rule wakeup.idle-pass). Any thread.
     ///
-    /// Lock-free: the decision is one atomic step on `wakeGate` (``WakeGate/claim()``), which marks the write as
-    /// pending before it is made, so a report of the write always finds it pending. While the loop is awake and its
+    /// Lock-free: the decision is one atomic step on the wait set's gate (``WakeGate/claim()``), which marks the write
+    /// as pending before it is made, so a report of the write always finds it pending. While the loop is awake and its
     /// wait sets can hold no other edge, the claim is deferred instead: no write, and the next wait reports it without
-    /// a system call (``WakeGate``). The eventfd stays open until deinit, so a write racing the loop's teardown is
-    /// harmless.
+    /// a system call (``WakeGate``).
     public func wakeUp() {
-        guard wakeGate.claim() == .write else { return }
-        writeWakeUp()
-    }
-
-    /// Writes the wake-up eventfd for a claim that must be written, and counts the write. Any thread.
-    func writeWakeUp() {
-        EventFD.signal(wakeFD)
-        // After the write: a count a wait has seen is of writes whose edges were queued before that wait began.
-        wakeWrites.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        waitSet.wake()
     }
 
     /// Claims may be deferred while this loop's wait sets can hold no edge but the wake-up eventfd's: it is not the
@@ -49,13 +23,7 @@ extension RefRunLoop {
     /// accordingly. Caller holds `lock`.
     func updateDeferralLocked() {
         lock.assertHeld()
-        let mode = defaultMode
-        if !isMain && lifecycle == .open && modes.count == 1 && mode.quietUntil.load(ordering: .acquiring) == .max
-            && mode.timerEdges.load(ordering: .acquiring) & 1 == 0 {
-            wakeGate.allowDeferral()
-        } else {
-            disallowDeferralLocked()
-        }
+        waitSet.setDeferrable(!isMain && lifecycle == .open && modes.count == 1 && defaultMode.waitSet.holdsOnlyWakeUps)
     }
 
     /// Before a change that could queue an edge other than the wake-up eventfd's (a mode created, a descriptor added,
@@ -63,20 +31,20 @@ extension RefRunLoop {
     /// comes first, as the write CF makes at once would. Caller holds `lock`.
     func disallowDeferralLocked() {
         lock.assertHeld()
-        if wakeGate.disallowDeferral() { writeWakeUp() }
+        waitSet.setDeferrable(false)
     }
 
     /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.
     func ignoreWakeUps(_ frame: RunFrame, _ ignore: Bool) {
         assertOnLoopThread()
         frame.ignoreWakeUps = ignore
-        if ignore { wakeGate.close() } else { wakeGate.open() }
+        if ignore { waitSet.gate.close() } else { waitSet.gate.open() }
     }
 
     /// After a run starts or ends: the gate follows the new innermost run (closed when none runs). Loop thread only.
     func followInnermostRun() {
         assertOnLoopThread()
-        if let innermost = frames.last, !innermost.ignoreWakeUps { wakeGate.open() } else { wakeGate.close() }
+        if let innermost = frames.last, !innermost.ignoreWakeUps { waitSet.gate.open() } else { waitSet.gate.close() }
     }
 
     /// Steps h and i of a pass: set the waiting flag, wait for one live port (at once when polling), then ignore
@@ -86,28 +54,21 @@ extension RefRunLoop {
     /// to look at the mode. The timeout needs only the run frames and their clocks, which only this (the loop's)
     /// thread writes, so it reads them without the lock.
     func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
+        assertOnLoopThread()
+        let set = frame.mode.waitSet
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
-        if frame.mode.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
-        if let claim = wakeGate.beginWait() {
-            // A deferred wake-up, consumed: the wait would report the eventfd's edge at once, the only one the wait
-            // set can hold, so it is reported without a system call. Counted as if written (WakeGate.allWritten), and
-            // the list is clear up to this claim if it was clear before it, as after a reported write.
-            wakeGate.endWait()
-            wakeWrites.wrappingAdd(1, ordering: .sequentiallyConsistent)
-            if frame.mode.wakeEdgesClearedAt == claim &- 1 { frame.mode.wakeEdgesClearedAt = claim }
+        if set.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
+        if waitSet.beginWait(set) {
+            // A deferred wake-up, consumed without a system call.
             count(wakeUpCounter)
             count(deferredWakeUpCounter)
             frame.ignoreWakeUps = true
             return .none
         }
-        defer { wakeGate.endWait() }
-        if poll { awaitWriteInFlight() }
-        if poll && frame.mainQueueFD < 0 && onlyWakeUpsCanBeReported(frame.mode) {
-            // The poll's system call is skipped: its one possible report is the wake-up eventfd's, and no wake-up is
-            // in flight, so made at this instant it would return nothing. (A pending wake-up is left to the system
-            // call: reporting it takes its edge off this mode's ready list, as CF's read of the eventfd does, so a
-            // later wake-up queues behind a timer or descriptor that became ready before it, rule order.pass-phases.
-            // Consumed here instead, the edge would stay at the head of the list and put the next wake-up first.)
+        defer { waitSet.endWait() }
+        if poll { waitSet.awaitWriteInFlight() }
+        if poll && frame.mainQueueFD < 0 && waitSet.pollWouldReportNothing(set) {
+            // The poll's system call is skipped: it could report nothing and would leave the ready list as it is.
             ignoreWakeUps(frame, true)
             return .none
         }
@@ -118,57 +79,33 @@ extension RefRunLoop {
         // does not service the queue. Added edge-triggered, it is reported at once if readable already.
         let mainQueueFD = frame.mainQueueFD
         if mainQueueFD >= 0 {
-            _ = Epoll.addForeign(frame.mode.epollFD, fd: mainQueueFD, token: Self.mainQueueToken)
+            set.insertForOneWait(mainQueueFD)
         }
-        defer { if mainQueueFD >= 0 { Epoll.remove(frame.mode.epollFD, fd: mainQueueFD) } }
+        defer { if mainQueueFD >= 0 { set.removeAfterWait(mainQueueFD) } }
         while true {
-            let timeout = poll ? 0 : waitTimeout()
-            let edges = frame.mode.timerEdges.load(ordering: .acquiring)
-            // The count before the claims: see WakeGate.allWritten.
-            let writes = wakeWrites.load(ordering: .sequentiallyConsistent)
-            let (claims, pending) = wakeGate.snapshot()
-            // This mode's list holds no wake-up edge and none can arrive but from a claim made after this point.
-            let clear = !pending && frame.mode.wakeEdgesClearedAt == claims
-            // Every claim so far has been written, so its edge is on this list already or was taken off it.
-            let allWritten = !pending && WakeGate.allWritten(claims: claims, writes: writes)
-            let token = Epoll.waitForOne(frame.mode.epollFD, timeoutNanoseconds: timeout)
+            let report = waitSet.waitForOne(set, timeoutNanoseconds: poll ? 0 : waitTimeout())
             count(wakeUpCounter)
-            if allWritten && (token == nil || token == Self.wakeToken) {
-                // The wait scanned the whole ready list, or took the wake-up eventfd's one entry off it: the edges of
-                // every claim made before the wait are gone from this mode's list.
-                frame.mode.wakeEdgesClearedAt = claims
-            }
-            if edges & 1 != 0 && (token == nil || token == Self.timerToken) {
-                // The wait scanned the whole ready list, or reported the timerfd: no expiry of it is queued any more,
-                // unless one was queued since the load above (then the generation moved and this does nothing).
-                _ = frame.mode.timerEdges.compareExchange(expected: edges, desired: edges & ~1, ordering: .relaxed)
-            }
-            switch token {
-            case nil:
+            switch report {
+            case .timeout:
                 // Timeout: the run's deadline (or an outer run's) passed; CF's timeout timer would have called
                 // WakeUp once (rule timeout.finite).
                 if !poll { lock.withLock { markTimeoutsDeliveredLocked() } }
                 ignoreWakeUps(frame, true)
                 return .none
-            case Self.wakeToken?:
-                // Every write is marked pending before it is made; a report with no write pending is an edge another
-                // mode's set kept, absorbed. A real one is consumed and the gate closed in one atomic step.
-                guard wakeGate.consumeReport() else { continue }
-                // With the list clear before the wait, the report was the edge of the next claim's write (no later
-                // claim can be made before this report), now taken off: the list is clear up to that claim, whether or
-                // not its writer has counted it yet, so the poll that follows a handled source can skip its system
-                // call without waiting for that count.
-                if clear { frame.mode.wakeEdgesClearedAt = claims &+ 1 }
+            case .wakeUp:
                 frame.ignoreWakeUps = true
                 return .none
-            case Self.mainQueueToken?:
+            case .staleWakeUp:
+                // An edge another mode's set kept, with no wake-up pending: absorbed.
+                continue
+            case .oneWait:
                 // CF reads the eventfd when its wait reports it; nothing to read means another reader took it.
                 let drained: UInt64?
                 do { drained = try EventFD.read(mainQueueFD) } catch { drained = nil }
                 ignoreWakeUps(frame, true)
                 return drained == nil ? .none : .mainQueue
-            case let token?:
-                guard let live = lock.withLock({ classifyLocked(token, mode: frame.mode) }) else {
+            case .timer, .descriptor:
+                guard let live = lock.withLock({ classifyLocked(report, mode: frame.mode) }) else {
                     // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes
                     // once, so this ends), as if the report had never reached this mode's wait set.
                     continue
@@ -179,68 +116,21 @@ extension RefRunLoop {
         }
     }
 
-    /// Before a poll: while a claim is pending whose write has not been made yet (its thread is between the claim and
-    /// the write, or is writing a deferred claim before it changes a wait set), waits for the write, so that the poll
-    /// reports the wake-up as CF's reports a write made when its WakeUp call was. Otherwise a wake-up deferred in a
-    /// callout, whose WakeUp call has returned, could miss the poll after the callout when another thread's change
-    /// makes it a write at that moment. The writer is one system call away; this yields meanwhile and gives up after
-    /// a second (a later wait then reports the wake-up). Loop thread only.
-    private func awaitWriteInFlight() {
-        assertOnLoopThread()
-        var deadline: UInt64 = 0
-        while true {
-            // The count before the claims: see WakeGate.allWritten.
-            let writes = wakeWrites.load(ordering: .sequentiallyConsistent)
-            let (claims, pending) = wakeGate.snapshot()
-            if !pending || WakeGate.allWritten(claims: claims, writes: writes) { return }
-            let now = RefClock.nanoseconds
-            if deadline == 0 {
-                deadline = now &+ 1_000_000_000
-            } else if now >= deadline {
-                return
-            }
-            sched_yield()
-        }
-    }
-
-    /// Whether a poll of the mode's wait set now could report nothing, and would leave its ready list as it is: the
-    /// mode has no descriptor, its timerfd cannot have expired (``LoopMode/quietUntil``), no wake-up edge is queued on
-    /// its list and no write is in flight (no claim pending, and every claim's edge off the list for good:
-    /// ``LoopMode/wakeEdgesClearedAt``). Loop thread only.
-    ///
-    /// A wake-up edge can be queued with no write pending: a write queues an edge on every mode's list and the wait
-    /// that consumes it takes it off one. The eventfd is never read, so that edge would be reported, and absorbed, by
-    /// the poll; skipped, it would stay at the head of the list, and the next write would be reported from there,
-    /// ahead of a timer or descriptor that became ready in between, where CF (whose poll clears its list) reports
-    /// that port first (case wakeup.stale-edge-cleared-by-poll, found by runloop fuzz, seed 5126180).
-    private func onlyWakeUpsCanBeReported(_ mode: LoopMode) -> Bool {
-        assertOnLoopThread()
-        let (claims, pending) = wakeGate.snapshot()
-        guard !pending, mode.wakeEdgesClearedAt == claims else { return false }
-        // A timerfd entry left on the ready list would be dropped by the system call; skipped, it would stay ahead of
-        // ports that become ready later.
-        guard mode.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return false }
-        let quiet = mode.quietUntil.load(ordering: .acquiring)
-        guard quiet != 0 else { return false }
-        return quiet == .max || RefClock.nanoseconds < quiet
-    }
-
     /// What a timer or descriptor report means for the running mode, or nil if it is to be absorbed. Caller holds
     /// `lock`.
-    private func classifyLocked(_ token: UInt64, mode: LoopMode) -> LivePort? {
+    private func classifyLocked(_ report: WaitSet.Report, mode: LoopMode) -> LivePort? {
         lock.assertHeld()
-        switch token {
-        case Self.timerToken:
+        switch report {
+        case .timer:
             // The timerfd is one-shot: it has expired, and its expiry count stays set until it is set again. It is
             // the pass's live port even when nothing is due (the mode's timer is firing in an outer run, so arming
             // left it armed at that timer's date, as CF's arming does for the modes other than the firing one): CF
             // handles that port, fires nothing and re-arms (__CFRunLoopRun 3199-3210, CFRunLoop.c at
             // swift-6.3.1-RELEASE), so a descriptor that became ready after it waits for the next pass
             // (fireDueTimers re-arms).
-            mode.armedDeadline = 0
+            mode.waitSet.noteExpiryReported()
             return .timer
-        default:
-            let fd = Int32(truncatingIfNeeded: token - Self.firstDescriptorToken)
+        case .descriptor(let fd):
             guard mode.sourcesByDescriptor[fd] != nil else { return nil }
             // CF acknowledges the descriptor as soon as the wait returns, before AfterWaiting (it reads 8 bytes in
             // __CFRunLoopServiceFileDescriptors) and looks the source up only afterwards: an AfterWaiting observer
@@ -248,6 +138,8 @@ extension RefRunLoop {
             let drained: UInt64?
             do { drained = try EventFD.read(fd) } catch { drained = nil }
             return drained == nil ? LivePort.none : .source1(fd: fd)
+        case .timeout, .wakeUp, .staleWakeUp, .oneWait:
+            preconditionFailure("internal bug: \(report) is not a timer or descriptor report")
         }
     }
 

@@ -1,6 +1,6 @@
-// The loop object: its kernel objects, its mode tables and the operations that change them from any thread.
-// The run pass is in RefRunLoop+Run.swift, its phases in RefRunLoop+Phases.swift, waiting and waking in
-// RefRunLoop+Wait.swift.
+// The loop object: its mode tables and the operations that change them from any thread. The run pass is in
+// RefRunLoop+Run.swift, its phases in RefRunLoop+Phases.swift, waiting and waking in RefRunLoop+Wait.swift, their
+// kernel objects (epoll, the eventfd, the timerfds) in WaitSet.swift, the invariants in RefRunLoop+Invariants.swift.
 
 import CSystem
 import Synchronization
@@ -18,8 +18,8 @@ import Glibc
 ///
 /// Thread safety: one lock (`lock`) protects the mode tables, the block queue, the run stack and the arming state;
 /// it is never held during a callout. Items have their own locks, always taken after the loop's; `signalLock`, the
-/// signalled list's, comes last. Waking takes no lock (one atomic step on `wakeGate`), and a pass's exit check takes
-/// `lock` only when something that could end the run changed (`exitEpoch`).
+/// signalled list's, comes last. Waking takes no lock (one atomic step on the wait set's gate), and a pass's exit
+/// check takes `lock` only when something that could end the run changed (`exitEpoch`).
 public final class RefRunLoop: @unchecked Sendable {
     enum Lifecycle {
         /// Usable.
@@ -28,18 +28,11 @@ public final class RefRunLoop: @unchecked Sendable {
         case closed
     }
 
-    /// epoll token of the wake-up eventfd.
-    static let wakeToken: UInt64 = 0
-    /// epoll token of the timerfd.
-    static let timerToken: UInt64 = 1
-    /// Version-1 descriptors use token fd + 2.
-    static let firstDescriptorToken: UInt64 = 2
-    /// epoll token of the main dispatch queue's eventfd (main loop only); above every descriptor token.
-    static let mainQueueToken: UInt64 = .max
-
     let lock = Lock("RefRunLoop.lock")
-    /// Immutable. The wake-up eventfd: in every mode's wait set, edge-triggered, never read. Open until deinit.
-    let wakeFD: Int32
+    /// Immutable. The kernel side of waiting and waking: the wake-up eventfd with its gate, and the factory of the
+    /// modes' sets (WaitSet.swift). Its eventfd stays open until deinit: ``wakeUp()`` writes it after releasing
+    /// `lock`, so it must stay valid as long as anyone holds the loop.
+    let waitSet = WaitSet()
 
     /// Protected by `lock`.
     var lifecycle = Lifecycle.open
@@ -88,13 +81,6 @@ public final class RefRunLoop: @unchecked Sendable {
     /// without the lock by the loop's thread, whose exit check skips `lock` while it equals the value its run last
     /// checked under the lock (``RunFrame/checkedEpoch``).
     let exitEpoch = Atomic<UInt64>(0)
-    /// Whether wake-ups are taken now and whether an eventfd write is in flight that no wait has reported yet
-    /// (further wake-ups need no write of their own). Atomic: ``wakeUp()`` takes no lock.
-    let wakeGate = WakeGate()
-    /// Writes of `wakeFD` so far, each counted after its write (any thread adds, in ``wakeUp()``; the loop's thread
-    /// reads). Every write queues an edge on every mode's ready list; while this count equals the gate's claims,
-    /// every claimed write has been made (``WakeGate/allWritten(claims:writes:)``, ``LoopMode/wakeEdgesClearedAt``).
-    let wakeWrites = Atomic<UInt64>(0)
 
     /// CFRunLoopIsWaiting: set around the OS wait (rule wakeup.is-waiting). Atomic so that other threads can poll it
     /// cheaply.
@@ -123,8 +109,7 @@ public final class RefRunLoop: @unchecked Sendable {
 
     init(isMain: Bool = false) {
         self.isMain = isMain
-        wakeFD = EventFD.create()
-        defaultMode = Self.newMode(RefRunLoopMode.defaultModeName, wakeFD: wakeFD)
+        defaultMode = LoopMode(name: RefRunLoopMode.defaultModeName, waitSet: waitSet.makeModeSet())
         modes = [RefRunLoopMode.defaultModeName: defaultMode]
         commonModes = [RefRunLoopMode.defaultModeName]
         commonModeOrder = [RefRunLoopMode.defaultModeName]
@@ -132,16 +117,12 @@ public final class RefRunLoop: @unchecked Sendable {
 
     deinit {
         if lifecycle == .open { closeModeDescriptors() }
-        Descriptor.close(wakeFD)
     }
 
-    /// Closes every mode's descriptors. The wake-up eventfd stays open until deinit: ``wakeUp()`` writes it after
-    /// releasing `lock`, so it must stay valid as long as anyone holds the loop. Caller holds `lock` (or is deinit).
+    /// Closes every mode's set (the wake-up eventfd stays open until the wait set's deinit). Caller holds `lock` (or
+    /// is deinit, when no other reference to the loop is left).
     func closeModeDescriptors() {
-        for mode in modes.values {
-            Descriptor.close(mode.epollFD)
-            Descriptor.close(mode.timerFD)
-        }
+        for mode in modes.values { mode.waitSet.close() }
     }
 
     /// Whether the caller runs on the loop's thread: the thread whose ``current`` loop this is. O(1): a thread-specific
@@ -332,22 +313,9 @@ public final class RefRunLoop: @unchecked Sendable {
         if let mode = modes[name] { return mode }
         guard create else { return nil }
         disallowDeferralLocked()  // the new set gets the eventfd's edge if it was written
-        let mode = Self.newMode(name, wakeFD: wakeFD)
+        let mode = LoopMode(name: name, waitSet: waitSet.makeModeSet())
         modes[name] = mode
         return mode
-    }
-
-    /// A new mode with its wait set holding the loop's wake-up eventfd and the mode's own timerfd.
-    private static func newMode(_ name: String, wakeFD: Int32) -> LoopMode {
-        let epollFD = Epoll.create()
-        let timerFD = TimerFD.create()
-        do {
-            try Epoll.add(epollFD, fd: wakeFD, token: Self.wakeToken)
-            try Epoll.add(epollFD, fd: timerFD, token: Self.timerToken)
-        } catch {
-            fatalError("RefRunLoop: cannot register the wake-up and timer descriptors: \(error)")
-        }
-        return LoopMode(name: name, epollFD: epollFD, timerFD: timerFD)
     }
 
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
@@ -500,17 +468,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// sources with one descriptor) stays registered once; the map points at the last source, as CF's does.
     private func registerDescriptorLocked(_ fd: Int32, source: RefRunLoopSource, in mode: LoopMode) {
         lock.assertHeld()
-        disallowDeferralLocked()  // the descriptor may become ready at any time
-        switch Epoll.addForeign(mode.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
-        case 0, EEXIST:
-            // EEXIST: registered already by another source with the same descriptor.
-            break
-        case EBADF where fcntl(mode.epollFD, F_GETFD) < 0:
-            fatalError("internal bug: the wait set of mode \(mode.name) is closed")
-        case let code:
-            // The caller's descriptor is closed or cannot be polled: like CF, the source just never fires.
-            _ = code
-        }
+        waitSet.register(fd, in: mode.waitSet, modeName: mode.name)
         mode.sourcesByDescriptor[fd] = source
     }
 
@@ -518,7 +476,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func unregisterDescriptorLocked(_ fd: Int32, in mode: LoopMode) {
         lock.assertHeld()
         mode.sourcesByDescriptor[fd] = nil
-        Epoll.remove(mode.epollFD, fd: fd)
+        mode.waitSet.unregister(fd)
         updateDeferralLocked()
     }
 

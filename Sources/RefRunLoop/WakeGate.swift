@@ -24,7 +24,7 @@ import Synchronization
 ///
 /// The count is of claims, the wake-ups ever decided, taken in the same atomic step as `pending`, so claims are
 /// numbered in the order they happen and a claim cannot be made while another is pending. The loop's thread uses the
-/// numbers to know which wake-up edges a mode's ready list may hold (``LoopMode/wakeEdgesClearedAt``).
+/// numbers to know which wake-up edges a mode's ready list may hold (``WaitSet/ModeSet/wakeEdgesClearedAt``).
 ///
 /// Ordering: every operation is sequentially consistent, so a thread that changes loop state and then calls
 /// ``claim()`` and a loop that opens the gate and then reads that state cannot both miss each other.
@@ -45,7 +45,7 @@ struct WakeGate: ~Copyable {
     enum Claim {
         /// Nothing: the loop ignores wake-ups now, or one is in flight already.
         case none
-        /// Write the wake-up eventfd (then count the write, ``RefRunLoop/wakeWrites``).
+        /// Write the wake-up eventfd (then count the write, ``WaitSet/writes``).
         case write
         /// Nothing now: the loop reports the wake-up at its next wait.
         case deferred
@@ -72,7 +72,7 @@ struct WakeGate: ~Copyable {
         return (current >> 5, current & Self.pending != 0)
     }
 
-    /// Whether `claims`, from a snapshot, equals `writes`, a count of writes made (``RefRunLoop/wakeWrites``) loaded
+    /// Whether `claims`, from a snapshot, equals `writes`, a count of writes made (``WaitSet/writes``) loaded
     /// before that snapshot. Then every claim had been written and counted at the snapshot: the count only grows and
     /// never passes the claims, so it was equal to them then too.
     static func allWritten(claims: UInt64, writes: UInt64) -> Bool { claims == writes & countMask }
