@@ -25,17 +25,21 @@ extension RefRunLoop {
         lock.withLock { invariantViolationLocked(sources: sources) }
     }
 
+    #if DEBUG
     /// Called at the end of every change made under `lock`: in debug builds with `checksInvariants` on, stops the
     /// process at the first broken invariant, naming it. Caller holds `lock` and no item's lock.
     @inline(__always)
     func checkInvariantsAfterChangeLocked() {
-        #if DEBUG
         lock.assertHeld()
         if checksInvariants.load(ordering: .relaxed), let broken = invariantViolationLocked(sources: []) {
             fatalError("internal bug: a RefRunLoop invariant does not hold after a change: \(broken)")
         }
-        #endif
     }
+    #else
+    /// Checked in debug builds only (see above).
+    @inline(__always)
+    func checkInvariantsAfterChangeLocked() {}
+    #endif
 
     /// The checks. Caller holds `lock` and no item's lock.
     func invariantViolationLocked(sources: [RefRunLoopSource]) -> String? {

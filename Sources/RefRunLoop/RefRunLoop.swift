@@ -133,16 +133,20 @@ public final class RefRunLoop: @unchecked Sendable {
         return LoopRegistry.registered() == nil && csystem_gettid() == getpid() && self === LoopRegistry.mainIfCreated()
     }
 
+    #if DEBUG
     /// Stops the process unless the caller runs on the loop's thread (``isCurrentThread``): the check of the functions
     /// documented "loop thread only". Debug builds only; nothing in release builds.
     @inline(__always)
     func assertOnLoopThread(_ file: StaticString = #fileID, line: UInt = #line) {
-        #if DEBUG
         if !isCurrentThread {
             fatalError("internal bug: assertOnLoopThread: called from a thread other than the loop's", file: file, line: line)
         }
-        #endif
     }
+    #else
+    /// Checked in debug builds only (see above).
+    @inline(__always)
+    func assertOnLoopThread() {}
+    #endif
 
     // MARK: Adding and removing items (any thread)
 

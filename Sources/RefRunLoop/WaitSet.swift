@@ -104,6 +104,7 @@ struct WaitSet: ~Copyable {
     /// be queued on its ready list: the old arming's if it passed unreported, the new one's if it is due at `now`.
     /// An armed timerfd can queue its edge at any time, so a deferred wake-up is written first. With the loop's lock
     /// held.
+    @inline(__always)
     func arm(_ set: ModeSet, at deadline: UInt64?, now: UInt64) {
         if deadline != nil { setDeferrable(false) }
         if let armed = set.armedDeadline, armed != 0, armed <= now { set.noteTimerEdgeQueued() }
