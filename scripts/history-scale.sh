@@ -41,7 +41,7 @@ awk -v runs="$runs" -v dir="$work/csv" 'BEGIN {
         printf "# label: kvm-2cpu\n# date: %s\n", strftime("%Y-%m-%dT%H:%M:%SZ", t, 1) > file
         printf "# profile: full (repetitions 5, min_time 0.3 s, random interleaving, every repetition kept)\n" > file
         printf "# command: scripts/history-scale.sh\n# filter: (all)\n# cpu_model: AMD EPYC\n# cpus: 2 (kvm)\n" > file
-        printf "# commit: %08x%032d (0 uncommitted paths)\n", r + 1, 0 > file
+        printf "# commit: %07x%033d (0 uncommitted paths)\n", r + 1, 0 > file
         for (e = 1; e <= 6; e++) printf "# engine_%s: synthetic %s\n", engines[e], engines[e] > file
         print "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message,latency_p50_ns,latency_p99_ns" > file
         for (e = 1; e <= 6; e++) {

@@ -37,32 +37,48 @@ public final class HistoryDatabase: Sendable {
     }
 
     /// Checks what the file holds and brings it to this build's schema.
+    ///
+    /// Two processes opening a new database at once race in GRDB's migrator, which reads what is applied before it
+    /// takes the write lock: the loser's read can fail (the table appeared between its statement's preparation and
+    /// its check) or its CREATE can (the winner made the table first). Both leave the database as it should be, so a
+    /// database error here is retried a few times, 0.1 s apart, before it is reported.
     static func migrate(_ queue: DatabaseQueue, path: String) throws {
-        let migrator = HistorySchema.migrator
-        do {
-            let (superseded, tables, applied) = try queue.read { db in
-                (try migrator.hasBeenSuperseded(db), try String.fetchAll(db, sql: """
-                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                    """), try migrator.appliedIdentifiers(db))
+        var attempt = 0
+        while true {
+            do {
+                try checkAndMigrate(queue, path: path)
+                return
+            } catch let error as HistoryError {
+                throw error
+            } catch {
+                attempt += 1
+                guard attempt < 5 else {
+                    throw HistoryError.database(path, "cannot read or migrate it (\(reason(error)))")
+                }
+                usleep(100_000)
             }
-            if superseded {
-                let unknown = try queue.read { db in
-                    try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-                }.filter { !migrator.migrations.contains($0) }
-                throw HistoryError.database(path, "the history database has schema versions this runloop does not "
-                    + "know (\(unknown.joined(separator: ", "))): it was written by a newer runloop. Use that one, or "
-                    + "rebuild this index from the CSVs: runloop history rebuild --db \(path) DIR")
-            }
-            if applied.isEmpty, !tables.isEmpty {
-                throw HistoryError.database(path, "not a benchmark history database (it has tables "
-                    + tables.sorted().joined(separator: ", ") + " and no schema version); choose another --db path")
-            }
-            try migrator.migrate(queue)
-        } catch let error as HistoryError {
-            throw error
-        } catch {
-            throw HistoryError.database(path, "cannot read or migrate it (\(reason(error)))")
         }
+    }
+
+    static func checkAndMigrate(_ queue: DatabaseQueue, path: String) throws {
+        let migrator = HistorySchema.migrator
+        let (superseded, tables, applied) = try queue.read { db in
+            (try migrator.hasBeenSuperseded(db), try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master
+                WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'
+                """), try migrator.appliedIdentifiers(db))
+        }
+        if superseded {
+            let unknown = applied.filter { !migrator.migrations.contains($0) }.sorted()
+            throw HistoryError.database(path, "the history database has schema versions this runloop does not "
+                + "know (\(unknown.joined(separator: ", "))): it was written by a newer runloop. Use that one, or "
+                + "rebuild this index from the CSVs: runloop history rebuild --db \(path) DIR")
+        }
+        if applied.isEmpty, !tables.isEmpty {
+            throw HistoryError.database(path, "not a benchmark history database (it has tables "
+                + tables.sorted().joined(separator: ", ") + " and no schema version); choose another --db path")
+        }
+        try migrator.migrate(queue)
     }
 
     /// The schema versions applied to the database, oldest first.

@@ -127,9 +127,17 @@ extension HistoryDatabase {
                                    machine: group.machine, profile: group.profile, points: group.points)
             }
         }
+        // Machines and profiles with the newest run first (the machine in use now leads), then benchmarks in natural
+        // order, then engines.
+        var newest: [String: String] = [:]
+        for s in series {
+            let group = s.machine + "\u{0}" + s.profile
+            newest[group] = max(newest[group] ?? "", s.points.last?.run.date ?? "")
+        }
         series.sort {
-            ($0.machine, $0.profile) != ($1.machine, $1.profile) ? ($0.machine, $0.profile) < ($1.machine, $1.profile)
-                : $0.key != $1.key ? BenchmarkName.naturalOrder($0.key, $1.key) : ($0.engine ?? "") < ($1.engine ?? "")
+            let left = $0.machine + "\u{0}" + $0.profile, right = $1.machine + "\u{0}" + $1.profile
+            if left != right { return (newest[left] ?? "", right) > (newest[right] ?? "", left) }
+            return $0.key != $1.key ? BenchmarkName.naturalOrder($0.key, $1.key) : ($0.engine ?? "") < ($1.engine ?? "")
         }
         for index in series.indices {
             series[index].changePoints = detector.changePoints(series[index].points.map(\.median))

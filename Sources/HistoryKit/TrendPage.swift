@@ -24,6 +24,10 @@ public enum TrendPage {
                 groups.append((name, [s]))
             }
         }
+        // One colour per engine across the page.
+        var engines: [String] = []
+        for s in series where !engines.contains(s.engine ?? "") { engines.append(s.engine ?? "") }
+        engines.sort()
         for (name, members) in groups {
             body += "<h2>\(Markup.escape(name))</h2>\n"
             var keys: [String] = []
@@ -40,8 +44,9 @@ public enum TrendPage {
                     runs.append(point.run)
                 }
                 body += "<div class=\"charts\">\n"
-                for (position, s) in row.enumerated() {
-                    body += chart(s, runs: runs, metric: metric, color: Charts.color(position))
+                for s in row {
+                    body += chart(s, runs: runs, metric: metric,
+                                  color: Charts.color(engines.firstIndex(of: s.engine ?? "") ?? 0))
                 }
                 body += "</div>\n"
                 for s in row where !s.changePoints.isEmpty {
@@ -60,8 +65,8 @@ public enum TrendPage {
 
     /// One engine's chart: x is the run's position on the shared run axis.
     static func chart(_ s: TrendSeries, runs: [HistoryRun], metric: String, color: String) -> String {
-        let width = 380.0, height = 250.0
-        let left = 66.0, right = width - 14, top = 44.0, bottom = height - 50
+        let width = 368.0, height = 262.0
+        let left = 66.0, right = width - 14, top = 44.0, bottom = height - 62
         let position = Dictionary(uniqueKeysWithValues: runs.enumerated().map { ($1.id, $0) })
         let values = s.points.flatMap { [$0.q1, $0.q3, $0.median] }
         let isTime = metric == "real_time" || metric.hasSuffix("_ns")
@@ -88,9 +93,9 @@ public enum TrendPage {
             let x = px(index)
             if index > 0 { svg += Charts.line(x, top, x, bottom, stroke: "#b0b0b0", dash: "2,3") }
             if x - lastLabelX >= 16 {
-                svg += "<text x=\"\(Charts.f(x))\" y=\"\(Charts.f(bottom + 8))\" font-size=\"9\" fill=\"#555\" "
-                    + "font-family=\"DejaVu Sans Mono, monospace\" transform=\"rotate(45 \(Charts.f(x)) "
-                    + "\(Charts.f(bottom + 8)))\">\(Markup.escape(run.shortCommit))</text>\n"
+                svg += "<text x=\"\(Charts.f(x))\" y=\"\(Charts.f(bottom + 12))\" font-size=\"9\" fill=\"#555\" "
+                    + "text-anchor=\"end\" font-family=\"DejaVu Sans Mono, monospace\" transform=\"rotate(-40 "
+                    + "\(Charts.f(x)) \(Charts.f(bottom + 12)))\">\(Markup.escape(run.shortCommit))</text>\n"
                 lastLabelX = x
             }
         }

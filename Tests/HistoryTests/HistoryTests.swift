@@ -323,8 +323,7 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
     @Test func twoProcessesAddingAtOnceBothLand() throws {
         #expect(FileManager.default.isExecutableFile(atPath: RunloopExecutable.path), "build runloop first")
         let runs = try SyntheticRuns()
-        let database = runs.path("h.sqlite")
-        _ = try HistoryDatabase(path: database)
+        let database = runs.path("h.sqlite")  // created by whichever process comes first
         let first = try Self.files(runs, count: 12, machine: "one"), second = try Self.files(runs, count: 12, machine: "two")
         let a = try RunloopExecutable.start(["history", "add", "--db", database] + first)
         let b = try RunloopExecutable.start(["history", "add", "--db", database] + second)
