@@ -85,8 +85,11 @@ extension HistoryDatabase {
 
     /// The series of `metric` for the benchmarks `pattern` selects (a name exactly, else a regular expression
     /// searched in the full name), one per benchmark, engine, machine and profile, each with its change points.
+    /// `acrossMachines` puts the runs of every machine and CPU in one series per profile (only when asked: levels
+    /// differ between machines, so their change points are then mostly the machine changing).
     public func trend(pattern: String, metric: String = "real_time", engine: String? = nil,
-                      filter: RunFilter = RunFilter(), detector: EDivisive = EDivisive()) throws -> [TrendSeries] {
+                      filter: RunFilter = RunFilter(), acrossMachines: Bool = false,
+                      detector: EDivisive = EDivisive()) throws -> [TrendSeries] {
         let regex: Regex<AnyRegexOutput>
         do {
             regex = try Regex(pattern)
@@ -112,9 +115,10 @@ extension HistoryDatabase {
             var order: [String] = []
             while let row = try rows.next() {
                 guard let run = runs[row["run_id"]], let benchmark = names[row["series_id"]] else { continue }
-                let key = benchmark + "\u{0}" + run.machineKey + "\u{0}" + run.profile
+                let machine = acrossMachines ? "every machine" : run.machineKey
+                let key = benchmark + "\u{0}" + machine + "\u{0}" + run.profile
                 if grouped[key] == nil {
-                    grouped[key] = (benchmark, run.machineKey, run.profile, [])
+                    grouped[key] = (benchmark, machine, run.profile, [])
                     order.append(key)
                 }
                 grouped[key]!.points.append(TrendPoint(run: run, count: row["count"], median: row["median"],

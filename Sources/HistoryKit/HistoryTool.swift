@@ -47,10 +47,11 @@ public enum HistoryTool {
 
     /// `history trend PATTERN`: the text, and the page when `htmlPath` is set.
     public static func trend(database: String?, pattern: String, metric: String, engine: String?, filter: RunFilter,
-                             htmlPath: String?) -> HistoryOutcome {
+                             acrossMachines: Bool = false, htmlPath: String?) -> HistoryOutcome {
         run { outcome in
             let db = try open(database)
-            let series = try db.trend(pattern: pattern, metric: metric, engine: engine, filter: filter)
+            let series = try db.trend(pattern: pattern, metric: metric, engine: engine, filter: filter,
+                                      acrossMachines: acrossMachines)
             if series.isEmpty {
                 let metrics = try db.metrics()
                 guard metrics.contains(metric) else {

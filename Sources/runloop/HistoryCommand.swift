@@ -82,11 +82,13 @@ struct HistoryCommand: ParsableCommand {
         @Option(help: "real_time or a counter column (e.g. latency_p50_ns).")
         var metric: String = "real_time"
         @OptionGroup var filters: Filters
+        @Flag(help: "One series per profile across every machine and CPU (by default each machine is its own).")
+        var acrossMachines = false
         @Option(help: "Also write an HTML page with one chart per benchmark and engine.")
         var html: String?
         func run() throws {
             try finish(HistoryTool.trend(database: database.db, pattern: pattern, metric: metric, engine: engine,
-                                         filter: filters.filter(), htmlPath: html))
+                                         filter: filters.filter(), acrossMachines: acrossMachines, htmlPath: html))
         }
     }
 

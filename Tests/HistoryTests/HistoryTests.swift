@@ -227,6 +227,8 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         let series = try db.trend(pattern: "engine:ref/case:a")
         #expect(series.map(\.points.count).sorted() == [3, 4])
         #expect(try db.trend(pattern: "engine:ref/case:a", filter: RunFilter(machine: "other")).map(\.points.count) == [3])
+        // Only when asked.
+        #expect(try db.trend(pattern: "engine:ref/case:a", acrossMachines: true).map(\.points.count) == [7])
     }
 
     @Test func theTrendPageIsOneChartPerBenchmarkAndEngineAndParsesAsXML() throws {
