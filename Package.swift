@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RefRunLoop", targets: ["RefRunLoop"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .library(name: "CompareKit", targets: ["CompareKit"]),
+        .library(name: "HistoryKit", targets: ["HistoryKit"]),
         // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
         // CFLoader's dlsym table.
         .library(name: "RefRunLoopABI", targets: ["RefRunLoopABI"]),
@@ -28,6 +29,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The benchmark history's index (HistoryKit), over the system SQLite (Debian's libsqlite3-dev).
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // Linux primitives Glibc's Swift overlay does not declare (eventfd, timerfd, epoll helpers), and libdispatch's
@@ -84,6 +87,10 @@ let package = Package(
         // Reading benchmark CSVs, comparing them with statistics, and the benchmark report with its targets.
         .target(name: "CompareKit", dependencies: ["MarkupKit", "YAMLKit"],
                 exclude: ["COMPARING.md"]),
+        // The benchmark history: every results CSV indexed in an SQLite database (the CSVs stay the source of truth),
+        // trends per benchmark and engine, change points (E-divisive means) and a regression check of the newest run.
+        .target(name: "HistoryKit", dependencies: ["CompareKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
+                exclude: ["HISTORY.md"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
         .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
@@ -92,7 +99,7 @@ let package = Package(
             name: "runloop",
             dependencies: [
                 "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "CompareKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HistoryKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A conformance worker for the tests only: the built-in engines plus `faulty`, which crashes or hangs on
@@ -116,5 +123,7 @@ let package = Package(
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),
+        .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "CompareKit", "MarkupKit",
+                                                         .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -199,6 +199,24 @@ check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*'
 check "conform: the page" 0 "timer.tolerance.one-shot-returns-set-value" -- cat "$work/conform.html"
 check "conform: --verbose and --only-failures" 2 "exclude each other" -- "$runloop" conform --verbose --only-failures
 
+# runloop history: the shipped results in a database of their own; a CSV without the context a run needs is exit 2,
+# a regression against the previous run exit 1 (the baseline's run against the one before it, both committed).
+results_dir="$(dirname "$0")/../results"
+check "history: a CSV without context" 2 "base.csv: error: missing context line '# date: ...'" -- \
+    "$runloop" history add --db "$work/history.sqlite" "$work/base.csv"
+check "history: rebuild from results/" 0 "runs added, 0 already present" -- \
+    "$runloop" history rebuild --db "$work/history.sqlite" "$results_dir"
+check "history: the same file again" 0 "0 runs added, 1 already present" -- \
+    "$runloop" history add --db "$work/history.sqlite" "$results_dir/kvm-2cpu-20261127-0119.csv"
+check "history: list" 0 "kvm-2cpu-20261127-0119.csv" -- "$runloop" history list --db "$work/history.sqlite" --profile full
+check "history: trend with a page" 0 "wrote $work/trend.html" -- "$runloop" history trend --db "$work/history.sqlite" \
+    'BM_Scale/.*/n:10000/' --machine kvm-2cpu --html "$work/trend.html"
+check "history: trend of nothing" 2 "no benchmark matches 'no-such-benchmark'" -- \
+    "$runloop" history trend --db "$work/history.sqlite" no-such-benchmark
+check "history: a regressed benchmark" 1 "regressed: BM_ObserverDispatch/engine:cf/observers:64/real_time: \+17.1 % \(c2c8805..0c6b8cb\)" -- \
+    "$runloop" history check --db "$work/history.sqlite" --run "$results_dir/kvm-2cpu-20261127-0119.csv"
+check "history: no database" 2 "no history database here" -- "$runloop" history list --db "$work/none.sqlite"
+
 # The mutation faults (scripts/mutation/faults.tsv and faults-blind.tsv) still apply: each text occurs exactly once in
 # its file, so a change to ref that moves one fails here instead of in the next mutation run. No build.
 check "mutation faults apply" 0 "set own .*faults, each text found exactly once" -- "$(dirname "$0")/mutation.sh" --check

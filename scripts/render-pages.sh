@@ -7,6 +7,7 @@
 #   bench-report.png   runloop report RESULTS.csv --html          (default: the newest results/*.csv)
 #   conform-report.png runloop conform --engine all --html        (a real run of the shipped spec)
 #   compare-plot.png   runloop compare RESULTS.csv --engines cf,ref --metric latency_p50_ns --plot
+#   history-trend.png  runloop history trend 'BM_Scale/.*/n:10000/' --machine kvm-2cpu --html  (every results/*.csv)
 #
 # The pages themselves (.html, .svg) go to a temporary directory (--pages DIR keeps them). Installs Debian's chromium and imagemagick if
 # missing (scripts/lib/setup.sh), builds runloop (debug) if needed. Each page is shot in a window 1280 pixels wide
@@ -16,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 out=docs/screenshots results="" pages=""
 while (($#)); do
     case "$1" in
@@ -68,3 +69,9 @@ shoot "$pages/conform-report.html" "$out/conform-report.png"
 "$runloop" compare "$results" --engines cf,ref --metric latency_p50_ns --plot "$pages/compare-plot.svg" >/dev/null \
     || (($? == 1))
 shoot "$pages/compare-plot.svg" "$out/compare-plot.png"
+
+# The history of every CSV in results/, in a database of its own; the item churn at N = 10,000 on the label kvm-2cpu.
+"$runloop" history rebuild --db "$work/history.sqlite" results >/dev/null
+"$runloop" history trend --db "$work/history.sqlite" 'BM_Scale/.*/n:10000/' --machine kvm-2cpu \
+    --html "$pages/history-trend.html" >/dev/null
+shoot "$pages/history-trend.html" "$out/history-trend.png"

@@ -14,13 +14,13 @@ struct ChartSeries {
 }
 
 /// How an axis's numbers read.
-enum AxisStyle {
+public enum AxisStyle {
     /// Nanoseconds, labelled `100 ns`, `1 us`, `10 ms`.
     case time
     /// Plain numbers, labelled `0.01`, `100`, `10k`, `1M`.
     case plain
 
-    func label(_ value: Double) -> String {
+    public func label(_ value: Double) -> String {
         switch self {
         case .time:
             let units: [(Double, String)] = [(1e9, "s"), (1e6, "ms"), (1e3, "us"), (1, "ns")]
@@ -35,14 +35,14 @@ enum AxisStyle {
 }
 
 /// One axis: its domain, scale and ticks.
-struct ChartAxis {
-    let low: Double
-    let high: Double
-    let logarithmic: Bool
-    var ticks: [Double]
+public struct ChartAxis {
+    public let low: Double
+    public let high: Double
+    public let logarithmic: Bool
+    public var ticks: [Double]
 
     /// An axis over `values` (positive ones only when logarithmic), padded a little.
-    init(_ values: [Double], logarithmic: Bool, includeZero: Bool = false) {
+    public init(_ values: [Double], logarithmic: Bool, includeZero: Bool = false) {
         self.logarithmic = logarithmic
         if logarithmic {
             let positive = values.filter { $0 > 0 && $0.isFinite }
@@ -65,7 +65,7 @@ struct ChartAxis {
     }
 
     /// The position of `value` in [0, 1].
-    func fraction(_ value: Double) -> Double {
+    public func fraction(_ value: Double) -> Double {
         if logarithmic {
             return (log10(max(value, low)) - log10(low)) / (log10(high) - log10(low))
         }
@@ -74,13 +74,13 @@ struct ChartAxis {
 }
 
 /// The SVG pieces.
-enum Charts {
+public enum Charts {
     /// Colours for engines, by their position in the file's engine list.
     static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#e377c2", "#17becf",
                           "#bcbd22", "#d62728"]
 
     /// The colour of the engine at `position`.
-    static func color(_ position: Int) -> String { palette[position % palette.count] }
+    public static func color(_ position: Int) -> String { palette[position % palette.count] }
 
     /// A line chart. Points with a non-positive coordinate on a log axis are left out.
     static func lineChart(title: String, subtitle: String, xLabel: String, yLabel: String, series: [ChartSeries],
@@ -217,7 +217,7 @@ enum Charts {
     }
 
     /// A legend: one swatch per engine.
-    static func legend(_ entries: [(name: String, color: String, dashed: Bool)]) -> String {
+    public static func legend(_ entries: [(name: String, color: String, dashed: Bool)]) -> String {
         var x = 6.0
         var body = ""
         for entry in entries {
@@ -233,20 +233,20 @@ enum Charts {
 
     // MARK: - Helpers
 
-    static func open(width: Double, height: Double) -> String {
+    public static func open(width: Double, height: Double) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" "
             + "viewBox=\"0 0 \(f(width)) \(f(height))\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
             + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     }
 
-    static func f(_ value: Double) -> String { RatioPlot.f(value) }
+    public static func f(_ value: Double) -> String { RatioPlot.f(value) }
 
-    static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1,
+    public static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1,
                      dash: String? = nil) -> String {
         RatioPlot.line(x1, y1, x2, y2, stroke: stroke, width: width, dash: dash)
     }
 
-    static func text(x: Double, y: Double, _ content: String, size: Double, anchor: String = "start",
+    public static func text(x: Double, y: Double, _ content: String, size: Double, anchor: String = "start",
                      weight: String = "normal", fill: String = "#111", family: String? = nil) -> String {
         RatioPlot.text(x: x, y: y, content, size: size, anchor: anchor, weight: weight, fill: fill, family: family)
     }

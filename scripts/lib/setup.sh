@@ -23,8 +23,9 @@ require_swift() {
     fi
 }
 
-# Debian packages every part of the project needs (the benchmark harness adds its own).
-base_packages=(pkg-config)
+# Debian packages every part of the project needs (the benchmark harness adds its own); libsqlite3-dev is the SQLite
+# that GRDB, under the benchmark history (Sources/HistoryKit), links.
+base_packages=(pkg-config libsqlite3-dev)
 
 # Debian packages the benchmark harness needs (its own package, Benchmarks/Package.swift: scripts/bench.sh,
 # bench-smoke.sh, bench-stress.sh): Google Benchmark and the peer event loops. The root package needs none of them.
