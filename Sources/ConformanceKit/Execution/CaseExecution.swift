@@ -365,14 +365,17 @@ final class CaseExecution: @unchecked Sendable {
 
     /// (1.2) Waits until loop `name` has gone to sleep for the `nth` time: the observer's BeforeWaiting line has been
     /// recorded `nth` times (the trace's own count), then the loop reports that it waits (CF sets the flag right after
-    /// the BeforeWaiting observers, before the wait). Synchronised on loop state; past the case's timeout it traces a
-    /// mark, which fails the case, instead of waiting on.
+    /// the BeforeWaiting observers, before the wait). Synchronised on loop state; it gives up, tracing a mark that
+    /// fails the case, past the case's timeout, or (for `here`, from a helper thread) once the steps are done, since
+    /// the case thread's loop no longer runs then.
     private func waitUntilSlept(loopName name: String, nth: Int, observer: String) {
         guard let target = loops[name] else { return }
         let line = Trace.observer(observer, .beforeWaiting)
         let deadline = target.now + waitLimit
-        while lock.withLock({ (state.counts[line] ?? 0) < nth }) || !target.isWaiting {
-            if target.now > deadline {
+        while true {
+            let (count, stepsDone) = lock.withLock { (state.counts[line] ?? 0, state.stepsDone) }
+            if count >= nth && target.isWaiting { return }
+            if target.now > deadline || (stepsDone && name == LoopName.here) {
                 record(Trace.mark("waitUntilSlept gave up: loop \(name) did not go to sleep \(nth) time(s)"))
                 return
             }
