@@ -196,4 +196,39 @@ struct SpecFormat12Tests {
         #expect(RuleContexts([poll, poll]).onlyPolls)
         #expect(!RuleContexts([]).onlyPolls)
     }
+
+    /// `runloop rules` counts a rule as pinned only in polls when every citing case runs only polls, lists each
+    /// case's contexts, and names the rules whose catalogue entry lacks `exposes`.
+    @Test func ruleCoveragePollOnlyRules() throws {
+        let catalogue = try RuleCatalogue.parse("""
+            catalogue_version: 1
+            cf_source: {repository: r, tag: t, file: f}
+            rules:
+              - {id: a.polled, text: x, cf: y, exposes: z}
+              - {id: a.slept, text: x, cf: y}
+            """, file: "catalogue.yaml")
+        func specCase(_ id: String, rules: String, run: String) throws -> SpecCase {
+            try SpecLoader.$ruleCheck.withValue(.none) {
+                try load("""
+                    spec_version: 1.2
+                    cases:
+                      - id: \(id)
+                        rule: A rule.
+                        source: observed
+                        rules: \(rules)
+                        items: {s: source0}
+                        steps: [{add: s}, \(run)]
+                        expect: [run default]
+                    """)
+            }
+        }
+        let cases = [try specCase("a.one", rules: "[a.polled, a.slept]", run: "run"),
+                     try specCase("a.two", rules: "[a.slept]", run: "{run: {seconds: 0.1}}")]
+        let coverage = RuleCoverage(catalogue: catalogue, cases: cases)
+        #expect(coverage.pollOnlyRules.map(\.rule) == ["a.polled"])
+        #expect(coverage.rulesWithoutExposes == ["a.slept"])
+        #expect(coverage.rows[1].caseContexts.map(\.contexts) == ["runs poll; rash off", "runs finite; rash off"])
+        #expect(coverage.renderTable().contains("rules pinned only in polls (1): a.polled"))
+        #expect(coverage.renderJSON().contains("\"poll_only_rules\" : [\n    \"a.polled\"\n  ]"))
+    }
 }

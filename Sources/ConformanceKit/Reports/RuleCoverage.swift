@@ -12,8 +12,27 @@ public struct RuleCoverage: Sendable {
         public var cases: [String]
         /// The contexts the citing cases pin the rule in.
         public var contexts: RuleContexts
+        /// Each citing case's own contexts, in words (``CaseContext/summary``), in spec order.
+        public var caseContexts: [CaseContextEntry]
         /// The catalogue's `exposes`: what a violation would change.
         public var exposes: String?
+
+        enum CodingKeys: String, CodingKey {
+            case rule, cases, contexts
+            case caseContexts = "case_contexts"
+            case exposes
+        }
+    }
+
+    /// One citing case and its contexts, for the JSON report.
+    public struct CaseContextEntry: Sendable, Codable {
+        public var caseID: String
+        public var contexts: String
+
+        enum CodingKeys: String, CodingKey {
+            case caseID = "case"
+            case contexts
+        }
     }
 
     /// A rule id a case cites that the catalogue does not define.
@@ -55,11 +74,13 @@ public struct RuleCoverage: Sendable {
     public init(catalogue: RuleCatalogue, cases: [SpecCase]) {
         var citing: [String: [String]] = [:]
         var contexts: [String: [CaseContext]] = [:]
+        var entries: [String: [CaseContextEntry]] = [:]
         var unknown: [UnknownCitation] = []
         for specCase in cases {
             let context = CaseContext(specCase)
             for id in specCase.rules {
                 contexts[id, default: []].append(context)
+                entries[id, default: []].append(CaseContextEntry(caseID: specCase.id, contexts: context.summary))
                 if catalogue.rule(id) == nil {
                     unknown.append(UnknownCitation(rule: id, caseID: specCase.id, location: "\(specCase.location)"))
                 }
@@ -69,7 +90,7 @@ public struct RuleCoverage: Sendable {
         self.catalogue = catalogue
         rows = catalogue.rules.map {
             Row(rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
-                exposes: $0.exposes)
+                caseContexts: entries[$0.id] ?? [], exposes: $0.exposes)
         }
         unknownCitations = unknown
         casesWithoutRules = cases.filter(\.rules.isEmpty).map(\.id)
@@ -144,8 +165,8 @@ public struct RuleCoverage: Sendable {
         }
     }
 
-    /// The same as JSON: `rules` (id, cases, contexts and exposes per rule), `thin_rules`, `poll_only_rules`,
-    /// `rules_without_exposes`, `unknown_citations`, `cases_without_rules`.
+    /// The same as JSON: `rules` (id, cases, contexts, each case's contexts and exposes per rule), `thin_rules`,
+    /// `poll_only_rules`, `rules_without_exposes`, `unknown_citations`, `cases_without_rules`.
     public func renderJSON() -> String {
         let report = JSONReport(catalogue: catalogue.path, cfSource: catalogue.cfSource, minimumCases: Self.minimumCases,
                                 rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
