@@ -314,6 +314,8 @@ public enum FuzzKnown {
         case .perform: return "perform"
         case .mark: return "mark"
         case .stall: return "stall"
+        case .sleep: return "sleep"
+        case .waitUntilSlept: return "waitUntilSlept"
         case .query: return "query"
         case .thread: return "thread"
         case .create: return "create"

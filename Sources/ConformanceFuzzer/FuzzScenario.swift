@@ -53,7 +53,8 @@ public enum FuzzScenario {
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
         case .thread(_, let actions), .target(_, let actions), .post(_, let actions), .dispatchMain(let actions):
             return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
-        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .query, .join,
+        case .waitUntilSlept(_, _, let observer): return [observer]
+        case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .sleep, .query, .join,
              .waitUntilWaiting, .end:
             return []
         }

@@ -57,9 +57,9 @@ struct SpecFormat11Tests {
     }
 
     @Test func unknownVersionNamesTheKnownOnes() throws {
-        let error = try #require(loadError(Self.document(version: "1.2")))
-        #expect(error.message.contains("spec_version 1.2 is not supported"))
-        #expect(error.message.contains("1 and 1.1"))
+        let error = try #require(loadError(Self.document(version: "1.3")))
+        #expect(error.message.contains("spec_version 1.3 is not supported"))
+        #expect(error.message.contains("1, 1.1 and 1.2"))
     }
 
     @Test func laterItemNeverCreated() throws {

@@ -269,4 +269,18 @@ struct RuleIDLoaderTests {
         let missingCF = "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x}\n"
         #expect(throws: SpecError.self) { try RuleCatalogue.parse(missingCF, file: "catalogue.yaml") }
     }
+
+    /// `exposes` is read; a field the schema does not know is still refused, naming the rule's line and the field.
+    @Test func catalogueExposesAndUnknownFields() throws {
+        let good = "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x, cf: y, exposes: z}\n"
+        #expect(try RuleCatalogue.parse(good, file: "catalogue.yaml").rule("a.rule")?.exposes == "z")
+        let unknown = "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x, cf: y, exposed: z}\n"
+        do {
+            _ = try RuleCatalogue.parse(unknown, file: "catalogue.yaml")
+            Issue.record("an unknown field was accepted")
+        } catch let error as SpecError {
+            #expect(error.location == SpecLocation(file: "catalogue.yaml", line: 4))
+            #expect(error.description.contains("exposed"))
+        }
+    }
 }

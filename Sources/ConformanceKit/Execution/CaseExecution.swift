@@ -191,7 +191,9 @@ final class CaseExecution: @unchecked Sendable {
             if fd < 0 { fail("eventfd for source1 '\(name)' failed: errno \(errno)") }
             return .source(loop.makeSource1(order: order, fd: fd, perform: { [self] in record(Trace.perform(name)) }), fd: fd)
         case .timer(let fire, let interval, let tolerance, let order):
-            let timer = loop.makeTimer(fireDate: epoch + fire, interval: interval, order: order,
+            // (1.2) `from: creation` counts from now, the create step; else from the case's start.
+            let origin = declaration.firesFromCreation ? loop.now : epoch
+            let timer = loop.makeTimer(fireDate: origin + fire, interval: interval, order: order,
                                        callout: { [self] in record(Trace.fire(name)) })
             if let tolerance { timer.tolerance = tolerance }
             return .timer(timer)
@@ -316,6 +318,8 @@ final class CaseExecution: @unchecked Sendable {
         case .stall(let seconds):
             let end = loop.now + seconds
             while loop.now < end {}
+        case .sleep(let seconds):
+            Thread.sleep(forTimeInterval: seconds)
         case .query(let query):
             record(answer(query, loop: loop))
         case .thread(let wait, let actions):
@@ -347,6 +351,8 @@ final class CaseExecution: @unchecked Sendable {
                 }
                 sched_yield()
             }
+        case .waitUntilSlept(let name, let nth, let observer):
+            waitUntilSlept(loopName: name, nth: nth, observer: observer)
         case .dispatchMain(let actions):
             // Not waited for: a block the main loop never services (the case ran a mode that is not common) stays
             // queued, and would run, unrecorded, after the case has closed its trace. Main-thread cases run in a
@@ -354,6 +360,26 @@ final class CaseExecution: @unchecked Sendable {
             DispatchQueue.main.async { [self] in
                 for action in actions { perform(action, on: LoopName.here) }
             }
+        }
+    }
+
+    /// (1.2) Waits until loop `name` has gone to sleep for the `nth` time: the observer's BeforeWaiting line has been
+    /// recorded `nth` times (the trace's own count), then the loop reports that it waits (CF sets the flag right after
+    /// the BeforeWaiting observers, before the wait). Synchronised on loop state; it gives up, tracing a mark that
+    /// fails the case, past the case's timeout, or (for `here`, from a helper thread) once the steps are done, since
+    /// the case thread's loop no longer runs then.
+    private func waitUntilSlept(loopName name: String, nth: Int, observer: String) {
+        guard let target = loops[name] else { return }
+        let line = Trace.observer(observer, .beforeWaiting)
+        let deadline = target.now + waitLimit
+        while true {
+            let (count, stepsDone) = lock.withLock { (state.counts[line] ?? 0, state.stepsDone) }
+            if count >= nth && target.isWaiting { return }
+            if target.now > deadline || (stepsDone && name == LoopName.here) {
+                record(Trace.mark("waitUntilSlept gave up: loop \(name) did not go to sleep \(nth) time(s)"))
+                return
+            }
+            sched_yield()
         }
     }
 
@@ -365,6 +391,8 @@ final class CaseExecution: @unchecked Sendable {
             held = elapsed >= (timeout ?? .infinity)
         case .window(let atLeast, let under):
             held = elapsed >= (atLeast ?? 0) && elapsed < (under ?? .infinity)
+        case .underTimeout(let fraction):
+            held = elapsed < fraction * (timeout ?? .infinity)
         }
         record(Trace.took(assertion, seconds: elapsed, held: held))
     }
@@ -383,8 +411,11 @@ final class CaseExecution: @unchecked Sendable {
             // The performing thread's loop: the case's on the case thread, a helper's own on a helper thread.
             return "isMainLoop \(engine.currentLoop().isMainLoop)"
         case .caseLoopIsMain:
-            // CFRunLoopGetMain() called on the performing thread, compared with the case's loop.
-            return "isMainLoop case \(loop.isMainLoop)"
+            // CFRunLoopGetMain() called on the performing thread, compared with the case's loop: `here`, whichever
+            // loop the action addresses (a list posted to a helper loop asks about the case's loop all the same).
+            return "isMainLoop case \(loops[LoopName.here]?.isMainLoop ?? false)"
+        case .isMainThread:
+            return "isMainThread \(Thread.isMainThread)"
         case .currentMode:
             return "currentMode \(loop.currentMode.map(ModeName.specName(of:)) ?? "none")"
         case .isWaiting:

@@ -1,5 +1,6 @@
-// Rules x cases: which cases pin each catalogue rule, which rules are pinned by fewer than two cases, and which rule
-// ids cases cite that the catalogue lacks. What `runloop rules` prints.
+// Rules x cases: which cases pin each catalogue rule, in which contexts (CaseContext.swift), which rules are pinned by
+// fewer than two cases or only in polls, and which rule ids cases cite that the catalogue lacks. What `runloop rules`
+// prints.
 
 import Foundation
 
@@ -9,6 +10,29 @@ public struct RuleCoverage: Sendable {
     public struct Row: Sendable, Codable {
         public var rule: String
         public var cases: [String]
+        /// The contexts the citing cases pin the rule in.
+        public var contexts: RuleContexts
+        /// Each citing case's own contexts, in words (``CaseContext/summary``), in spec order.
+        public var caseContexts: [CaseContextEntry]
+        /// The catalogue's `exposes`: what a violation would change.
+        public var exposes: String?
+
+        enum CodingKeys: String, CodingKey {
+            case rule, cases, contexts
+            case caseContexts = "case_contexts"
+            case exposes
+        }
+    }
+
+    /// One citing case and its contexts, for the JSON report.
+    public struct CaseContextEntry: Sendable, Codable {
+        public var caseID: String
+        public var contexts: String
+
+        enum CodingKeys: String, CodingKey {
+            case caseID = "case"
+            case contexts
+        }
     }
 
     /// A rule id a case cites that the catalogue does not define.
@@ -37,14 +61,26 @@ public struct RuleCoverage: Sendable {
     /// Rules cited by fewer than ``minimumCases`` cases.
     public var thinRules: [Row] { rows.filter { $0.cases.count < Self.minimumCases } }
 
+    /// Rules whose every citing case runs only polls: where a leaked stop, a lost wake-up or an ignored timeout
+    /// cannot change the trace. Some rules are about polls and belong here (timeout.poll); `exposes` says which.
+    public var pollOnlyRules: [Row] { rows.filter(\.contexts.onlyPolls) }
+
+    /// Rules whose catalogue entry does not say what a violation would change.
+    public var rulesWithoutExposes: [String] { rows.filter { $0.exposes == nil }.map(\.rule) }
+
     /// Whether every rule has enough cases and every cited id is in the catalogue.
     public var isComplete: Bool { thinRules.isEmpty && unknownCitations.isEmpty }
 
     public init(catalogue: RuleCatalogue, cases: [SpecCase]) {
         var citing: [String: [String]] = [:]
+        var contexts: [String: [CaseContext]] = [:]
+        var entries: [String: [CaseContextEntry]] = [:]
         var unknown: [UnknownCitation] = []
         for specCase in cases {
+            let context = CaseContext(specCase)
             for id in specCase.rules {
+                contexts[id, default: []].append(context)
+                entries[id, default: []].append(CaseContextEntry(caseID: specCase.id, contexts: context.summary))
                 if catalogue.rule(id) == nil {
                     unknown.append(UnknownCitation(rule: id, caseID: specCase.id, location: "\(specCase.location)"))
                 }
@@ -52,7 +88,10 @@ public struct RuleCoverage: Sendable {
             }
         }
         self.catalogue = catalogue
-        rows = catalogue.rules.map { Row(rule: $0.id, cases: citing[$0.id] ?? []) }
+        rows = catalogue.rules.map {
+            Row(rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
+                caseContexts: entries[$0.id] ?? [], exposes: $0.exposes)
+        }
         unknownCitations = unknown
         casesWithoutRules = cases.filter(\.rules.isEmpty).map(\.id)
     }
@@ -66,15 +105,19 @@ public struct RuleCoverage: Sendable {
 
     // MARK: Rendering
 
-    /// Rules x cases as a table: one line per rule with its case count and ids, then the rules with too few cases
-    /// and any unknown citations.
+    /// Rules x cases as a table: one line per rule with its case count and ids, a line with the contexts its cases
+    /// pin it in and one with what a violation would expose; then the rules with too few cases, those pinned only in
+    /// polls, and any unknown citations.
     public func renderTable() -> String {
         let width = max(4, rows.map(\.rule.count).max() ?? 0)
         var lines = ["rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  cases"]
+        let indent = String(repeating: " ", count: width + 7)
         for row in rows {
             let name = row.rule.padding(toLength: width, withPad: " ", startingAt: 0)
             let count = String(row.cases.count).leftPadded(to: 3)
             lines.append("\(name)  \(count)  \(row.cases.joined(separator: ", "))")
+            lines.append("\(indent)contexts: \(row.contexts.summary)")
+            if let exposes = row.exposes { lines.append("\(indent)exposes: \(exposes)") }
         }
         lines.append("")
         lines.append("\(rows.count) rules in \(catalogue.path) (CF source: \(catalogue.cfSource))")
@@ -82,6 +125,13 @@ public struct RuleCoverage: Sendable {
         lines.append(thin.isEmpty ? "rules with fewer than \(Self.minimumCases) cases: none"
                      : "rules with fewer than \(Self.minimumCases) cases (\(thin.count)): "
                        + thin.map { "\($0.rule) (\($0.cases.count))" }.joined(separator: ", "))
+        let polls = pollOnlyRules
+        lines.append(polls.isEmpty ? "rules pinned only in polls: none"
+                     : "rules pinned only in polls (\(polls.count)): " + polls.map(\.rule).joined(separator: ", "))
+        let silent = rulesWithoutExposes
+        if !silent.isEmpty {
+            lines.append("rules without exposes (\(silent.count)): \(silent.joined(separator: ", "))")
+        }
         for citation in unknownCitations {
             lines.append("\(citation.location): case '\(citation.caseID)': field 'rules': unknown rule '\(citation.rule)'")
         }
@@ -97,6 +147,8 @@ public struct RuleCoverage: Sendable {
         var minimumCases: Int
         var rules: [Row]
         var thinRules: [String]
+        var pollOnlyRules: [String]
+        var rulesWithoutExposes: [String]
         var unknownCitations: [UnknownCitation]
         var casesWithoutRules: [String]
 
@@ -106,15 +158,19 @@ public struct RuleCoverage: Sendable {
             case minimumCases = "minimum_cases"
             case rules
             case thinRules = "thin_rules"
+            case pollOnlyRules = "poll_only_rules"
+            case rulesWithoutExposes = "rules_without_exposes"
             case unknownCitations = "unknown_citations"
             case casesWithoutRules = "cases_without_rules"
         }
     }
 
-    /// The same as JSON: `rules` (id and cases per rule), `thin_rules`, `unknown_citations`, `cases_without_rules`.
+    /// The same as JSON: `rules` (id, cases, contexts, each case's contexts and exposes per rule), `thin_rules`,
+    /// `poll_only_rules`, `rules_without_exposes`, `unknown_citations`, `cases_without_rules`.
     public func renderJSON() -> String {
         let report = JSONReport(catalogue: catalogue.path, cfSource: catalogue.cfSource, minimumCases: Self.minimumCases,
-                                rules: rows, thinRules: thinRules.map(\.rule), unknownCitations: unknownCitations,
+                                rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
+                                rulesWithoutExposes: rulesWithoutExposes, unknownCitations: unknownCitations,
                                 casesWithoutRules: casesWithoutRules)
         return JSONText.render(report)
     }

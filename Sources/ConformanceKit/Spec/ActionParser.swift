@@ -24,11 +24,13 @@ package struct ActionParser {
     package static let verbs = [
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
-        "dispatchMain", "create", "runForever", "target", "post", "join", "waitUntilWaiting", "end",
+        "dispatchMain", "create", "runForever", "target", "post", "join", "waitUntilWaiting", "end", "sleep",
+        "waitUntilSlept",
     ]
 
     /// Verbs a `target` list may not hold: what must run on the loop's own thread, and what waits or moves threads.
-    static let notInTarget: Set<String> = ["run", "thread", "target", "post", "join", "waitUntilWaiting", "end"]
+    static let notInTarget: Set<String> = ["run", "thread", "target", "post", "join", "waitUntilWaiting", "end",
+                                           "waitUntilSlept"]
 
     func parse(_ value: YAMLValue) throws -> Action {
         let action = try parseAction(value)
@@ -139,6 +141,13 @@ package struct ActionParser {
             let seconds = try argumentValue.double()
             guard seconds >= 0, seconds <= 10 else { throw argumentValue.error("stall takes 0 to 10 seconds") }
             return .stall(seconds)
+        case "sleep":
+            let argumentValue = try need()
+            let seconds = try argumentValue.double()
+            guard seconds >= 0, seconds <= 10 else { throw argumentValue.error("sleep takes 0 to 10 seconds") }
+            return .sleep(seconds)
+        case "waitUntilSlept":
+            return try waitUntilSlept(need())
         case "query":
             return .query(try query(need()))
         case "thread":
@@ -201,6 +210,30 @@ package struct ActionParser {
         }
     }
 
+    /// `{loop: L, nth: N, observer: O}` (format 1.2): L may be `here` (from a helper thread), but not the loop a list is
+    /// posted to; O an observer of BeforeWaiting; N from 1, default 1.
+    private func waitUntilSlept(_ value: YAMLValue) throws -> Action {
+        var fields = try value.fields()
+        let loopValue = try fields.required("loop")
+        let loop = try loopName(loopValue, allowHere: true)
+        if let postedTo, loop == postedTo {
+            throw loopValue.error("'waitUntilSlept' of \(loop) in a list posted to \(loop) would wait for its own thread")
+        }
+        let observerValue = try fields.required("observer")
+        let observer = try reference(observerValue, kinds: ["observer"])
+        if case .observer(let activities, _, _)? = items[observer], !activities.contains(.beforeWaiting) {
+            throw observerValue.error("observer '\(observer)' does not observe beforeWaiting, so it cannot count the "
+                + "loop's sleeps")
+        }
+        var nth = 1
+        if let nthValue = fields.optional("nth") {
+            nth = try nthValue.int()
+            guard nth >= 1 else { throw nthValue.error("nth counts from 1") }
+        }
+        try fields.finish(allowed: ["loop", "observer", "nth"])
+        return .waitUntilSlept(loop: loop, nth: nth, observer: observer)
+    }
+
     /// `item` (default mode) or `[item, mode]`.
     private func itemAndMode(_ value: YAMLValue) throws -> (String, ModeName) {
         let kinds = ["source0", "source1", "timer", "observer"]
@@ -246,13 +279,15 @@ package struct ActionParser {
         return request
     }
 
-    /// `atLeastTimeout` (a run with a finite positive timeout) or `{atLeast: S, under: S}` with `under` at least
-    /// ``TimingAssertion/minimumUpperBound`` and above `atLeast`. `seconds` is the run's timeout (nil for runForever).
+    /// `atLeastTimeout` (a run with a finite positive timeout), `{atLeast: S, under: S}` with `under` at least
+    /// ``TimingAssertion/minimumUpperBound`` and above `atLeast`, or (1.2) `{underTimeout: F}` for a run with a finite
+    /// timeout, F in (0, 1] and F times the timeout at least the minimum upper bound. `seconds` is the run's timeout
+    /// (nil for runForever).
     private func timing(_ value: YAMLValue, seconds: Double?) throws -> TimingAssertion {
         if value.isScalar {
             let word = try value.string()
             guard word == "atLeastTimeout" else {
-                throw value.error("unknown timing '\(word)' (atLeastTimeout or {atLeast: S, under: S})")
+                throw value.error("unknown timing '\(word)' (atLeastTimeout, {atLeast: S, under: S} or {underTimeout: F})")
             }
             guard let seconds, seconds > 0, seconds.isFinite else {
                 throw value.error("atLeastTimeout needs a run with a finite timeout above 0")
@@ -260,9 +295,25 @@ package struct ActionParser {
             return .atLeastTimeout
         }
         var fields = try value.fields()
+        if let fractionValue = fields.optional("underTimeout") {
+            try fields.finish(allowed: ["underTimeout"])
+            let fraction = try fractionValue.double()
+            guard fraction > 0, fraction <= 1 else {
+                throw fractionValue.error("underTimeout is a fraction of the run's timeout, above 0 and at most 1")
+            }
+            guard let seconds, seconds > 0, seconds.isFinite else {
+                throw fractionValue.error("underTimeout needs a run with a finite timeout above 0")
+            }
+            guard fraction * seconds >= TimingAssertion.minimumUpperBound else {
+                throw fractionValue.error("underTimeout \(TimingAssertion.number(fraction)) of \(TimingAssertion.number(seconds)) s "
+                    + "is under \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) second(s): a tighter bound "
+                    + "does not hold on a loaded machine (lengthen the timeout)")
+            }
+            return .underTimeout(fraction: fraction)
+        }
         let atLeastValue = fields.optional("atLeast")
         let underValue = fields.optional("under")
-        try fields.finish(allowed: ["atLeast", "under"])
+        try fields.finish(allowed: ["atLeast", "under", "underTimeout"])
         let atLeast = try atLeastValue?.double()
         let under = try underValue?.double()
         guard atLeast != nil || under != nil else { throw value.error("a timing needs atLeast, under or both") }
@@ -291,7 +342,8 @@ package struct ActionParser {
             case "isWaiting": return .isWaiting
             case "allModes": return .allModes
             case "isMainLoop": return .isMainLoop
-            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isMainLoop, case], [sameLoop, loop])")
+            case "isMainThread": return .isMainThread
+            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, isMainThread, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isMainLoop, case], [sameLoop, loop])")
             }
         }
         let pair = try value.sequence()

@@ -29,7 +29,7 @@ public enum CaseWriter {
         if !specCase.items.isEmpty {
             lines.append("    items:")
             for item in specCase.items {
-                lines.append("      \(item.name): \(itemKind(item.kind, createdLater: item.createdByStep))")
+                lines.append("      \(item.name): \(itemKind(item.kind, createdLater: item.createdByStep, fromCreation: item.firesFromCreation))")
             }
         }
         lines.append("    steps:")
@@ -63,8 +63,8 @@ public enum CaseWriter {
 
     // MARK: Pieces
 
-    static func itemKind(_ kind: ItemKind, createdLater: Bool = false) -> String {
-        let later = createdLater ? ", created: later" : ""
+    static func itemKind(_ kind: ItemKind, createdLater: Bool = false, fromCreation: Bool = false) -> String {
+        let later = (createdLater ? ", created: later" : "") + (fromCreation ? ", from: creation" : "")
         switch kind {
         case .source0(let order, let callouts):
             return "{source0: {order: \(order), callouts: \(callouts)\(later)}}"
@@ -107,6 +107,9 @@ public enum CaseWriter {
             return "{perform: [\(block), [\(modes.map(\.description).joined(separator: ", "))]]}"
         case .mark(let text): return "{mark: \(quoted(text))}"
         case .stall(let seconds): return "{stall: \(number(seconds))}"
+        case .sleep(let seconds): return "{sleep: \(number(seconds))}"
+        case .waitUntilSlept(let loop, let nth, let observer):
+            return "{waitUntilSlept: {loop: \(loop), nth: \(nth), observer: \(observer)}}"
         case .query(let query): return "{query: \(self.query(query))}"
         case .thread(let wait, let actions):
             return "{thread: {wait: \(wait.rawValue), do: [\(actions.map(self.action).joined(separator: ", "))]}}"
@@ -130,6 +133,7 @@ public enum CaseWriter {
         case .window(let atLeast, let under):
             let parts = [atLeast.map { "atLeast: \(number($0))" }, under.map { "under: \(number($0))" }]
             return "{\(parts.compactMap { $0 }.joined(separator: ", "))}"
+        case .underTimeout(let fraction): return "{underTimeout: \(number(fraction))}"
         }
     }
 
@@ -145,6 +149,7 @@ public enum CaseWriter {
         case .sameLoop(let loop): return "[sameLoop, \(loop)]"
         case .isMainLoop: return "isMainLoop"
         case .caseLoopIsMain: return "[isMainLoop, case]"
+        case .isMainThread: return "isMainThread"
         }
     }
 

@@ -15,6 +15,9 @@ public struct CatalogueRule: Sendable {
     public var cf: String
     /// Where CF's comments or folklore say otherwise, what differs; nil if nothing does.
     public var note: String?
+    /// What a violation would change, and so which context exposes it (a sleeping run, a nested run, a callout of
+    /// some kind); nil if the catalogue does not say. `runloop rules` lists the rules without it.
+    public var exposes: String?
     public var location: SpecLocation
 }
 
@@ -90,7 +93,8 @@ public struct RuleCatalogue: Sendable {
         let text = try fields.required("text").string()
         let cf = try fields.required("cf").string()
         let note = try fields.optional("note")?.string()
-        try fields.finish(allowed: ["id", "text", "cf", "note"])
-        return CatalogueRule(id: id, text: text, cf: cf, note: note, location: value.location)
+        let exposes = try fields.optional("exposes")?.string()
+        try fields.finish(allowed: ["id", "text", "cf", "note", "exposes"])
+        return CatalogueRule(id: id, text: text, cf: cf, note: note, exposes: exposes, location: value.location)
     }
 }

@@ -31,49 +31,72 @@ extension SpecCase {
     }
 
     /// The spelling of each construct the case uses that spec format 1 lacks, once each, in a stable order.
-    public var laterConstructs: [String] {
-        var found: [String] = []
-        func note(_ word: String) { if !found.contains(word) { found.append(word) } }
-        if items.contains(where: \.createdByStep) { note("created: later") }
-        if !loops.isEmpty { note("loops") }
-        if features.contains(.mainThread) { note("features: mainThread") }
+    public var laterConstructs: [String] { versionedConstructs.map(\.word) }
+
+    /// The constructs the case uses that need a version after 1, each with the version that added it.
+    public var versionedConstructs: [(word: String, version: SpecFormatVersion)] {
+        var found: [(word: String, version: SpecFormatVersion)] = []
+        func note(_ word: String, _ version: SpecFormatVersion) {
+            if !found.contains(where: { $0.word == word }) { found.append((word, version)) }
+        }
+        if items.contains(where: \.createdByStep) { note("created: later", .v1_1) }
+        if items.contains(where: \.firesFromCreation) { note("from: creation", .v1_2) }
+        if !loops.isEmpty { note("loops", .v1_1) }
+        if features.contains(.mainThread) { note("features: mainThread", .v1_1) }
         for action in allActions {
-            if let word = action.laterConstructWord { note(word) }
+            if let (word, version) = action.laterConstruct { note(word, version) }
         }
         return found
     }
 
+    /// The constructs the case uses that `version` lacks.
+    public func constructs(after version: SpecFormatVersion) -> [String] {
+        versionedConstructs.filter { $0.version > version }.map(\.word)
+    }
+
     /// The oldest format version that can hold the case.
-    public var formatVersion: SpecFormatVersion { laterConstructs.isEmpty ? .v1 : .v1_1 }
+    public var formatVersion: SpecFormatVersion { versionedConstructs.map(\.version).max() ?? .v1 }
 }
 
 extension Action {
-    /// The spec word of this action if it is a construct of format 1.1, else nil.
-    var laterConstructWord: String? {
+    /// The spec word of this action and the format version that added it, if that is after version 1, else nil.
+    var laterConstruct: (word: String, version: SpecFormatVersion)? {
         switch self {
-        case .target: return "target"
-        case .post: return "post"
-        case .join: return "join"
-        case .waitUntilWaiting: return "waitUntilWaiting"
-        case .end: return "end"
-        case .query(.sameLoop): return "sameLoop"
+        case .target: return ("target", .v1_1)
+        case .post: return ("post", .v1_1)
+        case .join: return ("join", .v1_1)
+        case .waitUntilWaiting: return ("waitUntilWaiting", .v1_1)
+        case .end: return ("end", .v1_1)
+        case .query(.sameLoop): return ("sameLoop", .v1_1)
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
              .setNextFireDate, .setTolerance, .perform, .mark, .stall, .thread:
             return nil
         case .query(.isMainLoop):
-            return "query: isMainLoop"
+            return ("query: isMainLoop", .v1_1)
         case .query(.caseLoopIsMain):
-            return "query: [isMainLoop, case]"
+            return ("query: [isMainLoop, case]", .v1_1)
+        case .query(.isMainThread):
+            return ("query: isMainThread", .v1_2)
         case .query:
             return nil
         case .run(let request):
-            return request.took == nil ? nil : "took"
+            return request.took.map(Self.timingConstruct)
         case .create:
-            return "create"
+            return ("create", .v1_1)
         case .runForever:
-            return "runForever"
+            return ("runForever", .v1_1)
         case .dispatchMain:
-            return "dispatchMain"
+            return ("dispatchMain", .v1_1)
+        case .sleep:
+            return ("sleep", .v1_2)
+        case .waitUntilSlept:
+            return ("waitUntilSlept", .v1_2)
         }
+    }
+
+    /// `took` is 1.1; its bound relative to the run's own timeout is 1.2.
+    private static func timingConstruct(_ took: TimingAssertion) -> (word: String, version: SpecFormatVersion) {
+        if case .underTimeout = took { return ("took: underTimeout", .v1_2) }
+        return ("took", .v1_1)
     }
 }

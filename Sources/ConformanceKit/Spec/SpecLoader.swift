@@ -68,7 +68,8 @@ public enum SpecLoader {
         // YAML reads `1.1` as a number and `1` as an integer; both are compared by their written form.
         let written = try versionValue.string()
         guard let version = SpecFormatVersion(rawValue: written == "1.0" ? "1" : written) else {
-            let known = SpecFormatVersion.allCases.map(\.rawValue).joined(separator: " and ")
+            let versions = SpecFormatVersion.allCases.map(\.rawValue)
+            let known = versions.dropLast().joined(separator: ", ") + " and " + versions.last!
             throw versionValue.error("spec_version \(written) is not supported (this runner reads versions \(known))")
         }
         return (top, version)
@@ -81,7 +82,7 @@ public enum SpecLoader {
         try checkUniqueIDs(cases)
         for specCase in cases where specCase.formatVersion > version {
             throw SpecError(specCase.location, caseID: specCase.id, "case '\(specCase.id)' uses spec format \(specCase.formatVersion.rawValue) "
-                + "constructs (\(specCase.laterConstructs.joined(separator: ", "))) but its file says spec_version "
+                + "constructs (\(specCase.constructs(after: version).joined(separator: ", "))) but its file says spec_version "
                 + "\(version.rawValue); write spec_version: \(specCase.formatVersion.rawValue)")
         }
         try top.finish(allowed: ["spec_version", "cases"])
@@ -244,8 +245,9 @@ public enum SpecLoader {
             guard isValidName(name) else {
                 throw spec.error("item name '\(name)' must be a letter followed by letters, digits or '_'")
             }
-            let (kind, later) = try parseItemKindAndCreation(spec)
-            return ItemDeclaration(name: name, kind: kind, location: spec.location, createdByStep: later)
+            let (kind, later, fromCreation) = try parseItemKindAndCreation(spec)
+            return ItemDeclaration(name: name, kind: kind, location: spec.location, createdByStep: later,
+                                   firesFromCreation: fromCreation)
         }
     }
 
@@ -254,8 +256,9 @@ public enum SpecLoader {
         return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
     }
 
-    /// An item's kind, and whether it is created by a step (`created: later` among its parameters, format 1.1).
-    static func parseItemKindAndCreation(_ value: YAMLValue) throws -> (kind: ItemKind, later: Bool) {
+    /// An item's kind, whether it is created by a step (`created: later` among its parameters, format 1.1), and for a
+    /// timer so created whether its `fire` counts from its creation (`from: creation`, format 1.2).
+    static func parseItemKindAndCreation(_ value: YAMLValue) throws -> (kind: ItemKind, later: Bool, fromCreation: Bool) {
         let (word, argument) = try value.singleKey()
         var fields = Fields(owner: value, pairs: [])
         if let argument, !isNull(argument) { fields = try argument.fields() }
@@ -267,6 +270,19 @@ public enum SpecLoader {
                 throw created.error("created must be 'later' (by a create step) or 'first' (before the first step)")
             }
             later = when == "later"
+        }
+        var fromCreation = false
+        if let from = fields.optional("from") {
+            guard word == "timer" else { throw from.error("only a timer has a fire date to count from") }
+            let origin = try from.string()
+            guard origin == "creation" || origin == "start" else {
+                throw from.error("from must be 'creation' (fire counts from the create step) or 'start' (from the case's start)")
+            }
+            fromCreation = origin == "creation"
+            if fromCreation && !later {
+                throw from.error("from: creation needs created: later (a timer made before the first step is made at "
+                    + "the case's start)")
+            }
         }
         let kind: ItemKind
         switch word {
@@ -282,7 +298,7 @@ public enum SpecLoader {
                           interval: try fields.optional("interval")?.double() ?? 0,
                           tolerance: try fields.optional("tolerance")?.double(),
                           order: try fields.optional("order")?.int() ?? 0)
-            try fields.finish(allowed: ["fire", "interval", "tolerance", "order", "created"])
+            try fields.finish(allowed: ["fire", "interval", "tolerance", "order", "created", "from"])
         case "observer":
             var activities = ActivitySet.all
             if let list = fields.optional("activities") {
@@ -297,7 +313,7 @@ public enum SpecLoader {
         default:
             throw value.error("unknown item kind '\(word)' (one of source0, source1, timer, observer, block)")
         }
-        return (kind, later)
+        return (kind, later, fromCreation)
     }
 
     static func parseActivities(_ value: YAMLValue) throws -> ActivitySet {

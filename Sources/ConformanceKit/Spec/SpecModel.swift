@@ -11,13 +11,16 @@ public enum SpecFormatVersion: String, Sendable, Comparable, CaseIterable {
     case v1 = "1"
     /// Adds items created by a step, CFRunLoopRun, timing assertions, a second loop and main-thread cases.
     case v1_1 = "1.1"
+    /// Adds a run's upper bound relative to its own timeout, timers dated from their creation, `waitUntilSlept`,
+    /// the `isMainThread` query and `sleep`.
+    case v1_2 = "1.2"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
     /// The newest version, which the fuzzer's output and new files use.
-    public static let latest = SpecFormatVersion.v1_1
+    public static let latest = SpecFormatVersion.v1_2
 }
 
 /// Where something was written: a spec file and a line in it.
@@ -93,11 +96,13 @@ public enum Allowance: String, Sendable, CaseIterable {
 
 /// A named item of a case.
 public struct ItemDeclaration: Sendable {
-    package init(name: String, kind: ItemKind, location: SpecLocation, createdByStep: Bool = false) {
+    package init(name: String, kind: ItemKind, location: SpecLocation, createdByStep: Bool = false,
+                 firesFromCreation: Bool = false) {
         self.name = name
         self.kind = kind
         self.location = location
         self.createdByStep = createdByStep
+        self.firesFromCreation = firesFromCreation
     }
 
     public var name: String
@@ -105,6 +110,9 @@ public struct ItemDeclaration: Sendable {
     public var location: SpecLocation
     /// (1.1) Created by a `create` action rather than before the first step (`created: later`).
     public var createdByStep = false
+    /// (1.2) For a timer created by a step: its `fire` counts from its creation (`from: creation`) instead of from the
+    /// case's start.
+    public var firesFromCreation = false
 }
 
 /// What an item is, with its creation parameters.
@@ -162,6 +170,9 @@ public enum TimingAssertion: Sendable, Equatable {
     case atLeastTimeout
     /// The run lasted at least `atLeast` seconds (if given) and less than `under` seconds (if given).
     case window(atLeast: Double?, under: Double?)
+    /// (1.2) The run returned before `fraction` of its own finite timeout had passed (`{underTimeout: 0.5}`, "before
+    /// half its timeout"). The bound, `fraction` times the timeout, is at least ``minimumUpperBound``.
+    case underTimeout(fraction: Double)
 
     /// The smallest `under` the loader accepts: a bound that would not hold on a busy two-core machine is a flake.
     public static let minimumUpperBound = 1.0
@@ -173,6 +184,8 @@ public enum TimingAssertion: Sendable, Equatable {
         case .window(let atLeast, let under):
             return [atLeast.map { "atLeast \(Self.number($0))" }, under.map { "under \(Self.number($0))" }]
                 .compactMap { $0 }.joined(separator: " ")
+        case .underTimeout(let fraction):
+            return "underTimeout \(Self.number(fraction))"
         }
     }
 
@@ -198,6 +211,9 @@ public enum Query: Sendable, Equatable {
     /// Whether the case's loop is the main loop, asked on the performing thread: CFRunLoopGetMain(), called there, is
     /// the case's loop. Spelled `[isMainLoop, case]`. Format 1.1.
     case caseLoopIsMain
+    /// (1.2) Whether the performing thread is the process's main thread (pthread_main_np, which CF's main-queue
+    /// checks use).
+    case isMainThread
 }
 
 /// The names of loops in a case (format 1.1). The case thread's loop is `here`; each name of a case's `loops:` is the
@@ -239,6 +255,8 @@ public indirect enum Action: Sendable {
     case mark(String)
     /// Busy-wait (never sleep) for this many seconds, keeping the loop thread occupied.
     case stall(Double)
+    /// (1.2) Sleeps this many seconds (nanosleep): a callout that takes time without taking a CPU.
+    case sleep(Double)
     case query(Query)
     case thread(wait: ThreadWait, actions: [Action])
     /// (1.1) Creates an item declared `created: later`; traced as `create ITEM`.
@@ -256,6 +274,10 @@ public indirect enum Action: Sendable {
     case join(String)
     /// (1.1) Waits (with a deadline) until loop `loop` reports that it is waiting (CFRunLoopIsWaiting).
     case waitUntilWaiting(String)
+    /// (1.2) Waits (with a deadline) until loop `loop` has gone to sleep for the `nth` time: observer `observer` (which
+    /// observes BeforeWaiting, in that loop) has recorded its BeforeWaiting `nth` times, and then the loop reports
+    /// that it is waiting.
+    case waitUntilSlept(loop: String, nth: Int, observer: String)
     /// (1.1) Ends the host thread of `loop` once it has performed what was posted to it, and waits (with a deadline)
     /// until the thread has exited, so that what the engine does at thread exit has happened. The loop object stays
     /// usable by `target`; nothing more can be posted to it.

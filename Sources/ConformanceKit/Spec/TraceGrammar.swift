@@ -12,10 +12,10 @@
 //   create <item>                 (1.1) a `create` action made the item
 //   runForever                    (1.1) CFRunLoopRun begins
 //   runForever returned           (1.1) CFRunLoopRun returned
-//   took <assertion>              (1.1) the run before it met its timing assertion (else: took <seconds> (expected
+//   took <assertion>              (1.1; underTimeout 1.2) the run before it met its timing assertion (else: took <seconds> (expected
 //                                 <assertion>))
 //   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
-//                                 tolerance, isValid, contains, sameLoop, isMainLoop)
+//                                 tolerance, isValid, contains, sameLoop, isMainLoop, (1.2) isMainThread)
 
 import EngineKit
 
@@ -45,7 +45,7 @@ enum Trace {
 
     static let queryWords: Set<String> = [
         "currentMode", "isWaiting", "allModes", "nextTimerFireDate", "fireDate", "tolerance", "isValid", "contains",
-        "sameLoop", "isMainLoop",
+        "sameLoop", "isMainLoop", "isMainThread",
     ]
 }
 
