@@ -2,7 +2,7 @@
 // RunLoopSuite: an executable specification of CFRunLoop behaviour, engines that are checked against it,
 // and tools to benchmark and compare run loops.
 //
-// Linux only: the reference loop is built on epoll, eventfd and timerfd (Sources/CSystem), and the `cf` engine is the
+// Linux only: the reference loop is built on epoll, eventfd and timerfd (Sources/CRunLoopSystem), and the `cf` engine is the
 // swift-corelibs CoreFoundation inside the toolchain's libFoundation.so. The benchmark harness is its own package,
 // Benchmarks/Package.swift, which depends on this one (it needs Google Benchmark, GLib, libuv and libevent; building
 // and testing this package needs none of them).
@@ -34,8 +34,10 @@ let package = Package(
     ],
     targets: [
         // Linux primitives Glibc's Swift overlay does not declare (eventfd, timerfd, epoll helpers), and libdispatch's
-        // main-queue hooks for run loops.
-        .target(name: "CSystem", linkerSettings: [.linkedLibrary("dispatch")]),
+        // main-queue hooks for run loops. Not named CSystem: swift-system, which SwiftNIO brings into the benchmark
+        // package's graph (Benchmarks/Package.swift), has a target of that name, and SwiftPM wants target names unique
+        // across a package graph (module aliases do not apply to C targets).
+        .target(name: "CRunLoopSystem", linkerSettings: [.linkedLibrary("dispatch")]),
         // The contract every engine implements so the conformance runner can drive it.
         .target(name: "EngineKit"),
         // A CoreFoundation implementation's run-loop C API as a table of functions: the toolchain's (found in the
@@ -56,7 +58,7 @@ let package = Package(
         // keep checking every access.
         .target(
             name: "RefRunLoop",
-            dependencies: ["CSystem", "RefRunLoopABI"],
+            dependencies: ["CRunLoopSystem", "RefRunLoopABI"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // The reference run loop's C header, for C and C++ callers (the benchmark shims); implemented in RefRunLoop.
@@ -73,7 +75,7 @@ let package = Package(
         // the rule ids cases cite.
         .target(
             name: "ConformanceKit",
-            dependencies: ["EngineKit", "CSystem", "ConformanceSpec", "MarkupKit", "YAMLKit"]
+            dependencies: ["EngineKit", "CRunLoopSystem", "ConformanceSpec", "MarkupKit", "YAMLKit"]
         ),
         // The scenario fuzzer behind `runloop fuzz`: generates scenarios, runs them on engines through ConformanceKit's
         // worker sessions, shrinks divergences and writes them as spec cases.
@@ -121,7 +123,7 @@ let package = Package(
             dependencies: ["ConformanceFuzzer", "ConformanceKit", "ConformanceSpec", "EngineKit",
                            "ConformanceTestSupport"]
         ),
-        .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CSystem"]),
+        .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),
         .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "CompareKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),

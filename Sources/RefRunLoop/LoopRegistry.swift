@@ -1,7 +1,7 @@
 // One loop per thread, created on first use and torn down when the thread exits; the main thread's loop is reachable
 // from any thread and never torn down (as CF: __CFFinalizeRunLoop 1797-1838, CFRunLoop.c at swift-6.3.1-RELEASE).
 
-import CSystem
+import CRunLoopSystem
 
 #if canImport(Glibc)
 import Glibc

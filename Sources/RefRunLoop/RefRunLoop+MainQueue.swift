@@ -5,7 +5,7 @@
 // mode is never empty (rule main.common-mode-never-empty). Servicing it counts as handling a source. (__CFRunLoopRun
 // 2946-49, 3036-58, 3070, 3127, 3219-40; __CFRunLoopModeIsEmpty 1170-73; CFRunLoop.c at swift-6.3.1-RELEASE.)
 
-import CSystem
+import CRunLoopSystem
 
 extension RefRunLoop {
     /// Whether a run of this loop in `mode` services the main dispatch queue, and the mode counts as non-empty: CF's

@@ -2,7 +2,7 @@
 // RefRunLoop+Run.swift, its phases in RefRunLoop+Phases.swift, waiting and waking in RefRunLoop+Wait.swift, their
 // kernel objects (epoll, the eventfd, the timerfds) in WaitSet.swift, the invariants in RefRunLoop+Invariants.swift.
 
-import CSystem
+import CRunLoopSystem
 import Synchronization
 
 #if canImport(Glibc)

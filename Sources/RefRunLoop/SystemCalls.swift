@@ -4,7 +4,7 @@
 // typed error otherwise. (The thread and process lookups of LoopRegistry and RefRunLoop.isCurrentThread, and fcntl in
 // a check of an internal bug, call their C functions directly.)
 
-import CSystem
+import CRunLoopSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 // Interprets one case against one engine: creates its items on the case thread, performs its steps, records every
 // callout as a trace line, and runs trigger actions from inside the callouts that match them.
 
-import CSystem
+import CRunLoopSystem
 import EngineKit
 import Foundation
 

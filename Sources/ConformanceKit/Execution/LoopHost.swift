@@ -1,7 +1,7 @@
 // The host thread of a case's second loop (format 1.1, `loops:`): a thread that asks the engine for its own loop
 // (CFRunLoopGetCurrent) and then performs the action lists posted to it, in order, until the case ends.
 
-import CSystem
+import CRunLoopSystem
 import EngineKit
 import Foundation
 

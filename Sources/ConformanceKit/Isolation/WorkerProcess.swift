@@ -2,7 +2,7 @@
 // read on its message pipe with a deadline, ended with SIGKILL, and reaped. The system calls of process isolation
 // live here; IsolatedRunner.swift holds what they mean.
 
-import CSystem
+import CRunLoopSystem
 import Foundation
 import Synchronization
 

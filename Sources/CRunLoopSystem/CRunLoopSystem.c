@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 #include <poll.h>
-#include "CSystem.h"
+#include "CRunLoopSystem.h"
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
