@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -25,9 +26,9 @@ Profile &profile() {
 
 const std::vector<const bench_engine *> &all_engines() {
     // The order of the results tables: the candidate, the ground truth, the peers, the floor.
-    static const std::vector<const bench_engine *> list = {&bench_engine_ref,  &bench_engine_cf,
-                                                           &bench_engine_glib, &bench_engine_libuv,
-                                                           &bench_engine_libevent, &bench_engine_epoll};
+    static const std::vector<const bench_engine *> list = {
+        &bench_engine_ref,      &bench_engine_cf,       &bench_engine_glib, &bench_engine_libuv,
+        &bench_engine_libevent, &bench_engine_dispatch, &bench_engine_nio,  &bench_engine_epoll};
     return list;
 }
 
@@ -233,6 +234,14 @@ void LoopThread::stop() {
 
 LoopThread::~LoopThread() { stop(); }
 
+uint64_t LoopThread::switches() const {
+    return engine_->loop_switches ? engine_->loop_switches(loop_) : voluntary_switches(tid_.load());
+}
+
+uint64_t LoopThread::cpu_ns() const {
+    return engine_->loop_cpu_ns ? engine_->loop_cpu_ns(loop_) : thread_cpu_ns(cpu_clock_);
+}
+
 // MARK: measurements
 
 uint64_t voluntary_switches(pid_t tid) {
@@ -247,6 +256,13 @@ uint64_t voluntary_switches(pid_t tid) {
     }
     fclose(file);
     return value;
+}
+
+uint64_t callout_switches(const bench_engine *engine, bench_loop *loop) {
+    if (engine->loop_switches) return engine->loop_switches(loop);
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
+    return (uint64_t)usage.ru_nvcsw;
 }
 
 uint64_t thread_cpu_ns(clockid_t clock) {

@@ -43,7 +43,7 @@ struct Profile {
 };
 Profile &profile();
 
-/// The engines selected on the command line (all six by default), in a fixed order.
+/// The engines selected on the command line (all of them by default), in a fixed order.
 const std::vector<const bench_engine *> &engines();
 bool select_engines(const std::string &comma_separated, std::string *why);
 /// Every engine, selected or not.
@@ -168,9 +168,11 @@ class LoopThread {
 
     /// The loop: valid from a successful `wait_ready` until `stop`.
     bench_loop *loop() const { return loop_; }
-    /// The loop thread's kernel id and CPU-time clock, for its statistics.
-    pid_t tid() const { return tid_.load(); }
-    clockid_t cpu_clock() const { return cpu_clock_; }
+    /// The loop thread's voluntary context switches and CPU time so far: the thread's own figures, or the engine's
+    /// `loop_switches` and `loop_cpu_ns` when its loop runs on threads of its own (nio, dispatch: bench_engine.h).
+    /// Any thread, while the loop exists (from a successful `wait_ready` until `stop`).
+    uint64_t switches() const;
+    uint64_t cpu_ns() const;
 
    private:
     /// Lifecycle of the loop thread; changes under `mutex_`, each announced on `changed_`.
@@ -203,6 +205,9 @@ class LoopThread {
 
 /// Voluntary context switches of one thread so far (it blocked that many times), from /proc.
 uint64_t voluntary_switches(pid_t tid);
+/// The voluntary context switches of the loop's thread so far, read from inside one of the loop's callouts: the
+/// calling thread's (getrusage RUSAGE_THREAD), or the engine's `loop_switches` when it has one (bench_engine.h).
+uint64_t callout_switches(const bench_engine *engine, bench_loop *loop);
 /// A thread's CPU time so far, in nanoseconds.
 uint64_t thread_cpu_ns(clockid_t clock);
 /// The q-quantile (0...1) of the samples by nearest rank; reorders them. 0 for no samples.

@@ -175,7 +175,7 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     run_round();
 
     uint64_t wakeups_before = engine->wakeups(loop_thread.loop());
-    uint64_t switches_before = voluntary_switches(loop_thread.tid());
+    uint64_t switches_before = loop_thread.switches();
     // Read between rounds, when the loop thread has counted every batch of the rounds before.
     auto batches = [&]() -> uint64_t { return engine->channel_batches ? engine->channel_batches(channel) : 0; };
     uint64_t batches_before = batches();
@@ -188,7 +188,7 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
         rounds++;
     }
     uint64_t wakeups = engine->wakeups(loop_thread.loop()) - wakeups_before;
-    uint64_t switches = voluntary_switches(loop_thread.tid()) - switches_before;
+    uint64_t switches = loop_thread.switches() - switches_before;
     uint64_t batches_taken = batches() - batches_before;
     loop_thread.stop();
 

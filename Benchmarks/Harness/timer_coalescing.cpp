@@ -20,15 +20,18 @@
 //   wakeups_per_fire  loop wake-ups per fire, one definition for every engine: the times the loop thread returned
 //                     from a blocking kernel wait, from the first to the last of those fires. Each such fire reads the
 //                     loop thread's voluntary context switches (getrusage(RUSAGE_THREAD) on the loop thread, in the
-//                     callout); wake-ups = last - first + 1 (the return that brought the first fire, and every sleep
-//                     after it up to the last). So wake-ups and fires are counted over the same fires, and no engine
-//                     pays for a counter of its own (CF no longer runs an AfterWaiting observer here). A sleep on a
-//                     contended lock counts too: it is a blocking kernel wait.
+//                     callout; for nio and dispatch, whose loop is not the thread that created it, the shim's
+//                     loop_switches: bench_engine.h, callout_switches in common.h); wake-ups = last - first + 1 (the
+//                     return that brought the first fire, and every sleep after it up to the last). So wake-ups and
+//                     fires are counted over the same fires, and no engine pays for a counter of its own (CF no longer
+//                     runs an AfterWaiting observer here). A sleep on a contended lock counts too: it is a blocking
+//                     kernel wait. dispatch's queue moves between worker threads: its count is the queue's side
+//                     (engine_dispatch.c).
 //   optimal_wakeups_per_fire  the fewest wake-ups that could have fired the window's fires on time, per fire: the
 //                     minimum number of instants that stab every fire's [date, date + tolerance] interval (sorted by
 //                     interval end, each instant placed at the earliest end not yet stabbed: greedy is optimal),
 //                     over the dates of the fires seen; 1 without tolerance
-//   cpu_ns_per_fire   CPU time of the loop thread over the wall-clock window, per fire
+//   cpu_ns_per_fire   CPU time of the loop thread over the wall-clock window, per fire (LoopThread::cpu_ns)
 //   loop_cpu_share    the loop thread's CPU time over the window's length
 //   cpu_idle_share    the idle time of the loop's CPU over the window's length (/proc/stat, in clock ticks of 10 ms:
 //                     coarse for a smoke window)
@@ -93,13 +96,6 @@ struct Run {
     uint64_t first_switches = 0, last_switches = 0, switch_reads = 0;
 };
 
-/// The calling thread's voluntary context switches so far: the times it blocked in the kernel.
-uint64_t own_voluntary_switches() {
-    struct rusage usage;
-    if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
-    return (uint64_t)usage.ru_nvcsw;
-}
-
 /// A CPU's idle time so far (idle + iowait, /proc/stat), in nanoseconds; -1 if unknown.
 double cpu_idle_ns(int cpu) {
     FILE *file = fopen("/proc/stat", "r");
@@ -133,7 +129,7 @@ void fired(void *context) {
         if (lateness > run->tolerance + kLateSlackNs) run->late++;
     }
     if (in_window) {
-        uint64_t switches = own_voluntary_switches();
+        uint64_t switches = callout_switches(run->engine, run->loop);
         if (run->switch_reads++ == 0) run->first_switches = switches;
         run->last_switches = switches;
         run->dates.push_back(timer->due);
@@ -202,10 +198,10 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         const uint64_t dated_in_window = dates_before(run.window_end) - dates_before(run.window_start);
 
         sleep_until_ns(run.window_start);
-        uint64_t cpu0 = thread_cpu_ns(loop_thread.cpu_clock());
+        uint64_t cpu0 = loop_thread.cpu_ns();
         double idle0 = cpu_idle_ns(loop_on);
         sleep_until_ns(run.window_end);
-        uint64_t cpu1 = thread_cpu_ns(loop_thread.cpu_clock());
+        uint64_t cpu1 = loop_thread.cpu_ns();
         double idle1 = cpu_idle_ns(loop_on);
         // Let the window's fires finish (see the top of this file).
         const uint64_t drain_until = run.window_end + run.tolerance + kDrainNs;

@@ -1,6 +1,6 @@
 // The one C interface every benchmarked run loop implements: a table of function pointers per engine.
 //
-// The harness (Benchmarks/Harness, C++) only talks to engines through this table, so the six engines run exactly
+// The harness (Benchmarks/Harness, C++) only talks to engines through this table, so the eight engines run exactly
 // the same benchmark code. Each engine lives in one file (Benchmarks/Shims/engine_<name>.c).
 //
 // Threading contract (the strictest of the six libraries, libuv, sets it):
@@ -10,6 +10,11 @@
 // - `source_signal`, `channel_post`, `stop` and `wakeups` may be called from any thread at any time while the loop
 //   (and the source or channel) exists.
 // - Callouts (`bench_callout`) always run on the loop's thread.
+// Two engines run their loop on threads they own, so "the loop's thread" is theirs, not the one that called `create`:
+// `nio` (the thread MultiThreadedEventLoopGroup starts) and `dispatch` (a serial queue: its callouts run one at a time,
+// each on whichever libdispatch worker thread runs the queue then). The calling thread keeps the role above (it adds
+// and removes, before `run`, between runs or from callouts) through the engine's thread-safe calls; each shim says
+// how, and `loop_switches`/`loop_cpu_ns` give the harness what it would read from the loop's thread.
 // Times are CLOCK_MONOTONIC nanoseconds (what epoll, timerfd, libuv, GLib and libevent's precise timer all use).
 #ifndef RUNLOOPSUITE_BENCH_ENGINE_H
 #define RUNLOOPSUITE_BENCH_ENGINE_H
@@ -120,6 +125,16 @@ typedef struct bench_engine {
     /// why). Removed with `observer_remove`. Loop thread.
     bench_item *(*activity_observer_add)(bench_loop *loop, bench_activity_callout callout, void *context);
     const char *no_activity_observer;
+
+    /// For the engines whose callouts do not run on the thread that called `create` (nio: the thread its
+    /// MultiThreadedEventLoopGroup starts; dispatch: whichever of libdispatch's worker threads runs the serial queue),
+    /// what the harness otherwise reads from that thread itself. NULL for every other engine.
+    /// `loop_switches`: the voluntary context switches of the thread or threads that ran the loop so far (the kernel's
+    /// count of their sleeps; how dispatch counts across its workers is in engine_dispatch.c). Any thread; called from
+    /// a callout it includes the calling thread's switches up to the call.
+    uint64_t (*loop_switches)(bench_loop *loop);
+    /// The CPU time of those threads so far, in nanoseconds. Any thread.
+    uint64_t (*loop_cpu_ns)(bench_loop *loop);
 } bench_engine;
 
 extern const bench_engine bench_engine_ref;
@@ -127,6 +142,8 @@ extern const bench_engine bench_engine_cf;
 extern const bench_engine bench_engine_glib;
 extern const bench_engine bench_engine_libuv;
 extern const bench_engine bench_engine_libevent;
+extern const bench_engine bench_engine_dispatch;
+extern const bench_engine bench_engine_nio;
 extern const bench_engine bench_engine_epoll;
 
 /// An engine `cf:NAME` over the CoreFoundation library at `path`, loaded at run time (engine_cf.c, through
