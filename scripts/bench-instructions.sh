@@ -5,7 +5,8 @@
 #   scripts/bench-instructions.sh [--family wake|scale] [--engines LIST] [--iterations N] [--out FILE.csv]
 #
 #   --family F       wake (default): per same-CPU wake-up round trip; scale: per item added and removed at N = 10,000
-#   --engines LIST   engines, comma-separated, as for scripts/bench.sh (default ref,cf,glib,libuv,libevent,epoll)
+#   --engines LIST   engines, comma-separated, as for scripts/bench.sh (default
+#                    ref,cf,glib,libuv,libevent,dispatch,nio,epoll)
 #   --iterations N   iterations in the shorter of the two runs per engine (default 4000 round trips for wake, 2
 #                    rounds of 10,000 items for scale; the longer runs 2N)
 #   --out FILE       also write the table as CSV (wake: engine,round_trips,instructions_per_round_trip,vs_epoll;
@@ -14,8 +15,9 @@
 # The round trip is BM_WakeLatency/pin:same/load:none (Benchmarks/Harness/wake_latency.cpp): the benchmark thread
 # signals a source and wakes the loop, the loop thread runs the callout, which writes a reply eventfd that the
 # benchmark thread reads. Each engine runs twice under callgrind, N and 2N round trips (`runloop-bench
-# --rl_iterations`), and the figure is the difference of the two runs' instruction totals divided by N: both threads'
-# instructions for the round trips themselves, with process start, engine set-up and teardown cancelled out. The
+# --rl_iterations`), and the figure is the difference of the two runs' instruction totals divided by N: every thread's
+# instructions for the round trips themselves (dispatch's: the worker that runs the queue and libdispatch's manager
+# thread too), with process start, engine set-up and teardown cancelled out. The
 # kernel's work (epoll_wait, the eventfd writes and reads) is not counted: callgrind sees user space only.
 #
 # With --family scale the unit is one item of BM_Scale/n:10000 (Benchmarks/Harness/scale.cpp), for each item kind
@@ -32,9 +34,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '5,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-engines=ref,cf,glib,libuv,libevent,epoll iterations="" out="" family=wake
+engines=ref,cf,glib,libuv,libevent,dispatch,nio,epoll iterations="" out="" family=wake
 while (($#)); do
     case "$1" in
         --family) (($# >= 2)) || usage; family=$2; shift ;;

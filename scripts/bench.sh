@@ -8,7 +8,7 @@
 #   --out FILE       where to write the CSV (default results/<label>-<date>.csv)
 #   --label LABEL    the label in the default file name (default <virtualisation>-<CPUs>cpu[-quick])
 #   --engines LIST   comma-separated subset of the harness's engines (all_engines() in Benchmarks/Harness/common.cpp:
-#                    ref,cf,glib,libuv,libevent,epoll), and cf:PATH for any CoreFoundation
+#                    ref,cf,glib,libuv,libevent,dispatch,nio,epoll), and cf:PATH for any CoreFoundation
 #                    library loaded at run time (named cf:NAME after its file)
 #   --repetitions N  repetitions per benchmark (default and minimum 5, wake latency at least 9; every one is kept)
 #   --smoke          what scripts/bench-smoke.sh runs: every benchmark once, meaningless figures
@@ -97,6 +97,14 @@ fi
 mkdir -p "$(dirname "$out")"
 
 package_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
+# The version SwiftPM resolved for a package dependency of the harness (its workspace state in the scratch path).
+resolved_version() {
+    python3 -c 'import json, sys
+state = json.load(open(sys.argv[1]))
+print(next((d["state"]["checkoutState"].get("version", "revision " + d["state"]["checkoutState"]["revision"])
+            for d in state["object"]["dependencies"] if d["packageRef"]["identity"] == sys.argv[2]), "unknown"))' \
+        "$scratch/workspace-state.json" "$1" 2>/dev/null || echo unknown
+}
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 # GIT_OPTIONAL_LOCKS=0: reading the status must not rewrite the index of a repository others are working in.
 changed=$(GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null | wc -l)
@@ -121,6 +129,8 @@ changed=$(GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null | wc -l)
     echo "# libglib2.0: $(package_version libglib2.0-dev)"
     echo "# libuv1: $(package_version libuv1-dev)"
     echo "# libevent: $(package_version libevent-dev)"
+    echo "# swiftnio: $(resolved_version swift-nio) (SwiftPM's resolution for Benchmarks/Package.swift)"
+    echo "# libdispatch: the Swift toolchain's (the swift line; its path and build id in engine_dispatch)"
     "$binary" --rl_describe ${engines:+--rl_engines="$engines"}
 } >"$work/context"
 
