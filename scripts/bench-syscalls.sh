@@ -5,7 +5,7 @@
 #
 #   scripts/bench-syscalls.sh [--engines LIST] [--round-trips N]
 #
-#   --engines LIST    comma-separated engines (default: the harness's six)
+#   --engines LIST    comma-separated engines (default: every engine of the harness)
 #   --round-trips N   round trips of the longer run (default 20000; the shorter run makes N / 10)
 #
 # For each engine and each of pin:same/load:none, pin:same/load:idle1000 and pin:diff/load:none, the harness runs the
