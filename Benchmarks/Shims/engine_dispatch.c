@@ -27,8 +27,10 @@
 //   sleep of the thread that runs it, the nearest thing to the other engines' "the loop thread returned from a
 //   blocking wait". Not counted: libdispatch's manager thread, which on Linux waits in epoll for the timers and then
 //   wakes a worker (one more thread woken per timer wake-up): dispatch's count is the queue's side only, a lower bound
-//   of the threads it woke. The check costs a getrusage per callout, so callouts only do it when the loop was created
-//   with BENCH_COUNT_WAKEUPS; `loop_switches` called from a callout does it itself.
+//   of the threads it woke. The check costs a getrusage, so callouts only do it when the loop was created with
+//   BENCH_COUNT_WAKEUPS, and not for a callout that starts within 1 us of the previous one's end (no sleep fits in
+//   that gap: a flood of hand-offs pays a clock read per item, not a system call); `loop_switches` called from a
+//   callout does it itself.
 // - CPU (`loop_cpu_ns`): the CPU clocks of the workers that ran the queue's callouts (pthread_getcpuclockid when a
 //   worker first runs them), summed; a worker that exited since is no longer counted (libdispatch lets idle workers
 //   exit after seconds, longer than any measured window). The manager thread's CPU is not counted.
@@ -54,6 +56,8 @@
 #include <unistd.h>
 
 enum { kMaxWorkers = 64 };  // workers whose CPU clocks are summed; libdispatch's pool on 2 CPUs stays far below
+/// A gap between two callouts shorter than this has no sleep in it (see enter).
+static const uint64_t kNoSleepNs = 1000;
 
 struct bench_loop {
     dispatch_queue_t queue;
@@ -71,8 +75,9 @@ struct bench_loop {
 
     // The worker that ran the last callout: written on the queue (its callouts run one at a time), read by any thread.
     _Atomic pid_t last_tid;
-    // Confined to the queue: that worker's voluntary context switches then.
+    // Confined to the queue: that worker's voluntary context switches then, and when the last counted callout ended.
     uint64_t last_switches;
+    uint64_t last_end_ns;
     // Written on the queue only, read by any thread.
     _Atomic uint64_t wakeups;
 };
@@ -139,9 +144,17 @@ static void enter(bench_loop *loop, int count) {
         return;
     }
     if (!count) return;
+    // Back to back with the previous callout (a flood of hand-offs): the worker cannot have slept in between, since a
+    // sleep and the wake-up that ends it take microseconds; skip the system call (a getrusage per item otherwise).
+    if (loop->last_end_ns && bench_now_ns() - loop->last_end_ns < kNoSleepNs) return;
     uint64_t switches = own_switches();
     add_wakeups(loop, switches - loop->last_switches);
     loop->last_switches = switches;
+}
+
+/// After a callout, on the queue, when counting: when it ended (see enter).
+static void leave(bench_loop *loop) {
+    if (loop->counting) loop->last_end_ns = bench_now_ns();
 }
 
 /// Called from a callout (on the queue): brings the count up to now. From any other thread: the count so far.
@@ -262,6 +275,7 @@ static void run_source(void *context) {
     bench_item *source = context;
     enter(source->loop, source->loop->counting);
     source->callout(source->context);
+    leave(source->loop);
 }
 
 static void free_source(void *context) {
@@ -297,6 +311,7 @@ static void fire_timer(void *context) {
     timer->natural_next += (folded ? folded : 1) * timer->interval;
     enter(timer->loop, timer->loop->counting);
     timer->callout(timer->context);
+    leave(timer->loop);
 }
 
 static void timer_cancelled(void *context) {
@@ -344,6 +359,7 @@ static void run_channel_item(void *item) {
     bench_channel *channel = dispatch_get_specific(&bench_engine_dispatch);
     enter(channel->loop, channel->loop->counting);
     channel->callout(channel->context, item);
+    leave(channel->loop);
 }
 
 // The channel is the queue's specific value (dispatch_queue_set_specific, keyed by this engine's table): the item
