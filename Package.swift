@@ -2,8 +2,8 @@
 // RunLoopSuite: an executable specification of CFRunLoop behaviour, engines that are checked against it,
 // and tools to benchmark and compare run loops.
 //
-// Linux only: the reference loop is built on epoll, eventfd and timerfd (Sources/CRunLoopSystem), and the `cf` engine is the
-// swift-corelibs CoreFoundation inside the toolchain's libFoundation.so. The benchmark harness is its own package,
+// Linux only: the reference loop is built on epoll, eventfd and timerfd (Sources/CRunLoopSystem), and the `cf` engine
+// is the swift-corelibs CoreFoundation inside the toolchain's libFoundation.so. The benchmark harness is its own package,
 // Benchmarks/Package.swift, which depends on this one (it needs Google Benchmark, GLib, libuv and libevent; building
 // and testing this package needs none of them).
 import PackageDescription

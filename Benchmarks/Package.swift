@@ -14,7 +14,7 @@ import PackageDescription
 #error("the run-loop benchmarks build on Linux only (epoll, eventfd, timerfd and the toolchain's libFoundation.so)")
 #endif
 
-/// The toolchain's `usr/lib/swift`, where libdispatch's C headers are (`dispatch/dispatch.h`, for the `dispatch` engine):
+/// The toolchain's `usr/lib/swift`, where libdispatch's C headers are (`dispatch/dispatch.h`, for engine `dispatch`),
 /// found from the `swift` on PATH, the one that builds this package (scripts/bench.sh and the sanitizer scripts run it
 /// from PATH). The C compiler has no include path of its own into the toolchain's Swift library folder.
 let toolchainSwiftLib: String = {

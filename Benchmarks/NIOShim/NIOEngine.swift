@@ -105,8 +105,8 @@ final class NIOBenchItem: @unchecked Sendable {
     unowned let owner: NIOBenchLoop
     let callout: bench_callout
     let context: CPointer
-    /// Timers: the scheduled task; set by `timer_add` (the creating thread) and by `timer_set_next` (the loop thread, in
-    /// the callout), cancelled by `timer_remove`: protected by its own lock.
+    /// Timers: the scheduled task; set by `timer_add` (the creating thread) and by `timer_set_next` (the loop thread,
+    /// from the callout), cancelled by `timer_remove`: protected by its own lock.
     let scheduled = Mutex<Scheduled<Void>?>(nil)
 
     init(owner: NIOBenchLoop, callout: bench_callout, context: UnsafeMutableRawPointer?) {

@@ -159,7 +159,8 @@ static void leave(bench_loop *loop) {
 
 /// Called from a callout (on the queue): brings the count up to now. From any other thread: the count so far.
 static uint64_t dsp_loop_switches(bench_loop *loop) {
-    if (current_tid() == atomic_load_explicit(&loop->last_tid, memory_order_relaxed)) enter(loop, 1);  // only the queue's current worker can equal last_tid
+    // Only the queue's current worker can find its own id in last_tid.
+    if (current_tid() == atomic_load_explicit(&loop->last_tid, memory_order_relaxed)) enter(loop, 1);
     return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
 }
 
