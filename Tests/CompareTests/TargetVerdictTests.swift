@@ -114,7 +114,8 @@ import Testing
         // Timers at N = 10,000 on every engine the scale targets name, in order; random order only where given.
         func scale(random: [String]) -> Mutation {
             { benchmarks in
-                let costs = ["ref": 100.0, "cf": 400, "libuv": 90, "glib": 120, "libevent": 80]
+                let costs = ["ref": 100.0, "cf": 400, "libuv": 90, "glib": 120, "libevent": 80, "dispatch": 300,
+                             "nio": 500]
                 for (engine, cost) in costs {
                     for suffix in [""] + (random.contains(engine) ? ["/order:random"] : []) {
                         benchmarks.append(FixtureBenchmark(
@@ -129,7 +130,7 @@ import Testing
         #expect(try Self.outcome(ordered, "scale.peers", "item:timer/n:10000").status == .met)  // 100 / 80
         #expect(try Self.result(ordered, "scale.random.peers").status == .notMeasured)
         #expect(try Self.result(ordered, "scale.random.cf").status == .notMeasured)
-        let all = ["ref", "cf", "libuv", "glib", "libevent"]
+        let all = ["ref", "cf", "libuv", "glib", "libevent", "dispatch", "nio"]
         let both = try Self.report(scale(random: all))
         #expect(try Self.result(both, "scale.random.peers").status == .met)
         #expect(try Self.result(both, "scale.random.cf").status == .met)
