@@ -10,6 +10,8 @@
 //   timers-fire-at-once       every timer is created already due (a fire date later than now becomes now)
 //   repeating-no-advance      a repeating timer's next fire date reads as its first one forever
 //                             (CFRunLoopTimerGetNextFireDate)
+//   repeating-spins           a repeating timer repeats every nanosecond whatever its interval, so it is due again at
+//                             every pass: a loop running it never sleeps and fires it over and over
 //   signal-unscheduled-crash  CFRunLoopSourceSignal on a version-0 source that is in no loop aborts the process
 //
 // Without DEFECTIVE_CF it behaves exactly as the toolchain's CoreFoundation, with one difference by design: it brings
@@ -36,6 +38,7 @@ enum {
     TIMERS_FIRE_AT_ONCE = 1 << 2,
     REPEATING_NO_ADVANCE = 1 << 3,
     SIGNAL_UNSCHEDULED_CRASH = 1 << 4,
+    REPEATING_SPINS = 1 << 5,
 };
 
 static unsigned defects;  // written once by the constructor, before any other function of the library runs
@@ -64,6 +67,7 @@ static void read_defects(void) {
         else if (strcmp(item, "timers-fire-at-once") == 0) defects |= TIMERS_FIRE_AT_ONCE;
         else if (strcmp(item, "repeating-no-advance") == 0) defects |= REPEATING_NO_ADVANCE;
         else if (strcmp(item, "signal-unscheduled-crash") == 0) defects |= SIGNAL_UNSCHEDULED_CRASH;
+        else if (strcmp(item, "repeating-spins") == 0) defects |= REPEATING_SPINS;
         else {
             fprintf(stderr, "defective_cf: unknown defect '%s' in DEFECTIVE_CF\n", item);
             abort();
@@ -315,7 +319,7 @@ void CFRunLoopRun(void) {
     function();
 }
 
-// MARK: Timers (timers-fire-at-once, repeating-no-advance)
+// MARK: Timers (timers-fire-at-once, repeating-no-advance, repeating-spins)
 
 typedef void (*timer_callout)(ref timer, void *info);
 
@@ -333,6 +337,7 @@ ref CFRunLoopTimerCreate(ref allocator, double fireDate, double interval, unsign
         double now = CFAbsoluteTimeGetCurrent();
         if (fireDate > now) fireDate = now;
     }
+    if ((defects & REPEATING_SPINS) && interval > 0) interval = 1e-9;
     ref timer = function(allocator, fireDate, interval, flags, order, callout, context);
     if ((defects & REPEATING_NO_ADVANCE) && interval > 0 && timer) {
         pthread_mutex_lock(&timers_lock);
