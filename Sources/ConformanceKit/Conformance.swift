@@ -63,6 +63,20 @@ public enum Conformance {
         return result
     }
 
+    /// The expectations of the reference engine `cf` (``Triage/referenceEngine``): the shipped ones, from
+    /// `expectationsPath` when it is a directory, whatever engines run, so that the triage can name the toolchain's
+    /// known defects on any engine (a user's entries are not the toolchain's defects). None with no expectations.
+    public static func loadReferenceExpectations(_ request: ConformanceRequest) throws -> EngineExpectations {
+        var isDirectory: ObjCBool = false
+        guard let directory = request.expectationsPath,
+              FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return EngineExpectations(engine: Triage.referenceEngine)
+        }
+        let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
+        return try EngineExpectations.load(directory: directory, engine: Triage.referenceEngine, knownIDs: known,
+                                           unknownIDs: request.unknownExpectationIDs)
+    }
+
     /// The expectations in one directory of `<engine>.yaml` files, or in one file.
     static func loadExpectations(at directory: String, engines: [String], known: Set<String>,
                                  unknownIDs: EngineExpectations.UnknownIDs) throws -> [String: EngineExpectations] {
@@ -90,9 +104,12 @@ public enum Conformance {
                            progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines.map(\.name))
+        let reference = try loadReferenceExpectations(request)
         let runner = IsolatedRunner(launcher: launcher, defaultTimeout: request.timeout,
                                     repetitions: request.repetitions, progress: progress)
-        return runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)
+        var report = runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)
+        report.referenceExpectations = reference
+        return report
     }
 
     /// Loads, selects and runs every case in this process (`--isolation none`: for a debugger; a crash ends the run
@@ -101,8 +118,11 @@ public enum Conformance {
                                     progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines.map(\.name))
+        let reference = try loadReferenceExpectations(request)
         let runner = ConformanceRunner(defaultTimeout: request.timeout, repetitions: request.repetitions,
                                        progress: progress)
-        return runner.run(cases: cases, engines: engines, expectations: expectations)
+        var report = runner.run(cases: cases, engines: engines, expectations: expectations)
+        report.referenceExpectations = reference
+        return report
     }
 }

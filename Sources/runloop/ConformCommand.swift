@@ -13,7 +13,8 @@ struct ConformCommand: ParsableCommand {
         abstract: "Run the CFRunLoop conformance spec on one engine or all of them.",
         discussion: """
         The table output starts with a summary line per engine and the triage (the results not as expected grouped by \
-        where their trace first departs from the expected one, the largest group first, and the passes that are \
+        where their trace first departs from the expected one, the largest group first, the known defects of the \
+        toolchain's CoreFoundation last, and the passes that are \
         only vacuous), then lists the cases that did not pass on every engine (failures, expected failures, skips, \
         vacuous passes), the rule, traces and diff of every case not as expected, and a closing tally, on a \
         terminal or not; --verbose lists every case, --only-failures only those not as expected. On a terminal a \

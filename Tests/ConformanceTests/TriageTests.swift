@@ -65,7 +65,8 @@ struct TriageTests {
         #expect(first.title.hasPrefix("callouts never made on broken: observer entry"))
         #expect(first.caseIDs == ["a.fire", "a.perform", "a.poll"])
         #expect(first.alsoElsewhere == 1)
-        #expect(triage.clusters[1].title == "missing return stopped")
+        #expect(triage.clusters[1].departure == "missing return stopped")
+        #expect(triage.clusters[1].title == "hung (TIMEOUT) where the expected trace continues with return stopped")
         #expect(triage.clusters[1].instead.map(\.kind) == ["TIMEOUT"])
         #expect(triage.clusters[1].rules.map(\.id) == ["stop.wakes"])
         #expect(triage.vacuousPasses == [VacuousPass(caseID: "a.removed", engine: "broken", kinds: dead)])
@@ -209,6 +210,52 @@ struct TriageTests {
         #expect(!triage.vacuousPasses.isEmpty)
         // The cases the reference engine fails on are none: everything else here is the planted defect.
         #expect(triage.clusters.allSatisfy { $0.engine == "silent-observers" })
+    }
+
+    /// A cluster whose results all fail as the reference engine's expectations say its cases fail on `cf` is that
+    /// known defect of the toolchain's CoreFoundation: marked with the claim of the reasons, in every format, and
+    /// listed after the clusters that are not, though it is larger. A cluster with one result that fails otherwise
+    /// (another status, or a case `cf` passes) is not marked.
+    @Test func aKnownDefectOfTheToolchainsCFIsMarkedAndListedLast() throws {
+        let location = SpecLocation(file: "/somewhere/expectations/cf.yaml", line: 5)
+        var reference = EngineExpectations(engine: Triage.referenceEngine)
+        for id in ["t.one", "t.two", "t.three"] {
+            reference.entries[id] = .init(status: .fail, reason: "CF on Linux stores no tolerance: \(id) evidence",
+                                          location: location)
+        }
+        reference.entries["t.hangs"] = .init(status: .fail, reason: "Another claim: evidence", location: location)
+        let outcomes = [
+            Self.outcome("t.one", .fail, expected: ["tolerance t 0.05"], actual: ["tolerance t 0.00"]),
+            Self.outcome("t.two", .fail, expected: ["tolerance t 0.05"], actual: ["tolerance t 0.00"]),
+            Self.outcome("t.three", .fail, expected: ["tolerance t 0.10"], actual: ["tolerance t 0.00"]),
+            Self.outcome("s.lost", .fail, expected: ["run default", "return stopped"],
+                         actual: ["run default", "return timedOut"]),
+            // Listed in the reference expectations, but as FAIL: hanging is another way, not the known defect.
+            Self.outcome("t.hangs", .timeout, expected: ["run default", "return stopped"], actual: ["run default"]),
+        ]
+        var report = Self.report(outcomes)
+        report.referenceExpectations = reference
+        let triage = Triage(report)
+        #expect(triage.clusters.map(\.departure) == ["missing return stopped", "different query tolerance"])
+        let known = try #require(triage.clusters.last)
+        #expect(known.referenceDefect == ReferenceDefect(file: "expectations/cf.yaml",
+                                                         reason: "CF on Linux stores no tolerance"))
+        #expect(triage.clusters[0].referenceDefect == nil)
+        let note = "also a known defect of the toolchain's CoreFoundation (expectations/cf.yaml: CF on Linux stores "
+            + "no tolerance)"
+        let table = TableReport.render(report, rows: .notPassing)
+        #expect(table.contains("  2. broken: different query tolerance: 3 results (3 FAIL)\n     " + note))
+        let json = ReportFormat.json.render(report)
+        #expect(json.contains("\"known_defect\" : {"))
+        #expect(json.contains("\"reason\" : \"CF on Linux stores no tolerance\""))
+        #expect(json.components(separatedBy: "\"known_defect\"").count == 2)
+        let page = ConformPage.html(report, cases: [], catalogue: nil, specName: "synthetic")
+        #expect(ConformPageTests.xmlProblem(page) == nil, "\(ConformPageTests.xmlProblem(page) ?? "")")
+        #expect(page.contains(note.replacingOccurrences(of: "'", with: "&apos;")))
+        // Without the reference expectations nothing is marked, and the larger cluster comes first.
+        let plain = Triage(Self.report(outcomes))
+        #expect(plain.clusters.allSatisfy { $0.referenceDefect == nil })
+        #expect(plain.clusters.first?.departure == "different query tolerance")
     }
 
     /// A user's expectations add to the shipped ones: cf keeps its shipped entries, and gains the user's.

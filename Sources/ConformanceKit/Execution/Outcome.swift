@@ -49,6 +49,9 @@ public struct ConformanceReport: Sendable {
     public var caseIDs: [String]
     /// What the reports and the triage need to know of each case beyond its outcomes, by case id.
     public var facts: [String: CaseFacts]
+    /// The expectations of the reference engine, `cf` (the toolchain's CoreFoundation): its known defects, which the
+    /// triage names on any engine that fails the same cases the same way. Empty when the run had no expectations.
+    public var referenceExpectations = EngineExpectations(engine: Triage.referenceEngine)
 
     /// A report of `outcomes`; `cases` (the cases that ran) give each case's facts.
     public init(engines: [String], outcomes: [CaseOutcome], caseIDs: [String], cases: [SpecCase] = []) {

@@ -72,7 +72,8 @@ public enum ConformPage {
             return out + "<p class=\"met\">Every result is as expected; no pass is vacuous.</p>\n"
         }
         out += "<p class=\"note\">Results not as expected, grouped by where their trace first departs from the "
-            + "expected one (INTERPRETING.md, \u{201C}Reading a run: triage\u{201D}), the largest group first.</p>\n"
+            + "expected one (INTERPRETING.md, \u{201C}Reading a run: triage\u{201D}), the largest group first, the "
+            + "known defects of the toolchain\u{2019}s CoreFoundation last.</p>\n"
         out += "<table>\n<tr><th class=\"num\">#</th><th>engine</th><th>where the trace departs</th>"
             + "<th class=\"num\">results</th><th>rules</th><th>start with</th></tr>\n"
         for (index, cluster) in triage.clusters.enumerated() {
@@ -83,6 +84,9 @@ public enum ConformPage {
             if !cluster.instead.isEmpty {
                 what += "<br/><span class=\"none\">instead: " + Markup.escape(cluster.instead.prefix(4)
                     .map { "\($0.kind) (\($0.cases))" }.joined(separator: ", ")) + "</span>"
+            }
+            if let known = cluster.referenceDefect {
+                what += "<br/><span class=\"none\">" + Markup.escape(known.note) + "</span>"
             }
             if cluster.alsoElsewhere > 0 {
                 what += "<br/><span class=\"none\">and lacking the same lines in \(cluster.alsoElsewhere) results "

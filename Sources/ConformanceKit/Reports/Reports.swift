@@ -177,6 +177,7 @@ public enum TableReport {
         }.joined(separator: ", ")
         var lines = ["  \(number). \(cluster.engine): \(cluster.title): \(cluster.caseIDs.count) result"
                      + (cluster.caseIDs.count == 1 ? "" : "s") + (statuses.isEmpty ? "" : " (\(statuses))")]
+        if let known = cluster.referenceDefect { lines.append("     " + known.note) }
         if cluster.alsoElsewhere > 0 {
             lines.append("     and lacking the same lines in \(cluster.alsoElsewhere) results clustered below")
         }
@@ -259,6 +260,14 @@ enum JSONReport {
         var instead: [String: Int]
         var start_with: [String]
         var cases: [String]
+        /// When the cluster is also a known defect of the toolchain's CoreFoundation: the expectations file and the
+        /// claim of its reasons.
+        var known_defect: KnownDefect?
+    }
+
+    struct KnownDefect: Encodable {
+        var file: String
+        var reason: String
     }
 
     struct Result: Encodable {
@@ -302,7 +311,8 @@ enum JSONReport {
                     statuses: Dictionary(uniqueKeysWithValues: cluster.statuses.map { ($0.key.rawValue, $0.value) }),
                     rules: Dictionary(cluster.rules.map { ($0.id, $0.cases) }, uniquingKeysWith: +),
                     instead: Dictionary(cluster.instead.map { ($0.kind, $0.cases) }, uniquingKeysWith: +),
-                    start_with: cluster.starters(), cases: cluster.caseIDs)
+                    start_with: cluster.starters(), cases: cluster.caseIDs,
+                    known_defect: cluster.referenceDefect.map { KnownDefect(file: $0.file, reason: $0.reason) })
         }
         return JSONText.render(Document(summary: summary, all_as_expected: report.allMeetExpectations,
                                         tally: Tally(ResultTally(report.outcomes, triage: triage)),

@@ -19,10 +19,15 @@
 //      - else, a line missing there: "missing <kind>" (what came instead is counted, not part of the key: a stop
 //        that never wakes the loop returns timedOut or hangs, one defect);
 //      - else "extra <kind>".
+//    A "missing" cluster whose every result hung there (TIMEOUT, the actual trace ends where the expected one goes on)
+//    is titled so: "hung (TIMEOUT) where the expected trace continues with observer afterWaiting".
 //    A result whose only difference was dead kinds' lines goes to the dead kinds' own cluster, and so does one of a
 //    case with a trigger waiting for a dead kind's callout (its actions never ran, so the rest of its trace says
 //    nothing more), unless it crashed. Clusters are per engine, ordered by how many results each accounts for.
-// 3. Vacuous passes. A PASS on an engine with dead kinds, of a case whose items can make a callout of a dead kind,
+// 3. Known defects of the toolchain's CoreFoundation. A cluster whose every result has the status the reference
+//    engine `cf`'s expectations (expectations/cf.yaml) give its case is also one of those known defects: it says so,
+//    with the claim of their reasons (the text before the first colon), and is listed after every cluster that is not.
+// 4. Vacuous passes. A PASS on an engine with dead kinds, of a case whose items can make a callout of a dead kind,
 //    is flagged: its trace has no such line, which is what it asserts or what the dead feature gives anyway.
 
 import EngineKit
@@ -103,8 +108,14 @@ public enum TraceKind {
 /// One group of results not as expected that share their first departure from the expected trace.
 public struct TriageCluster: Sendable {
     public var engine: String
-    /// What the results share: "observer callouts never made: ...", "missing return stopped", "CRASH SIGSEGV".
+    /// What the results share, as the reports print it: "callouts never made on ENGINE: ...", "missing return
+    /// stopped", "hung (TIMEOUT) where the expected trace continues with return stopped", "CRASH SIGSEGV".
     public var title: String
+    /// Where the results depart, the key they are grouped by ("missing return stopped"; the title of a dead-kinds
+    /// cluster).
+    public var departure: String
+    /// For the dead-kinds cluster, the engine's dead callout kinds; empty for every other cluster.
+    public var deadKinds: [String] = []
     /// The results, by case id, the shortest expected trace first (where to start reading).
     public var caseIDs: [String]
     /// How many results of each status the cluster holds.
@@ -115,12 +126,47 @@ public struct TriageCluster: Sendable {
     public var instead: [(kind: String, cases: Int)]
     /// For a dead-kinds cluster: how many other results not as expected also lack the dead kinds' lines.
     public var alsoElsewhere: Int = 0
+    /// When every result has the status the reference engine's expectations give its case: that known defect.
+    public var referenceDefect: ReferenceDefect?
 
     /// The results it accounts for: its own, and for a dead-kinds cluster the others that lack the same lines.
     public var reach: Int { caseIDs.count + alsoElsewhere }
 
     /// The first `count` cases to read.
     public func starters(_ count: Int = 3) -> [String] { Array(caseIDs.prefix(count)) }
+}
+
+/// A known defect of the toolchain's CoreFoundation that a cluster also is: its cases are all in the reference
+/// engine's expectations, each with the status the cluster's result has.
+public struct ReferenceDefect: Sendable, Equatable {
+    /// The expectations file, by its folder and name: "expectations/cf.yaml".
+    public var file: String
+    /// The claims of the entries' reasons (each reason's text before its first colon), the distinct ones in the
+    /// cluster's case order, joined by "; ".
+    public var reason: String
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+
+    /// "also a known defect of the toolchain's CoreFoundation (expectations/cf.yaml: REASON)".
+    public var note: String { "also a known defect of the toolchain's CoreFoundation (\(file): \(reason))" }
+
+    /// The known defect that the results `outcomes` (of one cluster) all are, or nil.
+    static func of(_ outcomes: [CaseOutcome], reference: EngineExpectations) -> ReferenceDefect? {
+        var claims: [String] = []
+        var file: String?
+        for outcome in outcomes {
+            guard let entry = reference.entries[outcome.caseID], entry.status == outcome.status else { return nil }
+            let claim = entry.reason.range(of: ":").map { String(entry.reason[..<$0.lowerBound]) } ?? entry.reason
+            if !claims.contains(claim) { claims.append(claim) }
+            let parts = entry.location.file.split(separator: "/")
+            file = file ?? parts.suffix(2).joined(separator: "/")
+        }
+        guard let file else { return nil }
+        return ReferenceDefect(file: file, reason: claims.joined(separator: "; "))
+    }
 }
 
 /// A PASS that may owe its green to a dead feature.
@@ -133,7 +179,7 @@ public struct VacuousPass: Sendable, Equatable {
 
 /// The triage of a report.
 public struct Triage: Sendable {
-    /// Clusters, the largest first.
+    /// Clusters, the largest first; the known defects of the toolchain's CoreFoundation after all the others.
     public var clusters: [TriageCluster]
     /// Per engine, its dead callout kinds (engines with none are absent).
     public var deadKinds: [String: [String]]
@@ -145,6 +191,8 @@ public struct Triage: Sendable {
     public static let floodExcess = 3
     /// How many actual trace lines the comparison reads (a runaway engine records thousands).
     static let comparedLines = 1_000
+    /// The engine whose expectations are the toolchain CoreFoundation's known defects.
+    public static let referenceEngine = "cf"
 
     public func vacuous(caseID: String, engine: String) -> VacuousPass? {
         vacuousPasses.first { $0.caseID == caseID && $0.engine == engine }
@@ -167,9 +215,14 @@ public struct Triage: Sendable {
                 }
             }
             clusters += Self.clusters(outcomes.filter { !$0.meetsExpectation && $0.status != .pass },
-                                      engine: engine, deadKinds: deadKinds, facts: report.facts)
+                                      engine: engine, deadKinds: deadKinds, facts: report.facts,
+                                      reference: report.referenceExpectations)
         }
-        self.clusters = clusters.sorted { ($0.reach, $1.title) > ($1.reach, $0.title) }
+        // Known defects of the toolchain's CoreFoundation last, then the largest first, then by title.
+        self.clusters = clusters.sorted {
+            let (known0, known1) = ($0.referenceDefect == nil ? 0 : 1, $1.referenceDefect == nil ? 0 : 1)
+            return (known1, $0.reach, $1.title) > (known0, $1.reach, $0.title)
+        }
         self.deadKinds = dead
         self.vacuousPasses = vacuous
     }
@@ -283,7 +336,7 @@ public struct Triage: Sendable {
     }
 
     static func clusters(_ outcomes: [CaseOutcome], engine: String, deadKinds: [String],
-                         facts: [String: CaseFacts]) -> [TriageCluster] {
+                         facts: [String: CaseFacts], reference: EngineExpectations) -> [TriageCluster] {
         let deadSet = Set(deadKinds)
         let deadTitle = "callouts never made on \(engine): " + deadKinds.joined(separator: ", ")
             + " (no result has one; \(deadEvidence) or more completed cases expect each)"
@@ -320,10 +373,18 @@ public struct Triage: Sendable {
             func ranked(_ counts: [String: Int]) -> [(String, Int)] {
                 counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { ($0.key, $0.value) }
             }
-            return TriageCluster(engine: engine, title: title, caseIDs: ordered.map(\.caseID), statuses: statuses,
-                                 rules: ranked(rules).map { (id: $0.0, cases: $0.1) },
+            // Every result hung where its trace departs: the actual trace ends where the expected one goes on.
+            var shown = title
+            if title.hasPrefix("missing "), !members.isEmpty, instead.keys.elementsEqual(["TIMEOUT"]),
+               instead["TIMEOUT"] == members.count {
+                shown = "hung (TIMEOUT) where the expected trace continues with " + title.dropFirst("missing ".count)
+            }
+            return TriageCluster(engine: engine, title: shown, departure: title,
+                                 deadKinds: title == deadTitle ? deadKinds : [], caseIDs: ordered.map(\.caseID),
+                                 statuses: statuses, rules: ranked(rules).map { (id: $0.0, cases: $0.1) },
                                  instead: ranked(instead).map { (kind: $0.0, cases: $0.1) },
-                                 alsoElsewhere: title == deadTitle ? deadElsewhere : 0)
+                                 alsoElsewhere: title == deadTitle ? deadElsewhere : 0,
+                                 referenceDefect: ReferenceDefect.of(ordered, reference: reference))
         }
     }
 }
