@@ -16,6 +16,9 @@ enum ShippedSpec {
     static let request = ConformanceRequest(specPath: SpecResources.casesDirectory ?? "missing-spec-directory",
                                             expectationsPath: SpecResources.expectationsDirectory)
 
+    /// The reference engine's expectations (`cf`'s known defects), as `runloop conform` gives them to the triage.
+    static let referenceExpectations: EngineExpectations? = try? Conformance.loadReferenceExpectations(request)
+
     /// Every case, or the reason the spec does not load (reported by `specLoads`).
     static let loaded: Result<[SpecCase], Error> = Result { try Conformance.selectCases(request) }
 
