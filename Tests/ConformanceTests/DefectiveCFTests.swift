@@ -62,7 +62,9 @@ enum DefectiveCF {
         if let made = runs.withLock({ $0[key] }) { return made }
         let path = try library.get()
         let launcher = WorkerLauncher(executable: TestWorker.path, environment: ["DEFECTIVE_CF": defects])
-        let cases = try ShippedSpec.loaded.get().filter { specCase in globs.contains { fnmatch($0, specCase.id, 0) == 0 } }
+        let cases = try ShippedSpec.loaded.get().filter { specCase in
+            globs.contains { fnmatch($0, specCase.id, 0) == 0 }
+        }
         let engine = try IsolatedRunner.describeEngine(launcher, selector: "cf:" + path)
         let runner = IsolatedRunner(launcher: launcher, defaultTimeout: limit)
         // Shard `index` holds every `workers`-th case from `index`; each shard's outcomes are written by its own
@@ -269,8 +271,8 @@ struct DefectiveCFTests {
     }
 
     @Test func triageNamesAnEarlyTimerFireFirst() throws {
-        let (triage, listing) = Self.triage(try DefectiveCF.report(defects: "timers-fire-at-once", globs: Self.timerAreas,
-                                                                   limit: 2))
+        let (triage, listing) = Self.triage(try DefectiveCF.report(defects: "timers-fire-at-once",
+                                                                   globs: Self.timerAreas, limit: 2))
         let top = try #require(triage.clusters.first)
         #expect(top.departure == "extra timer fire", "\(listing)")
         for id in top.caseIDs {
@@ -304,17 +306,19 @@ struct DefectiveCFTests {
     }
 
     /// All five at once. With observers dead, a case whose stop from another thread waits for an observer's callout
-    /// never sends it (the dead kinds' cluster takes it): the loop area's stops from the case thread show the lost stop.
+    /// never sends it (the dead kinds' cluster takes it): the loop area's stops from the case thread show the lost
+    /// stop.
     @Test func triageGivesEachOfFiveDefectsItsOwnClusterInTheTopFive() throws {
         let report = try DefectiveCF.report(defects: Self.allFive,
-                                            globs: ["observer.*", "stop.*", "loop.*", "timer.*", "source.*"], workers: 3)
+                                            globs: ["observer.*", "stop.*", "loop.*", "timer.*", "source.*"],
+                                            workers: 3)
         let (triage, listing) = Self.triage(report)
         let top = Array(triage.clusters.prefix(5))
         let observers = top.firstIndex { $0.deadKinds.contains("observer beforeWaiting") }
         let stop = top.firstIndex { cluster in
-            cluster.title.hasPrefix("hung (TIMEOUT)") && cluster.caseIDs.allSatisfy {
-                ShippedSpec.cases[$0].map(DefectiveCF.stopsFromAnotherThread) == true
-            }
+            // Every result hung, and every case stops from another thread.
+            cluster.deadKinds.isEmpty && cluster.statuses == [.timeout: cluster.caseIDs.count]
+                && cluster.caseIDs.allSatisfy { ShippedSpec.cases[$0].map(DefectiveCF.stopsFromAnotherThread) == true }
         }
         let early = top.firstIndex { $0.departure == "extra timer fire" }
         let repeating = top.firstIndex { cluster in

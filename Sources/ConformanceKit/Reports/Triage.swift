@@ -375,8 +375,7 @@ public struct Triage: Sendable {
             }
             // Every result hung where its trace departs: the actual trace ends where the expected one goes on.
             var shown = title
-            if title.hasPrefix("missing "), !members.isEmpty, instead.keys.elementsEqual(["TIMEOUT"]),
-               instead["TIMEOUT"] == members.count {
+            if title.hasPrefix("missing "), !members.isEmpty, instead == ["TIMEOUT": members.count] {
                 shown = "hung (TIMEOUT) where the expected trace continues with " + title.dropFirst("missing ".count)
             }
             return TriageCluster(engine: engine, title: shown, departure: title,
