@@ -189,7 +189,7 @@ struct SpecFormat12Tests {
         #expect(rich.actors == [.entry, .perform, .otherThread])
         #expect(rich.returnAfterSourceHandled == [false, true])
         #expect(rich.slowCallout)
-        #expect(rich.summary == "runs infinite; nested; acts from Entry, perform, another thread; rash off+on; slow callout")
+        #expect(rich.summary == "runs infinite; nested; acts from Entry, perform, another thread; returnAfterSourceHandled off+on; slow callout")
         let rule = RuleContexts([poll, rich])
         #expect(rule.runKinds == [.poll, .infinite])
         #expect(!rule.onlyPolls)
@@ -227,7 +227,7 @@ struct SpecFormat12Tests {
         let coverage = RuleCoverage(catalogue: catalogue, cases: cases)
         #expect(coverage.pollOnlyRules.map(\.rule) == ["a.polled"])
         #expect(coverage.rulesWithoutExposes == ["a.slept"])
-        #expect(coverage.rows[1].caseContexts.map(\.contexts) == ["runs poll; rash off", "runs finite; rash off"])
+        #expect(coverage.rows[1].caseContexts.map(\.contexts) == ["runs poll; returnAfterSourceHandled off", "runs finite; returnAfterSourceHandled off"])
         #expect(coverage.renderTable().contains("rules pinned only in polls (1): a.polled"))
         #expect(coverage.renderJSON().contains("\"poll_only_rules\" : [\n    \"a.polled\"\n  ]"))
     }

@@ -130,14 +130,14 @@ public struct CaseContext: Sendable, Equatable {
         }
     }
 
-    /// The contexts in words, for a table: `runs poll+finite; nested; acts from Entry, perform; rash off; slow`.
+    /// The contexts in words, for a table: `runs poll+finite; nested; acts from Entry, perform; returnAfterSourceHandled off; slow`.
     public var summary: String {
         var parts: [String] = []
         parts.append(runKinds.isEmpty ? "no run" : "runs " + runKinds.sorted().map(\.rawValue).joined(separator: "+"))
         if nested { parts.append("nested") }
         if !actors.isEmpty { parts.append("acts from " + actors.sorted().map(\.rawValue).joined(separator: ", ")) }
         if !returnAfterSourceHandled.isEmpty {
-            parts.append("rash " + returnAfterSourceHandled.sorted { !$0 && $1 }.map { $0 ? "on" : "off" }
+            parts.append("returnAfterSourceHandled " + returnAfterSourceHandled.sorted { !$0 && $1 }.map { $0 ? "on" : "off" }
                 .joined(separator: "+"))
         }
         if slowCallout { parts.append("slow callout") }
