@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds in release mode and runs the main job: the conformance spec on every engine,
 # printing the pass matrix (and writing it as JSON and JUnit under results/), then the benchmarks on every engine
-# (scripts/bench.sh, about 18 minutes; `scripts/run.sh --quick` runs its 3-minute version), writing a CSV to results/.
+# (scripts/bench.sh, about 25 minutes; `scripts/run.sh --quick` runs its 3-minute version), writing a CSV to results/.
 # Arguments are passed to scripts/bench.sh. The new CSV then goes into the benchmark history (results/history.sqlite,
 # made from every CSV in results/ if it is not there yet), and the change against the previous run of the same
 # machine and profile, if there is one, is printed after the figures (`runloop history check`; informational: a
