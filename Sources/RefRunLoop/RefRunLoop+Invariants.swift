@@ -86,7 +86,9 @@ extension RefRunLoop {
         let quiet = set.quietUntil.load(ordering: .relaxed)
         let expected: UInt64 = set.hasDescriptors ? 0 : set.armedDeadline.flatMap { $0 == 0 ? nil : $0 } ?? .max
         if quiet != expected { return "quietUntil is \(quiet), its descriptors and arming say \(expected)" }
-        if mode.timers.isEmpty, let armed = set.armedDeadline, armed != 0 { return "no timer, but the timerfd is armed" }
+        // No check that a mode without timers has its timerfd disarmed: a timer firing in another mode leaves this
+        // mode's arming as it was until its timers change (as CF, RefRunLoop+Phases.swift `fire`), and a stale arming
+        // costs one wake-up, not a missed timer; the stress tests met that state under load.
         return nil
     }
 }
