@@ -6,14 +6,18 @@ import Foundation
 public struct ReportOptions: Sendable, Equatable {
     /// The results CSV.
     public var file: String
+    /// More results CSVs of the same build, measured in separate processes: the report is then the spread of each
+    /// target's figure across all the files (``TargetSpread``), not the summary of one.
+    public var moreFiles: [String] = []
     /// The targets file; `nil` looks for Benchmarks/targets.yaml (see `ReportTool.defaultTargetsPath`).
     public var targetsPath: String?
     /// Where to write the HTML page, if anywhere.
     public var htmlPath: String?
 
     /// Creates options.
-    public init(file: String, targetsPath: String? = nil, htmlPath: String? = nil) {
+    public init(file: String, moreFiles: [String] = [], targetsPath: String? = nil, htmlPath: String? = nil) {
         self.file = file
+        self.moreFiles = moreFiles
         self.targetsPath = targetsPath
         self.htmlPath = htmlPath
     }
@@ -35,6 +39,17 @@ public enum ReportTool {
                                             + "pass --targets PATH")
             }
             let targets = try TargetsFile.load(path: targetsPath)
+            if !options.moreFiles.isEmpty {
+                guard options.htmlPath == nil else {
+                    throw CompareInputError(.invalidArgument, file: "<arguments>", field: "--html",
+                                            detail: "the page is for one file; with several files the report is the "
+                                                + "targets' spread across them")
+                }
+                let paths = [options.file] + options.moreFiles
+                let reports = try paths.map { BenchReport(file: try ResultsReader.read(path: $0), targets: targets) }
+                return CompareOutcome(output: TargetSpread(files: paths, reports: reports).text(), diagnostics: [],
+                                      exitCode: 0, report: nil)
+            }
             let file = try ResultsReader.read(path: options.file)
             let report = BenchReport(file: file, targets: targets)
             if let htmlPath = options.htmlPath {

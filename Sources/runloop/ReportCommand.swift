@@ -11,6 +11,9 @@ struct ReportCommand: ParsableCommand {
         discussion: """
         runloop report results/FILE.csv   prints what scripts/bench.sh prints after a run.
         runloop report FILE.csv --html page.html   also writes one self-contained page (inline SVG charts).
+        runloop report RUN1.csv RUN2.csv ...   files of one build measured in separate processes (e.g. \
+        `scripts/bench.sh --filter BM_WakeLatency` run five times): each target's figure in every file, how far it \
+        moves ((largest - smallest) / median) against the room its bound leaves, and whether the verdict held.
 
         The summary tables and the targets come from Benchmarks/targets.yaml (the file's own comments say how \
         to add one). A target whose rows are not in the file is "not measured", not missed.
@@ -22,6 +25,9 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "A results CSV written by scripts/bench.sh (or any Google Benchmark CSV).")
     var file: String
 
+    @Argument(help: "More results CSVs of the same build: report the targets' spread across all the files.")
+    var more: [String] = []
+
     @Option(help: ArgumentHelp("The targets file (default: Benchmarks/targets.yaml of the checkout).", valueName: "path"))
     var targets: String?
 
@@ -29,7 +35,7 @@ struct ReportCommand: ParsableCommand {
     var html: String?
 
     func run() throws {
-        let outcome = ReportTool.run(ReportOptions(file: file, targetsPath: targets, htmlPath: html))
+        let outcome = ReportTool.run(ReportOptions(file: file, moreFiles: more, targetsPath: targets, htmlPath: html))
         if !outcome.output.isEmpty { FileHandle.standardOutput.write(Data(outcome.output.utf8)) }
         for line in outcome.diagnostics { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
