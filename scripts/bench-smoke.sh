@@ -35,7 +35,7 @@ done
 kept=$(mktemp -d "${TMPDIR:-/tmp}/bench-smoke.XXXXXX")
 csv="$kept/smoke.csv" log="$kept/smoke.log"
 
-scripts/bench.sh --smoke --out "$csv" "$@" 2>"$log"
+scripts/bench.sh --smoke --out "$csv" "${arguments[@]}" 2>"$log"
 status=$?
 passed=0 failed=0 skipped=0
 if [[ -s $csv ]]; then

@@ -33,6 +33,9 @@
 // stalls_expected (those at least the threshold long), stalls_detected, false_positives, detection_delay_ns (the
 // median over detected stalls of report time - (stall start + threshold), the stall start being the clock read at the
 // entry of the stalling callout; absent when none was detected). Time per iteration: the real time of the scenario.
+//
+// An engine whose observer never calls the monitor (a CoreFoundation with dead observers) gets an error row in both,
+// not an overhead of 0 and 0 false positives: the monitor did no work to measure.
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -180,6 +183,12 @@ void busy(benchmark::State &state, const bench_engine *engine) {
     engine->poll_once(loop);
     engine->destroy(loop);
 
+    if (marks == 0) {
+        // A monitor that never saw an activity is not a monitor that is cheap and quiet: no figure.
+        fail(state, "the monitor's observer made no callout in " + std::to_string(passes) +
+                        " passes: nothing to measure");
+        return;
+    }
     double bare = (double)bare_ns / (double)passes, monitored = (double)monitored_ns / (double)passes;
     state.counters["ns_per_pass_bare"] = bare;
     state.counters["ns_per_pass_monitored"] = monitored;
@@ -243,6 +252,13 @@ void stalls(benchmark::State &state, const bench_engine *engine, uint64_t durati
     }
     loop_thread.stop();
 
+    if (monitor.marks() == 0) {
+        // No activity ever reached the monitor: it could not have detected a stall, and 0 false positives would say
+        // nothing.
+        fail(state, "the monitor's observer made no callout in " + std::to_string(windows.size()) +
+                        " stall scenarios: nothing to measure");
+        return;
+    }
     const bool expected = duration >= kThresholdNs;
     std::vector<uint64_t> reports = monitor.reports();
     std::vector<int64_t> delays;  // signed: the mark before the stalling callout precedes its clock read by a little
