@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "EngineKit", targets: ["EngineKit"]),
         .library(name: "RefRunLoop", targets: ["RefRunLoop"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
+        .library(name: "ResultsKit", targets: ["ResultsKit"]),
         .library(name: "CompareKit", targets: ["CompareKit"]),
         .library(name: "HistoryKit", targets: ["HistoryKit"]),
         // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
@@ -84,14 +85,22 @@ let package = Package(
         // Typed reading of YAML files (Yams's composed tree) with errors naming the file, line and field, for the spec
         // loader and the benchmark targets file.
         .target(name: "YAMLKit", dependencies: [.product(name: "Yams", package: "Yams")]),
-        // Escaping for XML and XHTML, and the frame of the HTML pages (conform's and the benchmark report's).
+        // The kit of pages, charts and tables, knowing nothing of benchmarks: XML escaping, the frame of the HTML
+        // pages, SVG line charts and dot plots, terminal tables, number formatting.
         .target(name: "MarkupKit"),
-        // Reading benchmark CSVs, comparing them with statistics, and the benchmark report with its targets.
-        .target(name: "CompareKit", dependencies: ["MarkupKit", "YAMLKit"],
+        // The results model every benchmark tool reads: Google Benchmark CSVs with the run's context lines, their rows,
+        // benchmarks by family, engine and variant, counters, and the statistics over repetitions.
+        .target(name: "ResultsKit", dependencies: ["MarkupKit"]),
+        // `runloop compare`: two runs, two machines or two engines, benchmark by benchmark (Mann-Whitney U, a
+        // regression gate, a chart).
+        .target(name: "CompareKit", dependencies: ["ResultsKit", "MarkupKit"],
                 exclude: ["COMPARING.md"]),
+        // `runloop report`: one results file's tables, findings and targets, and its page, as Benchmarks/targets.yaml
+        // defines them.
+        .target(name: "ReportKit", dependencies: ["ResultsKit", "MarkupKit", "YAMLKit"]),
         // The benchmark history: every results CSV indexed in an SQLite database (the CSVs stay the source of truth),
         // trends per benchmark and engine, change points (E-divisive means) and a regression check of the newest run.
-        .target(name: "HistoryKit", dependencies: ["CompareKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
+        .target(name: "HistoryKit", dependencies: ["ResultsKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
                 exclude: ["HISTORY.md"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
@@ -101,7 +110,7 @@ let package = Package(
             name: "runloop",
             dependencies: [
                 "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "CompareKit",
-                "HistoryKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ReportKit", "HistoryKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A conformance worker for the tests only: the built-in engines plus `faulty`, which crashes or hangs on
@@ -124,8 +133,8 @@ let package = Package(
                            "ConformanceTestSupport"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
-        .testTarget(name: "CompareTests", dependencies: ["CompareKit", "MarkupKit"]),
-        .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "CompareKit", "MarkupKit",
+        .testTarget(name: "CompareTests", dependencies: ["ResultsKit", "CompareKit", "ReportKit", "MarkupKit"]),
+        .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -20,7 +20,7 @@ let package = Package(
             dependencies: [
                 "CFuzz",
                 .product(name: "ConformanceKit", package: "RunLoopSuite"),
-                .product(name: "CompareKit", package: "RunLoopSuite"),
+                .product(name: "ResultsKit", package: "RunLoopSuite"),
             ]
         ),
         // Spec case files, through SpecLoader.parse (what `runloop conform --spec FILE` reads).
@@ -36,7 +36,7 @@ let package = Package(
         // Benchmark results CSVs, through ResultsReader.parse (what `runloop compare` reads).
         .executableTarget(
             name: "FuzzResultsCSV",
-            dependencies: ["FuzzSupport", .product(name: "CompareKit", package: "RunLoopSuite")]
+            dependencies: ["FuzzSupport", .product(name: "ResultsKit", package: "RunLoopSuite")]
         ),
     ]
 )

@@ -1,25 +1,26 @@
 // The entry point behind `runloop compare`: validates the command-line values, reads the files,
 // compares, renders, writes the plot, and decides the exit status. The CLI only parses arguments.
 import Foundation
+import ResultsKit
 
 /// The values of `runloop compare`, as typed by the user (validated by `CompareTool.run`).
 public struct CompareOptions: Sendable, Equatable {
     /// BASE.csv and NEW.csv, or the single file of `--engines`.
-    public var files: [String]
+    var files: [String]
     /// `real_time`, `cpu_time` or a counter column name.
-    public var metric: String
+    var metric: String
     /// The threshold in percent.
-    public var thresholdPercent: Double
+    var thresholdPercent: Double
     /// The significance level.
-    public var alpha: Double
+    var alpha: Double
     /// `table`, `markdown`, `json` or `csv`.
-    public var format: String
+    var format: String
     /// `A,B` to compare engine B against engine A within one file.
-    public var engines: String?
+    var engines: String?
     /// Force higher-is-better (`true`) or lower-is-better (`false`); `nil` decides from the metric.
-    public var higherIsBetter: Bool?
+    var higherIsBetter: Bool?
     /// Where to write the SVG chart, if anywhere.
-    public var plotPath: String?
+    var plotPath: String?
 
     /// Creates options; the defaults match the command's defaults.
     public init(files: [String], metric: String = "real_time", thresholdPercent: Double = 5, alpha: Double = 0.05,
@@ -44,13 +45,13 @@ public struct CompareOutcome: Sendable {
     /// 0: no regression; 1: a benchmark is significantly slower beyond the threshold; 2: bad input.
     public let exitCode: Int32
     /// The report, when the inputs could be compared.
-    public let report: ComparisonReport?
+    let report: ComparisonReport?
 }
 
 /// Runs a comparison from command-line values.
 public enum CompareTool {
     /// The exit status for bad input.
-    public static let badInputExitCode: Int32 = 2
+    static let badInputExitCode = InputError.exitStatus
 
     /// Validates `options`, reads and compares the files, renders the report and writes the plot.
     /// Never throws and never traps on bad input: errors become exit status 2 and a diagnostic
@@ -65,9 +66,9 @@ public enum CompareTool {
             if let plotPath = options.plotPath {
                 try RatioPlot.write(report, to: plotPath)
             }
-            return CompareOutcome(output: ReportRenderer.render(report, as: format), diagnostics: diagnostics,
+            return CompareOutcome(output: ComparisonRenderer.render(report, as: format), diagnostics: diagnostics,
                                   exitCode: report.exitCode, report: report)
-        } catch let error as CompareInputError {
+        } catch let error as InputError {
             return CompareOutcome(output: "", diagnostics: [error.description], exitCode: badInputExitCode, report: nil)
         } catch {
             return CompareOutcome(output: "", diagnostics: ["error: \(error)"], exitCode: badInputExitCode, report: nil)
@@ -75,25 +76,25 @@ public enum CompareTool {
     }
 
     /// Validates `options`, reads the files and compares them.
-    /// - Throws: `CompareInputError` for bad arguments or bad files.
-    public static func compare(_ options: CompareOptions) throws -> (ComparisonReport, OutputFormat) {
+    /// - Throws: `InputError` for bad arguments or bad files.
+    static func compare(_ options: CompareOptions) throws -> (ComparisonReport, OutputFormat) {
         let arguments = "<arguments>"
         guard let format = OutputFormat(rawValue: options.format) else {
-            throw CompareInputError(.invalidArgument, file: arguments, field: "--format",
+            throw InputError(.invalidArgument, file: arguments, field: "--format",
                                     detail: "'\(options.format)' is not one of table, markdown, json, csv")
         }
         guard options.thresholdPercent.isFinite, options.thresholdPercent >= 0 else {
-            throw CompareInputError(.invalidArgument, file: arguments, field: "--threshold",
+            throw InputError(.invalidArgument, file: arguments, field: "--threshold",
                                     detail: "the threshold must be a percentage >= 0, not \(options.thresholdPercent)")
         }
         guard options.alpha > 0, options.alpha < 1 else {
-            throw CompareInputError(.invalidArgument, file: arguments, field: "--alpha",
+            throw InputError(.invalidArgument, file: arguments, field: "--alpha",
                                     detail: "alpha must be between 0 and 1 (exclusive), not \(options.alpha)")
         }
         let metricName = options.metric.trimmingCharacters(in: .whitespaces)
         guard !metricName.isEmpty, !metricName.contains(","),
               !["name", "iterations", "time_unit", "label", "error_occurred", "error_message"].contains(metricName) else {
-            throw CompareInputError(.invalidArgument, file: arguments, field: "--metric",
+            throw InputError(.invalidArgument, file: arguments, field: "--metric",
                                     detail: "'\(options.metric)' is not real_time, cpu_time or a counter column")
         }
         let settings = ComparisonSettings(metric: Metric(metricName), thresholdPercent: options.thresholdPercent,
@@ -101,18 +102,18 @@ public enum CompareTool {
         if let engines = options.engines {
             let names = engines.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard names.count == 2, !names[0].isEmpty, !names[1].isEmpty, names[0] != names[1] else {
-                throw CompareInputError(.invalidArgument, file: arguments, field: "--engines",
+                throw InputError(.invalidArgument, file: arguments, field: "--engines",
                                         detail: "expected two different engine names such as 'cf,ref', not '\(engines)'")
             }
             guard options.files.count == 1 else {
-                throw CompareInputError(.invalidArgument, file: arguments, field: "FILE",
+                throw InputError(.invalidArgument, file: arguments, field: "FILE",
                                         detail: "--engines takes exactly one results file, got \(options.files.count)")
             }
             let file = try ResultsReader.read(path: options.files[0])
             return (try Comparator.compareEngines(file: file, engines: (names[0], names[1]), settings: settings), format)
         }
         guard options.files.count == 2 else {
-            throw CompareInputError(.invalidArgument, file: arguments, field: "FILE",
+            throw InputError(.invalidArgument, file: arguments, field: "FILE",
                                     detail: "expected BASE.csv and NEW.csv (or one file with --engines A,B), "
                                         + "got \(options.files.count) file(s)")
         }

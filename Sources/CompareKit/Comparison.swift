@@ -1,20 +1,21 @@
 // Matching and comparison: pairing benchmarks of two files (by name) or of two engines in one
 // file (by family and parameters), the per-benchmark statistics and verdicts, and the report.
 import Foundation
+import ResultsKit
 
 /// The knobs of a comparison.
-public struct ComparisonSettings: Sendable, Equatable {
+struct ComparisonSettings: Sendable, Equatable {
     /// The quantity compared (default `real_time`).
-    public var metric: Metric
+    var metric: Metric
     /// The smallest relative change, in percent, that counts as faster or slower (default 5).
-    public var thresholdPercent: Double
+    var thresholdPercent: Double
     /// The significance level of the two-sided Mann-Whitney U test (default 0.05).
-    public var alpha: Double
+    var alpha: Double
     /// Whether larger values are better; `nil` decides from the metric (`*_per_second` counters).
-    public var higherIsBetter: Bool?
+    var higherIsBetter: Bool?
 
     /// Creates settings; the defaults are `real_time`, 5 %, alpha 0.05, direction from the metric.
-    public init(metric: Metric = .realTime, thresholdPercent: Double = 5, alpha: Double = 0.05,
+    init(metric: Metric = .realTime, thresholdPercent: Double = 5, alpha: Double = 0.05,
                 higherIsBetter: Bool? = nil) {
         self.metric = metric
         self.thresholdPercent = thresholdPercent
@@ -23,11 +24,11 @@ public struct ComparisonSettings: Sendable, Equatable {
     }
 
     /// The direction actually used.
-    public var resolvedHigherIsBetter: Bool { higherIsBetter ?? metric.defaultHigherIsBetter }
+    var resolvedHigherIsBetter: Bool { higherIsBetter ?? metric.defaultHigherIsBetter }
 }
 
 /// The outcome for one benchmark. For metrics where higher is better, `slower` means "worse".
-public enum Verdict: String, Sendable, Codable, CaseIterable {
+enum Verdict: String, Sendable, Codable, CaseIterable {
     /// Significantly better by more than the threshold.
     case faster
     /// Significantly worse by more than the threshold (a regression: exit status 1).
@@ -37,28 +38,28 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
 }
 
 /// Descriptive statistics of one side of a comparison.
-public struct SampleSummary: Sendable, Codable, Equatable {
+struct SampleSummary: Sendable, Codable, Equatable {
     /// The number of values.
-    public let count: Int
+    let count: Int
     /// The median.
-    public let median: Double
+    let median: Double
     /// The smallest value.
-    public let minimum: Double
+    let minimum: Double
     /// The largest value.
-    public let maximum: Double
+    let maximum: Double
     /// The first quartile.
-    public let lowerQuartile: Double
+    let lowerQuartile: Double
     /// The third quartile.
-    public let upperQuartile: Double
+    let upperQuartile: Double
     /// The values (nanoseconds for times).
-    public let values: [Double]
+    let values: [Double]
     /// Repetitions, or the aggregate row used when the file has none.
-    public let source: SampleSource
+    let source: SampleSource
     /// The line of the first row used.
-    public let line: Int
+    let line: Int
 
     /// Summarises samples; `nil` if there are no values.
-    public init?(_ samples: BenchmarkSamples) {
+    init?(_ samples: BenchmarkSamples) {
         let values = samples.values
         guard let median = Statistics.median(values), let minimum = values.min(), let maximum = values.max(),
               let q1 = Statistics.quantile(values, 0.25), let q3 = Statistics.quantile(values, 0.75) else { return nil }
@@ -75,117 +76,117 @@ public struct SampleSummary: Sendable, Codable, Equatable {
 }
 
 /// The comparison of one benchmark (or one family+parameters pair of engines).
-public struct BenchmarkComparison: Sendable, Codable, Equatable {
+struct BenchmarkComparison: Sendable, Codable, Equatable {
     /// The matching key: the benchmark name, or `family/parameters` in engine mode.
-    public let name: String
+    let name: String
     /// The first path component of the name.
-    public let family: String
+    let family: String
     /// The other components (without `engine:`).
-    public let parameters: String
+    let parameters: String
     /// The baseline side (first file, or first engine).
-    public let base: SampleSummary
+    let base: SampleSummary
     /// The other side (second file, or second engine).
-    public let new: SampleSummary
+    let new: SampleSummary
     /// new median / base median; `nil` when the base median is 0 and the new one is not.
-    public let ratio: Double?
+    let ratio: Double?
     /// `ratio - 1`, the relative change.
-    public let change: Double?
+    let change: Double?
     /// The two-sided Mann-Whitney U test of base against new; `nil` when a side has fewer than
     /// 2 repetitions or only an aggregate row.
-    public let test: MannWhitneyResult?
+    let test: MannWhitneyResult?
     /// Faster, slower or no significant change.
-    public let verdict: Verdict
+    let verdict: Verdict
     /// True when the test could not reach alpha with these sample sizes (or a side is a single
     /// aggregate), so the verdict was decided by the threshold alone.
-    public let thresholdOnly: Bool
+    let thresholdOnly: Bool
     /// True when a side has fewer than 9 repetitions (compare.py's reliability warning).
-    public let fewRepetitions: Bool
+    let fewRepetitions: Bool
 }
 
 /// One input of the report and its run context.
-public struct FileSummary: Sendable, Codable, Equatable {
+struct FileSummary: Sendable, Codable, Equatable {
     /// The file path.
-    public let path: String
+    let path: String
     /// The column label: the path's last component, or the engine name.
-    public let label: String
+    let label: String
     /// The `# key: value` context pairs.
-    public let context: [ContextEntry]
+    let context: [ContextEntry]
     /// Other context lines (Google Benchmark's own: date, "Run on", caches, load).
-    public let otherContext: [String]
+    let otherContext: [String]
 }
 
 /// The geometric mean of the ratios of one family.
-public struct FamilySummary: Sendable, Codable, Equatable {
+struct FamilySummary: Sendable, Codable, Equatable {
     /// The family (first name component).
-    public let family: String
+    let family: String
     /// How many comparisons it has.
-    public let count: Int
+    let count: Int
     /// The geometric mean of its ratios, if all are positive.
-    public let geometricMean: Double?
+    let geometricMean: Double?
     /// How many are slower.
-    public let slower: Int
+    let slower: Int
     /// How many are faster.
-    public let faster: Int
+    let faster: Int
 }
 
 /// Whether two files or two engines of one file were compared.
-public enum ComparisonMode: String, Sendable, Codable {
+enum ComparisonMode: String, Sendable, Codable {
     /// BASE.csv against NEW.csv, matched by name.
     case files
     /// Engine A against engine B in one file, matched by family and parameters.
     case engines
 }
 
-/// Everything a comparison found; rendered by `ReportRenderer` and `RatioPlot`.
-public struct ComparisonReport: Sendable, Codable, Equatable {
+/// Everything a comparison found; rendered by `ComparisonRenderer` and `RatioPlot`.
+struct ComparisonReport: Sendable, Codable, Equatable {
     /// Files or engines.
-    public let mode: ComparisonMode
+    let mode: ComparisonMode
     /// The compared column.
-    public let metric: String
+    let metric: String
     /// `"ns"` for times (all values normalised to nanoseconds), `nil` for counters.
-    public let unit: String?
+    let unit: String?
     /// Whether larger values are better.
-    public let higherIsBetter: Bool
+    let higherIsBetter: Bool
     /// The threshold in percent.
-    public let thresholdPercent: Double
+    let thresholdPercent: Double
     /// The significance level.
-    public let alpha: Double
+    let alpha: Double
     /// The baseline input.
-    public let base: FileSummary
+    let base: FileSummary
     /// The other input.
-    public let new: FileSummary
+    let new: FileSummary
     /// Matched benchmarks, in the order of the base file.
-    public let comparisons: [BenchmarkComparison]
+    let comparisons: [BenchmarkComparison]
     /// Benchmarks only on the base side.
-    public let onlyInBase: [String]
+    let onlyInBase: [String]
     /// Benchmarks only on the new side.
-    public let onlyInNew: [String]
+    let onlyInNew: [String]
     /// Benchmarks without any value of a counter metric (empty cells).
-    public let withoutValues: [String]
+    let withoutValues: [String]
     /// Rows with `error_occurred=true`, not compared.
-    public let errored: [ErroredRow]
+    let errored: [ErroredRow]
     /// Per-family geometric means.
-    public let families: [FamilySummary]
+    let families: [FamilySummary]
     /// The geometric mean of all ratios.
-    public let geometricMean: Double?
+    let geometricMean: Double?
     /// Reliability and data warnings.
-    public let warnings: [String]
+    let warnings: [String]
 
     /// The comparisons judged slower (regressions).
-    public var regressions: [BenchmarkComparison] { comparisons.filter { $0.verdict == .slower } }
+    var regressions: [BenchmarkComparison] { comparisons.filter { $0.verdict == .slower } }
 
     /// 1 if any benchmark is significantly slower beyond the threshold, else 0.
-    public var exitCode: Int32 { regressions.isEmpty ? 0 : 1 }
+    var exitCode: Int32 { regressions.isEmpty ? 0 : 1 }
 }
 
 /// Pairs benchmarks and computes their statistics.
-public enum Comparator {
+enum Comparator {
     /// The repetition count below which compare.py warns that results are unreliable.
-    public static let recommendedRepetitions = 9
+    static let recommendedRepetitions = 9
 
     /// Compares two files benchmark by benchmark (matched by exact name).
-    /// - Throws: `CompareInputError` if a file lacks the metric's column.
-    public static func compare(base: ResultsFile, new: ResultsFile, settings: ComparisonSettings) throws -> ComparisonReport {
+    /// - Throws: `InputError` if a file lacks the metric's column.
+    static func compare(base: ResultsFile, new: ResultsFile, settings: ComparisonSettings) throws -> ComparisonReport {
         try base.requireColumn(for: settings.metric)
         try new.requireColumn(for: settings.metric)
         let baseSamples = base.samples(of: settings.metric)
@@ -215,14 +216,14 @@ public enum Comparator {
 
     /// Compares engine `engines.1` against engine `engines.0` within one file: rows named with
     /// `engine:A` and `engine:B` that share family and parameters are paired; ratio = B / A.
-    /// - Throws: `CompareInputError` if the metric's column is missing or neither engine occurs.
-    public static func compareEngines(file: ResultsFile, engines: (String, String),
+    /// - Throws: `InputError` if the metric's column is missing or neither engine occurs.
+    static func compareEngines(file: ResultsFile, engines: (String, String),
                                       settings: ComparisonSettings) throws -> ComparisonReport {
         try file.requireColumn(for: settings.metric)
         let samples = file.samples(of: settings.metric)
         let seen = Set(file.rows.compactMap { BenchmarkName($0.benchmark).engine })
         for engine in [engines.0, engines.1] where !seen.contains(engine) {
-            throw CompareInputError(
+            throw InputError(
                 .invalidArgument, file: file.path, field: "--engines",
                 detail: "no benchmark has the component 'engine:\(engine)'; engines in this file: "
                     + (seen.isEmpty ? "none" : seen.sorted().joined(separator: ", ")))
@@ -254,7 +255,7 @@ public enum Comparator {
     }
 
     /// Compares one pair of samples: medians, ratio, U test and verdict.
-    public static func compare(name: String, benchmark: BenchmarkName, base: BenchmarkSamples,
+    static func compare(name: String, benchmark: BenchmarkName, base: BenchmarkSamples,
                                new: BenchmarkSamples, settings: ComparisonSettings) -> BenchmarkComparison? {
         guard let baseSummary = SampleSummary(base), let newSummary = SampleSummary(new) else { return nil }
         let ratio: Double?

@@ -3,6 +3,7 @@
 // logarithmic axis centred on 1, coloured by verdict.
 import Foundation
 import MarkupKit
+import ResultsKit
 
 /// Draws a `ComparisonReport` as a self-contained SVG document.
 ///
@@ -12,12 +13,12 @@ import MarkupKit
 /// - a dot: the ratio of the medians (hollow when the verdict came from the threshold alone).
 ///
 /// Dashed lines mark the threshold on both sides of 1. The last row is the geometric mean.
-public enum RatioPlot {
+enum RatioPlot {
     /// Colours by verdict.
     static let colors: [Verdict: String] = [.slower: "#c62828", .faster: "#2e7d32", .noSignificantChange: "#607d8b"]
 
     /// Renders the chart.
-    public static func svg(_ report: ComparisonReport) -> String {
+    static func svg(_ report: ComparisonReport) -> String {
         let rows = report.comparisons
         let rowHeight = 24.0, top = 78.0, axisGap = 34.0
         let labels = rowLabels(rows.map(\.name), limit: 72) + ["geometric mean"]
@@ -43,75 +44,75 @@ public enum RatioPlot {
         }
 
         var svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(f(width))" height="\(f(height))" \
-        viewBox="0 0 \(f(width)) \(f(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(SVG.f(width))" height="\(SVG.f(height))" \
+        viewBox="0 0 \(SVG.f(width)) \(SVG.f(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="white"/>
 
         """
         let ratioName = report.mode == .engines ? "\(report.new.label) / \(report.base.label)" : "new / base"
         let direction = report.higherIsBetter ? "higher is better" : "lower is better"
-        svg += text(x: 12, y: 24, Markup.escape("\(report.metric): \(ratioName) (\(direction))"), size: 16, weight: "bold")
-        svg += text(x: 12, y: 44, Markup.escape(report.mode == .engines
+        svg += SVG.text(x: 12, y: 24, Markup.escape("\(report.metric): \(ratioName) (\(direction))"), size: 16, weight: "bold")
+        svg += SVG.text(x: 12, y: 44, Markup.escape(report.mode == .engines
             ? "\(report.base.path): engine \(report.new.label) vs engine \(report.base.label)"
             : "\(report.new.label) vs \(report.base.label)"), size: 12, fill: "#444")
         let (newName, baseName) = report.mode == .engines ? (report.new.label, report.base.label) : ("new", "base")
         let subtitle = "dot = median ratio; box = \(newName) IQR, whisker = \(newName) range, grey = \(baseName) range "
             + "(all relative to the \(baseName) median); dashed = threshold ±\(Comparator.formatPercent(report.thresholdPercent))"
-        svg += text(x: 12, y: 62, Markup.escape(subtitle), size: 11, fill: "#666")
+        svg += SVG.text(x: 12, y: 62, Markup.escape(subtitle), size: 11, fill: "#666")
 
         // Alternate row shading and the axis grid.
         for index in labels.indices where index % 2 == 0 {
-            svg += "<rect x=\"0\" y=\"\(f(top + Double(index) * rowHeight))\" width=\"\(f(width))\" "
-                + "height=\"\(f(rowHeight))\" fill=\"#f5f5f5\"/>\n"
+            svg += "<rect x=\"0\" y=\"\(SVG.f(top + Double(index) * rowHeight))\" width=\"\(SVG.f(width))\" "
+                + "height=\"\(SVG.f(rowHeight))\" fill=\"#f5f5f5\"/>\n"
         }
         for tick in ticks(low: exp(low), high: exp(high), position: x) {
             let px = x(tick)
-            svg += line(px, top - 4, px, plotBottom, stroke: tick == 1 ? "#222" : "#ddd", width: tick == 1 ? 1.4 : 1)
-            svg += text(x: px, y: plotBottom + 16, tickLabel(tick), size: 11, anchor: "middle", fill: "#333")
+            svg += SVG.line(px, top - 4, px, plotBottom, stroke: tick == 1 ? "#222" : "#ddd", width: tick == 1 ? 1.4 : 1)
+            svg += SVG.text(x: px, y: plotBottom + 16, tickLabel(tick), size: 11, anchor: "middle", fill: "#333")
         }
         for bound in [1 + threshold, 1 - threshold] where bound > 0 {
-            svg += line(x(bound), top - 4, x(bound), plotBottom, stroke: "#e09000", width: 1, dash: "5,4")
+            svg += SVG.line(x(bound), top - 4, x(bound), plotBottom, stroke: "#e09000", width: 1, dash: "5,4")
         }
-        svg += text(x: left + plotWidth / 2, y: plotBottom + 34,
+        svg += SVG.text(x: left + plotWidth / 2, y: plotBottom + 34,
                     Markup.escape("ratio \(ratioName) of \(report.metric) (log scale)"), size: 12, anchor: "middle")
 
         // One row per benchmark.
         for (index, c) in rows.enumerated() {
             let center = top + (Double(index) + 0.5) * rowHeight
             let color = colors[c.verdict] ?? "#607d8b"
-            svg += text(x: left - 8, y: center + 4, Markup.escape(labels[index]), size: 12, anchor: "end",
+            svg += SVG.text(x: left - 8, y: center + 4, Markup.escape(labels[index]), size: 12, anchor: "end",
                         family: "DejaVu Sans Mono, Menlo, monospace")
             guard c.base.median > 0 else {
-                svg += text(x: left + 6, y: center + 4, "base median is 0: no ratio", size: 11, fill: "#999")
+                svg += SVG.text(x: left + 6, y: center + 4, "base median is 0: no ratio", size: 11, fill: "#999")
                 continue
             }
             let b = c.base.median
-            svg += "<rect x=\"\(f(x(c.base.minimum / b)))\" y=\"\(f(center + 4))\" "
-                + "width=\"\(f(max(x(c.base.maximum / b) - x(c.base.minimum / b), 1)))\" height=\"4\" fill=\"#9e9e9e\"/>\n"
-            svg += line(x(c.new.minimum / b), center - 2, x(c.new.maximum / b), center - 2, stroke: color, width: 1.5)
-            svg += "<rect x=\"\(f(x(c.new.lowerQuartile / b)))\" y=\"\(f(center - 7))\" "
-                + "width=\"\(f(max(x(c.new.upperQuartile / b) - x(c.new.lowerQuartile / b), 1.5)))\" height=\"10\" "
+            svg += "<rect x=\"\(SVG.f(x(c.base.minimum / b)))\" y=\"\(SVG.f(center + 4))\" "
+                + "width=\"\(SVG.f(max(x(c.base.maximum / b) - x(c.base.minimum / b), 1)))\" height=\"4\" fill=\"#9e9e9e\"/>\n"
+            svg += SVG.line(x(c.new.minimum / b), center - 2, x(c.new.maximum / b), center - 2, stroke: color, width: 1.5)
+            svg += "<rect x=\"\(SVG.f(x(c.new.lowerQuartile / b)))\" y=\"\(SVG.f(center - 7))\" "
+                + "width=\"\(SVG.f(max(x(c.new.upperQuartile / b) - x(c.new.lowerQuartile / b), 1.5)))\" height=\"10\" "
                 + "fill=\"\(color)\" fill-opacity=\"0.25\" stroke=\"\(color)\"/>\n"
             if let ratio = c.ratio {
                 let fill = c.thresholdOnly ? "white" : color
-                svg += "<circle cx=\"\(f(x(ratio)))\" cy=\"\(f(center - 2))\" r=\"4.5\" fill=\"\(fill)\" "
+                svg += "<circle cx=\"\(SVG.f(x(ratio)))\" cy=\"\(SVG.f(center - 2))\" r=\"4.5\" fill=\"\(fill)\" "
                     + "stroke=\"\(color)\" stroke-width=\"2\"/>\n"
             }
-            var note = c.change.map { ReportRenderer.signedPercent($0) } ?? "n/a"
-            if let test = c.test { note += "  p=" + ReportRenderer.pValue(test.pValue) }
+            var note = c.change.map { NumberText.signedPercent($0) } ?? "n/a"
+            if let test = c.test { note += "  p=" + ComparisonRenderer.pValue(test.pValue) }
             note += "  " + c.verdict.rawValue + (c.thresholdOnly ? " *" : "")
-            svg += text(x: right + 10, y: center + 4, Markup.escape(note), size: 11, fill: color)
+            svg += SVG.text(x: right + 10, y: center + 4, Markup.escape(note), size: 11, fill: color)
         }
 
         // The geometric mean row.
         let meanCenter = top + (Double(rows.count) + 0.5) * rowHeight
-        svg += text(x: left - 8, y: meanCenter + 4, "geometric mean", size: 12, anchor: "end", weight: "bold")
+        svg += SVG.text(x: left - 8, y: meanCenter + 4, "geometric mean", size: 12, anchor: "end", weight: "bold")
         if let mean = report.geometricMean {
             let px = x(mean), py = meanCenter - 2
-            svg += "<path d=\"M \(f(px)) \(f(py - 7)) L \(f(px + 7)) \(f(py)) L \(f(px)) \(f(py + 7)) "
-                + "L \(f(px - 7)) \(f(py)) Z\" fill=\"#37474f\"/>\n"
-            svg += text(x: right + 10, y: meanCenter + 4,
-                        String(format: "%.4f", mean) + " (" + ReportRenderer.signedPercent(mean - 1) + ")",
+            svg += "<path d=\"M \(SVG.f(px)) \(SVG.f(py - 7)) L \(SVG.f(px + 7)) \(SVG.f(py)) L \(SVG.f(px)) \(SVG.f(py + 7)) "
+                + "L \(SVG.f(px - 7)) \(SVG.f(py)) Z\" fill=\"#37474f\"/>\n"
+            svg += SVG.text(x: right + 10, y: meanCenter + 4,
+                        String(format: "%.4f", mean) + " (" + NumberText.signedPercent(mean - 1) + ")",
                         size: 11, weight: "bold")
         }
 
@@ -120,25 +121,25 @@ public enum RatioPlot {
         var legendX = 12.0
         for (verdict, label) in [(Verdict.slower, "slower"), (.faster, "faster"), (.noSignificantChange, "no significant change")] {
             let color = colors[verdict] ?? "#000"
-            svg += "<circle cx=\"\(f(legendX + 5))\" cy=\"\(f(legendY - 4))\" r=\"4.5\" fill=\"\(color)\"/>\n"
-            svg += text(x: legendX + 14, y: legendY, label, size: 11)
+            svg += "<circle cx=\"\(SVG.f(legendX + 5))\" cy=\"\(SVG.f(legendY - 4))\" r=\"4.5\" fill=\"\(color)\"/>\n"
+            svg += SVG.text(x: legendX + 14, y: legendY, label, size: 11)
             legendX += 28 + Double(label.count) * 6.5
         }
-        svg += "<circle cx=\"\(f(legendX + 5))\" cy=\"\(f(legendY - 4))\" r=\"4.5\" fill=\"white\" stroke=\"#607d8b\" stroke-width=\"2\"/>\n"
-        svg += text(x: legendX + 14, y: legendY, "* threshold only (too few repetitions)", size: 11)
+        svg += "<circle cx=\"\(SVG.f(legendX + 5))\" cy=\"\(SVG.f(legendY - 4))\" r=\"4.5\" fill=\"white\" stroke=\"#607d8b\" stroke-width=\"2\"/>\n"
+        svg += SVG.text(x: legendX + 14, y: legendY, "* threshold only (too few repetitions)", size: 11)
         legendX += 250
-        svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"22\" height=\"4\" fill=\"#9e9e9e\"/>\n"
-        svg += text(x: legendX + 28, y: legendY, Markup.escape("\(baseName) spread"), size: 11)
+        svg += "<rect x=\"\(SVG.f(legendX))\" y=\"\(SVG.f(legendY - 6))\" width=\"22\" height=\"4\" fill=\"#9e9e9e\"/>\n"
+        svg += SVG.text(x: legendX + 28, y: legendY, Markup.escape("\(baseName) spread"), size: 11)
         return svg + "</svg>\n"
     }
 
     /// Writes the chart to `path`.
-    /// - Throws: `CompareInputError.Kind.unwritableOutput` if the file cannot be written.
-    public static func write(_ report: ComparisonReport, to path: String) throws {
+    /// - Throws: `InputError.Kind.unwritableOutput` if the file cannot be written.
+    static func write(_ report: ComparisonReport, to path: String) throws {
         do {
             try svg(report).write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            throw CompareInputError(.unwritableOutput, file: path, field: "--plot",
+            throw InputError(.unwritableOutput, file: path, field: "--plot",
                                     detail: "cannot write the SVG: \(error.localizedDescription)")
         }
     }
@@ -169,42 +170,14 @@ public enum RatioPlot {
         value == value.rounded() ? String(Int(value)) + "×" : String(format: "%g", value) + "×"
     }
 
-    /// Two decimals, enough for pixel coordinates.
-    static func f(_ value: Double) -> String { String(format: "%.2f", value) }
-
-    /// A `<line>` element.
-    static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double,
-                     dash: String? = nil) -> String {
-        "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\" "
-            + "stroke-width=\"\(f(width))\"" + (dash.map { " stroke-dasharray=\"\($0)\"" } ?? "") + "/>\n"
-    }
-
-    /// A `<text>` element; `content` must already be escaped.
-    static func text(x: Double, y: Double, _ content: String, size: Double, anchor: String = "start",
-                     weight: String = "normal", fill: String = "#111", family: String? = nil) -> String {
-        "<text x=\"\(f(x))\" y=\"\(f(y))\" font-size=\"\(f(size))\" text-anchor=\"\(anchor)\" "
-            + "font-weight=\"\(weight)\" fill=\"\(fill)\"" + (family.map { " font-family=\"\($0)\"" } ?? "")
-            + ">\(content)</text>\n"
-    }
-
     /// The row labels: the names without the run-type segments Google Benchmark appends (`/manual_time`,
     /// `/real_time`, `/iterations:N`: the same on every row of a family) when the labels stay distinct, and a name
     /// still longer than `limit` characters shortened in the middle. A whole coalescing name of this suite
     /// (`BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:10pct/burn:yes`, 71 characters) fits.
     static func rowLabels(_ names: [String], limit: Int) -> [String] {
-        let stripped = names.map(withoutRunTypeSegments)
+        let stripped = names.map(BenchmarkName.withoutRunTypeSegments)
         let labels = Set(stripped).count == names.count ? stripped : names
         return labels.map { shorten($0, to: limit) }
-    }
-
-    /// `name` without trailing `/manual_time`, `/real_time` and `/iterations:N` segments.
-    static func withoutRunTypeSegments(_ name: String) -> String {
-        var segments = name.split(separator: "/", omittingEmptySubsequences: false)
-        while segments.count > 1, let last = segments.last,
-              last == "manual_time" || last == "real_time" || last.hasPrefix("iterations:") {
-            segments.removeLast()
-        }
-        return segments.joined(separator: "/")
     }
 
     /// Shortens long names in the middle with an ellipsis.

@@ -1,7 +1,7 @@
 // Reading the history: the runs (filtered), and the series of one metric per benchmark and engine across runs.
-import CompareKit
 import Foundation
 import GRDB
+import ResultsKit
 
 /// A run as listed.
 public struct HistoryRun: Sendable, Equatable {

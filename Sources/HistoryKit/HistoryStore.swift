@@ -1,8 +1,8 @@
 // Writing runs into the history: `add` (idempotent by content hash, every file in one transaction) and `rebuild`
 // (the index emptied and filled again from the CSVs, also in one transaction).
-import CompareKit
 import Foundation
 import GRDB
+import ResultsKit
 
 /// What an import did.
 public struct ImportSummary: Sendable, Equatable {

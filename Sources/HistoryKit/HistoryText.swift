@@ -1,6 +1,6 @@
 // The history's terminal output: the runs, a trend per series with its change points, a check's verdicts.
-import CompareKit
 import Foundation
+import ResultsKit
 
 /// Plain-text rendering of the history's answers.
 public enum HistoryText {

@@ -1,9 +1,9 @@
 // `history check`: the newest run (or a chosen one) against the previous run of the same machine, CPU and profile,
-// benchmark by benchmark: a two-sided Mann-Whitney U test on the repetitions (CompareKit's) and an effect-size
+// benchmark by benchmark: a two-sided Mann-Whitney U test on the repetitions (ResultsKit's statistics, as `runloop compare` runs it) and an effect-size
 // threshold on the ratio of the medians.
-import CompareKit
 import Foundation
 import GRDB
+import ResultsKit
 
 /// One benchmark's change between the baseline run and the checked run.
 public struct BenchmarkChange: Sendable {

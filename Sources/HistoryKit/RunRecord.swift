@@ -1,7 +1,7 @@
 // One results CSV as the history records it: the run's identity from its context lines (machine, CPU, commit,
 // profile, date, engines) and, per benchmark and metric, the repetitions' values and their summary.
-import CompareKit
 import Foundation
+import ResultsKit
 
 /// A run read from a results CSV, ready to be stored.
 public struct RunRecord: Sendable {
@@ -57,7 +57,7 @@ public struct RunRecord: Sendable {
         let results: ResultsFile
         do {
             results = try ResultsReader.parse(text: text, file: path)
-        } catch let error as CompareInputError {
+        } catch let error as InputError {
             throw HistoryError(error.description)
         }
         return try RunRecord(results: results, hash: SHA256.hex(data))

@@ -1,7 +1,6 @@
 // The trend page: per machine and profile, per benchmark, one SVG chart per engine side by side (the medians across
 // runs in date order with their interquartile band, a mark where the commit changed, the change points), in the
 // suite's page frame: no script, nothing from the network.
-import CompareKit
 import Foundation
 import MarkupKit
 
@@ -75,13 +74,13 @@ public enum TrendPage {
         func px(_ index: Int) -> Double { runs.count == 1 ? (left + right) / 2 : left + Double(index) / Double(count) * (right - left) }
         func py(_ y: Double) -> Double { bottom - yAxis.fraction(y) * (bottom - top) }
         func label(_ value: Double) -> String { isTime ? AxisStyle.time.label(value) : AxisStyle.plain.label(value) }
-        var svg = Charts.open(width: width, height: height)
-        svg += Charts.text(x: 10, y: 18, Markup.escape(s.engine.map { "engine \($0)" } ?? s.benchmark), size: 13,
+        var svg = SVG.open(width: width, height: height)
+        svg += SVG.text(x: 10, y: 18, Markup.escape(s.engine.map { "engine \($0)" } ?? s.benchmark), size: 13,
                            weight: "bold")
-        svg += Charts.text(x: 10, y: 34, Markup.escape("\(s.points.count) runs, \(metric)"), size: 11, fill: "#555")
+        svg += SVG.text(x: 10, y: 34, Markup.escape("\(s.points.count) runs, \(metric)"), size: 11, fill: "#555")
         for tick in yAxis.ticks where tick >= yAxis.low && tick <= yAxis.high {
-            svg += Charts.line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
-            svg += Charts.text(x: left - 6, y: py(tick) + 4, Markup.escape(label(tick)), size: 10, anchor: "end",
+            svg += SVG.line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
+            svg += SVG.text(x: left - 6, y: py(tick) + 4, Markup.escape(label(tick)), size: 10, anchor: "end",
                                fill: "#444")
         }
         // Commit changes: a dotted line before the first run of each new commit, labelled with the commit.
@@ -91,42 +90,42 @@ public enum TrendPage {
             defer { lastCommit = run.commit }
             guard run.commit != lastCommit else { continue }
             let x = px(index)
-            if index > 0 { svg += Charts.line(x, top, x, bottom, stroke: "#b0b0b0", dash: "2,3") }
+            if index > 0 { svg += SVG.line(x, top, x, bottom, stroke: "#b0b0b0", dash: "2,3") }
             if x - lastLabelX >= 16 {
-                svg += "<text x=\"\(Charts.f(x))\" y=\"\(Charts.f(bottom + 12))\" font-size=\"9\" fill=\"#555\" "
+                svg += "<text x=\"\(SVG.f(x))\" y=\"\(SVG.f(bottom + 12))\" font-size=\"9\" fill=\"#555\" "
                     + "text-anchor=\"end\" font-family=\"DejaVu Sans Mono, monospace\" transform=\"rotate(-40 "
-                    + "\(Charts.f(x)) \(Charts.f(bottom + 12)))\">\(Markup.escape(run.shortCommit))</text>\n"
+                    + "\(SVG.f(x)) \(SVG.f(bottom + 12)))\">\(Markup.escape(run.shortCommit))</text>\n"
                 lastLabelX = x
             }
         }
-        svg += "<rect x=\"\(Charts.f(left))\" y=\"\(Charts.f(top))\" width=\"\(Charts.f(right - left))\" "
-            + "height=\"\(Charts.f(bottom - top))\" fill=\"none\" stroke=\"#999\"/>\n"
+        svg += "<rect x=\"\(SVG.f(left))\" y=\"\(SVG.f(top))\" width=\"\(SVG.f(right - left))\" "
+            + "height=\"\(SVG.f(bottom - top))\" fill=\"none\" stroke=\"#999\"/>\n"
         let points = s.points.compactMap { point in position[point.run.id].map { (index: $0, point: point) } }
         // The interquartile band.
         if points.count > 1 {
-            let upper = points.map { "\(Charts.f(px($0.index))),\(Charts.f(py($0.point.q3)))" }
-            let lower = points.reversed().map { "\(Charts.f(px($0.index))),\(Charts.f(py($0.point.q1)))" }
+            let upper = points.map { "\(SVG.f(px($0.index))),\(SVG.f(py($0.point.q3)))" }
+            let lower = points.reversed().map { "\(SVG.f(px($0.index))),\(SVG.f(py($0.point.q1)))" }
             svg += "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"\(color)\" "
                 + "fill-opacity=\"0.18\" stroke=\"none\"/>\n"
-            svg += "<polyline points=\"\(points.map { "\(Charts.f(px($0.index))),\(Charts.f(py($0.point.median)))" }.joined(separator: " "))\" "
+            svg += "<polyline points=\"\(points.map { "\(SVG.f(px($0.index))),\(SVG.f(py($0.point.median)))" }.joined(separator: " "))\" "
                 + "fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.8\"/>\n"
         }
         let radius = points.count > 200 ? 1.2 : points.count > 50 ? 2 : 3.2
         for (index, point) in points {
             let tip = "\(point.run.date) \(point.run.shortCommit): median \(label(point.median)), IQR "
                 + "\(label(point.q1)) - \(label(point.q3)), n = \(point.count)"
-            svg += "<circle cx=\"\(Charts.f(px(index)))\" cy=\"\(Charts.f(py(point.median)))\" r=\"\(radius)\" "
+            svg += "<circle cx=\"\(SVG.f(px(index)))\" cy=\"\(SVG.f(py(point.median)))\" r=\"\(radius)\" "
                 + "fill=\"\(color)\"><title>\(Markup.escape(tip))</title></circle>\n"
         }
         // Change points: a red line before the first run of the new level, labelled with the step.
         for change in s.changePoints where change.index < s.points.count {
             guard let index = position[s.points[change.index].run.id] else { continue }
             let x = (px(index) + px(max(index - 1, 0))) / 2
-            svg += Charts.line(x, top - 4, x, bottom, stroke: "#c62828", width: 1.6)
-            svg += Charts.text(x: min(x + 3, right - 60), y: top + 10, Markup.escape(HistoryText.percent(change.change)),
+            svg += SVG.line(x, top - 4, x, bottom, stroke: "#c62828", width: 1.6)
+            svg += SVG.text(x: min(x + 3, right - 60), y: top + 10, Markup.escape(HistoryText.percent(change.change)),
                                size: 10, weight: "bold", fill: "#c62828")
         }
-        svg += Charts.text(x: (left + right) / 2, y: height - 4, "runs, oldest first (commit at each change)",
+        svg += SVG.text(x: (left + right) / 2, y: height - 4, "runs, oldest first (commit at each change)",
                            size: 10, anchor: "middle", fill: "#444")
         return svg + "</svg>\n"
     }

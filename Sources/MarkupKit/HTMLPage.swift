@@ -40,7 +40,7 @@ public struct HTMLPage: Sendable {
     }
 
     /// The style sheet of every page: readable type, compact tables, status colours shared by both page kinds.
-    public static let styleSheet = """
+    static let styleSheet = """
     :root { --fg: #1b1f23; --muted: #57606a; --line: #d0d7de; --bg-alt: #f6f8fa;
             --met: #1a7f37; --missed: #cf222e; --none: #8c959f; --xfail: #9a6700; }
     * { box-sizing: border-box; }

@@ -1,7 +1,7 @@
-// `runloop report`: parses arguments and hands them to CompareKit's ReportTool; all logic lives there.
+// `runloop report`: parses arguments and hands them to ReportKit's ReportTool; all logic lives there.
 import ArgumentParser
-import CompareKit
 import Foundation
+import ReportKit
 
 /// The summary and the targets of one benchmark results file, and its HTML page.
 struct ReportCommand: ParsableCommand {

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import CompareKit
+@testable import ResultsKit
 
 @Suite struct ComparisonTests {
     func report(_ base: String, _ new: String, _ settings: ComparisonSettings = ComparisonSettings()) throws -> ComparisonReport {
@@ -193,7 +194,7 @@ import Testing
     }
 
     @Test func missingCounterColumnIsBadInput() throws {
-        #expect(throws: CompareInputError.self) {
+        #expect(throws: InputError.self) {
             try report(Fixtures.suite(), Fixtures.suite(), ComparisonSettings(metric: Metric("latency_p50_ns")))
         }
     }
@@ -244,7 +245,7 @@ import Testing
         do {
             _ = try engines(Self.engineFile, ("cf", "nope"))
             Issue.record("expected an error")
-        } catch let error as CompareInputError {
+        } catch let error as InputError {
             #expect(error.kind == .invalidArgument)
             #expect(error.field == "--engines")
             #expect(error.detail.contains("cf, ref"))

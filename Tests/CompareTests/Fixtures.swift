@@ -1,6 +1,6 @@
 // Small fixture CSVs for the CompareKit tests, written as Google Benchmark 1.7.1 writes them.
 import Foundation
-@testable import CompareKit
+@testable import ResultsKit
 
 /// One benchmark of a fixture: its name, unit, per-repetition real times and optional counters.
 struct FixtureBenchmark {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import CompareKit
+@testable import ResultsKit
 
 @Suite struct ReaderTests {
     @Test func readsContextHeaderAndRows() throws {
@@ -218,7 +219,7 @@ import Testing
     struct BadInput: Sendable, CustomStringConvertible {
         let description: String
         let text: String
-        let kind: CompareInputError.Kind
+        let kind: InputError.Kind
         let line: Int?
         let field: String?
     }
@@ -265,7 +266,7 @@ import Testing
         do {
             _ = try ResultsReader.read(path: path)
             Issue.record("expected \(bad.kind) for \(bad.description)")
-        } catch let error as CompareInputError {
+        } catch let error as InputError {
             #expect(error.kind == bad.kind)
             #expect(error.file == path)
             #expect(error.line == bad.line)
@@ -275,14 +276,14 @@ import Testing
     }
 
     @Test func missingFile() {
-        #expect(throws: CompareInputError(.fileNotFound, file: "/nonexistent/base.csv", detail: "no such file")) {
+        #expect(throws: InputError(.fileNotFound, file: "/nonexistent/base.csv", detail: "no such file")) {
             try ResultsReader.read(path: "/nonexistent/base.csv")
         }
     }
 
     @Test func directoryIsUnreadable() {
         let directory = FileManager.default.temporaryDirectory.path
-        #expect(throws: CompareInputError.self) { try ResultsReader.read(path: directory) }
+        #expect(throws: InputError.self) { try ResultsReader.read(path: directory) }
     }
 
     @Test func missingMetricColumnIsReportedAtTheHeader() throws {
@@ -290,7 +291,7 @@ import Testing
         do {
             try file.requireColumn(for: .counter("latency_p99_ns"))
             Issue.record("expected missingColumn")
-        } catch let error as CompareInputError {
+        } catch let error as InputError {
             #expect(error.kind == .missingColumn)
             #expect(error.line == 11)
             #expect(error.field == "latency_p99_ns")
@@ -299,7 +300,7 @@ import Testing
     }
 
     @Test func errorDescriptionIsCompilerStyle() {
-        let error = CompareInputError(.nonNumeric, file: "new.csv", line: 14, field: "real_time", detail: "'x' is not a finite number")
+        let error = InputError(.nonNumeric, file: "new.csv", line: 14, field: "real_time", detail: "'x' is not a finite number")
         #expect(error.description == "new.csv:14: error: non-numeric value: field 'real_time': 'x' is not a finite number")
     }
 }

@@ -2,7 +2,8 @@
 // the HTML page as well-formed XML, from fixtures and from the checked-in results file.
 import Foundation
 import Testing
-@testable import CompareKit
+@testable import ReportKit
+@testable import ResultsKit
 import MarkupKit
 #if canImport(FoundationXML)
 import FoundationXML
@@ -223,7 +224,7 @@ func xmlProblem(_ text: String) -> String? {
              "expected median, max or min"),
         ]
         for (text, message) in cases {
-            #expect(throws: CompareInputError.self) { try TargetsFile.parse(text, file: "t.yaml") }
+            #expect(throws: InputError.self) { try TargetsFile.parse(text, file: "t.yaml") }
             do {
                 _ = try TargetsFile.parse(text, file: "t.yaml")
             } catch {

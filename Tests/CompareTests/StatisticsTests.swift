@@ -2,7 +2,7 @@
 // (scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method=...), numpy.percentile, scipy.stats.gmean).
 import Foundation
 import Testing
-@testable import CompareKit
+@testable import ResultsKit
 
 /// |a - b| <= tolerance * max(1, |b|).
 func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {

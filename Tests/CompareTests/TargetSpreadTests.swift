@@ -2,7 +2,8 @@
 // leaves, and whether the verdict held in every file.
 import Foundation
 import Testing
-@testable import CompareKit
+@testable import ReportKit
+@testable import ResultsKit
 
 @Suite struct TargetSpreadTests {
     /// The report fixture with ref's same-CPU, unloaded wake mean set to `mean` (the floor's is 3,950 ns).
@@ -61,7 +62,7 @@ import Testing
         #expect(outcome.output.contains("targets across 2 files"))
         let page = ReportTool.run(ReportOptions(file: paths[0], moreFiles: [paths[1]], targetsPath: targets,
                                                 htmlPath: directory.appendingPathComponent("p.html").path))
-        #expect(page.exitCode == CompareTool.badInputExitCode)
+        #expect(page.exitCode == InputError.exitStatus)
         #expect(page.diagnostics.joined().contains("--html"))
     }
 }

@@ -3,7 +3,8 @@
 // verdict each must get, in the report and in its text.
 import Foundation
 import Testing
-@testable import CompareKit
+@testable import ReportKit
+@testable import ResultsKit
 
 @Suite struct TargetVerdictTests {
     typealias Mutation = (inout [FixtureBenchmark]) -> Void

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import CompareKit
+@testable import ResultsKit
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -166,10 +167,10 @@ import FoundationXML
         let other = try Fixtures.write(Fixtures.csv([FixtureBenchmark(name: "BM_TimerFire/1", times: [1300, 1310, 1290])]))
         let outcome = CompareTool.run(CompareOptions(files: [base, other], format: "csv"))
         let document = try CSVReader.parse(text: "name\n" + outcome.output, file: "out.csv")
-        #expect(document.records.first?.fields == ReportRenderer.csvColumns)
+        #expect(document.records.first?.fields == ComparisonRenderer.csvColumns)
         let rows = document.records.dropFirst()
         #expect(rows.count == 5)
-        #expect(rows.allSatisfy { $0.fields.count == ReportRenderer.csvColumns.count })
+        #expect(rows.allSatisfy { $0.fields.count == ComparisonRenderer.csvColumns.count })
         let first = try #require(rows.first)
         #expect(first.fields[0] == "BM_TimerFire/1")
         #expect(first.fields[14] == "slower")

@@ -1,10 +1,10 @@
 // The history: import (idempotent, all or nothing, clear errors), the schema's migration and refusal, queries,
 // change points, the regression check and the trend page.
-import CompareKit
 import Foundation
 import FoundationXML
 import GRDB
 @testable import HistoryKit
+import ResultsKit
 import Testing
 
 /// The repository's results directory (the shipped CSVs).

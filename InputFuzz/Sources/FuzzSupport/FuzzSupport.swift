@@ -2,9 +2,9 @@
 // the check that a rejection points the user at the mistake (file and line), as the CLI's exit-2 messages must.
 
 import CFuzz
-import Glibc
-import CompareKit
 import ConformanceKit
+import Glibc
+import ResultsKit
 
 /// libFuzzer's per-input callback: the `LLVMFuzzerTestOneInput` signature.
 public typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -51,7 +51,7 @@ func checkRejection(_ error: any Error, file: String, expected: any Error.Type) 
     switch error {
     case let error as SpecError where expected == SpecError.self:
         location = (error.location.file, error.location.line, error.message)
-    case let error as CompareInputError where expected == CompareInputError.self:
+    case let error as InputError where expected == InputError.self:
         location = (error.file, error.line ?? 0, error.detail)
     default:
         finding("rejection with a foreign error type \(type(of: error)): \(error)")

@@ -1,100 +1,11 @@
 // The benchmark report's data file (Benchmarks/targets.yaml): the summary tables and the targets an engine is held
 // to, read with the line of every field so that a mistake in the file is reported where it is.
 import Foundation
+import ResultsKit
 import YAMLKit
 
-/// A selection of benchmarks: one family, and the parameters (`pin: same`) every selected benchmark has, each with
-/// one value or a list of values (`load: [none, idle1000]`) every one of which the target expects to find.
-public struct BenchmarkSelection: Sendable, Equatable {
-    /// The family, e.g. `BM_WakeLatency`.
-    public var family: String
-    /// Parameters a benchmark must have, one of the listed values each (`pin:same`, `load:none|idle1000`), besides
-    /// its engine; the others make its variants.
-    public var parameters: [(key: String, values: [String])]
-
-    /// Creates a selection.
-    public init(family: String, parameters: [(key: String, values: [String])] = []) {
-        self.family = family
-        self.parameters = parameters
-    }
-
-    /// Creates a selection of one value per parameter.
-    public init(family: String, parameters: [(key: String, value: String)]) {
-        self.init(family: family, parameters: parameters.map { ($0.key, [$0.value]) })
-    }
-
-    /// `BM_WakeLatency pin:same load:none|idle1000`.
-    public var description: String {
-        ([family] + parameters.map(Self.text)).joined(separator: " ")
-    }
-
-    /// `load:none|idle1000`.
-    static func text(_ parameter: (key: String, values: [String])) -> String {
-        "\(parameter.key):\(parameter.values.joined(separator: "|"))"
-    }
-
-    /// Whether a benchmark with these parameters is selected (its family is checked apart).
-    public func matches(_ value: (String) -> String?) -> Bool {
-        parameters.allSatisfy { parameter in value(parameter.key).map(parameter.values.contains) ?? false }
-    }
-
-    public static func == (lhs: BenchmarkSelection, rhs: BenchmarkSelection) -> Bool {
-        lhs.family == rhs.family && lhs.parameters.map(text) == rhs.parameters.map(text)
-    }
-}
-
-/// A quantity read from a benchmark's rows: one column, or the sum of several (`ns_per_add + ns_per_remove`),
-/// summed per row.
-public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
-    /// The summed columns.
-    public var terms: [Metric]
-
-    /// Parses `a + b + c`; `nil` if a term is empty.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "+", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else { return nil }
-        terms = parts.map(Metric.init)
-    }
-
-    /// The value on one row; `nil` when a term has no value there.
-    public func value(on row: BenchmarkRow) -> Double? {
-        var sum = 0.0
-        for term in terms {
-            guard let value = row.value(of: term) else { return nil }
-            sum += value
-        }
-        return sum
-    }
-
-    /// Whether the values are times in nanoseconds: `real_time`, `cpu_time`, or counters named `*_ns` or
-    /// `ns_per_*`.
-    public var isTime: Bool {
-        terms.allSatisfy { $0.isTime || $0.description.hasSuffix("_ns") || $0.description.hasPrefix("ns_per_") }
-    }
-
-    /// Whether larger values are better (every term a `*_per_second` rate).
-    public var higherIsBetter: Bool { terms.allSatisfy(\.defaultHigherIsBetter) }
-
-    /// `ns_per_add + ns_per_remove`.
-    public var description: String { terms.map(\.description).joined(separator: " + ") }
-
-    /// The columns a file must have for this expression.
-    public var columns: [String] { terms.map(\.description) }
-}
-
-/// Which value of a benchmark's repetitions a target or table uses.
-public enum Statistic: String, Sendable, Equatable, CaseIterable {
-    /// The median over repetitions.
-    case median
-    /// The largest value over repetitions (the worst, for lateness and counts of misbehaviour).
-    case max
-    /// The smallest value over repetitions (the worst, for counts that must reach a level).
-    case min
-}
-
 /// What the subject's value is divided by before it meets the bound.
-public enum TargetComparison: Sendable, Equatable {
+enum TargetComparison: Sendable, Equatable {
     /// No division: the value itself meets the bound (with its unit).
     case absolute
     /// The same benchmark's value on another engine.
@@ -107,17 +18,17 @@ public enum TargetComparison: Sendable, Equatable {
 }
 
 /// The bound a target's value must meet: `<= 1.03x`, `>= 1x`, `<= 80 ms`, `<= 0`.
-public struct TargetBound: Sendable, Equatable, CustomStringConvertible {
+struct TargetBound: Sendable, Equatable, CustomStringConvertible {
     /// `<=` (at most) or `>=` (at least).
-    public var atMost: Bool
+    var atMost: Bool
     /// The bound in the value's own unit (nanoseconds for times, a ratio for comparisons).
-    public var value: Double
+    var value: Double
     /// The text as written, for display.
-    public var text: String
+    var text: String
 
     /// Parses `<= 1.03x`, `>= 1x`, `<= 80 ms`, `<= 0`; `ratio` says whether the value is a ratio (then the `x` is
     /// required), `time` whether it is a time (then ns, us, ms or s is accepted). `nil` if malformed.
-    public init?(_ written: String, ratio: Bool, time: Bool) {
+    init?(_ written: String, ratio: Bool, time: Bool) {
         var text = written.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("<=") { atMost = true } else if text.hasPrefix(">=") { atMost = false } else { return nil }
         text = text.dropFirst(2).trimmingCharacters(in: .whitespaces)
@@ -135,94 +46,94 @@ public struct TargetBound: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether `value` meets the bound.
-    public func isMet(by value: Double) -> Bool { atMost ? value <= self.value : value >= self.value }
+    func isMet(by value: Double) -> Bool { atMost ? value <= self.value : value >= self.value }
 
-    public var description: String { text }
+    var description: String { text }
 }
 
 /// One target: a figure of the subject engine, how it is compared, and the bound it must meet.
-public struct BenchmarkTarget: Sendable, Equatable {
+struct BenchmarkTarget: Sendable, Equatable {
     /// A short stable id, e.g. `wake.same.epoll`.
-    public var id: String
+    var id: String
     /// What it checks, in words.
-    public var description: String
+    var description: String
     /// The engine held to the target.
-    public var engine: String
+    var engine: String
     /// The benchmarks it reads (every variant that matches must meet it).
-    public var selection: BenchmarkSelection
+    var selection: BenchmarkSelection
     /// The quantity.
-    public var metric: MetricExpression
+    var metric: MetricExpression
     /// Median or worst repetition.
-    public var statistic: Statistic
+    var statistic: Statistic
     /// What the value is divided by.
-    public var comparison: TargetComparison
+    var comparison: TargetComparison
     /// The bound a full run (or a file that does not say its profile) is held to.
-    public var bound: TargetBound
+    var bound: TargetBound
     /// The bound a quick run is held to; without one a quick run's figure is reported, not judged.
-    public var quickBound: TargetBound?
+    var quickBound: TargetBound?
     /// A 0/1 column (`loop_saturated`): a repetition where it is not 0 has no valid figure and is left out; a
     /// variant without a valid repetition is not measured.
-    public var invalidIf: MetricExpression?
+    var invalidIf: MetricExpression?
     /// What the target is for, in words, for the reader (the `why` field).
-    public var why: String?
+    var why: String?
     /// Its line in the targets file.
-    public var line: Int
+    var line: Int
 }
 
 /// One table of the summary: a family's figure per variant (rows) and engine (columns).
-public struct SummaryTable: Sendable, Equatable {
+struct SummaryTable: Sendable, Equatable {
     /// The heading.
-    public var title: String
+    var title: String
     /// The benchmarks shown.
-    public var selection: BenchmarkSelection
+    var selection: BenchmarkSelection
     /// One or more quantities, shown as `a / b` in a cell.
-    public var metrics: [MetricExpression]
+    var metrics: [MetricExpression]
     /// Its line in the targets file.
-    public var line: Int
+    var line: Int
 }
 
 /// The parsed targets file.
-public struct TargetsFile: Sendable {
+struct TargetsFile: Sendable {
     /// The format version this reader understands.
-    public static let formatVersion = 1
+    static let formatVersion = 1
     /// The path it was read from.
-    public var path: String
+    var path: String
     /// The engine targets are for unless one says otherwise.
-    public var engine: String
+    var engine: String
     /// The summary tables, in order.
-    public var summary: [SummaryTable]
+    var summary: [SummaryTable]
     /// The targets, in order.
-    public var targets: [BenchmarkTarget]
+    var targets: [BenchmarkTarget]
 
     /// Reads and validates the file.
-    /// - Throws: `CompareInputError` naming the file, line and field.
-    public static func load(path: String) throws -> TargetsFile {
+    /// - Throws: `InputError` naming the file, line and field.
+    static func load(path: String) throws -> TargetsFile {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CompareInputError(.fileNotFound, file: path, field: "--targets", detail: "no such targets file")
+            throw InputError(.fileNotFound, file: path, field: "--targets", detail: "no such targets file")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CompareInputError(.unreadable, file: path, detail: "cannot read the targets file")
+            throw InputError(.unreadable, file: path, detail: "cannot read the targets file")
         }
         return try parse(String(decoding: data, as: UTF8.self), file: path)
     }
 
     /// Parses the text of a targets file; `file` names it in errors.
-    /// - Throws: `CompareInputError` naming the file, line and field.
-    public static func parse(_ text: String, file: String) throws -> TargetsFile {
+    /// - Throws: `InputError` naming the file, line and field.
+    static func parse(_ text: String, file: String) throws -> TargetsFile {
         let root: YAMLValue
         do {
             guard let node = try YAMLSyntax.compose(text) else {
-                throw CompareInputError(.emptyFile, file: file, detail: "the targets file is empty")
+                throw InputError(.emptyFile, file: file, detail: "the targets file is empty")
             }
             root = YAMLValue(node: node, file: file, caseID: nil, field: "", wording: .targets)
         } catch let error as YAMLSyntaxError {
             let (line, problem) = located(error)
-            throw CompareInputError(.invalidArgument, file: file, line: line, detail: "YAML syntax error: \(problem)")
+            throw InputError(.invalidArgument, file: file, line: line, detail: "YAML syntax error: \(problem)")
         }
         do {
             return try read(root, file: file)
         } catch let error as YAMLError {
-            throw CompareInputError(.invalidArgument, file: file, line: error.location.line, field: error.field,
+            throw InputError(.invalidArgument, file: file, line: error.location.line, field: error.field,
                                     detail: error.message)
         }
     }

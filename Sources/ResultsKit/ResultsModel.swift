@@ -72,6 +72,17 @@ public struct BenchmarkName: Sendable, Hashable, Codable {
     public var withoutEngine: String {
         parameters.isEmpty ? family : family + "/" + parameters
     }
+
+    /// `name` without the run-type segments Google Benchmark appends (`/manual_time`, `/real_time`,
+    /// `/iterations:N`: the same on every row of a family).
+    public static func withoutRunTypeSegments(_ name: String) -> String {
+        var segments = name.split(separator: "/", omittingEmptySubsequences: false)
+        while segments.count > 1, let last = segments.last,
+              last == "manual_time" || last == "real_time" || last.hasPrefix("iterations:") {
+            segments.removeLast()
+        }
+        return segments.joined(separator: "/")
+    }
 }
 
 /// What a CSV row represents.
@@ -91,7 +102,7 @@ public struct BenchmarkRow: Sendable {
     /// The 1-based line of the row in its file.
     public let line: Int
     /// The name exactly as in the file, including any aggregate suffix.
-    public let rawName: String
+    let rawName: String
     /// The benchmark the row belongs to: `rawName` without an aggregate or complexity suffix.
     public let benchmark: String
     /// Repetition, aggregate, complexity or error row.
@@ -101,9 +112,9 @@ public struct BenchmarkRow: Sendable {
     /// The `real_time` cell in `timeUnit`, if present.
     public let realTime: Double?
     /// The `cpu_time` cell in `timeUnit`, if present.
-    public let cpuTime: Double?
+    let cpuTime: Double?
     /// The `time_unit` cell, if it is a time unit.
-    public let timeUnit: BenchmarkTimeUnit?
+    let timeUnit: BenchmarkTimeUnit?
     /// The `label` cell (may be empty).
     public let label: String
     /// The `error_message` cell for error rows.
@@ -207,6 +218,27 @@ public struct ErroredRow: Sendable, Codable, Equatable {
     public let benchmark: String
     /// The `error_message` cell.
     public let message: String
+
+    /// One line per file, benchmark and message, consecutive repeats folded:
+    /// `file:first-last: name: message (n rows)`.
+    public static func lines(_ rows: [ErroredRow]) -> [String] {
+        var groups: [(row: ErroredRow, last: Int, count: Int)] = []
+        for row in rows {
+            if let index = groups.lastIndex(where: {
+                $0.row.file == row.file && $0.row.benchmark == row.benchmark && $0.row.message == row.message
+            }) {
+                groups[index].last = row.line
+                groups[index].count += 1
+            } else {
+                groups.append((row, row.line, 1))
+            }
+        }
+        return groups.map { group in
+            let lines = group.count == 1 ? "\(group.row.line)" : "\(group.row.line)-\(group.last)"
+            let count = group.count == 1 ? "" : " (\(group.count) rows)"
+            return "\(group.row.file):\(lines): \(group.row.benchmark): \(group.row.message)\(count)"
+        }
+    }
 }
 
 /// A parsed and validated results CSV: Google Benchmark output, optionally preceded by
@@ -219,7 +251,7 @@ public struct ResultsFile: Sendable {
     /// The `# key: value` pairs among the context lines, in order.
     public let context: [ContextEntry]
     /// The 1-based line number of the header.
-    public let headerLine: Int
+    let headerLine: Int
     /// The header's column names.
     public let columns: [String]
     /// All data rows, in file order.
@@ -236,11 +268,11 @@ public struct ResultsFile: Sendable {
     }
 
     /// Checks that the file has a column for `metric`.
-    /// - Throws: `CompareInputError.Kind.missingColumn` located at the header line.
+    /// - Throws: `InputError.Kind.missingColumn` located at the header line.
     public func requireColumn(for metric: Metric) throws {
         guard columns.contains(metric.description) else {
             let counters = columns.filter { !ResultsReader.standardColumns.contains($0) }
-            throw CompareInputError(
+            throw InputError(
                 .missingColumn, file: path, line: headerLine, field: metric.description,
                 detail: "the header has no column '\(metric)'; counters in this file: "
                     + (counters.isEmpty ? "none" : counters.joined(separator: ", ")))

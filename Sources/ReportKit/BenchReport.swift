@@ -1,10 +1,12 @@
 // The benchmark report of one results file: the counts of rows, the errors, the engines' findings, the summary
 // tables and the targets met and missed, computed from the file and the targets file (Benchmarks/targets.yaml).
 import Foundation
+import MarkupKit
+import ResultsKit
 
 /// Whether a target is met. A target is met only on data: a figure that is absent, errored or degenerate is never
 /// counted as met.
-public enum TargetStatus: String, Sendable, Codable, CaseIterable {
+enum TargetStatus: String, Sendable, Codable, CaseIterable {
     /// Every variant it names was measured and meets the bound.
     case met
     /// A variant misses the bound, or the subject engine failed to measure it (error rows, a skip, or no row where the
@@ -18,33 +20,33 @@ public enum TargetStatus: String, Sendable, Codable, CaseIterable {
 }
 
 /// One variant of a target: the subject's figure, what it was compared with, and the verdict.
-public struct TargetOutcome: Sendable {
+struct TargetOutcome: Sendable {
     /// The benchmark variant (`pin:same/load:none`).
-    public let variant: String
+    let variant: String
     /// The compared value: a ratio, or the figure itself for an absolute bound.
-    public let value: Double?
+    let value: Double?
     /// The subject engine's figure.
-    public let subject: Double?
+    let subject: Double?
     /// What it was divided by, and whose it is (`epoll`, `best of libuv, glib, libevent: glib`).
-    public let reference: (label: String, value: Double)?
+    let reference: (label: String, value: Double)?
     /// Met, missed, not measured or reported.
-    public let status: TargetStatus
+    let status: TargetStatus
     /// Why it was missed or not measured, or what else the reader should know (repetitions left out).
-    public let note: String?
+    let note: String?
 }
 
 /// A target with its outcome on the file.
-public struct TargetResult: Sendable {
+struct TargetResult: Sendable {
     /// The target.
-    public let target: BenchmarkTarget
+    let target: BenchmarkTarget
     /// The bound it was judged against (the quick bound in a quick run), or `nil` when it was only reported.
-    public let bound: TargetBound?
+    let bound: TargetBound?
     /// One outcome per variant (usually one).
-    public let outcomes: [TargetOutcome]
+    let outcomes: [TargetOutcome]
 
     /// Missed if a variant misses; otherwise not measured if a variant was not measured; otherwise reported if it was
     /// not judged; met only when every variant was measured and meets the bound.
-    public var status: TargetStatus {
+    var status: TargetStatus {
         for status in [TargetStatus.missed, .notMeasured, .reported] where outcomes.contains(where: { $0.status == status }) {
             return status
         }
@@ -53,9 +55,9 @@ public struct TargetResult: Sendable {
 }
 
 /// A summary table filled in from the file.
-public struct TableResult: Sendable {
+struct TableResult: Sendable {
     /// A cell: the values of the table's metrics, or why there are none.
-    public enum Cell: Sendable {
+    enum Cell: Sendable {
         case values([Double?])
         case skipped
         /// Every repetition failed (error rows only).
@@ -64,63 +66,63 @@ public struct TableResult: Sendable {
     }
 
     /// The table's definition.
-    public let table: SummaryTable
+    let table: SummaryTable
     /// The columns.
-    public let engines: [String]
+    let engines: [String]
     /// One row per variant: its label and a cell per engine.
-    public let rows: [(variant: String, cells: [Cell])]
+    let rows: [(variant: String, cells: [Cell])]
 }
 
 /// An engine firing timers before their date in some repetitions of a benchmark: its finding, not an error.
-public struct EarlyFireFinding: Sendable {
+struct EarlyFireFinding: Sendable {
     /// The engine.
-    public let engine: String
+    let engine: String
     /// The benchmark.
-    public let benchmark: String
+    let benchmark: String
     /// Early fires over all repetitions.
-    public let fires: Double
+    let fires: Double
     /// Repetitions with an early fire.
-    public let repetitions: Int
+    let repetitions: Int
     /// Repetitions measured.
-    public let measured: Int
+    let measured: Int
     /// The largest amount by which a fire was early, in nanoseconds, when the file reports it.
-    public let earliestByNs: Double?
+    let earliestByNs: Double?
 }
 
 /// The report of one results file.
-public struct BenchReport: Sendable {
+struct BenchReport: Sendable {
     /// The file's index.
-    public let index: BenchIndex
+    let index: BenchIndex
     /// The targets file used.
-    public let targetsPath: String
+    let targetsPath: String
     /// Rows of single repetitions.
-    public let repetitionRows: Int
+    let repetitionRows: Int
     /// Aggregate rows (`_mean`, `_median`, ...).
-    public let aggregateRows: Int
+    let aggregateRows: Int
     /// Skipped rows (error rows whose message starts with `skipped`).
-    public let skippedRows: Int
+    let skippedRows: Int
     /// Error rows that are not skips.
-    public let errors: [ErroredRow]
+    let errors: [ErroredRow]
     /// Early fires, per benchmark.
-    public let findings: [EarlyFireFinding]
+    let findings: [EarlyFireFinding]
     /// The summary tables.
-    public let tables: [TableResult]
+    let tables: [TableResult]
     /// The targets.
-    public let targets: [TargetResult]
+    let targets: [TargetResult]
 
     /// The profile the file was measured with (`full`, `quick`, `smoke`), from its context.
-    public var profile: String? {
+    var profile: String? {
         index.file.contextValue("profile").map { String($0.prefix(while: { !$0.isWhitespace })) }
     }
 
     /// A smoke run's figures are meaningless: its targets are not evaluated.
-    public var isSmoke: Bool { profile == "smoke" }
+    var isSmoke: Bool { profile == "smoke" }
 
     /// A quick run's figures are judged only against the targets' quick bounds.
-    public var isQuick: Bool { profile == "quick" }
+    var isQuick: Bool { profile == "quick" }
 
     /// Computes the report of `file` against `targets`.
-    public init(file: ResultsFile, targets: TargetsFile) {
+    init(file: ResultsFile, targets: TargetsFile) {
         let index = BenchIndex(file)
         self.index = index
         targetsPath = targets.path
@@ -135,7 +137,7 @@ public struct BenchReport: Sendable {
     }
 
     /// Counts of targets by status.
-    public var targetCounts: [TargetStatus: Int] {
+    var targetCounts: [TargetStatus: Int] {
         var counts: [TargetStatus: Int] = [:]
         for target in targets { counts[target.status, default: 0] += 1 }
         return counts
@@ -245,7 +247,7 @@ public struct BenchReport: Sendable {
         case .min: value = present.min() ?? .nan
         }
         guard value.isFinite, value > 0 || (zeroIsValid && value == 0) else {
-            let shown = value.isFinite ? ReportRenderer.significant(value) : "\(value)"
+            let shown = value.isFinite ? NumberText.significant(value) : "\(value)"
             return .none("degenerate value (\(shown) of \(metric))")
         }
         return .value(value, note: notes.isEmpty ? nil : notes.joined(separator: "; "))

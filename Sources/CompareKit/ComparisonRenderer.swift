@@ -1,5 +1,7 @@
 // Rendering a comparison report as a plain-text table, Markdown, JSON or CSV.
 import Foundation
+import MarkupKit
+import ResultsKit
 
 /// The output formats of `runloop compare`.
 public enum OutputFormat: String, Sendable, CaseIterable, Codable {
@@ -14,9 +16,9 @@ public enum OutputFormat: String, Sendable, CaseIterable, Codable {
 }
 
 /// Turns a `ComparisonReport` into text.
-public enum ReportRenderer {
+enum ComparisonRenderer {
     /// Renders `report` in `format`. The result ends with a newline.
-    public static func render(_ report: ComparisonReport, as format: OutputFormat) -> String {
+    static func render(_ report: ComparisonReport, as format: OutputFormat) -> String {
         switch format {
         case .table: return table(report)
         case .markdown: return markdown(report)
@@ -28,7 +30,7 @@ public enum ReportRenderer {
     // MARK: - Plain text
 
     /// The aligned plain-text rendering.
-    public static func table(_ report: ComparisonReport) -> String {
+    static func table(_ report: ComparisonReport) -> String {
         var out = title(report) + "\n\n"
         let context = contextRows(report)
         if !context.isEmpty {
@@ -37,8 +39,8 @@ public enum ReportRenderer {
             let width = report.mode == .files ? 48 : 96
             var rows: [[String]] = []
             for row in context {
-                let base = wrap(row.base, width: width)
-                let new = report.mode == .files ? wrap(row.new, width: width) : []
+                let base = TextTable.wrap(row.base, width: width)
+                let new = report.mode == .files ? TextTable.wrap(row.new, width: width) : []
                 for index in 0..<max(base.count, new.count) {
                     let key = index == 0 ? row.key : ""
                     let left = index < base.count ? base[index] : "", right = index < new.count ? new[index] : ""
@@ -46,7 +48,7 @@ public enum ReportRenderer {
                         ? [key, left, right, index == 0 && row.differs ? "<- differs" : ""] : [key, left])
                 }
             }
-            out += aligned(rows, indent: "  ") + "\n"
+            out += TextTable.aligned(rows, indent: "  ") + "\n"
         }
         let header = ["Benchmark", report.base.label, report.new.label, "Change", "p-value", "n", "Verdict"]
         // Names without the run-type segments every row of a family shares (`/manual_time`), as in the chart.
@@ -54,7 +56,7 @@ public enum ReportRenderer {
         let rows = zip(report.comparisons, names).map { comparison, name in
             [name] + cells(comparison, metric: report.metric, time: report.unit != nil).dropFirst()
         }
-        out += aligned([header] + rows, indent: "", underlineHeader: true)
+        out += TextTable.aligned([header] + rows, indent: "", underlineHeader: true)
         out += "\n" + summaryLines(report).joined(separator: "\n") + "\n"
         for (title, items) in apartLists(report, summarised: true) where !items.isEmpty {
             out += "\n\(title):\n" + items.map { "  \($0)" }.joined(separator: "\n") + "\n"
@@ -68,7 +70,7 @@ public enum ReportRenderer {
     // MARK: - Markdown
 
     /// The GitHub-flavoured Markdown rendering.
-    public static func markdown(_ report: ComparisonReport) -> String {
+    static func markdown(_ report: ComparisonReport) -> String {
         var out = "### " + title(report) + "\n\n"
         let context = contextRows(report)
         if !context.isEmpty {
@@ -102,7 +104,7 @@ public enum ReportRenderer {
     // MARK: - JSON
 
     /// The JSON document: `{"exitCode": 0|1, "regressions": [...names], "report": {...}}`.
-    public static func json(_ report: ComparisonReport) -> String {
+    static func json(_ report: ComparisonReport) -> String {
         struct Envelope: Encodable {
             let exitCode: Int32
             let regressions: [String]
@@ -120,21 +122,22 @@ public enum ReportRenderer {
     // MARK: - CSV
 
     /// The CSV columns written by `csv(_:)`.
-    public static let csvColumns = [
+    static let csvColumns = [
         "benchmark", "family", "parameters", "metric", "unit", "base_median", "new_median", "ratio",
         "change_percent", "u", "p_value", "test", "base_n", "new_n", "verdict", "threshold_only",
     ]
 
     /// One row per compared benchmark, then rows with verdict `only in base` / `only in new`.
     /// Times are in nanoseconds (`unit` column).
-    public static func csv(_ report: ComparisonReport) -> String {
+    static func csv(_ report: ComparisonReport) -> String {
         var lines = [csvColumns.joined(separator: ",")]
         let unit = report.unit ?? ""
         for c in report.comparisons {
             let fields: [String] = [
-                c.name, c.family, c.parameters, report.metric, unit, number(c.base.median), number(c.new.median),
-                c.ratio.map(number) ?? "", c.change.map { number($0 * 100) } ?? "",
-                c.test.map { number($0.u) } ?? "", c.test.map { number($0.pValue) } ?? "",
+                c.name, c.family, c.parameters, report.metric, unit, NumberText.exact(c.base.median),
+                NumberText.exact(c.new.median),
+                c.ratio.map(NumberText.exact) ?? "", c.change.map { NumberText.exact($0 * 100) } ?? "",
+                c.test.map { NumberText.exact($0.u) } ?? "", c.test.map { NumberText.exact($0.pValue) } ?? "",
                 c.test?.method.rawValue ?? "", "\(c.base.count)", "\(c.new.count)", c.verdict.rawValue,
                 c.thresholdOnly ? "true" : "false",
             ]
@@ -165,7 +168,7 @@ public enum ReportRenderer {
                 + "(ratio = \(report.new.label) / \(report.base.label))"
         }
         return "runloop compare: \(what): \(report.metric) (\(direction)), threshold "
-            + "\(Comparator.formatPercent(report.thresholdPercent)), alpha \(number(report.alpha)), "
+            + "\(Comparator.formatPercent(report.thresholdPercent)), alpha \(NumberText.exact(report.alpha)), "
             + "two-sided Mann-Whitney U"
     }
 
@@ -196,9 +199,9 @@ public enum ReportRenderer {
         let unit = c.base.source == .repetitions ? "" : " (agg)"
         return [
             c.name,
-            value(c.base.median, metric: metric, time: time) + unit,
-            value(c.new.median, metric: metric, time: time) + (c.new.source == .repetitions ? "" : " (agg)"),
-            c.change.map(signedPercent) ?? "n/a",
+            FigureText.value(c.base.median, metric: metric, time: time) + unit,
+            FigureText.value(c.new.median, metric: metric, time: time) + (c.new.source == .repetitions ? "" : " (agg)"),
+            c.change.map(NumberText.signedPercent) ?? "n/a",
             c.test.map { pValue($0.pValue) } ?? "-",
             "\(c.base.count)/\(c.new.count)",
             c.verdict.rawValue + (c.thresholdOnly ? " *" : ""),
@@ -211,13 +214,13 @@ public enum ReportRenderer {
         let ratioName = report.mode == .engines ? "\(report.new.label)/\(report.base.label)" : "new/base"
         if let mean = report.geometricMean {
             lines.append("Geometric mean of \(report.comparisons.count) ratio(s) (\(ratioName)): "
-                + String(format: "%.4f", mean) + " (\(signedPercent(mean - 1)))")
+                + String(format: "%.4f", mean) + " (\(NumberText.signedPercent(mean - 1)))")
         } else {
             lines.append("Geometric mean of ratios: n/a (no positive ratios)")
         }
         if report.families.count > 1 || report.mode == .engines {
             for family in report.families {
-                let mean = family.geometricMean.map { String(format: "%.4f", $0) + " (\(signedPercent($0 - 1)))" } ?? "n/a"
+                let mean = family.geometricMean.map { String(format: "%.4f", $0) + " (\(NumberText.signedPercent($0 - 1)))" } ?? "n/a"
                 lines.append("  \(family.family): \(mean) over \(family.count), \(family.slower) slower, \(family.faster) faster")
             }
         }
@@ -245,33 +248,13 @@ public enum ReportRenderer {
             withoutTitle = "No value for \(report.metric): \(report.withoutValues.count) benchmark(s) in "
                 + "\(order.count) famil\(order.count == 1 ? "y" : "ies")"
         }
-        let errored = erroredLines(report.errored)
+        let errored = ErroredRow.lines(report.errored)
         return [
             ("Only in \(report.base.label) (\(report.onlyInBase.count))", report.onlyInBase),
             ("Only in \(report.new.label) (\(report.onlyInNew.count))", report.onlyInNew),
             (withoutTitle, withoutValues),
             ("Errored rows (error_occurred=true) (\(errored.count))", errored),
         ]
-    }
-
-    /// One line per file, benchmark and message: `file:first-last: name: message (n rows)`.
-    static func erroredLines(_ rows: [ErroredRow]) -> [String] {
-        var groups: [(row: ErroredRow, last: Int, count: Int)] = []
-        for row in rows {
-            if let index = groups.lastIndex(where: {
-                $0.row.file == row.file && $0.row.benchmark == row.benchmark && $0.row.message == row.message
-            }) {
-                groups[index].last = row.line
-                groups[index].count += 1
-            } else {
-                groups.append((row, row.line, 1))
-            }
-        }
-        return groups.map { group in
-            let lines = group.count == 1 ? "\(group.row.line)" : "\(group.row.line)-\(group.last)"
-            let count = group.count == 1 ? "" : " (\(group.count) rows)"
-            return "\(group.row.file):\(lines): \(group.row.benchmark): \(group.row.message)\(count)"
-        }
     }
 
     /// The final line stating the gate's outcome.
@@ -288,85 +271,6 @@ public enum ReportRenderer {
     }
 
     // MARK: - Formatting helpers
-
-    /// Lays out rows in columns padded to the widest cell.
-    static func aligned(_ rows: [[String]], indent: String, underlineHeader: Bool = false) -> String {
-        guard let columns = rows.map(\.count).max(), columns > 0 else { return "" }
-        var widths = [Int](repeating: 0, count: columns)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        var lines: [String] = []
-        for (index, row) in rows.enumerated() {
-            let line = row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-            var trimmed = line
-            while trimmed.last == " " { trimmed.removeLast() }
-            lines.append(indent + trimmed)
-            if underlineHeader && index == 0 {
-                lines.append(indent + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
-            }
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// A value of `metric` with its unit: times (`real_time`, `cpu_time`, counters `*_ns` and `ns_per_*`) as
-    /// `4.68 us`, rates (`*_per_second`) as `1.25M/s`, other counters as plain numbers.
-    static func value(_ value: Double, metric: String, time: Bool) -> String {
-        if time || metric.hasSuffix("_ns") || metric.hasPrefix("ns_per_") { return format(value, time: true) }
-        if metric.hasSuffix("_per_second") {
-            let magnitude = abs(value)
-            let (scaled, prefix): (Double, String) = magnitude >= 1e9 ? (value / 1e9, "G") : magnitude >= 1e6
-                ? (value / 1e6, "M") : magnitude >= 1e3 ? (value / 1e3, "k") : (value, "")
-            return significant(scaled) + " " + prefix + "/s"
-        }
-        return significant(value)
-    }
-
-    /// `text` in lines of at most `width` characters, broken at spaces (a longer word stays whole).
-    static func wrap(_ text: String, width: Int) -> [String] {
-        guard text.count > width else { return [text] }
-        var lines: [String] = []
-        var current = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            if !current.isEmpty, current.count + 1 + word.count > width {
-                lines.append(current)
-                current = String(word)
-            } else {
-                current += (current.isEmpty ? "" : " ") + word
-            }
-        }
-        if !current.isEmpty { lines.append(current) }
-        return lines
-    }
-
-    /// A time in nanoseconds with an appropriate unit, or a plain number.
-    public static func format(_ value: Double, time: Bool) -> String {
-        guard time else { return number(value) }
-        let magnitude = abs(value)
-        let (scaled, unit): (Double, String) =
-            magnitude >= 1e9 ? (value / 1e9, "s") : magnitude >= 1e6 ? (value / 1e6, "ms")
-            : magnitude >= 1e3 ? (value / 1e3, "us") : (value, "ns")
-        return significant(scaled) + " " + unit
-    }
-
-    /// About four significant digits without exponent for ordinary magnitudes.
-    static func significant(_ value: Double) -> String {
-        let magnitude = abs(value)
-        if magnitude == 0 { return "0" }
-        if magnitude >= 1e6 || magnitude < 1e-3 { return String(format: "%.4g", value) }
-        let decimals = magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : 3
-        return String(format: "%.\(decimals)f", value)
-    }
-
-    /// A number for machine-readable output (shortest round-trip form).
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
-    }
-
-    /// `+12.3%`.
-    static func signedPercent(_ fraction: Double) -> String {
-        String(format: "%+.1f%%", fraction * 100)
-    }
 
     /// A p-value with four decimals, or `<0.0001`.
     static func pValue(_ p: Double) -> String {

@@ -2,11 +2,15 @@
 // Google Benchmark CSV file (RFC 4180 quoting, line numbers kept for every record).
 import Foundation
 
-/// A problem with an input file or a command-line value, with enough location to fix it.
+/// A problem with an input file (a results CSV, the targets file) or a command-line value, with enough location to
+/// fix it.
 ///
 /// Every failure to read or interpret a results CSV is reported as this error, never as a crash.
 /// `description` renders it compiler-style: `path:line: field 'name': detail`.
-public struct CompareInputError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The exit status of a command that stops on bad input.
+    public static let exitStatus: Int32 = 2
+
     /// What kind of bad input was found.
     public enum Kind: String, Sendable, Codable, CaseIterable {
         /// The file does not exist.
@@ -37,7 +41,7 @@ public struct CompareInputError: Error, Equatable, Sendable, CustomStringConvert
         case noBenchmarks = "no benchmarks"
         /// A command-line value is not acceptable (wrong file count, bad format name, ...).
         case invalidArgument = "invalid argument"
-        /// An output file (the SVG plot) could not be written.
+        /// An output file (a chart, a page) could not be written.
         case unwritableOutput = "unwritable output"
     }
 
@@ -78,37 +82,37 @@ public struct CompareInputError: Error, Equatable, Sendable, CustomStringConvert
 }
 
 /// One CSV record with the line on which it starts.
-public struct CSVRecord: Sendable, Equatable {
+struct CSVRecord: Sendable, Equatable {
     /// The 1-based line number of the record's first character in the file.
-    public let line: Int
+    let line: Int
     /// The unquoted field values.
-    public let fields: [String]
+    let fields: [String]
 }
 
 /// The raw structure of a benchmark CSV: free-form context lines, then a CSV table.
-public struct CSVDocument: Sendable {
+struct CSVDocument: Sendable {
     /// Every line before the header, without line terminators.
-    public let contextLines: [String]
+    let contextLines: [String]
     /// The 1-based line number of the header.
-    public let headerLine: Int
+    let headerLine: Int
     /// The header's column names, trimmed of surrounding whitespace.
-    public let header: [String]
+    let header: [String]
     /// The records after the header; blank lines are dropped.
-    public let records: [CSVRecord]
+    let records: [CSVRecord]
 }
 
 /// Splits benchmark CSV text into context lines, header and records.
-public enum CSVReader {
+enum CSVReader {
     /// Reads and tokenizes the file at `path`.
-    /// - Throws: `CompareInputError` for a missing, unreadable, empty or header-less file,
+    /// - Throws: `InputError` for a missing, unreadable, empty or header-less file,
     ///   or an unterminated quote.
-    public static func read(path: String) throws -> CSVDocument {
+    static func read(path: String) throws -> CSVDocument {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CompareInputError(.fileNotFound, file: path, detail: "no such file")
+            throw InputError(.fileNotFound, file: path, detail: "no such file")
         }
         guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-            throw CompareInputError(.unreadable, file: path, detail: "cannot read the file")
+            throw InputError(.unreadable, file: path, detail: "cannot read the file")
         }
         return try parse(text: String(decoding: data, as: UTF8.self), file: path)
     }
@@ -118,12 +122,12 @@ public enum CSVReader {
     /// Every line before the first line whose first field is `name` is context. The header and
     /// everything after it is parsed as RFC 4180 CSV: fields may be double-quoted, quotes inside
     /// quoted fields are doubled, quoted fields may contain commas and line breaks.
-    /// - Throws: `CompareInputError` (`.emptyFile`, `.noHeader`, `.unterminatedQuote`).
-    public static func parse(text: String, file: String) throws -> CSVDocument {
+    /// - Throws: `InputError` (`.emptyFile`, `.noHeader`, `.unterminatedQuote`).
+    static func parse(text: String, file: String) throws -> CSVDocument {
         var body = Substring(text)
         if body.hasPrefix("\u{FEFF}") { body = body.dropFirst() }
         if body.allSatisfy({ $0.isWhitespace }) {
-            throw CompareInputError(.emptyFile, file: file, line: 1, detail: "the file is empty")
+            throw InputError(.emptyFile, file: file, line: 1, detail: "the file is empty")
         }
         // Find the header line without interpreting context lines as CSV (they may hold quotes).
         // Work on UTF-8 bytes: as Characters, "\r\n" is one grapheme and would hide the "\n".
@@ -147,7 +151,7 @@ public enum CSVReader {
         }
         guard let headerStart else {
             let lines = max(context.count, 1)
-            throw CompareInputError(
+            throw InputError(
                 .noHeader, file: file, line: lines,
                 detail: "no header line starting with 'name,' in \(lines) line(s); "
                     + "is this a Google Benchmark CSV (--benchmark_out_format=csv)?")
@@ -231,7 +235,7 @@ public enum CSVReader {
             index += 1
         }
         if inQuotes {
-            throw CompareInputError(
+            throw InputError(
                 .unterminatedQuote, file: file, line: quoteLine,
                 detail: "a quoted field opened on this line is never closed (truncated file?)")
         }

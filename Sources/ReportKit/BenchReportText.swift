@@ -1,12 +1,14 @@
 // The benchmark report as terminal text: counts, errors, findings, the summary tables and the targets.
 import Foundation
+import MarkupKit
+import ResultsKit
 
 extension BenchReport {
     /// The report for a terminal (what `scripts/bench.sh` prints after a run). Ends with a newline.
-    public func text() -> String {
+    func text() -> String {
         var out = "runloop report: \(index.file.path): profile \(profile ?? "unknown"), \(repetitionRows) repetition "
             + "rows, \(aggregateRows) aggregate rows, \(skippedRows) skipped, \(errors.count) errors\n"
-        for line in ReportRenderer.erroredLines(errors) { out += "  ERROR \(line)\n" }
+        for line in ErroredRow.lines(errors) { out += "  ERROR \(line)\n" }
         if !findings.isEmpty {
             out += "findings (engines firing timers before their date: counted, not errors):\n"
             for finding in findings { out += "  FINDING \(BenchReport.describe(finding))\n" }
@@ -21,7 +23,7 @@ extension BenchReport {
             let rows = table.rows.map { row in
                 [row.variant] + row.cells.map { BenchReport.cellText($0, table.table.metrics) }
             }
-            out += ReportRenderer.aligned([header] + rows, indent: "  ")
+            out += TextTable.aligned([header] + rows, indent: "  ")
         }
         if isSmoke {
             out += "\ntargets: not evaluated (a smoke run's figures are meaningless)\n"
@@ -45,7 +47,7 @@ extension BenchReport {
                              BenchReport.explanation(outcome, target)])
             }
         }
-        out += ReportRenderer.aligned(rows, indent: "  ")
+        out += TextTable.aligned(rows, indent: "  ")
         return out
     }
 
@@ -92,7 +94,7 @@ extension BenchReport {
 
     /// `cf: BM_...: 3 early fires in 2 of 5 repetitions, the earliest 1.20 us before its date`.
     static func describe(_ finding: EarlyFireFinding) -> String {
-        var text = "\(finding.engine): \(finding.benchmark): \(ReportRenderer.number(finding.fires)) early fires in "
+        var text = "\(finding.engine): \(finding.benchmark): \(NumberText.exact(finding.fires)) early fires in "
             + "\(finding.repetitions) of \(finding.measured) repetitions"
         if let by = finding.earliestByNs { text += ", the earliest " + String(format: "%.2f us", by / 1000) + " before its date" }
         return text
@@ -109,8 +111,8 @@ extension BenchReport {
 
     /// A figure of `metric` with its unit: `4.68 us` for times, `0.0159` otherwise.
     static func figure(_ value: Double, _ metric: MetricExpression) -> String {
-        if metric.isTime { return ReportRenderer.format(value, time: true) }
-        if metric.higherIsBetter { return ReportRenderer.value(value, metric: metric.description, time: false) }
+        if metric.isTime { return NumberText.duration(value) }
+        if metric.higherIsBetter { return FigureText.value(value, metric: metric.description, time: false) }
         // Four significant digits without trailing zeros: counts read 64, ratios 0.0892, 1.
         return abs(value) >= 1e4 ? String(format: "%.0f", value) : String(format: "%.4g", value)
     }
@@ -123,7 +125,7 @@ extension BenchReport {
     }
 
     /// `1.021x`, `12.8x`, `0.0159x`.
-    static func ratio(_ value: Double) -> String { ReportRenderer.significant(value) + "x" }
+    static func ratio(_ value: Double) -> String { NumberText.significant(value) + "x" }
 
     /// `ref 4.78 us, epoll 4.68 us`, or why it was not measured.
     static func explanation(_ outcome: TargetOutcome, _ target: BenchmarkTarget) -> String {

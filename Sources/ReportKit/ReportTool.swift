@@ -1,18 +1,19 @@
 // The entry point behind `runloop report`: reads a results file and the targets file, prints the summary and the
 // targets, and writes the HTML page. The CLI only parses arguments.
 import Foundation
+import ResultsKit
 
 /// The values of `runloop report`.
 public struct ReportOptions: Sendable, Equatable {
     /// The results CSV.
-    public var file: String
+    var file: String
     /// More results CSVs of the same build, measured in separate processes: the report is then the spread of each
     /// target's figure across all the files (``TargetSpread``), not the summary of one.
-    public var moreFiles: [String] = []
+    var moreFiles: [String] = []
     /// The targets file; `nil` looks for Benchmarks/targets.yaml (see `ReportTool.defaultTargetsPath`).
-    public var targetsPath: String?
+    var targetsPath: String?
     /// Where to write the HTML page, if anywhere.
-    public var htmlPath: String?
+    var htmlPath: String?
 
     /// Creates options.
     public init(file: String, moreFiles: [String] = [], targetsPath: String? = nil, htmlPath: String? = nil) {
@@ -23,32 +24,42 @@ public struct ReportOptions: Sendable, Equatable {
     }
 }
 
+/// What `runloop report` prints and how it ends.
+public struct ReportOutcome: Sendable {
+    /// The report, for stdout.
+    public let output: String
+    /// Error messages, for stderr.
+    public let diagnostics: [String]
+    /// 0 when the report was printed, 2 for bad input.
+    public let exitCode: Int32
+}
+
 /// Runs the benchmark report from command-line values.
 public enum ReportTool {
     /// The targets file's place in the repository.
-    public static let targetsFileName = "Benchmarks/targets.yaml"
+    static let targetsFileName = "Benchmarks/targets.yaml"
 
     /// Reads the files, renders the report and writes the page. Exit status 0 when the report was printed (missed
     /// targets included: they are the report's content), 2 for bad input (a broken CSV or targets file: its file
     /// and line), never a crash.
-    public static func run(_ options: ReportOptions) -> CompareOutcome {
+    public static func run(_ options: ReportOptions) -> ReportOutcome {
         do {
             guard let targetsPath = options.targetsPath ?? defaultTargetsPath() else {
-                throw CompareInputError(.fileNotFound, file: targetsFileName, field: "--targets",
+                throw InputError(.fileNotFound, file: targetsFileName, field: "--targets",
                                         detail: "not found in the current directory or above the runloop executable; "
                                             + "pass --targets PATH")
             }
             let targets = try TargetsFile.load(path: targetsPath)
             if !options.moreFiles.isEmpty {
                 guard options.htmlPath == nil else {
-                    throw CompareInputError(.invalidArgument, file: "<arguments>", field: "--html",
-                                            detail: "the page is for one file; with several files the report is the "
-                                                + "targets' spread across them")
+                    throw InputError(.invalidArgument, file: "<arguments>", field: "--html",
+                                     detail: "the page is for one file; with several files the report is the "
+                                         + "targets' spread across them")
                 }
                 let paths = [options.file] + options.moreFiles
                 let reports = try paths.map { BenchReport(file: try ResultsReader.read(path: $0), targets: targets) }
-                return CompareOutcome(output: TargetSpread(files: paths, reports: reports).text(), diagnostics: [],
-                                      exitCode: 0, report: nil)
+                return ReportOutcome(output: TargetSpread(files: paths, reports: reports).text(), diagnostics: [],
+                                     exitCode: 0)
             }
             let file = try ResultsReader.read(path: options.file)
             let report = BenchReport(file: file, targets: targets)
@@ -56,23 +67,21 @@ public enum ReportTool {
                 do {
                     try BenchPage.html(report).write(toFile: htmlPath, atomically: true, encoding: .utf8)
                 } catch {
-                    throw CompareInputError(.unwritableOutput, file: htmlPath, field: "--html",
+                    throw InputError(.unwritableOutput, file: htmlPath, field: "--html",
                                             detail: "cannot write the page: \(error.localizedDescription)")
                 }
             }
-            return CompareOutcome(output: report.text(), diagnostics: [], exitCode: 0, report: nil)
-        } catch let error as CompareInputError {
-            return CompareOutcome(output: "", diagnostics: [error.description], exitCode: CompareTool.badInputExitCode,
-                                  report: nil)
+            return ReportOutcome(output: report.text(), diagnostics: [], exitCode: 0)
+        } catch let error as InputError {
+            return ReportOutcome(output: "", diagnostics: [error.description], exitCode: InputError.exitStatus)
         } catch {
-            return CompareOutcome(output: "", diagnostics: ["error: \(error)"], exitCode: CompareTool.badInputExitCode,
-                                  report: nil)
+            return ReportOutcome(output: "", diagnostics: ["error: \(error)"], exitCode: InputError.exitStatus)
         }
     }
 
     /// Benchmarks/targets.yaml in the current directory or in a directory above the running executable (a build in
     /// .build/debug of a checkout finds its checkout's file).
-    public static func defaultTargetsPath() -> String? {
+    static func defaultTargetsPath() -> String? {
         if FileManager.default.fileExists(atPath: targetsFileName) { return targetsFileName }
         var directories: [String] = []
         // /proc/self/exe names the executable however it was started (a relative path, a symbolic link, PATH).

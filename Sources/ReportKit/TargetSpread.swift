@@ -2,28 +2,30 @@
 // files measured one after the other (separate processes). A target is only worth its verdict if the figure it
 // judges moves less between processes than the distance its bound allows.
 import Foundation
+import MarkupKit
+import ResultsKit
 
 /// One variant of one target, across several results files.
-public struct TargetSpreadRow: Sendable {
+struct TargetSpreadRow: Sendable {
     /// The target.
-    public let target: BenchmarkTarget
+    let target: BenchmarkTarget
     /// The bound the files were judged against (a quick file's quick bound).
-    public let bound: TargetBound?
+    let bound: TargetBound?
     /// The variant (`pin:same/load:none`).
-    public let variant: String
+    let variant: String
     /// The compared value in each file, in file order (`nil`: not measured there).
-    public let values: [Double?]
+    let values: [Double?]
     /// The status in each file.
-    public let statuses: [TargetStatus]
+    let statuses: [TargetStatus]
 
     /// The measured values.
-    public var measured: [Double] { values.compactMap { $0 } }
+    var measured: [Double] { values.compactMap { $0 } }
 
     /// The median of the measured values.
-    public var median: Double? { Statistics.median(measured) }
+    var median: Double? { Statistics.median(measured) }
 
     /// The largest minus the smallest value, over the median: how far the figure moves between processes.
-    public var spread: Double? {
+    var spread: Double? {
         guard let median, median != 0, let low = measured.min(), let high = measured.max(), measured.count >= 2 else {
             return nil
         }
@@ -32,31 +34,31 @@ public struct TargetSpreadRow: Sendable {
 
     /// The room a ratio bound leaves from parity, relative (`<= 1.03x`: 0.03; `<= 0.85x`: 0.15; `<= 1x`: 0); `nil`
     /// for a bound that is not a ratio.
-    public var boundMargin: Double? {
+    var boundMargin: Double? {
         guard let bound, target.comparison != .absolute else { return nil }
         return abs(bound.value - 1)
     }
 
     /// The distance from the median to the bound, relative to the bound: how far the figure could move before the
     /// verdict changes.
-    public var distanceToBound: Double? {
+    var distanceToBound: Double? {
         guard let bound, let median, bound.value != 0 else { return nil }
         return abs(bound.value - median) / abs(bound.value)
     }
 
     /// Whether every file gave this variant the same verdict.
-    public var verdictStable: Bool { Set(statuses).count == 1 }
+    var verdictStable: Bool { Set(statuses).count == 1 }
 }
 
 /// The spread of every target's figures over several files.
-public struct TargetSpread: Sendable {
+struct TargetSpread: Sendable {
     /// The files, in order.
-    public let files: [String]
+    let files: [String]
     /// One row per target variant, in the targets file's order.
-    public let rows: [TargetSpreadRow]
+    let rows: [TargetSpreadRow]
 
     /// Lines up the targets of `reports` (one per file, in `files` order, all judged against one targets file).
-    public init(files: [String], reports: [BenchReport]) {
+    init(files: [String], reports: [BenchReport]) {
         self.files = files
         var rows: [TargetSpreadRow] = []
         guard let first = reports.first else {
@@ -87,7 +89,7 @@ public struct TargetSpread: Sendable {
     }
 
     /// The table `runloop report` prints for several files.
-    public func text() -> String {
+    func text() -> String {
         var lines = ["targets across \(files.count) files (one process each): the figure in each file, its spread "
             + "((largest - smallest) / median), the room the bound leaves from parity, and the verdicts"]
         for (number, file) in files.enumerated() { lines.append("  [\(number + 1)] \(file)") }
@@ -127,7 +129,7 @@ public struct TargetSpread: Sendable {
 
     static func format(_ value: Double, _ target: BenchmarkTarget) -> String {
         target.comparison != .absolute ? String(format: "%.3fx", value)
-            : ReportRenderer.format(value, time: target.metric.isTime)
+            : target.metric.isTime ? NumberText.duration(value) : NumberText.exact(value)
     }
 
     static func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }

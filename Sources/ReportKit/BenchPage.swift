@@ -2,9 +2,10 @@
 // performance engineer reads it by and its summary tables, the targets met and missed, and the findings.
 import Foundation
 import MarkupKit
+import ResultsKit
 
 /// Renders a `BenchReport` as HTML (well-formed XHTML: inline CSS and SVG, no script, nothing from the network).
-public enum BenchPage {
+enum BenchPage {
     /// How a family is drawn.
     enum View {
         /// A dot plot per variant and engine: a median (`center`) and a tail (`tail`, of `tailStatistic`).
@@ -67,13 +68,13 @@ public enum BenchPage {
     ]
 
     /// The page.
-    public static func html(_ report: BenchReport) -> String {
+    static func html(_ report: BenchReport) -> String {
         let file = report.index.file
         var body = glance(report)
         body += "<h2 id=\"context\">Machine and run</h2>\n" + context(file)
         if !report.errors.isEmpty || !report.findings.isEmpty {
             body += "<h2 id=\"findings\">Errors and findings</h2>\n<ul>\n"
-            for line in ReportRenderer.erroredLines(report.errors) {
+            for line in ErroredRow.lines(report.errors) {
                 body += "<li><span class=\"missed\">ERROR</span> <code>\(Markup.escape(line))</code></li>\n"
             }
             for finding in report.findings {
@@ -173,7 +174,7 @@ public enum BenchPage {
                     guard let benchmark = benchmarks.first(where: { $0.variant == variant && $0.engine == engine })
                     else { return nil }
                     let middle = benchmark.value(centerMetric), end = benchmark.value(tailMetric, tailStatistic)
-                    return Charts.DotRow(engine: engine, color: colorOf[engine] ?? "#333", center: middle, tail: end,
+                    return Charts.DotRow(label: engine, color: colorOf[engine] ?? "#333", center: middle, tail: end,
                                          note: middle == nil && end == nil ? "no value" : nil)
                 }
                 return (variant.isEmpty ? family : variant, rows)
@@ -319,9 +320,9 @@ public enum BenchPage {
                     return (name, share, median)
                 }
                 let parts = found.count == 1 && found[0].1 >= 0.995
-                    ? ["one mode at " + ReportRenderer.format(found[0].2, time: true)]
+                    ? ["one mode at " + NumberText.duration(found[0].2)]
                     : found.map { "\($0.0) " + String(format: "%.0f %%", $0.1 * 100) + " at "
-                        + ReportRenderer.format($0.2, time: true) }
+                        + NumberText.duration($0.2) }
                 out += "<td class=\"num\">\(parts.isEmpty ? "-" : Markup.escape(parts.joined(separator: "; ")))</td>"
             }
             out += "</tr>\n"

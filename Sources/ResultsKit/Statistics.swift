@@ -47,7 +47,7 @@ public enum Statistics {
     }
 
     /// Average ranks (1-based, ties get the mean of their ranks) and the sizes of tie groups.
-    public static func averageRanks(_ values: [Double]) -> (ranks: [Double], tieGroups: [Int]) {
+    static func averageRanks(_ values: [Double]) -> (ranks: [Double], tieGroups: [Int]) {
         let order = values.indices.sorted { values[$0] < values[$1] }
         var ranks = [Double](repeating: 0, count: values.count)
         var groups: [Int] = []
@@ -78,7 +78,7 @@ public enum Statistics {
     /// The two-sided Mann-Whitney U test with an explicit method (scipy's `method=`).
     /// `.exact` ignores ties, as scipy does when asked for it explicitly.
     /// - Returns: `nil` if either sample is empty.
-    public static func mannWhitneyU(_ x: [Double], _ y: [Double], method: MannWhitneyMethod) -> MannWhitneyResult? {
+    static func mannWhitneyU(_ x: [Double], _ y: [Double], method: MannWhitneyMethod) -> MannWhitneyResult? {
         guard let u1 = uStatistic(x, y).u1 else { return nil }
         return mannWhitneyU(x, y, method: method, precomputedU: u1)
     }
@@ -111,7 +111,7 @@ public enum Statistics {
 
     /// The standardised U with tie correction and continuity correction, as scipy's `_get_mwu_z`:
     /// z = (U - n1·n2/2 - 0.5) / sqrt(n1·n2/12 · ((n+1) - Σ(t³-t)/(n(n-1)))).
-    public static func asymptoticZ(u: Double, n1: Int, n2: Int, tieGroups: [Int]) -> Double {
+    static func asymptoticZ(u: Double, n1: Int, n2: Int, tieGroups: [Int]) -> Double {
         let a = Double(n1), b = Double(n2), n = a + b
         let tieTerm = tieGroups.reduce(0.0) { $0 + Double($1 * $1 * $1 - $1) }
         let variance = a * b / 12 * ((n + 1) - (n > 1 ? tieTerm / (n * (n - 1)) : 0))
@@ -122,7 +122,7 @@ public enum Statistics {
     }
 
     /// P(Z ≥ z) for a standard normal Z.
-    public static func normalSurvival(_ z: Double) -> Double {
+    static func normalSurvival(_ z: Double) -> Double {
         if z.isNaN { return .nan }
         return 0.5 * erfc(z / 2.0.squareRoot())
     }
@@ -131,7 +131,7 @@ public enum Statistics {
     ///
     /// The frequencies of U are the coefficients of the Gaussian binomial coefficient
     /// [n1+n2 choose m]_q with m = min(n1, n2), built as Π (1 - q^(M+i)) / (1 - q^i).
-    public static func exactSurvival(u: Int, n1: Int, n2: Int) -> Double {
+    static func exactSurvival(u: Int, n1: Int, n2: Int) -> Double {
         let frequencies = exactFrequencies(n1: n1, n2: n2)
         let total = frequencies.reduce(0, +)
         let maximum = n1 * n2

@@ -17,22 +17,22 @@ public enum ResultsReader {
     ]
 
     /// The columns a file must have.
-    public static let requiredColumns: [String] = ["name", "real_time", "cpu_time", "time_unit"]
+    static let requiredColumns: [String] = ["name", "real_time", "cpu_time", "time_unit"]
 
     /// The aggregate suffixes Google Benchmark appends with `--benchmark_repetitions`.
-    public static let aggregateSuffixes: [String] = ["mean", "median", "stddev", "cv"]
+    static let aggregateSuffixes: [String] = ["mean", "median", "stddev", "cv"]
 
     /// The complexity suffixes Google Benchmark appends for `->Complexity()` benchmarks.
-    public static let complexitySuffixes: [String] = ["BigO", "RMS"]
+    static let complexitySuffixes: [String] = ["BigO", "RMS"]
 
     /// Reads and validates the file at `path`.
-    /// - Throws: `CompareInputError` naming the file, line and field of the first problem.
+    /// - Throws: `InputError` naming the file, line and field of the first problem.
     public static func read(path: String) throws -> ResultsFile {
         try interpret(CSVReader.read(path: path), file: path)
     }
 
     /// Parses and validates CSV `text`; `file` is used for error messages and as the path.
-    /// - Throws: `CompareInputError` naming the file, line and field of the first problem.
+    /// - Throws: `InputError` naming the file, line and field of the first problem.
     public static func parse(text: String, file: String) throws -> ResultsFile {
         try interpret(CSVReader.parse(text: text, file: file), file: file)
     }
@@ -43,21 +43,21 @@ public enum ResultsReader {
         var index: [String: Int] = [:]
         for (position, column) in header.enumerated() {
             if index[column] != nil {
-                throw CompareInputError(
+                throw InputError(
                     .duplicateColumn, file: file, line: document.headerLine, field: column,
                     detail: "the column appears more than once in the header")
             }
             index[column] = position
         }
         for column in requiredColumns where index[column] == nil {
-            throw CompareInputError(
+            throw InputError(
                 .missingColumn, file: file, line: document.headerLine, field: column,
                 detail: "the header lacks the required column '\(column)' (header: \(header.joined(separator: ",")))")
         }
         let counterColumns = header.filter { $0 != "" && !["name", "iterations", "real_time", "cpu_time", "time_unit",
                                                            "label", "error_occurred", "error_message"].contains($0) }
         guard !document.records.isEmpty else {
-            throw CompareInputError(
+            throw InputError(
                 .noBenchmarks, file: file, line: document.headerLine,
                 detail: "the header is followed by no benchmark rows (truncated file?)")
         }
@@ -71,14 +71,14 @@ public enum ResultsReader {
             }
             let isError = cell("error_occurred")?.trimmingCharacters(in: .whitespaces).lowercased() == "true"
             if record.fields.count > header.count || (record.fields.count < header.count && !isError) {
-                throw CompareInputError(
+                throw InputError(
                     .wrongFieldCount, file: file, line: record.line,
                     detail: "the row has \(record.fields.count) field(s) but the header has \(header.count) "
                         + "(truncated or garbled row)")
             }
             let name = cell("name") ?? ""
             if name.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw CompareInputError(.missingValue, file: file, line: record.line, field: "name",
+                throw InputError(.missingValue, file: file, line: record.line, field: "name",
                                         detail: "the benchmark name is empty")
             }
             raw.append((record, name, isError))
@@ -99,13 +99,13 @@ public enum ResultsReader {
                 let text = cell(column)
                 if text.isEmpty {
                     if required {
-                        throw CompareInputError(.missingValue, file: file, line: record.line, field: column,
+                        throw InputError(.missingValue, file: file, line: record.line, field: column,
                                                 detail: "the cell is empty in a row of '\(entry.name)'")
                     }
                     return nil
                 }
                 guard let value = Double(text), value.isFinite else {
-                    throw CompareInputError(.nonNumeric, file: file, line: record.line, field: column,
+                    throw InputError(.nonNumeric, file: file, line: record.line, field: column,
                                             detail: "'\(text)' is not a finite number (benchmark '\(entry.name)')")
                 }
                 return value
@@ -131,12 +131,12 @@ public enum ResultsReader {
             } else {
                 let text = cell("time_unit")
                 guard let parsed = BenchmarkTimeUnit(rawValue: text) else {
-                    throw CompareInputError(
+                    throw InputError(
                         .unknownUnit, file: file, line: record.line, field: "time_unit",
                         detail: "'\(text)' is not one of ns, us, ms, s (benchmark '\(entry.name)')")
                 }
                 if let previous = unitOf[benchmark], previous.unit != parsed {
-                    throw CompareInputError(
+                    throw InputError(
                         .mixedUnits, file: file, line: record.line, field: "time_unit",
                         detail: "benchmark '\(benchmark)' uses '\(parsed.rawValue)' here but "
                             + "'\(previous.unit.rawValue)' on line \(previous.line)")

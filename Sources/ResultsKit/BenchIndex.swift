@@ -62,7 +62,7 @@ public struct BenchIndex: Sendable {
         var errorsOf: [String: [String]] = [:]
         var seen = Set<String>()
         for row in file.rows {
-            let name = RatioPlot.withoutRunTypeSegments(row.benchmark)
+            let name = BenchmarkName.withoutRunTypeSegments(row.benchmark)
             if seen.insert(name).inserted { order.append(name) }
             switch row.kind {
             case .repetition: rowsOf[name, default: []].append(row)

@@ -1,16 +1,23 @@
-// The charts of the benchmark report, as inline SVG: a line chart (a figure against a parameter, one line per engine,
-// log or linear axes) and a dot plot (a median and a tail per engine, grouped by variant, on a log axis). Every
-// point carries a <title>, so a browser shows its value on hover without any script.
+// Charts as inline SVG: a line chart (a quantity against a parameter, one line per series, log or linear axes) and a
+// dot plot (a centre and a tail per row, rows grouped, on a log axis of times), their axes and a legend. Every point
+// carries a <title>, so a browser shows its value on hover without any script.
 import Foundation
-import MarkupKit
 
 /// One line of a line chart.
-struct ChartSeries {
-    var name: String
-    var color: String
-    var points: [(x: Double, y: Double)]
+public struct ChartSeries {
+    public var name: String
+    public var color: String
+    public var points: [(x: Double, y: Double)]
     /// A dashed line without markers (a bound or an optimum rather than a measurement).
-    var dashed = false
+    public var dashed = false
+
+    /// Creates a series.
+    public init(name: String, color: String, points: [(x: Double, y: Double)], dashed: Bool = false) {
+        self.name = name
+        self.color = color
+        self.points = points
+        self.dashed = dashed
+    }
 }
 
 /// How an axis's numbers read.
@@ -75,15 +82,15 @@ public struct ChartAxis {
 
 /// The SVG pieces.
 public enum Charts {
-    /// Colours for engines, by their position in the file's engine list.
+    /// Colours for series, by their position in a list.
     static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#e377c2", "#17becf",
                           "#bcbd22", "#d62728"]
 
-    /// The colour of the engine at `position`.
+    /// The colour of the series at `position`.
     public static func color(_ position: Int) -> String { palette[position % palette.count] }
 
     /// A line chart. Points with a non-positive coordinate on a log axis are left out.
-    static func lineChart(title: String, subtitle: String, xLabel: String, yLabel: String, series: [ChartSeries],
+    public static func lineChart(title: String, subtitle: String, xLabel: String, yLabel: String, series: [ChartSeries],
                           xStyle: AxisStyle,
                           yStyle: AxisStyle, logX: Bool = true, logY: Bool = true, width: Double = 374,
                           height: Double = 280) -> String {
@@ -100,58 +107,68 @@ public enum Charts {
         let left = 66.0, right = width - 14, top = subtitle.isEmpty ? 34.0 : 48.0, bottom = height - 44
         func px(_ x: Double) -> Double { left + xAxis.fraction(x) * (right - left) }
         func py(_ y: Double) -> Double { bottom - yAxis.fraction(y) * (bottom - top) }
-        var svg = open(width: width, height: height)
-        svg += text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
+        var svg = SVG.open(width: width, height: height)
+        svg += SVG.text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
         if !subtitle.isEmpty {
-            svg += text(x: 10, y: 36, Markup.escape(subtitle), size: 11, fill: "#555",
+            svg += SVG.text(x: 10, y: 36, Markup.escape(subtitle), size: 11, fill: "#555",
                         family: "DejaVu Sans Mono, monospace")
         }
         for tick in yAxis.ticks where tick >= yAxis.low && tick <= yAxis.high {
-            svg += line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
-            svg += text(x: left - 6, y: py(tick) + 4, Markup.escape(yStyle.label(tick)), size: 10, anchor: "end",
+            svg += SVG.line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
+            svg += SVG.text(x: left - 6, y: py(tick) + 4, Markup.escape(yStyle.label(tick)), size: 10, anchor: "end",
                         fill: "#444")
         }
         for tick in xAxis.ticks where tick >= xAxis.low && tick <= xAxis.high {
-            svg += line(px(tick), top, px(tick), bottom, stroke: "#eeeeee")
-            svg += text(x: px(tick), y: bottom + 15, Markup.escape(xStyle.label(tick)), size: 10, anchor: "middle",
+            svg += SVG.line(px(tick), top, px(tick), bottom, stroke: "#eeeeee")
+            svg += SVG.text(x: px(tick), y: bottom + 15, Markup.escape(xStyle.label(tick)), size: 10, anchor: "middle",
                         fill: "#444")
         }
-        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(right - left))\" height=\"\(f(bottom - top))\" "
+        svg += "<rect x=\"\(SVG.f(left))\" y=\"\(SVG.f(top))\" width=\"\(SVG.f(right - left))\" height=\"\(SVG.f(bottom - top))\" "
             + "fill=\"none\" stroke=\"#999\"/>\n"
-        svg += text(x: (left + right) / 2, y: height - 10,
+        svg += SVG.text(x: (left + right) / 2, y: height - 10,
                     Markup.escape(xLabel + (logX ? " (log)" : "")), size: 11, anchor: "middle")
-        svg += "<text x=\"14\" y=\"\(f((top + bottom) / 2))\" font-size=\"11\" text-anchor=\"middle\" "
-            + "transform=\"rotate(-90 14 \(f((top + bottom) / 2)))\">\(Markup.escape(yLabel + (logY ? " (log)" : "")))</text>\n"
+        svg += "<text x=\"14\" y=\"\(SVG.f((top + bottom) / 2))\" font-size=\"11\" text-anchor=\"middle\" "
+            + "transform=\"rotate(-90 14 \(SVG.f((top + bottom) / 2)))\">\(Markup.escape(yLabel + (logY ? " (log)" : "")))</text>\n"
         if plotted.allSatisfy({ $0.points.isEmpty }) {
-            svg += text(x: (left + right) / 2, y: (top + bottom) / 2, "no values", size: 12, anchor: "middle",
+            svg += SVG.text(x: (left + right) / 2, y: (top + bottom) / 2, "no values", size: 12, anchor: "middle",
                         fill: "#999")
         }
         for line in plotted where !line.points.isEmpty {
             let sorted = line.points.sorted { $0.x < $1.x }
-            let path = sorted.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")
+            let path = sorted.map { "\(SVG.f(px($0.x))),\(SVG.f(py($0.y)))" }.joined(separator: " ")
             svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"\(line.dashed ? "1.5" : "2")\""
                 + (line.dashed ? " stroke-dasharray=\"6,4\"" : "") + "/>\n"
             guard !line.dashed else { continue }
             for point in sorted {
-                svg += "<circle cx=\"\(f(px(point.x)))\" cy=\"\(f(py(point.y)))\" r=\"3.2\" fill=\"\(line.color)\">"
+                svg += "<circle cx=\"\(SVG.f(px(point.x)))\" cy=\"\(SVG.f(py(point.y)))\" r=\"3.2\" fill=\"\(line.color)\">"
                     + "<title>\(Markup.escape("\(line.name): \(xStyle.label(point.x)) → \(yStyle.label(point.y))"))</title></circle>\n"
             }
         }
         return svg + "</svg>\n"
     }
 
-    /// One row of a dot plot: a median and a tail (p99, worst) of one engine.
-    struct DotRow {
-        var engine: String
-        var color: String
-        var center: Double?
-        var tail: Double?
-        var note: String?
+    /// One row of a dot plot: a centre (a median) and a tail (a p99, the worst) of one labelled row.
+    public struct DotRow {
+        public var label: String
+        public var color: String
+        public var center: Double?
+        public var tail: Double?
+        /// Shown instead of the values at the row's end (`no value`).
+        public var note: String?
+
+        /// Creates a row.
+        public init(label: String, color: String, center: Double?, tail: Double?, note: String?) {
+            self.label = label
+            self.color = color
+            self.center = center
+            self.tail = tail
+            self.note = note
+        }
     }
 
     /// A dot plot: groups of rows, a filled dot at the median and a hollow one at the tail joined by a line, on a
     /// log axis of times; an optional vertical reference line (a threshold).
-    static func dotPlot(title: String, centerName: String, tailName: String, groups: [(label: String, rows: [DotRow])],
+    public static func dotPlot(title: String, centerName: String, tailName: String, groups: [(label: String, rows: [DotRow])],
                         xLabel: String, reference: (value: Double, label: String)? = nil, width: Double = 860) -> String {
         let rowHeight = 17.0, groupGap = 10.0, top = 52.0, left = 260.0, right = width - 150
         let rowCount = Double(groups.reduce(0) { $0 + $1.rows.count })
@@ -160,54 +177,54 @@ public enum Charts {
         if let reference { values.append(reference.value) }
         let axis = ChartAxis(values, logarithmic: true)
         func px(_ x: Double) -> Double { left + axis.fraction(x) * (right - left) }
-        var svg = open(width: width, height: height)
-        svg += text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
+        var svg = SVG.open(width: width, height: height)
+        svg += SVG.text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
         svg += "<circle cx=\"16\" cy=\"36\" r=\"4\" fill=\"#333\"/>"
-        svg += text(x: 24, y: 40, Markup.escape(centerName), size: 11)
-        svg += "<circle cx=\"\(f(40 + Double(centerName.count) * 6.5))\" cy=\"36\" r=\"4\" fill=\"white\" stroke=\"#333\" stroke-width=\"1.5\"/>"
-        svg += text(x: 48 + Double(centerName.count) * 6.5, y: 40, Markup.escape(tailName), size: 11)
+        svg += SVG.text(x: 24, y: 40, Markup.escape(centerName), size: 11)
+        svg += "<circle cx=\"\(SVG.f(40 + Double(centerName.count) * 6.5))\" cy=\"36\" r=\"4\" fill=\"white\" stroke=\"#333\" stroke-width=\"1.5\"/>"
+        svg += SVG.text(x: 48 + Double(centerName.count) * 6.5, y: 40, Markup.escape(tailName), size: 11)
         let plotBottom = height - 40
         for tick in axis.ticks where tick >= axis.low && tick <= axis.high {
-            svg += line(px(tick), top - 6, px(tick), plotBottom, stroke: "#e4e4e4")
-            svg += text(x: px(tick), y: plotBottom + 14, Markup.escape(AxisStyle.time.label(tick)), size: 10,
+            svg += SVG.line(px(tick), top - 6, px(tick), plotBottom, stroke: "#e4e4e4")
+            svg += SVG.text(x: px(tick), y: plotBottom + 14, Markup.escape(AxisStyle.time.label(tick)), size: 10,
                         anchor: "middle", fill: "#444")
         }
-        svg += text(x: (left + right) / 2, y: height - 10, Markup.escape(xLabel + " (log)"), size: 11, anchor: "middle")
+        svg += SVG.text(x: (left + right) / 2, y: height - 10, Markup.escape(xLabel + " (log)"), size: 11, anchor: "middle")
         if let reference {
-            svg += line(px(reference.value), top - 6, px(reference.value), plotBottom, stroke: "#cf222e", dash: "5,4")
-            svg += text(x: px(reference.value) + 4, y: top - 10, Markup.escape(reference.label), size: 10, fill: "#cf222e")
+            svg += SVG.line(px(reference.value), top - 6, px(reference.value), plotBottom, stroke: "#cf222e", dash: "5,4")
+            svg += SVG.text(x: px(reference.value) + 4, y: top - 10, Markup.escape(reference.label), size: 10, fill: "#cf222e")
         }
         var y = top
         for (index, group) in groups.enumerated() {
             if index % 2 == 0 {
-                svg += "<rect x=\"0\" y=\"\(f(y - 3))\" width=\"\(f(width))\" "
-                    + "height=\"\(f(Double(group.rows.count) * rowHeight + 6))\" fill=\"#f6f8fa\"/>\n"
+                svg += "<rect x=\"0\" y=\"\(SVG.f(y - 3))\" width=\"\(SVG.f(width))\" "
+                    + "height=\"\(SVG.f(Double(group.rows.count) * rowHeight + 6))\" fill=\"#f6f8fa\"/>\n"
             }
-            svg += text(x: 10, y: y + 12, Markup.escape(group.label), size: 11.5, weight: "bold",
+            svg += SVG.text(x: 10, y: y + 12, Markup.escape(group.label), size: 11.5, weight: "bold",
                         family: "DejaVu Sans Mono, monospace")
             for row in group.rows {
                 let center = y + rowHeight / 2
-                svg += text(x: left - 8, y: center + 4, Markup.escape(row.engine), size: 11, anchor: "end")
-                // Zero (a stall not detected, nothing measured) has no place on a log axis: only its label shows it.
-                let row = Charts.DotRow(engine: row.engine, color: row.color, center: row.center.flatMap { $0 > 0 ? $0 : nil },
+                svg += SVG.text(x: left - 8, y: center + 4, Markup.escape(row.label), size: 11, anchor: "end")
+                // Zero (nothing measured, nothing detected) has no place on a log axis: only its label shows it.
+                let row = Charts.DotRow(label: row.label, color: row.color, center: row.center.flatMap { $0 > 0 ? $0 : nil },
                                         tail: row.tail.flatMap { $0 > 0 ? $0 : nil },
                                         note: row.note ?? ([row.center, row.tail].contains { $0 == 0 }
                                             ? [row.center, row.tail].compactMap { $0.map { AxisStyle.time.label($0) } }
                                                 .joined(separator: " / ") : nil))
                 if let low = row.center, let high = row.tail {
-                    svg += line(px(min(low, high)), center, px(max(low, high)), center, stroke: row.color, width: 2)
+                    svg += SVG.line(px(min(low, high)), center, px(max(low, high)), center, stroke: row.color, width: 2)
                 }
                 if let tail = row.tail {
-                    svg += "<circle cx=\"\(f(px(tail)))\" cy=\"\(f(center))\" r=\"4\" fill=\"white\" stroke=\"\(row.color)\" "
-                        + "stroke-width=\"1.5\"><title>\(Markup.escape("\(row.engine) \(tailName): \(AxisStyle.time.label(tail))"))</title></circle>\n"
+                    svg += "<circle cx=\"\(SVG.f(px(tail)))\" cy=\"\(SVG.f(center))\" r=\"4\" fill=\"white\" stroke=\"\(row.color)\" "
+                        + "stroke-width=\"1.5\"><title>\(Markup.escape("\(row.label) \(tailName): \(AxisStyle.time.label(tail))"))</title></circle>\n"
                 }
                 if let value = row.center {
-                    svg += "<circle cx=\"\(f(px(value)))\" cy=\"\(f(center))\" r=\"4.5\" fill=\"\(row.color)\">"
-                        + "<title>\(Markup.escape("\(row.engine) \(centerName): \(AxisStyle.time.label(value))"))</title></circle>\n"
+                    svg += "<circle cx=\"\(SVG.f(px(value)))\" cy=\"\(SVG.f(center))\" r=\"4.5\" fill=\"\(row.color)\">"
+                        + "<title>\(Markup.escape("\(row.label) \(centerName): \(AxisStyle.time.label(value))"))</title></circle>\n"
                 }
                 let label = [row.center.map { AxisStyle.time.label($0) }, row.tail.map { AxisStyle.time.label($0) }]
                     .compactMap { $0 }.joined(separator: " / ")
-                svg += text(x: right + 10, y: center + 4, Markup.escape(row.note ?? label), size: 10.5,
+                svg += SVG.text(x: right + 10, y: center + 4, Markup.escape(row.note ?? label), size: 10.5,
                             fill: row.note == nil ? "#333" : "#8c959f")
                 y += rowHeight
             }
@@ -216,40 +233,22 @@ public enum Charts {
         return svg + "</svg>\n"
     }
 
-    /// A legend: one swatch per engine.
+    /// A legend: one swatch per series.
     public static func legend(_ entries: [(name: String, color: String, dashed: Bool)]) -> String {
         var x = 6.0
         var body = ""
         for entry in entries {
-            body += "<line x1=\"\(f(x))\" y1=\"12\" x2=\"\(f(x + 22))\" y2=\"12\" stroke=\"\(entry.color)\" stroke-width=\"2.5\""
+            body += "<line x1=\"\(SVG.f(x))\" y1=\"12\" x2=\"\(SVG.f(x + 22))\" y2=\"12\" stroke=\"\(entry.color)\" stroke-width=\"2.5\""
                 + (entry.dashed ? " stroke-dasharray=\"6,4\"" : "") + "/>"
-            if !entry.dashed { body += "<circle cx=\"\(f(x + 11))\" cy=\"12\" r=\"3.2\" fill=\"\(entry.color)\"/>" }
-            body += text(x: x + 28, y: 16, Markup.escape(entry.name), size: 12)
+            if !entry.dashed { body += "<circle cx=\"\(SVG.f(x + 11))\" cy=\"12\" r=\"3.2\" fill=\"\(entry.color)\"/>" }
+            body += SVG.text(x: x + 28, y: 16, Markup.escape(entry.name), size: 12)
             x += 40 + Double(entry.name.count) * 7.2
         }
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(x))\" height=\"24\" class=\"legend\" "
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(SVG.f(x))\" height=\"24\" class=\"legend\" "
             + "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\(body)</svg>\n"
     }
 
     // MARK: - Helpers
-
-    public static func open(width: Double, height: Double) -> String {
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" "
-            + "viewBox=\"0 0 \(f(width)) \(f(height))\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
-            + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    }
-
-    public static func f(_ value: Double) -> String { RatioPlot.f(value) }
-
-    public static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1,
-                     dash: String? = nil) -> String {
-        RatioPlot.line(x1, y1, x2, y2, stroke: stroke, width: width, dash: dash)
-    }
-
-    public static func text(x: Double, y: Double, _ content: String, size: Double, anchor: String = "start",
-                     weight: String = "normal", fill: String = "#111", family: String? = nil) -> String {
-        RatioPlot.text(x: x, y: y, content, size: size, anchor: anchor, weight: weight, fill: fill, family: family)
-    }
 
     /// Decades, and 2 and 5 times them when the axis spans fewer than three decades.
     static func logTicks(low: Double, high: Double) -> [Double] {
