@@ -1,72 +1,12 @@
 // The benchmark report as one self-contained HTML page: the run's context, a section per family with the charts a
-// performance engineer reads it by and its summary tables, the targets met and missed, and the findings.
+// performance engineer reads it by (those the targets file's `page` section defines for the family) and its summary
+// tables, the targets met and missed, and the findings.
 import Foundation
 import MarkupKit
 import ResultsKit
 
 /// Renders a `BenchReport` as HTML (well-formed XHTML: inline CSS and SVG, no script, nothing from the network).
 enum BenchPage {
-    /// How a family is drawn.
-    enum View {
-        /// A dot plot per variant and engine: a median (`center`) and a tail (`tail`, of `tailStatistic`).
-        case dots(title: String, center: String, centerName: String, tail: String, tailName: String,
-                  tailStatistic: Statistic, xLabel: String)
-        /// Line charts of `y` against the numeric parameter `x`, one panel per combination of the other
-        /// parameters, one line per engine; `optimum` draws the subject engine's column of that name dashed.
-        case lines(title: String, x: String, y: String, yLabel: String, logY: Bool, optimum: String?)
-    }
-
-    /// The families this page knows how to draw, with a sentence on what is measured. Other families get their
-    /// tables only.
-    static let views: [(family: String, note: String, views: [View])] = [
-        ("BM_WakeLatency",
-         "Round trip: a client thread wakes the loop, which answers. pin:same runs both threads on one CPU, pin:diff on two; "
-            + "load: none, a thread idling 1,000 timers (idle1000), or a CPU burner on the loop's CPU (burn).",
-         [.dots(title: "wake round trip per engine: mean (the targets' figure) and p99 (medians over repetitions)",
-                center: "latency_mean_ns", centerName: "mean", tail: "latency_p99_ns", tailName: "p99",
-                tailStatistic: .median, xLabel: "round-trip time"),
-          .dots(title: "wake round trip per engine: p50 and p99 (medians over repetitions)",
-                center: "latency_p50_ns", centerName: "p50", tail: "latency_p99_ns", tailName: "p99",
-                tailStatistic: .median, xLabel: "round-trip time")]),
-        ("BM_ObserverDispatch",
-         "One pass of the loop with N observers; what one observer adds to a pass (the targets' figure: CF and ref "
-            + "call an observer 4 times a pass, the analogues 2), cost per callout and per pass (N = 0 has no callouts).",
-         [.lines(title: "ns per observer per pass against N", x: "observers", y: "ns_per_observer_pass",
-                 yLabel: "per observer", logY: true, optimum: nil),
-          .lines(title: "ns per callout against N", x: "observers", y: "ns_per_callout", yLabel: "per callout",
-                 logY: true, optimum: nil),
-          .lines(title: "ns per pass against N", x: "observers", y: "ns_per_pass", yLabel: "per pass", logY: true,
-                 optimum: nil)]),
-        ("BM_Scale",
-         "Adding and removing one item with N items already in the loop: flat lines are O(1) per item.",
-         [.lines(title: "add + remove per item against N", x: "n", y: "ns_per_add + ns_per_remove",
-                 yLabel: "add + remove", logY: true, optimum: nil)]),
-        ("BM_TimerCoalescing",
-         "K repeating timers firing 10,000 times a second in all; with tolerance the loop may serve several fires per "
-            + "wake-up. The dashed line is the fewest wake-ups that serve the fires seen, when the harness reports it.",
-         [.lines(title: "wake-ups per fire against K", x: "timers", y: "wakeups_per_fire", yLabel: "wake-ups per fire",
-                 logY: true, optimum: "optimal_wakeups_per_fire"),
-          .lines(title: "lateness p99 against K", x: "timers", y: "lateness_p99_ns", yLabel: "lateness p99",
-                 logY: true, optimum: nil)]),
-        ("BM_ResidentThroughput",
-         "P producer threads hand small work items to one resident loop thread. A batch is what the loop takes from "
-            + "the queue at once; larger batches cost the producers fewer wake-ups and lock hand-overs.",
-         [.lines(title: "items per second against P", x: "producers", y: "items_per_second", yLabel: "items/s",
-                 logY: true, optimum: nil),
-          .lines(title: "wake-ups per item against P", x: "producers", y: "wakeups_per_item", yLabel: "wake-ups/item",
-                 logY: true, optimum: nil),
-          .lines(title: "items per batch against P", x: "producers", y: "items_per_batch", yLabel: "items/batch",
-                 logY: true, optimum: nil),
-          .dots(title: "hand-off latency: p50 and p99 (medians over repetitions)", center: "handoff_p50_ns",
-                centerName: "p50", tail: "handoff_p99_ns", tailName: "p99", tailStatistic: .median,
-                xLabel: "hand-off latency")]),
-        ("BM_LagMonitor",
-         "A watchdog thread detects injected stalls of the loop; the dashed line is the detection-delay target.",
-         [.dots(title: "detection delay: median and worst repetition", center: "detection_delay_ns",
-                centerName: "median", tail: "detection_delay_ns", tailName: "worst", tailStatistic: .max,
-                xLabel: "detection delay")]),
-    ]
-
     /// The page.
     static func html(_ report: BenchReport) -> String {
         let file = report.index.file
@@ -89,11 +29,11 @@ enum BenchPage {
             + Charts.legend(engines.enumerated().map { ($1, Charts.color($0), false) }) + "\n"
         for family in report.index.families {
             body += "<h3 id=\"\(Markup.escape(family))\">\(Markup.escape(family))</h3>\n"
-            let view = views.first { $0.family == family }
-            if let view { body += "<p class=\"note\">\(Markup.escape(view.note))</p>\n" }
-            // A view of several panels gets rows of its own; single charts share a row.
+            let page = report.pages.first { $0.family == family }
+            if let note = page?.note { body += "<p class=\"note\">\(Markup.escape(note))</p>\n" }
+            // A chart of several panels gets rows of its own; single charts share a row.
             var shared = ""
-            for chart in view?.views ?? [] {
+            for chart in page?.charts ?? [] {
                 let (drawn, panels) = draw(chart, family: family, report: report)
                 if panels > 1 {
                     if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
@@ -104,7 +44,7 @@ enum BenchPage {
                 }
             }
             if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
-            body += modes(family, report)
+            body += modes(page?.modes ?? [], family, report)
             let tables = report.tables.filter { $0.table.selection.family == family }
             for table in tables { body += htmlTable(table, smoke: report.isSmoke) }
             if tables.isEmpty { body += medianTable(family, report) }
@@ -160,20 +100,19 @@ enum BenchPage {
         return out
     }
 
-    /// The SVG of one view, and how many panels it has (0 when there is nothing to draw).
-    static func draw(_ view: View, family: String, report: BenchReport) -> (String, Int) {
+    /// The SVG of one chart, and how many panels it has (0 when there is nothing to draw).
+    static func draw(_ chart: ChartDefinition, family: String, report: BenchReport) -> (String, Int) {
         let index = report.index
         let benchmarks = index.benchmarks.filter { $0.family == family && $0.skipped == nil }
         let colorOf = Dictionary(uniqueKeysWithValues: index.engines.enumerated().map { ($1, Charts.color($0)) })
-        switch view {
-        case let .dots(title, center, centerName, tail, tailName, tailStatistic, xLabel):
-            guard let centerMetric = MetricExpression(center), let tailMetric = MetricExpression(tail),
-                  benchmarks.contains(where: { $0.value(centerMetric) != nil }) else { return ("", 0) }
+        switch chart {
+        case .dots(let chart):
+            guard benchmarks.contains(where: { $0.value(chart.center) != nil }) else { return ("", 0) }
             let groups = BenchIndex.orderedVariants(benchmarks).map { variant -> (label: String, rows: [Charts.DotRow]) in
                 let rows = index.engines.compactMap { engine -> Charts.DotRow? in
                     guard let benchmark = benchmarks.first(where: { $0.variant == variant && $0.engine == engine })
                     else { return nil }
-                    let middle = benchmark.value(centerMetric), end = benchmark.value(tailMetric, tailStatistic)
+                    let middle = benchmark.value(chart.center), end = benchmark.value(chart.tail, chart.tailStatistic)
                     return Charts.DotRow(label: engine, color: colorOf[engine] ?? "#333", center: middle, tail: end,
                                          note: middle == nil && end == nil ? "no value" : nil)
                 }
@@ -182,12 +121,12 @@ enum BenchPage {
             // A target on this figure with an absolute time bound is drawn as a line (the lag monitor's 80 ms).
             let bound = report.targets.first { result in
                 result.target.selection.family == family && result.target.comparison == .absolute
-                    && result.target.metric == centerMetric && result.target.metric.isTime
+                    && result.target.metric == chart.center && result.target.metric.isTime
             }.map { ($0.target.bound.value, "target \($0.target.bound.text)") }
-            return (Charts.dotPlot(title: title, centerName: centerName, tailName: tailName, groups: groups,
-                                   xLabel: xLabel, reference: bound), 1)
-        case let .lines(title, x, y, yLabel, logY, optimum):
-            guard let metric = MetricExpression(y) else { return ("", 0) }
+            return (Charts.dotPlot(title: chart.title, centerName: chart.centerName, tailName: chart.tailName,
+                                   groups: groups, xLabel: chart.axis, reference: bound), 1)
+        case .lines(let chart):
+            let x = chart.x, metric = chart.y
             let withX = benchmarks.filter { $0.parameter(x).flatMap(Double.init) != nil && $0.value(metric) != nil }
             guard !withX.isEmpty else { return ("", 0) }
             // Panels: the parameters other than x.
@@ -198,7 +137,6 @@ enum BenchPage {
             for key in BenchIndex.orderedVariants(withX).compactMap({ variant in
                 withX.first { $0.variant == variant }.map(panelKey)
             }) where !panels.contains(key) { panels.append(key) }
-            let optimumMetric = optimum.flatMap(MetricExpression.init)
             var out = ""
             for panel in panels {
                 let members = withX.filter { panelKey($0) == panel }
@@ -210,7 +148,7 @@ enum BenchPage {
                     }
                     return points.isEmpty ? nil : ChartSeries(name: engine, color: colorOf[engine] ?? "#333", points: points)
                 }
-                if let optimumMetric {
+                if let optimumMetric = chart.optimum {
                     let subject = report.targets.first?.target.engine ?? index.engines.first ?? ""
                     let points = members.filter { $0.engine == subject }.compactMap { benchmark -> (x: Double, y: Double)? in
                         guard let xValue = benchmark.parameter(x).flatMap(Double.init),
@@ -221,9 +159,9 @@ enum BenchPage {
                         series.append(ChartSeries(name: "optimum", color: "#000000", points: points, dashed: true))
                     }
                 }
-                out += Charts.lineChart(title: title, subtitle: panel, xLabel: x, yLabel: yLabel,
+                out += Charts.lineChart(title: chart.title, subtitle: panel, xLabel: x, yLabel: chart.axis,
                                         series: series, xStyle: .plain, yStyle: metric.isTime ? .time : .plain,
-                                        logX: true, logY: logY)
+                                        logX: true, logY: chart.logY)
             }
             return (out, panels.count)
         }
@@ -288,17 +226,14 @@ enum BenchPage {
         return out + "</table>\n"
     }
 
-    /// The modes of a latency distribution the harness reports (`latency_low_share` and `latency_low_p50_ns`, the
-    /// same for `high`; Benchmarks/README.md): per variant and engine, each mode's share of the round trips and its
-    /// median, medians over repetitions. Empty when the family has no such figures.
-    static let modeColumns = [("low", "latency_low_share", "latency_low_p50_ns"),
-                              ("high", "latency_high_share", "latency_high_p50_ns")]
-
-    static func modes(_ family: String, _ report: BenchReport) -> String {
+    /// The modes of a latency distribution the harness reports (the family's `modes` in the targets file's `page`
+    /// section; Benchmarks/README.md defines the columns): per variant and engine, each mode's share of the round
+    /// trips and its median, medians over repetitions. Empty when the family has no such figures.
+    static func modes(_ modes: [LatencyMode], _ family: String, _ report: BenchReport) -> String {
         let index = report.index
-        let columns = modeColumns.map { ($0.0, MetricExpression($0.1)!, MetricExpression($0.2)!) }
+        let columns = modes.map { ($0.name, $0.share, $0.median) }
         let benchmarks = index.benchmarks.filter { $0.family == family }
-        guard benchmarks.contains(where: { $0.value(columns[0].1) != nil }) else { return "" }
+        guard let first = columns.first, benchmarks.contains(where: { $0.value(first.1) != nil }) else { return "" }
         let engines = index.engines.filter { engine in benchmarks.contains { $0.engine == engine } }
         var out = "<table>\n<caption class=\"note\">the round trips' modes: each mode's share of the round trips and its "
             + "median (medians over repetitions; a distribution with one mode shows one)</caption>\n"

@@ -109,6 +109,8 @@ struct BenchReport: Sendable {
     let tables: [TableResult]
     /// The targets.
     let targets: [TargetResult]
+    /// What the page draws for each family (the targets file's `page` section).
+    let pages: [FamilyPage]
 
     /// The profile the file was measured with (`full`, `quick`, `smoke`), from its context.
     var profile: String? {
@@ -134,6 +136,7 @@ struct BenchReport: Sendable {
         tables = targets.summary.map { BenchReport.fill($0, index) }
         let run = RunKind(file)
         self.targets = run.smoke ? [] : targets.targets.map { BenchReport.evaluate($0, index, run) }
+        pages = targets.page
     }
 
     /// Counts of targets by status.

@@ -104,6 +104,8 @@ struct TargetsFile: Sendable {
     var summary: [SummaryTable]
     /// The targets, in order.
     var targets: [BenchmarkTarget]
+    /// What the page draws for each family (the `page` section).
+    var page: [FamilyPage] = []
 
     /// Reads and validates the file.
     /// - Throws: `InputError` naming the file, line and field.
@@ -206,8 +208,63 @@ struct TargetsFile: Sendable {
                 invalidIf: invalidIf, why: try target.optional("why")?.string(), line: entry.location.line))
             try target.finish()
         }
+        var page: [FamilyPage] = []
+        for (index, node) in try (fields.optional("page")?.sequence() ?? []).enumerated() {
+            let entry = node.renamed("page[\(index)]")
+            let family = try readFamilyPage(entry)
+            if let first = page.first(where: { $0.family == family.family }) {
+                throw entry.error("the family \(family.family) has an entry already, on line \(first.line)")
+            }
+            page.append(family)
+        }
         try fields.finish()
-        return TargetsFile(path: file, engine: engine, summary: summary, targets: targets)
+        return TargetsFile(path: file, engine: engine, summary: summary, targets: targets, page: page)
+    }
+
+    /// One family's entry of the `page` section.
+    private static func readFamilyPage(_ entry: YAMLValue) throws -> FamilyPage {
+        var fields = try entry.fields()
+        let family = try fields.required("family").string()
+        let note = try fields.optional("note")?.string()
+        var charts: [ChartDefinition] = []
+        for (index, element) in try (fields.optional("charts")?.sequence() ?? []).enumerated() {
+            let node = element.renamed("\(entry.field).charts[\(index)]")
+            var chart = try node.fields()
+            let dots = chart.optional("dots"), lines = chart.optional("lines")
+            guard (dots == nil) != (lines == nil) else {
+                throw node.error("give one of 'dots: TITLE' and 'lines: TITLE'")
+            }
+            let metric = try chart.required("metric").metric()
+            let axis = try chart.required("axis").string()
+            if let dots {
+                var statistic = Statistic.median
+                if let node = chart.optional("tail_statistic") {
+                    guard let parsed = Statistic(rawValue: try node.string()) else {
+                        throw node.error("expected median, max or min")
+                    }
+                    statistic = parsed
+                }
+                charts.append(.dots(DotChart(
+                    title: try dots.string(), center: metric, centerName: try chart.required("name").string(),
+                    tail: try chart.required("tail").metric(), tailName: try chart.required("tail_name").string(),
+                    tailStatistic: statistic, axis: axis)))
+            } else if let lines {
+                charts.append(.lines(LineChart(
+                    title: try lines.string(), x: try chart.required("x").string(), y: metric, axis: axis,
+                    logY: try chart.optional("log_y")?.bool() ?? true,
+                    optimum: try chart.optional("optimum")?.metric())))
+            }
+            try chart.finish()
+        }
+        var modes: [LatencyMode] = []
+        for (index, node) in try (fields.optional("modes")?.sequence() ?? []).enumerated() {
+            var mode = try node.renamed("\(entry.field).modes[\(index)]").fields()
+            modes.append(LatencyMode(name: try mode.required("name").string(), share: try mode.required("share").metric(),
+                                     median: try mode.required("median").metric()))
+            try mode.finish()
+        }
+        try fields.finish()
+        return FamilyPage(family: family, note: note, charts: charts, modes: modes, line: entry.location.line)
     }
 
     /// `family` and `where` of a table or target.

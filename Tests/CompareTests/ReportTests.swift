@@ -222,6 +222,15 @@ func xmlProblem(_ text: String) -> String? {
              "field 'targets[0].where.load': name at least one value"),
             ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    statistic: mean\n    bound: \"<= 2\"\n",
              "expected median, max or min"),
+            ("format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - metric: m\n        axis: a\n",
+             "t.yaml:6: error: invalid argument: field 'page[0].charts[0]': give one of 'dots: TITLE' and 'lines: TITLE'"),
+            ("format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - lines: t\n        metric: m\n        axis: a\n",
+             "the field 'x' is missing"),
+            ("format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - dots: t\n        metric: m\n        name: n\n"
+                + "        tail: m\n        tail_name: w\n        axis: a\n        optimum: o\n",
+             "t.yaml:12: error: invalid argument: field 'page[0].charts[0].optimum': unknown field 'optimum'"),
+            ("format: 1\nengine: ref\npage:\n  - family: F\n  - family: F\n",
+             "t.yaml:5: error: invalid argument: field 'page[1]': the family F has an entry already, on line 4"),
         ]
         for (text, message) in cases {
             #expect(throws: InputError.self) { try TargetsFile.parse(text, file: "t.yaml") }
