@@ -1,5 +1,6 @@
 // The history's terminal output: the runs, a trend per series with its change points, a check's verdicts.
 import Foundation
+import MarkupKit
 import ResultsKit
 
 /// Plain-text rendering of the history's answers.
@@ -119,13 +120,6 @@ public enum HistoryText {
 
     /// Columns padded to their widest cell.
     static func table(_ rows: [[String]], indent: String = "") -> String {
-        guard let first = rows.first else { return "" }
-        var widths = [Int](repeating: 0, count: first.count)
-        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
-        return rows.map { row in
-            indent + row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").replacingOccurrences(of: " +$", with: "", options: .regularExpression)
-        }.joined(separator: "\n") + "\n"
+        TextTable.aligned(rows, indent: indent)
     }
 }
