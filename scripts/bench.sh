@@ -368,7 +368,7 @@ cat "$work/context" "$work/table" >"$out.tmp"
 mv "$out.tmp" "$out"
 
 # MARK: summary: `runloop report` prints the row counts, errors, findings, the summary tables and the targets of
-# Benchmarks/targets.yaml (the numbers live there, the logic in CompareKit). It uses the configuration of runloop
+# Benchmarks/targets.yaml (the numbers live there, the logic in ReportKit). It uses the configuration of runloop
 # already built (release after scripts/run.sh, debug after scripts/test.sh or `swift build`), brought up to date,
 # so this is usually a no-op build.
 

@@ -1,5 +1,5 @@
 // Typed reading of a composed YAML tree, with errors that name the file, the line, the case and the field. The spec
-// loader (ConformanceKit) and the benchmark targets file (CompareKit) read through it; each words its messages with a
+// loader (ConformanceKit) and the benchmark targets file (ReportKit) read through it; each words its messages with a
 // ``YAMLWording``.
 
 import Yams
