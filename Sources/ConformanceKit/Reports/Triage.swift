@@ -282,13 +282,28 @@ public struct Triage: Sendable {
 
     /// Where `actual` (a run that ended with `status`, with `detail`) first departs from `expected`, as a cluster's
     /// title ("missing return stopped", "timer fire over and over", "CRASH SIGSEGV"), or nil when they do not differ:
-    /// what the fuzzer names a divergence by.
+    /// what the fuzzer names a divergence by. With the engine's `deadKinds` (rule 1), their lines are left out of
+    /// `expected` first, and nil also means the traces differ only by them, or a trigger waits for one of them
+    /// (`triggerKinds`, the callout kinds of the case's triggers): a result of the dead kinds' cluster.
     public static func departureTitle(expected: [String], actual: [String], status: CaseStatus,
-                                      detail: String? = nil) -> String? {
+                                      detail: String? = nil, deadKinds: Set<String> = [],
+                                      triggerKinds: Set<String> = []) -> String? {
         let outcome = CaseOutcome(caseID: "", area: "", engine: "", status: status, expected: .pass,
                                   expectationReason: nil, detail: detail, expectedTrace: expected, actualTrace: actual,
                                   seconds: 0)
-        return departure(outcome, facts: nil, deadKinds: [])?.title
+        let facts = triggerKinds.isEmpty ? nil : CaseFacts(rule: "", triggerKinds: triggerKinds)
+        return departure(outcome, facts: facts, deadKinds: deadKinds)?.title
+    }
+
+    /// Rule 1 for runs that are not a report's outcomes (the fuzzer's): the dead callout kinds of one engine, from
+    /// each of its runs given as the trace another engine made of the same scenario (`expected`), the engine's own
+    /// trace (`actual`), and whether the engine's run went to its end (`completed`, as a PASS or FAIL would).
+    public static func deadKinds(runs: [(expected: [String], actual: [String], completed: Bool)]) -> [String] {
+        deadKinds(runs.map { run in
+            CaseOutcome(caseID: "", area: "", engine: "", status: run.completed ? .fail : .error, expected: .pass,
+                        expectationReason: nil, detail: nil, expectedTrace: run.expected, actualTrace: run.actual,
+                        seconds: 0)
+        })
     }
 
     /// The departure of one result, or nil when its traces differ only by dead kinds' lines.
