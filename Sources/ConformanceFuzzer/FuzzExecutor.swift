@@ -42,8 +42,10 @@ public struct FuzzExecutor: Sendable {
     }
 
     /// Runs every scenario on every engine; the result is indexed [scenario][engine]. The engines run at the same
-    /// time (one worker each), the scenarios of one engine one after the other.
-    public func run(_ scenarios: [SpecCase]) throws -> [[FuzzRun]] {
+    /// time (one worker each), the scenarios of one engine one after the other. With `keepGoing`, an engine starts a
+    /// scenario only while it returns true (a campaign's time limit, an interrupt), and the result holds the scenarios
+    /// every engine ran, from the first: the scenario under way when it turns false ends within its watchdog.
+    public func run(_ scenarios: [SpecCase], while keepGoing: (@Sendable () -> Bool)? = nil) throws -> [[FuzzRun]] {
         guard !scenarios.isEmpty else { return [] }
         // Ids unique within the batch: shrink candidates all come from one scenario.
         let renamed = scenarios.enumerated().map { index, scenario -> SpecCase in
@@ -63,6 +65,7 @@ public struct FuzzExecutor: Sendable {
             let session = WorkerSession(launcher: launcher, specPath: path, engine: engines[engineIndex])
             defer { session.close() }
             for (index, scenario) in renamed.enumerated() {
+                if let keepGoing, !keepGoing() { break }
                 let outcome = session.run(scenario, limit: timeout)
                 let done = outcome.status == .pass || outcome.status == .fail
                 results.set(index, engineIndex, FuzzRun(
@@ -93,13 +96,9 @@ private final class ResultTable: @unchecked Sendable {
         lock.withLock { cells[scenario][engine] = run }
     }
 
-    /// Every cell; each engine's thread fills all of its column before `concurrentPerform` returns.
+    /// The rows every engine filled, from the first (each engine's thread fills its column, up to where it stopped,
+    /// before `concurrentPerform` returns).
     var rows: [[FuzzRun]] {
-        lock.withLock {
-            cells.map { row in
-                row.map { $0 ?? FuzzRun(status: CaseStatus.error.rawValue, trace: [], rawTrace: [],
-                                       detail: "internal error: no result recorded") }
-            }
-        }
+        lock.withLock { cells.prefix { row in row.allSatisfy { $0 != nil } }.map { row in row.map { $0! } } }
     }
 }
