@@ -3,6 +3,7 @@
 
 import ConformanceKit
 import Foundation
+import Synchronization
 
 /// What a campaign does.
 public struct FuzzOptions: Sendable {
@@ -11,25 +12,34 @@ public struct FuzzOptions: Sendable {
     public var seed: UInt64
     /// Stop after this many scenarios...
     public var count: Int?
-    /// ...or once this many seconds have passed. The whole campaign keeps to it, shrinking included: no batch starts
-    /// after it, and a divergence found or still shrinking then keeps the smallest case so far (unshrunk, if its
-    /// shrinking had not started). Only the batch under way overruns it: its runs, and for each divergence found
-    /// in it a classification and a check run.
+    /// ...or once this many seconds have passed since `startedAt`. They bound the whole campaign: generation, runs,
+    /// re-checks, classification, shrinking and writing. No run starts after them; the runs under way then (one
+    /// scenario per engine) end within their watchdog (`timeout`), which is the campaign's tolerance. A divergence
+    /// still shrinking keeps its smallest case so far; one found when the time is up is reported as found (not run
+    /// again, not shrunk), and says so.
     public var seconds: Double?
+    /// When the campaign's time started (WorkerProcess.monotonicNanoseconds); nil: when `run` is called. The command
+    /// passes its own start, so that `seconds` bounds the whole command.
+    public var startedAt: UInt64?
     public var shape: FuzzShape
     /// Where shrunk cases are written; nil: nowhere.
     public var outDirectory: String?
     /// The watchdog per scenario and engine, in seconds.
     public var timeout: Double
     public var known: [KnownDivergence]
-    /// Scenarios per worker start (a batch file loaded once by one worker per engine).
+    /// The most scenarios per batch (a batch file loaded once by one worker per engine). With `seconds`, a batch is
+    /// smaller: the first has `firstBatchSize` scenarios, each later one as many as a quarter of the time left holds
+    /// at the seconds per scenario the batches so far took.
     public var batchSize: Int = 25
-    /// How long shrinking one divergence may take, in seconds, before the smallest case so far is kept (within
-    /// `seconds`, which bounds the whole campaign).
+    /// How long shrinking one divergence may take, in seconds, before the smallest case so far is kept; with
+    /// `seconds`, also at most half the time left when it starts, so that the campaign goes on searching.
     public var shrinkSeconds: Double = 60
     /// End the campaign once an unexplained divergence has been found and shrunk (`--until-found`): how long a fuzzer
     /// takes to find a bug, as scripts/mutation.sh --fuzz measures it.
     public var stopAtFirstUnexplained = false
+    /// Ends the campaign early when requested (the command's SIGINT and SIGTERM handler): no run starts after, and
+    /// the summary holds what was found before.
+    public var interrupt: FuzzInterrupt?
 
     public init(engines: [EngineDescription], seed: UInt64, count: Int?, seconds: Double?, shape: FuzzShape,
                 outDirectory: String?, timeout: Double = 3, known: [KnownDivergence] = []) {
@@ -42,34 +52,111 @@ public struct FuzzOptions: Sendable {
         self.timeout = timeout
         self.known = known
     }
+
+    /// The first batch's size when the campaign has a time limit (no rate is known yet).
+    public static let firstBatchSize = 4
 }
 
-/// One divergence, shrunk.
+/// A request to end a campaign early, by a signal. Set from a signal handler, read by the campaign's threads: only
+/// atomics, so that `request` is safe in a signal handler (no lock, no allocation).
+public final class FuzzInterrupt: Sendable {
+    private let requested = Atomic<Int32>(0)
+    private let requestedAt = Atomic<UInt64>(0)
+
+    public init() {}
+
+    /// Asks the campaign to end; the first signal is the one reported. Returns nil for the first request, else the
+    /// nanoseconds since the first (a caller may tell a second request from the echo of the first: `timeout` sends
+    /// its signal to the process and then to its whole group).
+    @discardableResult
+    public func request(signal: Int32) -> UInt64? {
+        let now = WorkerProcess.monotonicNanoseconds()
+        if requested.compareExchange(expected: 0, desired: signal, ordering: .sequentiallyConsistent).exchanged {
+            requestedAt.store(now, ordering: .sequentiallyConsistent)
+            return nil
+        }
+        return now &- requestedAt.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// The signal that asked the campaign to end, if one did.
+    public var signal: Int32? {
+        let value = requested.load(ordering: .sequentiallyConsistent)
+        return value == 0 ? nil : value
+    }
+}
+
+/// How far a finding was shrunk, and why no further.
+public enum FuzzShrinkState: Sendable, Equatable {
+    /// Not shrunk yet (a finding as first reported, before its shrinking).
+    case pending
+    /// Shrunk until no one-step simplification still diverged the same way.
+    case minimal
+    /// Shrinking stopped at its own budget (`FuzzOptions.shrinkSeconds`, or half the time left); smallest case kept.
+    case stoppedAtBudget
+    /// Shrinking stopped at the campaign's time limit; smallest case so far kept.
+    case stoppedAtTimeLimit
+    /// Shrinking stopped at an interrupt; smallest case so far kept.
+    case stoppedByInterrupt
+    /// Found when the time was up (or after an interrupt): not shrunk.
+    case notShrunk
+    /// Not shrunk: its divergence departs as an earlier finding's did (the same defect), the finding of this seed.
+    case sameDefect(as: UInt64)
+}
+
+/// One divergence: as found, and shrunk when there was time.
 public struct FuzzFinding: Sendable {
     /// The seed of the scenario that found it (replay: `--seed SEED --count 1` with the same options).
     public var seed: UInt64
     public var originalSize: Int
-    /// The shrunk case; its `expect` is the first engine's trace.
+    /// The scenario as generated, and each engine's run of it (in engine order).
+    public var scenario: SpecCase
+    public var scenarioRuns: [FuzzRun]
+    /// The shrunk case (the scenario itself when it was not shrunk); its `expect` is the first engine's trace.
     public var shrunk: SpecCase
     /// Each engine's run of the shrunk case, in engine order.
     public var runs: [FuzzRun]
     /// The known divergence that explains it, if one does.
     public var explanation: KnownDivergence?
-    /// Whether the shrunk case gave the same runs when run again.
-    public var stable: Bool
+    /// Known divergences whose conditions hold but whose counterfactual run could not be made (time limit,
+    /// interrupt): the finding may be one of them. It counts as explained only by `explanation`.
+    public var possibleExplanations: [String] = []
+    /// The known divergences whose static conditions hold for it as found (FuzzKnown.candidates): a finding with
+    /// none is unexplained without a run, and only such a finding stands for its departure (FuzzCampaign.run).
+    public var knownCandidates: [String] = []
+    /// Whether the scenario was run again and gave the same runs (false: found when the time was up, not run again).
+    public var rechecked: Bool = true
+    /// Whether the shrunk case gave the same runs when run again; nil when it was not run again.
+    public var stable: Bool?
     /// The file it was written to.
     public var file: String?
-    /// Seconds from the campaign's start to the end of the batch whose run found it (before shrinking).
+    /// Seconds from the campaign's start to when it was found (its batch and re-check run).
     public var foundAfter: Double = 0
-    /// Seconds spent shrinking it.
+    /// Seconds from the campaign's start to the end of its shrinking.
+    public var shrunkAfter: Double = 0
+    /// Seconds spent shrinking it (with the classification and check runs of its candidates).
     public var shrinkSeconds: Double = 0
-    /// Whether shrinking stopped at the campaign's time limit (`--time`) rather than when nothing smaller diverged or
-    /// at its own budget.
-    public var shrinkCut = false
-    /// The defect it comes down to, by the triage of conformance results applied to the shrunk case (the first
-    /// engine's trace as the expected one): "<engine>: <where its trace departs>", or "explained: <known id>".
-    /// Findings with the same defect are reported once.
+    public var shrinkState: FuzzShrinkState = .pending
+    /// The defect it comes down to (FuzzDefects), with the dead callout kinds of the whole campaign: findings with
+    /// the same defect are reported once.
     public var defect: String = ""
+
+    public init(seed: UInt64, scenario: SpecCase, runs: [FuzzRun], explanation: KnownDivergence?) {
+        self.seed = seed
+        self.originalSize = FuzzShrinker.size(scenario)
+        self.scenario = scenario
+        self.scenarioRuns = runs
+        self.shrunk = scenario
+        self.runs = runs
+        self.explanation = explanation
+    }
+
+    /// Whether shrinking stopped at the campaign's end (time limit or interrupt) or never started for it.
+    public var shrinkCut: Bool {
+        [.stoppedAtTimeLimit, .stoppedByInterrupt, .notShrunk].contains(shrinkState)
+    }
+
+    /// Neither explained nor possibly explained by a known divergence.
+    public var isUnexplained: Bool { explanation == nil && possibleExplanations.isEmpty }
 
     /// The shrunk scenario without its id, rule and expectation: findings with the same signature are the same
     /// minimal case, found from several seeds.
@@ -92,11 +179,38 @@ public struct FuzzProgress: Sendable {
     public var elapsed: Double
 }
 
+/// What a finding's report is at: found (before shrinking), or shrunk.
+public enum FuzzEvent: Sendable {
+    /// A divergence found (run again unless the time was up), with whether its departure is a new one: printed at
+    /// once, before shrinking.
+    case found(FuzzFinding, newDefect: Bool)
+    /// A new defect's finding after shrinking (or after its shrinking was cut short).
+    case shrunk(FuzzFinding)
+}
+
+/// Where a campaign's time went, in seconds.
+public struct FuzzTiming: Sendable {
+    /// The scenarios' own runs.
+    public var running = 0.0
+    /// The second runs of divergent scenarios (nondeterminism check).
+    public var rechecking = 0.0
+    /// Shrinking, with the classification and check runs it makes.
+    public var shrinking = 0.0
+    /// Writing case files.
+    public var writing = 0.0
+    /// From `FuzzOptions.startedAt` to the end of the campaign.
+    public var total = 0.0
+    /// Everything else: starting up, generating scenarios, comparing traces.
+    public var other: Double { max(total - running - rechecking - shrinking - writing, 0) }
+}
+
 /// The result of a campaign.
 public struct FuzzSummary: Sendable {
     public var engines: [String]
     public var firstSeed: UInt64
     public var scenarios: Int
+    /// Batches run, and scenarios of a batch that were not run (the time limit or an interrupt came first).
+    public var batches: Int = 0
     /// Scenarios some engine SKIPped (it lacks a feature the scenario uses).
     public var skipped: Int
     /// Seeds of the scenarios every engine timed out on (nothing to compare; the generator should not make them).
@@ -108,14 +222,26 @@ public struct FuzzSummary: Sendable {
     /// Seeds whose scenario gave an engine different results on two runs.
     public var nondeterministic: [UInt64]
     public var findings: [FuzzFinding]
+    /// The campaign's wall time (from `FuzzOptions.startedAt`), as `timing.total`.
     public var seconds: Double
+    public var timing = FuzzTiming()
     /// The seconds shrinking took, over every finding.
-    public var shrinkSeconds: Double = 0
+    public var shrinkSeconds: Double { timing.shrinking }
+    /// Per engine after the first, the callout kinds it never made in the whole campaign (FuzzDefects).
+    public var deadKinds: [String: [String]] = [:]
+    /// The signal that ended the campaign early, if one did.
+    public var interrupted: Int32?
+    /// Whether the time limit ended it.
+    public var reachedTimeLimit = false
 
-    public var unexplained: [FuzzFinding] { findings.filter { $0.explanation == nil } }
+    public var unexplained: [FuzzFinding] { findings.filter(\.isUnexplained) }
     public var explained: [FuzzFinding] { findings.filter { $0.explanation != nil } }
+    /// Findings a known divergence may explain but whose counterfactual could not be run.
+    public var unclassified: [FuzzFinding] {
+        findings.filter { $0.explanation == nil && !$0.possibleExplanations.isEmpty }
+    }
     /// The findings grouped by ``FuzzFinding/defect``, in the order each defect was first found; the first of each
-    /// group is the one to read (its seed found the defect first).
+    /// group is the one to read (its seed found the defect first, and it is the one shrunk).
     public var defects: [(defect: String, findings: [FuzzFinding])] {
         var order: [String] = []
         var groups: [String: [FuzzFinding]] = [:]
@@ -127,38 +253,121 @@ public struct FuzzSummary: Sendable {
     }
     /// 0 when no unexplained divergence was found, 1 otherwise.
     public var exitCode: Int32 { unexplained.isEmpty ? 0 : 1 }
+
+    /// Names every finding's defect with the dead kinds `deadKinds` (FuzzDefects): a finding that was not shrunk
+    /// because it departed as an earlier one did takes that one's defect.
+    public mutating func nameDefects(deadKinds: [String: [String]]) {
+        self.deadKinds = deadKinds
+        var bySeed: [UInt64: String] = [:]
+        for index in findings.indices {
+            let finding = findings[index]
+            let defect: String
+            if case .sameDefect(let seed) = finding.shrinkState, let same = bySeed[seed] {
+                defect = same
+            } else {
+                defect = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.shrunk,
+                                            explanation: finding.explanation, deadKinds: deadKinds)
+            }
+            findings[index].defect = defect
+            if bySeed[finding.seed] == nil { bySeed[finding.seed] = defect }
+        }
+    }
 }
 
 /// Runs a campaign.
 public struct FuzzCampaign: Sendable {
     public var options: FuzzOptions
     public var executor: FuzzExecutor
+    /// Every run the campaign makes, for the dead callout kinds.
+    public let census: FuzzCalloutCensus
 
     public init(options: FuzzOptions, launcher: WorkerLauncher) {
         self.options = options
         self.executor = FuzzExecutor(launcher: launcher, engines: options.engines, timeout: options.timeout,
                                      directory: NSTemporaryDirectory())
+        self.census = FuzzCalloutCensus(engines: options.engines.map(\.name))
     }
 
-    /// Runs until `count` scenarios or `seconds` have passed. `onFinding` sees each finding as soon as it is shrunk
-    /// and written, with whether it is the first of its defect. Throws ``WorkerError`` when a batch file cannot be
-    /// written or an output file cannot be.
+    /// Runs the scenarios on every engine while `keepGoing` holds, and records the runs in the census.
+    func execute(_ scenarios: [SpecCase], while keepGoing: (@Sendable () -> Bool)? = nil) throws -> [[FuzzRun]] {
+        let rows = try executor.run(scenarios, while: keepGoing)
+        census.record(rows)
+        return rows
+    }
+
+    /// Runs until `count` scenarios, the time limit or an interrupt. `onEvent` sees each divergence as soon as it is
+    /// found (before shrinking) and each new defect's finding once shrunk. Throws ``WorkerError`` when a batch file
+    /// cannot be written or an output file cannot be.
     public func run(progress: (@Sendable (FuzzProgress) -> Void)? = nil,
-                    onFinding: ((FuzzFinding, _ firstOfDefect: Bool) -> Void)? = nil) throws -> FuzzSummary {
-        let started = WorkerProcess.monotonicNanoseconds()
-        func elapsed() -> Double { Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9 }
+                    onEvent: ((FuzzEvent) -> Void)? = nil) throws -> FuzzSummary {
+        let started = options.startedAt ?? WorkerProcess.monotonicNanoseconds()
+        func now() -> UInt64 { WorkerProcess.monotonicNanoseconds() }
+        func elapsed() -> Double { Double(now() &- started) / 1e9 }
         let deadline = options.seconds.map { started + UInt64($0 * 1e9) }
+        let interrupt = options.interrupt
+        let keepGoing: @Sendable () -> Bool = {
+            if interrupt?.signal != nil { return false }
+            if let deadline, WorkerProcess.monotonicNanoseconds() >= deadline { return false }
+            return true
+        }
         let generator = FuzzGenerator(shape: options.shape)
-        var summary = FuzzSummary(engines: options.engines.map(\.name), firstSeed: options.seed, scenarios: 0,
+        let engines = options.engines.map(\.name)
+        var summary = FuzzSummary(engines: engines, firstSeed: options.seed, scenarios: 0,
                                   skipped: 0, hung: [], failedEverywhere: [], nondeterministic: [], findings: [], seconds: 0)
+        func timed<T>(_ slot: WritableKeyPath<FuzzTiming, Double>, _ body: () throws -> T) rethrows -> T {
+            let start = now()
+            defer { summary.timing[keyPath: slot] += Double(now() - start) / 1e9 }
+            return try body()
+        }
+        /// The defects found so far, by the departures their findings' runs (as found, and shrunk) give with the
+        /// dead kinds so far, each with the seed of its first finding: a later divergence that departs the same way
+        /// is that defect and is not shrunk again. Only unexplained findings (no known divergence may explain them).
+        func knownDeparture(_ defect: String, dead: [String: [String]]) -> UInt64? {
+            for finding in summary.findings where finding.isUnexplained && finding.knownCandidates.isEmpty {
+                if case .sameDefect = finding.shrinkState { continue }
+                let asFound = FuzzDefects.defect(runs: finding.scenarioRuns, engines: engines,
+                                                 specCase: finding.scenario, explanation: nil, deadKinds: dead)
+                let shrunk = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.shrunk,
+                                                explanation: nil, deadKinds: dead)
+                if defect == asFound || defect == shrunk { return finding.seed }
+            }
+            return nil
+        }
+        // One case file per distinct case: findings that shrank to the same one point to the first one's file.
+        var written: [String: String] = [:]
+        func writeOnce(_ finding: inout FuzzFinding) throws {
+            guard let directory = options.outDirectory else { return }
+            if let file = written[finding.signature] {
+                finding.file = file
+            } else {
+                let file = try write(finding, to: directory)
+                written[finding.signature] = file
+                finding.file = file
+            }
+        }
+        /// Whether an unexplained finding has been shrunk (`stopAtFirstUnexplained`).
+        var shrunkUnexplained = false
         while true {
             if let count = options.count, summary.scenarios >= count { break }
-            if let seconds = options.seconds, elapsed() >= seconds { break }
-            let size = min(options.batchSize, options.count.map { $0 - summary.scenarios } ?? options.batchSize)
+            guard keepGoing() else { break }
+            var size = min(options.batchSize, options.count.map { $0 - summary.scenarios } ?? options.batchSize)
+            if let deadline {
+                let left = Double(deadline &- now()) / 1e9
+                if summary.scenarios == 0 {
+                    size = min(size, FuzzOptions.firstBatchSize)
+                } else {
+                    let perScenario = summary.timing.running / Double(summary.scenarios)
+                    size = min(size, max(1, Int(left / 4 / max(perScenario, 0.001))))
+                }
+            }
             let seeds = (0..<size).map { options.seed &+ UInt64(summary.scenarios + $0) }
             let scenarios = seeds.map(generator.scenario)
-            let results = try executor.run(scenarios)
-            summary.scenarios += size
+            let results = try timed(\.running) { try execute(scenarios, while: keepGoing) }
+            summary.batches += 1
+            // A batch an interrupt cut short is not counted: a signal sent to the whole process group may have
+            // reached its workers too (the command's workers ignore SIGINT and SIGTERM, other callers' may not).
+            if interrupt?.signal != nil { break }
+            summary.scenarios += results.count
             var divergent: [Int] = []
             for (index, runs) in results.enumerated() {
                 if runs.contains(where: \.isSkip) {
@@ -173,33 +382,103 @@ public struct FuzzCampaign: Sendable {
                 }
             }
             // Run each divergent scenario again: an engine that disagrees with itself makes the divergence noise.
-            let again = try executor.run(divergent.map { scenarios[$0] })
+            // Those the time limit leaves no run for are reported as found, not run again.
+            let again = try timed(\.rechecking) { try execute(divergent.map { scenarios[$0] }, while: keepGoing) }
+            let interruptedInRecheck = interrupt?.signal != nil
             let foundAfter = elapsed()
+            // Report each divergence at once; the first of each new departure is shrunk below.
+            var toShrink: [Int] = []
             for (position, index) in divergent.enumerated() {
-                guard again[position] == results[index] else {
+                let rechecked = position < again.count && !interruptedInRecheck
+                if rechecked, again[position] != results[index] {
                     summary.nondeterministic.append(seeds[index])
                     continue
                 }
-                var finding = try shrink(scenarios[index], runs: results[index], seed: seeds[index], deadline: deadline)
+                var finding = FuzzFinding(seed: seeds[index], scenario: scenarios[index], runs: results[index],
+                                          explanation: nil)
+                finding.shrunk = Self.specCase(scenarios[index], runs: results[index], seed: seeds[index],
+                                               engines: engines)
+                finding.rechecked = rechecked
                 finding.foundAfter = foundAfter
-                summary.shrinkSeconds += finding.shrinkSeconds
-                // One file per distinct minimal case: later seeds that shrink to it point to the first one's file.
-                if let same = summary.findings.first(where: { $0.signature == finding.signature }) {
-                    finding.file = same.file
-                } else if let directory = options.outDirectory {
-                    finding.file = try write(finding, to: directory)
+                let candidates = FuzzKnown.candidates(in: options.known, for: scenarios[index],
+                                                      first: results[index][0].trace,
+                                                      second: results[index].count > 1 ? results[index][1].trace : [])
+                finding.knownCandidates = candidates.map(\.id)
+                let dead = census.deadKinds
+                finding.defect = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.scenario,
+                                                    explanation: nil, deadKinds: dead)
+                var newDefect = true
+                if candidates.isEmpty, let first = knownDeparture(finding.defect, dead: dead) {
+                    finding.shrinkState = .sameDefect(as: first)
+                    newDefect = false
+                } else if !keepGoing() {
+                    Self.leaveUnshrunk(&finding, candidates: candidates)
+                } else {
+                    toShrink.append(summary.findings.count)
                 }
-                let firstOfDefect = !summary.findings.contains { $0.defect == finding.defect }
                 summary.findings.append(finding)
-                onFinding?(finding, firstOfDefect)
+                onEvent?(.found(finding, newDefect: newDefect))
+            }
+            for position in toShrink {
+                var finding = summary.findings[position]
+                let candidates = FuzzKnown.candidates(in: options.known, for: finding.scenario,
+                                                      first: finding.scenarioRuns[0].trace,
+                                                      second: finding.scenarioRuns.count > 1
+                                                          ? finding.scenarioRuns[1].trace : [])
+                if shrunkUnexplained, options.stopAtFirstUnexplained {
+                    Self.leaveUnshrunk(&finding, candidates: candidates)
+                } else if !keepGoing() {
+                    Self.leaveUnshrunk(&finding, candidates: candidates)
+                } else if candidates.isEmpty,
+                          let first = knownDeparture(finding.defect, dead: census.deadKinds), first != finding.seed {
+                    // A divergence found in this batch departs as one shrunk just before it: the same defect.
+                    finding.shrinkState = .sameDefect(as: first)
+                } else {
+                    var shrinkEnd = now() + UInt64(options.shrinkSeconds * 1e9)
+                    if let deadline { shrinkEnd = min(shrinkEnd, now() + (deadline &- now()) / 2) }
+                    var shrunk = try timed(\.shrinking) {
+                        try shrink(finding.scenario, runs: finding.scenarioRuns, seed: finding.seed,
+                                   deadline: deadline, budgetEnd: shrinkEnd)
+                    }
+                    shrunk.rechecked = finding.rechecked
+                    shrunk.knownCandidates = finding.knownCandidates
+                    shrunk.foundAfter = finding.foundAfter
+                    shrunk.shrunkAfter = elapsed()
+                    finding = shrunk
+                    shrunkUnexplained = shrunkUnexplained || finding.isUnexplained
+                    try timed(\.writing) { try writeOnce(&finding) }
+                    summary.findings[position] = finding
+                    onEvent?(.shrunk(finding))
+                    continue
+                }
+                summary.findings[position] = finding
             }
             progress?(FuzzProgress(scenarios: summary.scenarios, divergences: summary.findings.count,
                                    explained: summary.explained.count,
                                    nondeterministic: summary.nondeterministic.count, elapsed: elapsed()))
-            if options.stopAtFirstUnexplained, !summary.unexplained.isEmpty { break }
+            if options.stopAtFirstUnexplained, shrunkUnexplained { break }
         }
+        // The findings left unshrunk get their case files too.
+        for index in summary.findings.indices where summary.findings[index].file == nil {
+            if case .sameDefect = summary.findings[index].shrinkState { continue }
+            try timed(\.writing) { try writeOnce(&summary.findings[index]) }
+        }
+        summary.nameDefects(deadKinds: census.deadKinds)
+        summary.interrupted = interrupt?.signal
+        summary.reachedTimeLimit = deadline.map { now() >= $0 } ?? false
         summary.seconds = elapsed()
+        summary.timing.total = summary.seconds
         return summary
+    }
+
+    /// A finding left as found (time limit, interrupt, or a campaign ending at its first unexplained divergence): not
+    /// shrunk; an entry of the known divergences that needs no run explains it, one that needs a counterfactual run
+    /// only may.
+    static func leaveUnshrunk(_ finding: inout FuzzFinding, candidates: [KnownDivergence]) {
+        finding.shrinkState = .notShrunk
+        finding.explanation = candidates.first { $0.counterfactual == nil }
+        finding.possibleExplanations = finding.explanation == nil ? candidates.map(\.id) : []
+        if let explanation = finding.explanation { finding.defect = "explained: \(explanation.id)" }
     }
 
     /// Whether engines disagree: a different status, or the same completed run with a different trace. Engines that
@@ -215,15 +494,30 @@ public struct FuzzCampaign: Sendable {
     /// trace (one more run of the engines), or with a divergence that the other entries explain (two known defects in
     /// one case: the stale timer wake and the tolerance CF does not store, say).
     func classify(_ specCase: SpecCase, _ runs: [FuzzRun], excluding used: Set<String> = []) throws -> KnownDivergence? {
+        var unrun = Set<String>()
+        return try classify(specCase, runs, excluding: used, while: nil, unrun: &unrun)
+    }
+
+    /// ``classify(_:_:excluding:)`` making its counterfactual runs only while `keepGoing` holds; the entries whose
+    /// counterfactual could not be run are added to `unrun`.
+    func classify(_ specCase: SpecCase, _ runs: [FuzzRun], excluding used: Set<String> = [],
+                  while keepGoing: (@Sendable () -> Bool)?, unrun: inout Set<String>) throws -> KnownDivergence? {
         guard runs.count >= 2 else { return nil }
         for entry in FuzzKnown.candidates(in: options.known, for: specCase, first: runs[0].trace,
                                           second: runs[1].trace) where !used.contains(entry.id) {
             guard let counterfactual = entry.counterfactual else { return entry }
             let changedCase = FuzzKnown.apply(counterfactual, to: specCase)
-            let changed = try executor.run([changedCase])[0]
+            guard let changed = try execute([changedCase], while: keepGoing).first,
+                  options.interrupt?.signal == nil else {
+                unrun.insert(entry.id)
+                continue
+            }
             guard changed.allSatisfy({ $0.status == "done" }) else { continue }
             if !Self.diverges(changed) { return entry }
-            if try classify(changedCase, changed, excluding: used.union([entry.id])) != nil { return entry }
+            if try classify(changedCase, changed, excluding: used.union([entry.id]), while: keepGoing,
+                            unrun: &unrun) != nil {
+                return entry
+            }
         }
         return nil
     }
@@ -234,74 +528,94 @@ public struct FuzzCampaign: Sendable {
     /// crashes, times out) as on the original, and the divergence stays in its class (unexplained stays unexplained,
     /// an explained one keeps its explanation), so that shrinking cannot slide from a new divergence to a known one,
     /// or to a case that merely hangs.
-    /// Shrinking stops at `deadline` (the campaign's end, monotonic nanoseconds) too, keeping the smallest case so far.
-    func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, deadline: UInt64? = nil) throws -> FuzzFinding {
+    /// Shrinking stops at `deadline` (the campaign's end, monotonic nanoseconds), at an interrupt, and at
+    /// `budgetEnd` (default: `options.shrinkSeconds` from now), keeping the smallest case so far; no run starts after
+    /// them (the shrunk case's check run may go past `budgetEnd`, not past `deadline`).
+    func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, deadline: UInt64? = nil,
+                budgetEnd: UInt64? = nil) throws -> FuzzFinding {
         let started = WorkerProcess.monotonicNanoseconds()
-        var cut = false
-        func mayGoOn() -> Bool {
-            let now = WorkerProcess.monotonicNanoseconds()
-            if let deadline, now >= deadline {
-                cut = true
-                return false
-            }
-            return Double(now - started) / 1e9 < options.shrinkSeconds
+        let budgetEnd = budgetEnd ?? started + UInt64(options.shrinkSeconds * 1e9)
+        let interrupt = options.interrupt
+        let campaignGoesOn: @Sendable () -> Bool = {
+            interrupt?.signal == nil && deadline.map { WorkerProcess.monotonicNanoseconds() < $0 } ?? true
         }
-        let target = try classify(scenario, runs)?.id
+        let keepGoing: @Sendable () -> Bool = { campaignGoesOn() && WorkerProcess.monotonicNanoseconds() < budgetEnd }
+        func stopReason() -> FuzzShrinkState? {
+            if interrupt?.signal != nil { return .stoppedByInterrupt }
+            if let deadline, WorkerProcess.monotonicNanoseconds() >= deadline { return .stoppedAtTimeLimit }
+            if WorkerProcess.monotonicNanoseconds() >= budgetEnd { return .stoppedAtBudget }
+            return nil
+        }
+        var unrun = Set<String>()
+        let target = try classify(scenario, runs, while: keepGoing, unrun: &unrun)
         var current = scenario
         var currentRuns = runs
-        rounds: while mayGoOn() {
+        var state = FuzzShrinkState.minimal
+        // A divergence whose class is not known (a counterfactual left unrun) is not shrunk: a candidate could slide
+        // into a known divergence unseen.
+        if target == nil, !unrun.isEmpty { state = stopReason() ?? .stoppedAtBudget }
+        rounds: while state == .minimal {
+            if let reason = stopReason() {
+                state = reason
+                break
+            }
             let candidates = FuzzShrinker.candidates(current)
             var start = 0
             while start < candidates.count {
-                guard mayGoOn() else { break rounds }
+                if let reason = stopReason() {
+                    state = reason
+                    break rounds
+                }
                 let chunk = Array(candidates[start..<min(start + 16, candidates.count)])
-                let results = try executor.run(chunk)
+                let results = try execute(chunk, while: keepGoing)
+                // Runs an interrupt overlapped are not trusted: a signal to the process group may have ended workers.
+                if interrupt?.signal != nil {
+                    state = .stoppedByInterrupt
+                    break rounds
+                }
                 for index in results.indices where results[index].map(\.status) == runs.map(\.status)
                     && Self.diverges(results[index]) {
-                    guard try classify(chunk[index], results[index])?.id == target else { continue }
+                    var cut = Set<String>()
+                    guard try classify(chunk[index], results[index], while: keepGoing, unrun: &cut)?.id == target?.id,
+                          cut.isEmpty else { continue }
                     current = chunk[index]
                     currentRuns = results[index]
                     continue rounds
+                }
+                if results.count < chunk.count {
+                    state = stopReason() ?? .stoppedAtBudget
+                    break rounds
                 }
                 start += chunk.count
             }
             break
         }
-        let check = try executor.run([current])
-        let explanation = try classify(current, currentRuns)
-        var shrunk = current
-        shrunk.id = FuzzGenerator.caseID(seed: seed)
-        shrunk.expectedTrace = currentRuns[0].rawTrace
-        shrunk.unorderedRanges = FuzzScenario.unorderedRanges(in: shrunk.expectedTrace)
-        let engines = options.engines.map(\.name)
-        shrunk.rule = "Engines \(engines.joined(separator: " and ")) diverge on this scenario (runloop fuzz, seed \(seed)): "
-            + "review it, say the rule it checks, and rename it before moving it into cases/."
-        var finding = FuzzFinding(seed: seed, originalSize: FuzzShrinker.size(scenario), shrunk: shrunk,
-                                  runs: currentRuns, explanation: explanation, stable: check.first == currentRuns,
-                                  file: nil)
+        var finding = FuzzFinding(seed: seed, scenario: scenario, runs: runs, explanation: target)
+        if target == nil { finding.possibleExplanations = unrun.sorted() }
+        // The check run: whether the shrunk case gives the same runs again (within the campaign's time).
+        if let check = try execute([current], while: campaignGoesOn).first, interrupt?.signal == nil {
+            finding.stable = check == currentRuns
+        }
+        finding.shrunk = Self.specCase(current, runs: currentRuns, seed: seed, engines: options.engines.map(\.name))
+        finding.runs = currentRuns
         finding.shrinkSeconds = Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9
-        finding.shrinkCut = cut
-        finding.defect = Self.defect(runs: currentRuns, engines: options.engines.map(\.name), explanation: explanation,
-                                     specCase: shrunk)
+        finding.shrinkState = state
+        finding.defect = FuzzDefects.defect(runs: currentRuns, engines: options.engines.map(\.name),
+                                            specCase: finding.shrunk, explanation: target,
+                                            deadKinds: census.deadKinds)
         return finding
     }
 
-    /// The defect a divergence comes down to: the triage's departure (Triage.swift) of the first engine that
-    /// disagrees with the first one, with the first engine's run as the expected trace; or the known divergence that
-    /// explains it.
-    static func defect(runs: [FuzzRun], engines: [String], explanation: KnownDivergence?, specCase: SpecCase) -> String {
-        if let explanation { return "explained: \(explanation.id)" }
-        guard let reference = runs.first,
-              let index = runs.indices.dropFirst().first(where: { runs[$0] != reference }) else { return "none" }
-        let other = runs[index]
-        func status(_ run: FuzzRun) -> CaseStatus { CaseStatus(rawValue: run.status) ?? .fail }
-        guard reference.status == "done" else {
-            // The reference did not complete: name how it ended, and how the other did.
-            return "\(engines[0]): \(reference.status), \(engines[index]): \(other.status)"
-        }
-        let title = Triage.departureTitle(expected: reference.trace, actual: other.trace,
-                                          status: other.status == "done" ? .fail : status(other), detail: other.detail)
-        return "\(engines[index]): " + (title ?? "differs from \(engines[0])")
+    /// `scenario` as the case written for the divergence of `seed`: its id, a rule asking for review, and the first
+    /// engine's trace as its expectation.
+    static func specCase(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, engines: [String]) -> SpecCase {
+        var written = scenario
+        written.id = FuzzGenerator.caseID(seed: seed)
+        written.expectedTrace = runs[0].rawTrace
+        written.unorderedRanges = FuzzScenario.unorderedRanges(in: written.expectedTrace)
+        written.rule = "Engines \(engines.joined(separator: " and ")) diverge on this scenario (runloop fuzz, seed \(seed)): "
+            + "review it, say the rule it checks, and rename it before moving it into cases/."
+        return written
     }
 
     // MARK: Output

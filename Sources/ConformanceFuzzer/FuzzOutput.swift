@@ -27,7 +27,17 @@ public enum FuzzOutput {
         if let explanation = finding.explanation {
             comments.append("Explained by fuzz-known.yaml: \(explanation.id).")
         }
-        if !finding.stable { comments.append("WARNING: the shrunk case did not give the same runs when run again.") }
+        if finding.stable == false {
+            comments.append("WARNING: the shrunk case did not give the same runs when run again.")
+        }
+        if !finding.rechecked {
+            comments.append("WARNING: found when the time was up, not run again: it may be nondeterministic.")
+        }
+        if finding.shrinkState == .notShrunk { comments.append("Not shrunk (found when the time was up).") }
+        if !finding.possibleExplanations.isEmpty {
+            comments.append("May be explained by fuzz-known.yaml: " + finding.possibleExplanations.joined(separator: ", ")
+                            + " (its counterfactual not run).")
+        }
         comments.append("expect: \(engines[0])'s trace" + statusNote(finding.runs[0]) + ".")
         for (engine, run) in zip(engines, finding.runs).dropFirst() {
             comments.append("\(engine)'s trace\(statusNote(run)):")
@@ -41,16 +51,37 @@ public enum FuzzOutput {
         run.status == "done" ? "" : " (\(run.status): \(run.detail?.split(separator: "\n").first ?? ""))"
     }
 
-    /// The summary as text: counts, then each divergence with its file and its traces side by side as a diff.
+    /// "SIGINT", "SIGTERM", or "signal N".
+    public static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        default: return "signal \(signal)"
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+
+    /// The summary as text: counts, where the time went, the dead callout kinds, then each defect once with how many
+    /// scenarios hit it and its finding to read (its traces side by side as a diff).
     public static func text(_ summary: FuzzSummary, options: FuzzOptions) -> String {
         var lines = ["runloop fuzz: \(summary.engines.joined(separator: " vs ")), seeds \(summary.firstSeed) to "
                      + "\(summary.firstSeed &+ UInt64(max(summary.scenarios, 1) - 1)) (scenario i has seed "
                      + "\(summary.firstSeed) + i)"]
-        lines.append("\(summary.scenarios) scenarios in \(String(format: "%.1f", summary.seconds)) s "
-                     + "(\(String(format: "%.1f", Double(summary.scenarios) / max(summary.seconds, 0.001))) per second): "
-                     + "\(summary.unexplained.count) unexplained divergences, \(summary.explained.count) explained, "
+        if let signal = summary.interrupted {
+            lines.append("INTERRUPTED by \(signalName(signal)) after \(seconds(summary.seconds)): the batch under way "
+                         + "was not counted; what was found before is below")
+        }
+        let notRunAgain = summary.findings.filter { !$0.rechecked }.count
+        lines.append("\(summary.scenarios) scenarios: \(summary.unexplained.count) unexplained divergences, "
+                     + "\(summary.explained.count) explained, "
+                     + (summary.unclassified.isEmpty ? "" : "\(summary.unclassified.count) that a known divergence may "
+                        + "explain (its counterfactual not run), ")
                      + "\(summary.nondeterministic.count) nondeterministic, \(summary.skipped) skipped, "
-                     + "\(summary.hung.count) hung on every engine, \(summary.failedEverywhere.count) failed on every engine")
+                     + "\(summary.hung.count) hung on every engine, \(summary.failedEverywhere.count) failed on every engine"
+                     + (notRunAgain == 0 ? "" : "; \(notRunAgain) divergences found at the end were not run again"))
+        lines.append(timeLine(summary, options: options))
         if !summary.hung.isEmpty {
             lines.append("hung on every engine: seeds " + summary.hung.map(String.init).joined(separator: ", "))
         }
@@ -64,21 +95,76 @@ public enum FuzzOutput {
         if !summary.nondeterministic.isEmpty {
             lines.append("nondeterministic (set aside): seeds " + summary.nondeterministic.map(String.init).joined(separator: ", "))
         }
-        lines.append("shrinking: \(String(format: "%.1f", summary.shrinkSeconds)) s in all (at most "
-                     + "\(String(format: "%.0f", options.shrinkSeconds)) s per divergence"
-                     + (options.seconds.map { ", within the run's \(String(format: "%.0f", $0)) s" } ?? "") + ")"
-                     + { let cut = summary.findings.filter(\.shrinkCut).count
-                         return cut == 0 ? "" : "; \(cut) stopped at the time limit, their smallest case so far kept" }())
-        // Each defect once (the triage's departure of the shrunk case), with how many scenarios hit it.
+        for engine in summary.engines where summary.deadKinds[engine] != nil {
+            lines.append("callouts \(engine) never made in the whole campaign, while \(summary.engines[0]) did (dead): "
+                         + summary.deadKinds[engine]!.joined(separator: ", "))
+        }
+        // Each defect once, with how many scenarios hit it.
         let defects = summary.defects
         lines.append("defects: \(defects.count) (\(summary.findings.count) divergent scenarios)")
-        for (defect, findings) in defects {
+        for (_, findings) in defects {
+            let shown = findings.first { finding in
+                if case .sameDefect = finding.shrinkState { return false }
+                return finding.shrinkState != .notShrunk
+            } ?? findings[0]
             lines.append("")
-            lines += findingLines(findings[0], options: options, engines: summary.engines,
-                                  scenarios: findings.count, others: findings.dropFirst().map(\.seed))
-            _ = defect
+            lines += findingLines(shown, options: options, engines: summary.engines, scenarios: findings.count,
+                                  others: findings.map(\.seed).filter { $0 != shown.seed })
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Where the campaign's time went: its wall time against the limit, then running, re-checking, shrinking,
+    /// writing and the rest.
+    static func timeLine(_ summary: FuzzSummary, options: FuzzOptions) -> String {
+        let timing = summary.timing
+        let limit = options.seconds.map {
+            " for a limit of \(String(format: "%.0f", $0)) s (no run starts after it; one under way ends within its "
+                + "watchdog, \(String(format: "%g", options.timeout)) s)"
+        } ?? ""
+        let shrunk = summary.findings.filter {
+            switch $0.shrinkState {
+            case .pending, .notShrunk, .sameDefect: return false
+            default: return true
+            }
+        }.count
+        let cut = summary.findings.filter { $0.shrinkState == .stoppedAtTimeLimit || $0.shrinkState == .stoppedByInterrupt }
+            .count
+        let perScenario = summary.scenarios == 0 ? "" : String(format: ", %.3f s per scenario", timing.running / Double(summary.scenarios))
+        return "time: \(seconds(timing.total)) wall\(limit): running \(seconds(timing.running)) "
+            + "(\(summary.batches) batches\(perScenario)), re-checking \(seconds(timing.rechecking)), shrinking "
+            + "\(seconds(timing.shrinking)) (\(shrunk) divergences, at most \(String(format: "%.0f", options.shrinkSeconds)) s "
+            + "each" + (options.seconds == nil ? "" : " and half the time left") + (cut == 0 ? "" : "; \(cut) cut short")
+            + "), writing \(seconds(timing.writing)), other \(seconds(timing.other))"
+    }
+
+    /// How far a finding was shrunk, for its report.
+    static func shrinkText(_ finding: FuzzFinding) -> String {
+        let size = FuzzShrinker.size(finding.shrunk)
+        let took = " in " + seconds(finding.shrinkSeconds)
+        switch finding.shrinkState {
+        case .pending: return "size \(finding.originalSize), not shrunk yet"
+        case .minimal: return "shrunk from size \(finding.originalSize) to \(size)\(took)"
+        case .stoppedAtBudget: return "shrunk from size \(finding.originalSize) to \(size)\(took) (stopped at its budget)"
+        case .stoppedAtTimeLimit:
+            return "shrunk from size \(finding.originalSize) to \(size)\(took) (stopped at the time limit)"
+        case .stoppedByInterrupt:
+            return "shrunk from size \(finding.originalSize) to \(size)\(took) (stopped by the interrupt)"
+        case .notShrunk: return "size \(finding.originalSize), NOT SHRUNK (found when the time was up)"
+        case .sameDefect(let seed): return "size \(finding.originalSize), not shrunk (departs as seed \(seed) did)"
+        }
+    }
+
+    /// What a finding's checks say beyond its shrinking: not run again, unstable, possibly explained.
+    static func checkNotes(_ finding: FuzzFinding) -> String {
+        var notes: [String] = []
+        if !finding.rechecked { notes.append("NOT RUN AGAIN (found when the time was up; it may be nondeterministic)") }
+        if finding.stable == false { notes.append("unstable when run again") }
+        if !finding.possibleExplanations.isEmpty {
+            notes.append("may be explained by " + finding.possibleExplanations.joined(separator: ", ")
+                         + " (its counterfactual not run)")
+        }
+        return notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")
     }
 
     /// One finding: its defect, how many scenarios hit it, its case file, replay command and the diff of the first two
@@ -87,10 +173,7 @@ public enum FuzzOutput {
                                     others: [UInt64] = []) -> [String] {
         let label = finding.explanation.map { "EXPLAINED (\($0.id))" } ?? "DIVERGENCE"
         var lines = ["\(label): \(finding.defect)"]
-        lines.append("  seed \(finding.seed), shrunk from size \(finding.originalSize) to \(FuzzShrinker.size(finding.shrunk))"
-                     + " in \(String(format: "%.1f", finding.shrinkSeconds)) s"
-                     + (finding.shrinkCut ? " (stopped at the time limit)" : "")
-                     + (finding.stable ? "" : " (unstable when run again)"))
+        lines.append("  seed \(finding.seed), " + shrinkText(finding) + checkNotes(finding))
         if scenarios > 1 {
             let listed = others.prefix(10).map(String.init).joined(separator: ", ")
             lines.append("  hit by \(scenarios) scenarios; the other seeds: \(listed)"
@@ -105,16 +188,22 @@ public enum FuzzOutput {
         return lines
     }
 
-    /// What `runloop fuzz` prints as a finding is made: the whole finding for the first of its defect, one line for
-    /// a later one.
-    public static func foundText(_ finding: FuzzFinding, firstOfDefect: Bool, options: FuzzOptions) -> String {
+    /// What `runloop fuzz` prints as it goes: one line per divergence as it is found, and the whole finding (its
+    /// diff, case file and replay command) once a new defect's finding is shrunk.
+    public static func eventText(_ event: FuzzEvent, options: FuzzOptions) -> String {
         let engines = options.engines.map(\.name)
-        guard firstOfDefect else {
-            return "found again (seed \(finding.seed), shrunk to size \(FuzzShrinker.size(finding.shrunk))): "
-                + finding.defect
+        switch event {
+        case .found(let finding, let newDefect):
+            let stamp = "[" + seconds(finding.foundAfter) + "]"
+            let label = finding.explanation.map { " EXPLAINED (\($0.id))" } ?? ""
+            let what = newDefect ? "found" : "found again"
+            let next = finding.shrinkState == .pending ? "; shrinking" : ""
+            return "\(stamp) \(what)\(label): seed \(finding.seed): \(finding.defect) (" + shrinkText(finding)
+                + checkNotes(finding) + ")\(next)"
+        case .shrunk(let finding):
+            return (["[" + seconds(finding.shrunkAfter) + "] shrunk seed \(finding.seed):"]
+                + findingLines(finding, options: options, engines: engines)).joined(separator: "\n")
         }
-        return (["found after \(String(format: "%.1f", finding.foundAfter)) s:"]
-            + findingLines(finding, options: options, engines: engines)).joined(separator: "\n")
     }
 
     /// The summary as JSON.
@@ -122,7 +211,12 @@ public enum FuzzOutput {
         struct Finding: Encodable {
             var seed: UInt64
             var explained_by: String?
-            var stable: Bool
+            /// Known divergences that may explain it, their counterfactual not run (time limit, interrupt).
+            var may_be_explained_by: [String]
+            /// Whether it was run again (false: found when the time was up).
+            var rechecked: Bool
+            /// Whether the shrunk case gave the same runs again; null when not run again.
+            var stable: Bool?
             var original_size: Int
             var shrunk_size: Int
             var file: String?
@@ -130,18 +224,37 @@ public enum FuzzOutput {
             var replay: String
             var found_after_seconds: Double
             var shrink_seconds: Double
+            /// minimal, stopped-at-budget, stopped-at-time-limit, stopped-by-interrupt, not-shrunk, same-defect.
+            var shrink_state: String
+            /// For same-defect: the seed of the finding it departs as.
+            var same_defect_as: UInt64?
             var shrink_stopped_at_time_limit: Bool
             var defect: String
             var statuses: [String: String]
             var traces: [String: [String]]
         }
+        struct Timing: Encodable {
+            var total: Double
+            var running: Double
+            var rechecking: Double
+            var shrinking: Double
+            var writing: Double
+            var other: Double
+        }
         struct Summary: Encodable {
             var engines: [String]
             var first_seed: UInt64
             var scenarios: Int
+            var batches: Int
             var seconds: Double
+            var time_limit_seconds: Double?
+            var reached_time_limit: Bool
+            /// The signal that ended the run early, or null.
+            var interrupted_by: String?
+            var timing_seconds: Timing
             var unexplained: Int
             var explained: Int
+            var may_be_explained: Int
             var nondeterministic: Int
             var nondeterministic_seeds: [UInt64]
             var skipped: Int
@@ -151,6 +264,8 @@ public enum FuzzOutput {
             var failed_everywhere_seeds: [UInt64]
             var shrink_seconds: Double
             var shrink_budget_seconds: Double
+            /// Per engine after the first, the callout kinds it never made in the whole campaign (dead).
+            var dead_kinds: [String: [String]]
             /// Each defect once, with how many scenarios hit it and the seeds.
             var defects: [Defect]
             var findings: [Finding]
@@ -160,25 +275,50 @@ public enum FuzzOutput {
             var scenarios: Int
             var seeds: [UInt64]
         }
+        func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         let findings = summary.findings.map { finding in
-            Finding(seed: finding.seed, explained_by: finding.explanation?.id, stable: finding.stable,
-                    original_size: finding.originalSize, shrunk_size: FuzzShrinker.size(finding.shrunk),
-                    file: finding.file, signature: finding.signature, replay: replayCommand(seed: finding.seed, options: options),
-                    found_after_seconds: (finding.foundAfter * 10).rounded() / 10,
-                    shrink_seconds: (finding.shrinkSeconds * 10).rounded() / 10,
-                    shrink_stopped_at_time_limit: finding.shrinkCut, defect: finding.defect,
-                    statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status))),
-                    traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
+            var state: String
+            var sameAs: UInt64?
+            switch finding.shrinkState {
+            case .pending: state = "pending"
+            case .minimal: state = "minimal"
+            case .stoppedAtBudget: state = "stopped-at-budget"
+            case .stoppedAtTimeLimit: state = "stopped-at-time-limit"
+            case .stoppedByInterrupt: state = "stopped-by-interrupt"
+            case .notShrunk: state = "not-shrunk"
+            case .sameDefect(let seed):
+                state = "same-defect"
+                sameAs = seed
+            }
+            return Finding(seed: finding.seed, explained_by: finding.explanation?.id,
+                           may_be_explained_by: finding.possibleExplanations, rechecked: finding.rechecked,
+                           stable: finding.stable, original_size: finding.originalSize,
+                           shrunk_size: FuzzShrinker.size(finding.shrunk), file: finding.file,
+                           signature: finding.signature, replay: replayCommand(seed: finding.seed, options: options),
+                           found_after_seconds: rounded(finding.foundAfter),
+                           shrink_seconds: rounded(finding.shrinkSeconds), shrink_state: state, same_defect_as: sameAs,
+                           shrink_stopped_at_time_limit: finding.shrinkCut, defect: finding.defect,
+                           statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status))),
+                           traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
         }
+        let timing = summary.timing
         let value = Summary(engines: summary.engines, first_seed: summary.firstSeed, scenarios: summary.scenarios,
-                            seconds: summary.seconds, unexplained: summary.unexplained.count,
-                            explained: summary.explained.count, nondeterministic: summary.nondeterministic.count,
+                            batches: summary.batches, seconds: rounded(summary.seconds),
+                            time_limit_seconds: options.seconds, reached_time_limit: summary.reachedTimeLimit,
+                            interrupted_by: summary.interrupted.map(signalName),
+                            timing_seconds: Timing(total: rounded(timing.total), running: rounded(timing.running),
+                                                   rechecking: rounded(timing.rechecking),
+                                                   shrinking: rounded(timing.shrinking),
+                                                   writing: rounded(timing.writing), other: rounded(timing.other)),
+                            unexplained: summary.unexplained.count, explained: summary.explained.count,
+                            may_be_explained: summary.unclassified.count,
+                            nondeterministic: summary.nondeterministic.count,
                             nondeterministic_seeds: summary.nondeterministic, skipped: summary.skipped,
                             hung: summary.hung.count, hung_seeds: summary.hung,
                             failed_everywhere: summary.failedEverywhere.count,
                             failed_everywhere_seeds: summary.failedEverywhere.map(\.seed),
-                            shrink_seconds: (summary.shrinkSeconds * 10).rounded() / 10,
-                            shrink_budget_seconds: options.shrinkSeconds,
+                            shrink_seconds: rounded(summary.shrinkSeconds),
+                            shrink_budget_seconds: options.shrinkSeconds, dead_kinds: summary.deadKinds,
                             defects: summary.defects.map {
                                 Defect(defect: $0.defect, scenarios: $0.findings.count, seeds: $0.findings.map(\.seed))
                             },

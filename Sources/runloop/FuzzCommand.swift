@@ -17,13 +17,21 @@ struct FuzzCommand: ParsableCommand {
         (counting from 0) uses seed N+i, so the same seed and options give the same scenarios on every machine, and \
         a divergence found with seed N+i replays with --seed N+i --count 1 and the same --max-steps and --areas. \
         Each scenario runs on every engine in worker processes with a watchdog; one that diverges runs again, and if \
-        an engine disagrees with itself it is set aside as nondeterministic. A real divergence is shrunk (at most 60 s \
-        each, within --time, which bounds the whole run) and, with --out, written as a one-case spec file. Each is \
-        printed as soon as it is found; divergences that come down to the same defect (the conformance triage's first \
-        departure of the shrunk case) are reported once, with how many scenarios hit it. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains \
-        (CoreFoundation defects the spec does not assert) are reported apart.
+        an engine disagrees with itself it is set aside as nondeterministic. Each divergence is printed as soon as it \
+        is found, one line; the first of each new defect is then shrunk (at most 60 s, and at most half the time \
+        left) and printed whole (its diff, case file with --out, replay command). Divergences that come down to the \
+        same defect (the conformance triage's first departure, and its dead callout kinds judged over the whole run: \
+        a callout kind an engine never made while the first engine did) are reported once, with how many scenarios \
+        hit it. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains (CoreFoundation defects the spec \
+        does not assert) are reported apart.
 
-        Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input.
+        --time bounds the whole run: no run starts after it, and the runs under way end within their watchdog \
+        (--timeout), the stated tolerance; a divergence found when the time is up is reported, marked not run again \
+        and not shrunk. The summary says how the time went (running, re-checking, shrinking, writing). SIGINT or \
+        SIGTERM ends the run the same way, with the summary of what was found (a second one ends it at once).
+
+        Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input, 128+N when signal \
+        N ended the run.
         """
     )
 
@@ -36,7 +44,7 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "How many scenarios to run (default 200 unless --time is given).")
     var count: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Bound the whole run to this many seconds, shrinking included (a divergence still shrinking then keeps its smallest case so far; only the batch under way may overrun it: its runs, and a check run of each divergence found in it).", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Bound the whole run to this many seconds, shrinking included: no run starts after them, the runs under way end within their watchdog (--timeout); a divergence still shrinking keeps its smallest case so far, one found then is reported unshrunk.", valueName: "seconds"))
     var time: Double?
 
     @Option(name: .long, help: "Write each divergence's shrunk case to this directory, as fuzz-seed-N.yaml.")
@@ -95,12 +103,14 @@ struct FuzzCommand: ParsableCommand {
     }
 
     func run() throws {
+        let started = WorkerProcess.monotonicNanoseconds()
         if list {
             let generator = FuzzGenerator(shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()))
             let total = count ?? 200
             print(CaseWriter.file((0..<total).map { generator.scenario(seed: seed &+ UInt64($0)) }), terminator: "")
             return
         }
+        Self.handleSignals()
         let launcher = worker.map { WorkerLauncher(executable: $0) }
             ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
         let selected: [EngineDescription]
@@ -127,6 +137,8 @@ struct FuzzCommand: ParsableCommand {
                                   outDirectory: out, timeout: timeout, known: knownDivergences)
         options.shrinkSeconds = FuzzCommand.shrinkBudget
         options.stopAtFirstUnexplained = untilFound
+        options.startedAt = started
+        options.interrupt = fuzzInterrupt
         let onTerminal = isatty(STDERR_FILENO) == 1
         let summary: FuzzSummary
         do {
@@ -139,27 +151,53 @@ struct FuzzCommand: ParsableCommand {
                     + "(+\(progress.explained) explained), \(progress.nondeterministic) nondeterministic, "
                     + String(format: "%.1f/s", rate)
                 FileHandle.standardError.write(Data(line.utf8))
-            }, onFinding: { finding, first in
-                // Each finding as it is made, so that an interrupted run has shown what it found: on standard output
-                // in text, on standard error beside JSON (whose document comes at the end).
-                let text = (onTerminal ? "\r\u{1B}[K" : "")
-                    + FuzzOutput.foundText(finding, firstOfDefect: first, options: campaignOptions) + "\n"
-                if json {
-                    FileHandle.standardError.write(Data(text.utf8))
-                } else {
-                    FileHandle.standardOutput.write(Data(text.utf8))
-                }
+            }, onEvent: { event in
+                // Each finding as it is made (one write, unbuffered), so that an interrupted run has shown what it
+                // found: on standard output in text, on standard error beside JSON (whose document comes at the end).
+                let text = (onTerminal ? "\r\u{1B}[K" : "") + FuzzOutput.eventText(event, options: campaignOptions) + "\n"
+                (json ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
             })
         } catch let error as WorkerError {
             throw failure(error.description)
         }
         if onTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
         print(format == .json ? FuzzOutput.json(summary, options: options) : FuzzOutput.text(summary, options: options))
+        if let signal = summary.interrupted { throw ExitCode(128 + signal) }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+    }
+
+    /// SIGINT and SIGTERM ask the campaign to end (it prints what it found); a second one, a second or more after
+    /// the first (`timeout` sends its signal twice at once: to the process, then to its group), ends the process at
+    /// once. The worker processes keep the default action: a signal sent to the whole group ends their runs under way,
+    /// and the campaign does not count those runs.
+    private static func handleSignals() {
+        _ = fuzzInterrupt  // initialized before any handler can run
+        signal(SIGINT, onFuzzSignal)
+        signal(SIGTERM, onFuzzSignal)
     }
 
     private func failure(_ message: String) -> ExitCode {
         FileHandle.standardError.write(Data("runloop fuzz: \(message)\n".utf8))
         return ExitCode(2)
     }
+}
+
+/// The interrupt of `runloop fuzz`'s campaign: global, so that the signal handler (a C function, which captures
+/// nothing) reaches it. Its state is atomics only (FuzzInterrupt).
+private let fuzzInterrupt = FuzzInterrupt()
+
+/// The signal handler: only async-signal-safe work (atomics, write(2) of a static string, _exit).
+private func onFuzzSignal(_ number: Int32) {
+    if let since = fuzzInterrupt.request(signal: number) {
+        guard since >= 1_000_000_000 else { return }
+        let message: StaticString = "runloop fuzz: signalled again: ending now\n"
+        message.withUTF8Buffer { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        _exit(128 + number)
+    }
+    let message: StaticString = """
+        runloop fuzz: interrupted: no run starts now; the runs under way finish within their watchdog, then the \
+        summary of what was found (signal again to end at once)
+
+        """
+    message.withUTF8Buffer { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

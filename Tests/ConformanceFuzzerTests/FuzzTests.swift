@@ -487,8 +487,9 @@ struct FuzzTests {
         #expect(summary.scenarios == 6)
         #expect(summary.nondeterministic.isEmpty)
         #expect(summary.failedEverywhere.isEmpty)
-        let finding = try #require(summary.unexplained.first, "the planted bug was not found in 6 scenarios")
-        #expect(finding.stable)
+        let finding = try #require(summary.unexplained.first { $0.shrinkState == .minimal },
+                                   "the planted bug was not found and shrunk in 6 scenarios")
+        #expect(finding.stable == true)
         // The bug needs an observer of order >= 1 with BeforeSources, its add, and a run in a mode with an item.
         #expect(FuzzShrinker.size(finding.shrunk) <= 5, "\(CaseWriter.write(finding.shrunk))")
         #expect(finding.shrunk.items.contains { item in
@@ -514,23 +515,173 @@ struct FuzzTests {
     }
 
     /// Every scenario that hits the planted bug comes down to one defect, reported once with how many scenarios hit
-    /// it; each finding is handed over as soon as it is made, the first of its defect marked so.
+    /// it; each divergence is handed over as soon as it is found, before shrinking, the first as a new defect, and
+    /// only new departures are shrunk.
     @Test func findingsOfOneDefectAreReportedOnce() throws {
         let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
                                   count: 6, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
-        let seen = Mutex<[(UInt64, Bool)]>([])
-        let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher())
-            .run(onFinding: { finding, first in seen.withLock { $0.append((finding.seed, first)) } })
+        let found = Mutex<[(UInt64, Bool)]>([])
+        let shrunk = Mutex<[UInt64]>([])
+        let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run(onEvent: { event in
+            switch event {
+            case .found(let finding, let newDefect): found.withLock { $0.append((finding.seed, newDefect)) }
+            case .shrunk(let finding): shrunk.withLock { $0.append(finding.seed) }
+            }
+        })
         #expect(summary.findings.count >= 2, "the planted bug was hit by fewer than 2 of 6 scenarios")
         #expect(summary.defects.map(\.defect) == ["planted: missing observer beforeSources"])
         #expect(summary.defects.first?.findings.count == summary.findings.count)
-        let handed = seen.withLock { $0 }
+        let handed = found.withLock { $0 }
         #expect(handed.map(\.0) == summary.findings.map(\.seed))
-        #expect(handed.map(\.1) == [true] + Array(repeating: false, count: handed.count - 1))
+        #expect(handed.first?.1 == true)
+        // Shrunk: only new departures; every other finding is the same defect as an earlier one, not shrunk.
+        let shrunkSeeds = shrunk.withLock { $0 }
+        #expect(!shrunkSeeds.isEmpty)
+        #expect(Set(shrunkSeeds).isSubset(of: handed.filter(\.1).map(\.0)))
+        for finding in summary.findings where !shrunkSeeds.contains(finding.seed) {
+            guard case .sameDefect(let first) = finding.shrinkState else {
+                Issue.record("seed \(finding.seed): \(finding.shrinkState)")
+                continue
+            }
+            #expect(first < finding.seed)
+        }
         let text = FuzzOutput.text(summary, options: options)
         #expect(text.contains("defects: 1 (\(summary.findings.count) divergent scenarios)"))
         #expect(text.contains("hit by \(summary.findings.count) scenarios"))
-        #expect(text.contains("shrinking: "))
+        #expect(text.contains("time: "))
+        #expect(text.contains("shrinking "))
+    }
+
+    /// The triage's dead-callout-kind rule across a campaign: runs where one engine never makes an observer callout
+    /// that the first engine makes in two scenarios or more make every observer kind dead on it, and the findings
+    /// that miss one observer kind or another come down to one defect; a finding of another kind stays apart, and
+    /// with the evidence of one scenario only nothing is dead.
+    @Test func findingsOfADeadCalloutKindFoldIntoOneDefect() throws {
+        func run(_ trace: [String], _ status: String = "done") -> FuzzRun {
+            FuzzRun(status: status, trace: trace, rawTrace: trace, detail: nil)
+        }
+        let engines = ["cf", "broken"]
+        let observers = [run(["o.entry", "o.beforeTimers", "o.exit", "return finished"]), run(["return finished"])]
+        let waits = [run(["o.beforeWaiting", "fire t", "o.afterWaiting", "return stopped"]),
+                     run(["fire t", "return stopped"])]
+        let twice = [run(["fire t", "return finished"]), run(["fire t", "fire t", "fire t", "fire t", "return finished"])]
+        var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
+        bare.triggers = []
+        func finding(_ seed: UInt64, _ runs: [FuzzRun]) -> FuzzFinding {
+            var finding = FuzzFinding(seed: seed, scenario: bare, runs: runs, explanation: nil)
+            finding.shrinkState = .minimal
+            return finding
+        }
+        let findings = [finding(1, observers), finding(2, waits), finding(3, twice)]
+
+        // Each finding alone departs where its own first observer line is missing: three defects.
+        var alone = FuzzSummary(engines: engines, firstSeed: 1, scenarios: 3, skipped: 0, hung: [], failedEverywhere: [],
+                                nondeterministic: [], findings: findings, seconds: 0)
+        alone.nameDefects(deadKinds: [:])
+        #expect(alone.defects.map(\.defect) == ["broken: missing observer entry", "broken: missing observer beforeWaiting",
+                                                "broken: timer fire over and over"])
+
+        // Across the campaign: two scenarios expect observers, `broken` made none in any run.
+        let census = FuzzCalloutCensus(engines: engines)
+        census.record([observers, waits, twice])
+        let dead = census.deadKinds
+        #expect(dead == ["broken": ["observer entry", "observer beforeTimers", "observer beforeWaiting",
+                                    "observer afterWaiting", "observer exit"]])
+        var folded = alone
+        folded.nameDefects(deadKinds: dead)
+        let title = "broken: observer (entry, beforeTimers, beforeWaiting, afterWaiting, exit) callouts never made (dead)"
+        #expect(folded.defects.map(\.defect) == [title, "broken: timer fire over and over"])
+        #expect(folded.defects.map { $0.findings.map(\.seed) } == [[1, 2], [3]])
+        #expect(folded.deadKinds == dead)
+        let text = FuzzOutput.text(folded, options: FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1, count: 3, seconds: nil,
+            shape: FuzzShape(), outDirectory: nil))
+        #expect(text.contains("defects: 2 (3 divergent scenarios)"))
+        #expect(text.contains("DIVERGENCE: \(title)\n"))
+
+        // A kind the engine makes is never dead, however it departs; one scenario is not evidence enough.
+        #expect(dead["broken"]?.contains("timer fire") == false)
+        let once = FuzzCalloutCensus(engines: engines)
+        once.record([observers, twice])
+        #expect(once.deadKinds.isEmpty)
+        // A run SKIPped by an engine is no evidence either.
+        let skipped = FuzzCalloutCensus(engines: engines)
+        skipped.record([observers, [waits[0], run([], CaseStatus.skip.rawValue)]])
+        #expect(skipped.deadKinds.isEmpty)
+    }
+
+    /// A finding that a divergence not shrunk stands for takes its defect, whatever its own departure.
+    @Test func aFindingNotShrunkForItsDepartureTakesTheFirstOnesDefect() {
+        func run(_ trace: [String]) -> FuzzRun { FuzzRun(status: "done", trace: trace, rawTrace: trace, detail: nil) }
+        var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
+        bare.triggers = []
+        var first = FuzzFinding(seed: 5, scenario: bare, runs: [run(["a.entry"]), run([])], explanation: nil)
+        first.shrinkState = .minimal
+        var later = FuzzFinding(seed: 9, scenario: bare, runs: [run(["a.exit"]), run([])], explanation: nil)
+        later.shrinkState = .sameDefect(as: 5)
+        var summary = FuzzSummary(engines: ["cf", "x"], firstSeed: 1, scenarios: 10, skipped: 0, hung: [],
+                                  failedEverywhere: [], nondeterministic: [], findings: [first, later], seconds: 0)
+        summary.nameDefects(deadKinds: [:])
+        #expect(summary.defects.map(\.defect) == ["x: missing observer entry"])
+        #expect(summary.defects.first?.findings.count == 2)
+    }
+
+    /// An interrupt ends the campaign: no run starts after it, what was found before is in the summary, not shrunk,
+    /// and the summary says it was interrupted.
+    @Test func anInterruptEndsTheCampaignWithWhatWasFound() throws {
+        let interrupt = FuzzInterrupt()
+        var options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+                                  count: 50, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        options.interrupt = interrupt
+        let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run(onEvent: { event in
+            if case .found = event { interrupt.request(signal: SIGINT) }
+        })
+        #expect(summary.interrupted == SIGINT)
+        #expect(summary.scenarios < 50)
+        let finding = try #require(summary.findings.first, "no divergence found before the interrupt")
+        #expect(finding.shrinkState == .notShrunk)
+        #expect(!summary.findings.contains { $0.shrinkState == .pending })
+        #expect(summary.exitCode == 1)
+        let text = FuzzOutput.text(summary, options: options)
+        #expect(text.contains("INTERRUPTED by SIGINT"))
+        #expect(text.contains("NOT SHRUNK"))
+        // A second request reports the first one's signal, and how long ago it came.
+        #expect(interrupt.request(signal: SIGTERM) != nil)
+        #expect(interrupt.signal == SIGINT)
+
+        // Interrupted before it starts: nothing runs.
+        let none = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
+        #expect(none.scenarios == 0 && none.batches == 0 && none.findings.isEmpty)
+    }
+
+    /// Past the time limit no run starts: a campaign whose time is up when it starts runs nothing and says so; a
+    /// finding left unshrunk at the limit is reported, marked not run again and not shrunk.
+    @Test func nothingRunsPastTheTimeLimitAndWhatIsLeftIsMarked() throws {
+        var options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+                                  count: nil, seconds: 1, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        options.startedAt = WorkerProcess.monotonicNanoseconds() - 2_000_000_000
+        let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let summary = try campaign.run()
+        #expect(summary.scenarios == 0 && summary.batches == 0)
+        #expect(summary.reachedTimeLimit)
+        #expect(summary.seconds >= 1)
+        #expect(try campaign.executor.run([FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)], while: { false })
+            .isEmpty)
+
+        let scenario = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
+        let runs = try campaign.executor.run([scenario])[0]
+        try #require(FuzzCampaign.diverges(runs), "seed 1 no longer hits the planted bug")
+        var finding = FuzzFinding(seed: 1, scenario: scenario, runs: runs, explanation: nil)
+        finding.rechecked = false
+        FuzzCampaign.leaveUnshrunk(&finding, candidates: [])
+        var late = FuzzSummary(engines: ["ref", "planted"], firstSeed: 1, scenarios: 1, skipped: 0, hung: [],
+                               failedEverywhere: [], nondeterministic: [], findings: [finding], seconds: 1)
+        late.nameDefects(deadKinds: [:])
+        #expect(late.exitCode == 1)
+        let text = FuzzOutput.text(late, options: options)
+        #expect(text.contains("NOT SHRUNK (found when the time was up)"))
+        #expect(text.contains("NOT RUN AGAIN"))
+        #expect(text.contains("1 divergences found at the end were not run again"))
     }
 
     /// Past the campaign's deadline nothing shrinks: the finding keeps its scenario as found and says so.
@@ -543,6 +694,8 @@ struct FuzzTests {
         try #require(FuzzCampaign.diverges(runs), "seed 1 no longer hits the planted bug")
         let cut = try campaign.shrink(scenario, runs: runs, seed: 1, deadline: WorkerProcess.monotonicNanoseconds())
         #expect(cut.shrinkCut)
+        #expect(cut.shrinkState == .stoppedAtTimeLimit)
+        #expect(cut.stable == nil)
         #expect(FuzzShrinker.size(cut.shrunk) == FuzzShrinker.size(scenario))
         let whole = try campaign.shrink(scenario, runs: runs, seed: 1)
         #expect(!whole.shrinkCut)
