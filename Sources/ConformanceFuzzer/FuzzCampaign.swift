@@ -120,8 +120,9 @@ public struct FuzzFinding: Sendable {
     /// Known divergences whose conditions hold but whose counterfactual run could not be made (time limit,
     /// interrupt): the finding may be one of them. It counts as explained only by `explanation`.
     public var possibleExplanations: [String] = []
-    /// The known divergences whose static conditions hold for it as found (FuzzKnown.candidates): a finding with
-    /// none is unexplained without a run, and only such a finding stands for its departure (FuzzCampaign.run).
+    /// The known divergences whose static conditions hold for it as found (FuzzKnown.candidates), until its
+    /// classification runs rule them out: a finding with none is unexplained, and only such a finding stands for its
+    /// departure (FuzzCampaign.run).
     public var knownCandidates: [String] = []
     /// Whether the scenario was run again and gave the same runs (false: found when the time was up, not run again).
     public var rechecked: Bool = true
@@ -381,14 +382,42 @@ public struct FuzzCampaign: Sendable {
                     summary.failedEverywhere.append((seeds[index], runs[0].status + detail))
                 }
             }
-            // Run each divergent scenario again: an engine that disagrees with itself makes the divergence noise.
-            // Those the time limit leaves no run for are reported as found, not run again.
-            let again = try timed(\.rechecking) { try execute(divergent.map { scenarios[$0] }, while: keepGoing) }
+            // Each divergence is reported at once. One that departs as a defect already found (and no known
+            // divergence could explain) is that defect: counted for it, not run again, not shrunk.
+            let dead = census.deadKinds
+            var fresh: [(index: Int, candidates: [KnownDivergence], defect: String)] = []
+            for index in divergent {
+                let candidates = FuzzKnown.candidates(in: options.known, for: scenarios[index],
+                                                      first: results[index][0].trace,
+                                                      second: results[index].count > 1 ? results[index][1].trace : [])
+                let defect = FuzzDefects.defect(runs: results[index], engines: engines, specCase: scenarios[index],
+                                                explanation: nil, deadKinds: dead)
+                if candidates.isEmpty, let first = knownDeparture(defect, dead: dead) {
+                    var finding = FuzzFinding(seed: seeds[index], scenario: scenarios[index], runs: results[index],
+                                              explanation: nil)
+                    finding.shrunk = Self.specCase(scenarios[index], runs: results[index], seed: seeds[index],
+                                                   engines: engines)
+                    finding.rechecked = false
+                    finding.foundAfter = elapsed()
+                    finding.defect = defect
+                    finding.shrinkState = .sameDefect(as: first)
+                    summary.findings.append(finding)
+                    onEvent?(.found(finding, newDefect: false))
+                } else {
+                    fresh.append((index, candidates, defect))
+                }
+            }
+            // Run each other divergent scenario again: an engine that disagrees with itself makes the divergence
+            // noise. Those the time limit leaves no run for are reported as found, not run again.
+            let again = try timed(\.rechecking) {
+                try execute(fresh.map { scenarios[$0.index] }, while: keepGoing)
+            }
             let interruptedInRecheck = interrupt?.signal != nil
             let foundAfter = elapsed()
-            // Report each divergence at once; the first of each new departure is shrunk below.
+            // Report each at once; the first of each new departure is classified and shrunk below.
             var toShrink: [Int] = []
-            for (position, index) in divergent.enumerated() {
+            for (position, divergence) in fresh.enumerated() {
+                let index = divergence.index
                 let rechecked = position < again.count && !interruptedInRecheck
                 if rechecked, again[position] != results[index] {
                     summary.nondeterministic.append(seeds[index])
@@ -400,19 +429,15 @@ public struct FuzzCampaign: Sendable {
                                                engines: engines)
                 finding.rechecked = rechecked
                 finding.foundAfter = foundAfter
-                let candidates = FuzzKnown.candidates(in: options.known, for: scenarios[index],
-                                                      first: results[index][0].trace,
-                                                      second: results[index].count > 1 ? results[index][1].trace : [])
-                finding.knownCandidates = candidates.map(\.id)
-                let dead = census.deadKinds
-                finding.defect = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.scenario,
-                                                    explanation: nil, deadKinds: dead)
+                finding.knownCandidates = divergence.candidates.map(\.id)
+                finding.defect = divergence.defect
                 var newDefect = true
-                if candidates.isEmpty, let first = knownDeparture(finding.defect, dead: dead) {
+                if divergence.candidates.isEmpty, let first = knownDeparture(finding.defect, dead: dead) {
+                    // An earlier divergence of this batch departs the same way.
                     finding.shrinkState = .sameDefect(as: first)
                     newDefect = false
                 } else if !keepGoing() {
-                    Self.leaveUnshrunk(&finding, candidates: candidates)
+                    Self.leaveUnshrunk(&finding, candidates: divergence.candidates)
                 } else {
                     toShrink.append(summary.findings.count)
                 }
@@ -421,24 +446,49 @@ public struct FuzzCampaign: Sendable {
             }
             for position in toShrink {
                 var finding = summary.findings[position]
-                let candidates = FuzzKnown.candidates(in: options.known, for: finding.scenario,
-                                                      first: finding.scenarioRuns[0].trace,
-                                                      second: finding.scenarioRuns.count > 1
-                                                          ? finding.scenarioRuns[1].trace : [])
+                let candidates = options.known.filter { finding.knownCandidates.contains($0.id) }
                 if shrunkUnexplained, options.stopAtFirstUnexplained {
                     Self.leaveUnshrunk(&finding, candidates: candidates)
-                } else if !keepGoing() {
+                    summary.findings[position] = finding
+                    continue
+                }
+                // Classify first (one run per counterfactual): an explained divergence whose explanation an earlier
+                // finding has, or an unexplained one that departs as an earlier one, is not shrunk again.
+                var explanation: KnownDivergence?
+                if !candidates.isEmpty, keepGoing() {
+                    var unrun = Set<String>()
+                    explanation = try timed(\.shrinking) {
+                        try classify(finding.scenario, finding.scenarioRuns, while: keepGoing, unrun: &unrun)
+                    }
+                    if explanation == nil, unrun.isEmpty { finding.knownCandidates = [] }
+                }
+                if !keepGoing() {
                     Self.leaveUnshrunk(&finding, candidates: candidates)
-                } else if candidates.isEmpty,
+                    if let explanation {
+                        finding.explanation = explanation
+                        finding.possibleExplanations = []
+                        finding.defect = "explained: \(explanation.id)"
+                    }
+                } else if let explanation, let first = summary.findings.first(where: {
+                    if case .sameDefect = $0.shrinkState { return false }
+                    return $0.seed != finding.seed && $0.explanation?.id == explanation.id
+                }) {
+                    finding.explanation = explanation
+                    finding.defect = "explained: \(explanation.id)"
+                    finding.shrinkState = .sameDefect(as: first.seed)
+                } else if explanation == nil, finding.knownCandidates.isEmpty,
                           let first = knownDeparture(finding.defect, dead: census.deadKinds), first != finding.seed {
-                    // A divergence found in this batch departs as one shrunk just before it: the same defect.
+                    // It departs as a finding shrunk before it (or classified unexplained): the same defect.
                     finding.shrinkState = .sameDefect(as: first)
                 } else {
                     var shrinkEnd = now() + UInt64(options.shrinkSeconds * 1e9)
                     if let deadline { shrinkEnd = min(shrinkEnd, now() + (deadline &- now()) / 2) }
                     var shrunk = try timed(\.shrinking) {
                         try shrink(finding.scenario, runs: finding.scenarioRuns, seed: finding.seed,
-                                   deadline: deadline, budgetEnd: shrinkEnd)
+                                   deadline: deadline, budgetEnd: shrinkEnd,
+                                   classified: candidates.isEmpty || finding.knownCandidates.isEmpty
+                                       || explanation != nil,
+                                   explanation: explanation)
                     }
                     shrunk.rechecked = finding.rechecked
                     shrunk.knownCandidates = finding.knownCandidates
@@ -531,8 +581,11 @@ public struct FuzzCampaign: Sendable {
     /// Shrinking stops at `deadline` (the campaign's end, monotonic nanoseconds), at an interrupt, and at
     /// `budgetEnd` (default: `options.shrinkSeconds` from now), keeping the smallest case so far; no run starts after
     /// them (the shrunk case's check run may go past `budgetEnd`, not past `deadline`).
+    /// With `classified`, `explanation` is the divergence's class already (the campaign classified it), and the
+    /// scenario is not classified again.
     func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, deadline: UInt64? = nil,
-                budgetEnd: UInt64? = nil) throws -> FuzzFinding {
+                budgetEnd: UInt64? = nil, classified: Bool = false,
+                explanation: KnownDivergence? = nil) throws -> FuzzFinding {
         let started = WorkerProcess.monotonicNanoseconds()
         let budgetEnd = budgetEnd ?? started + UInt64(options.shrinkSeconds * 1e9)
         let interrupt = options.interrupt
@@ -547,7 +600,7 @@ public struct FuzzCampaign: Sendable {
             return nil
         }
         var unrun = Set<String>()
-        let target = try classify(scenario, runs, while: keepGoing, unrun: &unrun)
+        let target = classified ? explanation : try classify(scenario, runs, while: keepGoing, unrun: &unrun)
         var current = scenario
         var currentRuns = runs
         var state = FuzzShrinkState.minimal

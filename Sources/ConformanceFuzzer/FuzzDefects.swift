@@ -8,7 +8,9 @@
 // - A finding whose traces differ only by a dead kind's lines (or one of whose triggers waits for a dead kind's
 //   callout) is the dead kinds' defect, "<engine>: observer (entry, exit) callouts never made (dead)", one defect
 //   however many activities the scenarios missed first; any other finding is named by where its traces first depart
-//   once the dead kinds' lines are left out ("<engine>: missing return stopped", "<engine>: timer fire over and over").
+//   once the dead kinds' lines are left out ("<engine>: missing return stopped", "<engine>: timer fire over and over"),
+//   except an engine that hung (TIMEOUT) with a trace that is a prefix of the first engine's: "<engine>: hung
+//   (TIMEOUT) where cf goes on to return stopped", by the first line after the hang that is not a callout.
 
 import ConformanceKit
 import EngineKit
@@ -98,6 +100,19 @@ public enum FuzzDefects {
         }
         let status = other.status == "done" ? CaseStatus.fail : (CaseStatus(rawValue: other.status) ?? .fail)
         let dead = deadKinds[engine] ?? []
+        // An engine that hung where the first one went on: its trace is a prefix of the first one's, and every line
+        // after is missing as a consequence. Which callout the first engine made next depends only on the items the
+        // scenario declares (an observer of afterWaiting or of exit, or none), so the defect is named by the first
+        // line after the hang that is not a callout (what the run should have returned): one defect for a wait that
+        // never ends, whichever observers the scenarios had.
+        if status == .timeout {
+            let expected = reference.trace.filter { TraceKind.callout(of: $0).map { !dead.contains($0) } ?? true }
+            if other.trace.count < expected.count, Array(expected.prefix(other.trace.count)) == other.trace {
+                let rest = expected.dropFirst(other.trace.count)
+                let next = rest.first { TraceKind.callout(of: $0) == nil } ?? rest.first!
+                return "\(engine): hung (TIMEOUT) where \(engines[0]) goes on to \(TraceKind.of(next))"
+            }
+        }
         let triggerKinds = Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) })
         let title = Triage.departureTitle(expected: reference.trace, actual: other.trace, status: status,
                                           detail: other.detail, deadKinds: Set(dead), triggerKinds: triggerKinds)

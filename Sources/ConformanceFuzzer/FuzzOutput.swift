@@ -73,7 +73,10 @@ public enum FuzzOutput {
             lines.append("INTERRUPTED by \(signalName(signal)) after \(seconds(summary.seconds)): the batch under way "
                          + "was not counted; what was found before is below")
         }
-        let notRunAgain = summary.findings.filter { !$0.rechecked }.count
+        let notRunAgain = summary.findings.filter { finding in
+            if case .sameDefect = finding.shrinkState { return false }
+            return !finding.rechecked
+        }.count
         lines.append("\(summary.scenarios) scenarios: \(summary.unexplained.count) unexplained divergences, "
                      + "\(summary.explained.count) explained, "
                      + (summary.unclassified.isEmpty ? "" : "\(summary.unclassified.count) that a known divergence may "
@@ -151,14 +154,19 @@ public enum FuzzOutput {
         case .stoppedByInterrupt:
             return "shrunk from size \(finding.originalSize) to \(size)\(took) (stopped by the interrupt)"
         case .notShrunk: return "size \(finding.originalSize), NOT SHRUNK (found when the time was up)"
-        case .sameDefect(let seed): return "size \(finding.originalSize), not shrunk (departs as seed \(seed) did)"
+        case .sameDefect(let seed):
+            return "size \(finding.originalSize), not run again, not shrunk: the defect of seed \(seed)"
         }
     }
 
     /// What a finding's checks say beyond its shrinking: not run again, unstable, possibly explained.
     static func checkNotes(_ finding: FuzzFinding) -> String {
         var notes: [String] = []
-        if !finding.rechecked { notes.append("NOT RUN AGAIN (found when the time was up; it may be nondeterministic)") }
+        if case .sameDefect = finding.shrinkState {
+            // Not run again by design: its defect's first finding was.
+        } else if !finding.rechecked {
+            notes.append("NOT RUN AGAIN (found when the time was up; it may be nondeterministic)")
+        }
         if finding.stable == false { notes.append("unstable when run again") }
         if !finding.possibleExplanations.isEmpty {
             notes.append("may be explained by " + finding.possibleExplanations.joined(separator: ", ")

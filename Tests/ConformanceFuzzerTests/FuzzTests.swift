@@ -610,6 +610,28 @@ struct FuzzTests {
         #expect(skipped.deadKinds.isEmpty)
     }
 
+    /// An engine that hangs where the first one goes on is one defect, named by what the run should have done next
+    /// (not by which observer callout came first after the hang); a hang after a different trace is another.
+    @Test func hangsAtTheSameWaitAreOneDefect() {
+        func run(_ trace: [String], _ status: String = "done") -> FuzzRun {
+            FuzzRun(status: status, trace: trace, rawTrace: trace, detail: nil)
+        }
+        var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
+        bare.triggers = []
+        let timeout = CaseStatus.timeout.rawValue
+        let afterWaiting = [run(["run default", "o.beforeWaiting", "o.afterWaiting", "o.exit", "return stopped"]),
+                            run(["run default", "o.beforeWaiting"], timeout)]
+        let exit = [run(["run default", "p.beforeWaiting", "p.exit", "return stopped"]),
+                    run(["run default", "p.beforeWaiting"], timeout)]
+        let other = [run(["run default", "fire t", "return finished"]), run(["run default", "fire t", "block b"], timeout)]
+        let defects = [afterWaiting, exit, other].map {
+            FuzzDefects.defect(runs: $0, engines: ["cf", "x"], specCase: bare, explanation: nil, deadKinds: [:])
+        }
+        #expect(defects[0] == "x: hung (TIMEOUT) where cf goes on to return stopped")
+        #expect(defects[1] == defects[0])
+        #expect(defects[2] != defects[0])
+    }
+
     /// A finding that a divergence not shrunk stands for takes its defect, whatever its own departure.
     @Test func aFindingNotShrunkForItsDepartureTakesTheFirstOnesDefect() {
         func run(_ trace: [String]) -> FuzzRun { FuzzRun(status: "done", trace: trace, rawTrace: trace, detail: nil) }
