@@ -122,7 +122,8 @@ public struct FuzzFinding: Sendable {
     public var possibleExplanations: [String] = []
     /// The known divergences whose static conditions hold for it as found (FuzzKnown.candidates), until its
     /// classification runs rule them out: a finding with none is unexplained, and only such a finding stands for its
-    /// departure (FuzzCampaign.run).
+    /// departure (FuzzCampaign.run). A later divergence that departs as such a finding did is counted for its defect
+    /// without a classification of its own (as an unexplained one): its candidates stay listed here.
     public var knownCandidates: [String] = []
     /// Whether the scenario was run again and gave the same runs (false: found when the time was up, not run again).
     public var rechecked: Bool = true
@@ -392,7 +393,7 @@ public struct FuzzCampaign: Sendable {
                                                       second: results[index].count > 1 ? results[index][1].trace : [])
                 let defect = FuzzDefects.defect(runs: results[index], engines: engines, specCase: scenarios[index],
                                                 explanation: nil, deadKinds: dead)
-                if candidates.isEmpty, let first = knownDeparture(defect, dead: dead) {
+                if let first = knownDeparture(defect, dead: dead) {
                     var finding = FuzzFinding(seed: seeds[index], scenario: scenarios[index], runs: results[index],
                                               explanation: nil)
                     finding.shrunk = Self.specCase(scenarios[index], runs: results[index], seed: seeds[index],
@@ -400,6 +401,7 @@ public struct FuzzCampaign: Sendable {
                     finding.rechecked = false
                     finding.foundAfter = elapsed()
                     finding.defect = defect
+                    finding.knownCandidates = candidates.map(\.id)
                     finding.shrinkState = .sameDefect(as: first)
                     summary.findings.append(finding)
                     onEvent?(.found(finding, newDefect: false))
@@ -432,7 +434,7 @@ public struct FuzzCampaign: Sendable {
                 finding.knownCandidates = divergence.candidates.map(\.id)
                 finding.defect = divergence.defect
                 var newDefect = true
-                if divergence.candidates.isEmpty, let first = knownDeparture(finding.defect, dead: dead) {
+                if let first = knownDeparture(finding.defect, dead: dead) {
                     // An earlier divergence of this batch departs the same way.
                     finding.shrinkState = .sameDefect(as: first)
                     newDefect = false
@@ -449,6 +451,12 @@ public struct FuzzCampaign: Sendable {
                 let candidates = options.known.filter { finding.knownCandidates.contains($0.id) }
                 if shrunkUnexplained, options.stopAtFirstUnexplained {
                     Self.leaveUnshrunk(&finding, candidates: candidates)
+                    summary.findings[position] = finding
+                    continue
+                }
+                // It may depart as a finding shrunk just before it: the same defect, not classified nor shrunk.
+                if let first = knownDeparture(finding.defect, dead: census.deadKinds), first != finding.seed {
+                    finding.shrinkState = .sameDefect(as: first)
                     summary.findings[position] = finding
                     continue
                 }

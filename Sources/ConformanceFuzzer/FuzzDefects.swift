@@ -10,7 +10,8 @@
 //   however many activities the scenarios missed first; any other finding is named by where its traces first depart
 //   once the dead kinds' lines are left out ("<engine>: missing return stopped", "<engine>: timer fire over and over"),
 //   except an engine that hung (TIMEOUT) with a trace that is a prefix of the first engine's: "<engine>: hung
-//   (TIMEOUT) where cf goes on to return stopped", by the first line after the hang that is not a callout.
+//   (TIMEOUT) where cf's run returns", by the first line after the hang that is not a callout (any return of a run
+//   counts as one).
 
 import ConformanceKit
 import EngineKit
@@ -105,15 +106,24 @@ public enum FuzzDefects {
         // scenario declares (an observer of afterWaiting or of exit, or none), so the defect is named by the first
         // line after the hang that is not a callout (what the run should have returned): one defect for a wait that
         // never ends, whichever observers the scenarios had.
+        let triggerKinds = Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) })
+        // A trigger waiting for a dead kind's callout never ran its actions (a sleeping run's guard observer that
+        // never stops it, say): the rest of the trace says nothing more (the triage's rule).
+        if status != .crash, !triggerKinds.isDisjoint(with: dead) {
+            return "\(engine): " + deadTitle(dead: dead, involved: triggerKinds.intersection(dead))
+        }
         if status == .timeout {
             let expected = reference.trace.filter { TraceKind.callout(of: $0).map { !dead.contains($0) } ?? true }
             if other.trace.count < expected.count, Array(expected.prefix(other.trace.count)) == other.trace {
                 let rest = expected.dropFirst(other.trace.count)
-                let next = rest.first { TraceKind.callout(of: $0) == nil } ?? rest.first!
-                return "\(engine): hung (TIMEOUT) where \(engines[0]) goes on to \(TraceKind.of(next))"
+                let next = TraceKind.of(rest.first { TraceKind.callout(of: $0) == nil } ?? rest.first!)
+                // The run's return, whichever (a CFRunLoopRun returns through its own line): one way to hang.
+                if next.hasPrefix("return ") || next == "runForever returned" {
+                    return "\(engine): hung (TIMEOUT) where \(engines[0])'s run returns"
+                }
+                return "\(engine): hung (TIMEOUT) where \(engines[0]) goes on to \(next)"
             }
         }
-        let triggerKinds = Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) })
         let title = Triage.departureTitle(expected: reference.trace, actual: other.trace, status: status,
                                           detail: other.detail, deadKinds: Set(dead), triggerKinds: triggerKinds)
         if let title { return "\(engine): \(title)" }

@@ -205,7 +205,10 @@ public enum FuzzOutput {
             let stamp = "[" + seconds(finding.foundAfter) + "]"
             let label = finding.explanation.map { " EXPLAINED (\($0.id))" } ?? ""
             let what = newDefect ? "found" : "found again"
-            let next = finding.shrinkState == .pending ? "; shrinking" : ""
+            let next = finding.shrinkState != .pending ? ""
+                : finding.knownCandidates.isEmpty ? "; shrinking"
+                : "; next: its counterfactual runs (" + finding.knownCandidates.joined(separator: ", ")
+                    + " in fuzz-known.yaml), then shrinking if no earlier finding is its defect"
             return "\(stamp) \(what)\(label): seed \(finding.seed): \(finding.defect) (" + shrinkText(finding)
                 + checkNotes(finding) + ")\(next)"
         case .shrunk(let finding):

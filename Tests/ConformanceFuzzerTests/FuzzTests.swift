@@ -627,9 +627,20 @@ struct FuzzTests {
         let defects = [afterWaiting, exit, other].map {
             FuzzDefects.defect(runs: $0, engines: ["cf", "x"], specCase: bare, explanation: nil, deadKinds: [:])
         }
-        #expect(defects[0] == "x: hung (TIMEOUT) where cf goes on to return stopped")
+        #expect(defects[0] == "x: hung (TIMEOUT) where cf's run returns")
         #expect(defects[1] == defects[0])
         #expect(defects[2] != defects[0])
+
+        // A hang behind a trigger that waits for a dead kind's callout (a guard observer that never stops the run)
+        // is the dead kind's defect.
+        var guarded = bare
+        guarded.triggers = [Trigger(event: "o.beforeWaiting", occurrence: .every, actions: [.stop],
+                                    location: bare.location)]
+        let dead = ["x": ["observer beforeWaiting", "observer afterWaiting", "observer exit"]]
+        let hung = [run(["run default", "o.beforeWaiting", "return stopped"]), run(["run default"], timeout)]
+        #expect(FuzzDefects.defect(runs: hung, engines: ["cf", "x"], specCase: guarded, explanation: nil,
+                                   deadKinds: dead)
+            == "x: observer (beforeWaiting, afterWaiting, exit) callouts never made (dead)")
     }
 
     /// A finding that a divergence not shrunk stands for takes its defect, whatever its own departure.
