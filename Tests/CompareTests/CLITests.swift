@@ -54,9 +54,7 @@ struct CLITests {
     let slower: String
 
     init() throws {
-        let suite = Fixtures.suite()
-        base = try Fixtures.write(suite, name: "base.csv")
-        slower = try Fixtures.write(Fixtures.scaleTimes(suite, by: 1.5), name: "new.csv")
+        (base, slower) = try Fixtures.baseAndSlower()
     }
 
     @Test func sameFileExitsZero() throws {

@@ -113,6 +113,12 @@ enum Fixtures {
         return path
     }
 
+    /// The fixture suite written twice: as it is (`base.csv`) and with every time x1.5 (`new.csv`).
+    static func baseAndSlower() throws -> (base: String, slower: String) {
+        let suite = suite()
+        return (try write(suite, name: "base.csv"), try write(scaleTimes(suite, by: 1.5), name: "new.csv"))
+    }
+
     /// Multiplies the `real_time` and `cpu_time` cells of every data row of a CSV by `factor`
     /// (a textual transformation, as a user would do to a real file).
     static func scaleTimes(_ csv: String, by factor: Double) -> String {

@@ -13,9 +13,7 @@ import FoundationXML
     let slower: String
 
     init() throws {
-        let suite = Fixtures.suite()
-        base = try Fixtures.write(suite, name: "base.csv")
-        slower = try Fixtures.write(Fixtures.scaleTimes(suite, by: 1.5), name: "new.csv")
+        (base, slower) = try Fixtures.baseAndSlower()
     }
 
     // MARK: - Verdicts and exit codes

@@ -172,7 +172,7 @@ struct FuzzTests {
               - {when: o.exit, do: [{run: default}, stop]}
             expect: []
         """
-        var specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        var specCase = try Self.onlyCase(text)
         #expect(entry.explains(specCase, first: ["a"], second: ["b"]))
         specCase.triggers.removeFirst()  // a run before a stop, and a stop then run in the steps only: not this defect
         #expect(!entry.explains(specCase, first: ["a"], second: ["b"]))
@@ -189,8 +189,8 @@ struct FuzzTests {
             steps: [{add: p}, {add: t}, {write: p}, {remove: t}, run]
             expect: []
         """
-        var specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        var specCase = try Self.onlyCase(text)
+        let known = try Self.shippedKnown()
         let stale = try #require(known.first { $0.id == "cf.stale-timer-wake-hides-port" })
         let cf = ["run default", "return timedOut"], ref = ["run default", "perform p", "return timedOut"]
         #expect(stale.explains(specCase, first: cf, second: ref))
@@ -211,7 +211,7 @@ struct FuzzTests {
         """
 
     @Test func theKeepTimerCounterfactualAddsATimerToEveryModeFirst() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
+        let specCase = try Self.onlyCase(Self.staleTimerCase)
         let changed = FuzzKnown.apply(.keepTimer, to: specCase)
         #expect(changed.items.first?.name == FuzzKnown.keepTimerName)
         #expect(changed.items.count == specCase.items.count + 1)
@@ -222,7 +222,7 @@ struct FuzzTests {
         #expect(firstSteps == ["keep common", "keep work"])
         #expect(changed.steps.count == specCase.steps.count + 2)
         // The changed case is still a case the loader reads back.
-        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+        Self.expectLoadsBack(changed)
     }
 
     @Test func theNoToleranceCounterfactualTakesOutEverySetTolerance() throws {
@@ -238,7 +238,7 @@ struct FuzzTests {
               - {when: o.beforeTimers, do: [{setTolerance: [t, 0.05]}, {mark: x}]}
             expect: []
         """
-        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let specCase = try Self.onlyCase(text)
         let changed = FuzzKnown.apply(.noTolerance, to: specCase)
         let verbs = FuzzScenario.allActions(of: changed).map(FuzzKnown.verb)
         #expect(!verbs.contains("setTolerance"))
@@ -262,17 +262,17 @@ struct FuzzTests {
               - {when: o1.beforeTimers, do: [{setTolerance: [t2, 0.05]}]}
             expect: []
         """
-        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let specCase = try Self.onlyCase(text)
         let changed = FuzzKnown.apply(.noTolerance, to: specCase)
         #expect(changed.triggers.map(\.event) == ["fire t1"])
-        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+        Self.expectLoadsBack(changed)
     }
 
     /// A `removes: [timer]` entry with the keep-timer counterfactual, on a divergence that has nothing to do with
     /// timers but whose case removes one: the static conditions hold, the counterfactual run still diverges, so the
     /// divergence stays unexplained.
     @Test func aCounterfactualThatKeepsTheDivergenceExplainsNothing() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.staleTimerCase, file: "k.yaml").cases.first)
+        let specCase = try Self.onlyCase(Self.staleTimerCase)
         let entry = KnownDivergence(id: "timer-gone", engine: "planted", reason: "r", lines: nil, actions: nil,
                                     removes: ["timer"], counterfactual: .keepTimer,
                                     location: SpecLocation(file: "k", line: 1))
@@ -293,6 +293,21 @@ struct FuzzTests {
                 == "timer-gone")
     }
 
+    /// The one case of a spec document the known-divergence tests write.
+    static func onlyCase(_ text: String) throws -> SpecCase {
+        try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+    }
+
+    /// The shipped known divergences (Sources/ConformanceSpec/fuzz-known.yaml).
+    static func shippedKnown() throws -> [KnownDivergence] {
+        try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+    }
+
+    /// A counterfactual's changed case is still a case the loader reads back.
+    static func expectLoadsBack(_ changed: SpecCase) {
+        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+    }
+
     /// A campaign of cf against ref with `known`.
     static func cfAndRefCampaign(known: [KnownDivergence]) -> FuzzCampaign {
         let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
@@ -311,8 +326,8 @@ struct FuzzTests {
 
     /// The one case of `caseText` diverges on the real cf and ref, and the shipped known file explains it as `id`.
     static func expectShippedEntryExplains(_ caseText: String, as id: String) throws {
-        let specCase = try #require(try SpecLoader.parse(caseText, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let specCase = try Self.onlyCase(caseText)
+        let known = try Self.shippedKnown()
         let (campaign, runs) = try cfAndRef(specCase, known: known)
         #expect(try campaign.classify(specCase, runs)?.id == id)
     }
@@ -339,7 +354,7 @@ struct FuzzTests {
         """
 
     @Test func theRearmCounterfactualChangesEveryModesTimersBetweenSteps() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.redatedWhileFiringCase, file: "k.yaml").cases.first)
+        let specCase = try Self.onlyCase(Self.redatedWhileFiringCase)
         let changed = FuzzKnown.apply(.rearmBetweenSteps, to: specCase)
         #expect(changed.items.first?.name == FuzzKnown.keepTimerName)
         let steps = changed.steps.map { step -> String in
@@ -353,7 +368,7 @@ struct FuzzTests {
         // The common modes and the work mode, between every two steps, none after the last.
         let between = ["add keep common", "remove keep common", "add keep work", "remove keep work"]
         #expect(steps == ["add t1 work"] + between + ["run work"] + between + ["run default"])
-        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+        Self.expectLoadsBack(changed)
     }
 
     /// The defect on the real CoreFoundation (runloop fuzz seed 7193978): a timer that its callout adds to the common
@@ -395,7 +410,7 @@ struct FuzzTests {
             steps: [{add: [a, common]}, {add: [b, common]}, {add: [c, common]}, {remove: [a, common]}, {addCommonMode: work}, {run: work}]
             expect: []
         """
-        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
+        let specCase = try Self.onlyCase(text)
         let changed = FuzzKnown.apply(.commonItemsInOrder, to: specCase)
         let added = changed.steps.compactMap { step -> String? in
             guard case .add(let item, let mode) = step, mode != .common else { return nil }
@@ -403,7 +418,7 @@ struct FuzzTests {
         }
         #expect(added == ["b work", "c work"])
         #expect(changed.steps.count == specCase.steps.count + 2)
-        #expect(throws: Never.self) { try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml") }
+        Self.expectLoadsBack(changed)
     }
 
     /// The divergence the campaign recorded for seed 9382340: CF's set order registered the timer in the new common
@@ -412,8 +427,8 @@ struct FuzzTests {
     /// diverge again: the shipped entry's static conditions hold for the recorded traces, and its counterfactual (the
     /// items added to the mode in order first) runs to the same trace on the real cf and ref, in both orders.
     @Test func theCommonItemsOrderDivergenceMeetsItsEntryAndItsCounterfactualAgreesOnCFAndRef() throws {
-        let specCase = try #require(try SpecLoader.parse(Self.commonItemsOrderCase, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let specCase = try Self.onlyCase(Self.commonItemsOrderCase)
+        let known = try Self.shippedKnown()
         let entry = try #require(known.first { $0.id == "cf.common-items-set-order" })
         let cfTrace = ["run work", "fire t2", "return timedOut", "run work", "perform p1", "return timedOut",
                        "run default", "return timedOut"]
@@ -465,8 +480,8 @@ struct FuzzTests {
               - {when: perform p, do: [{setTolerance: [t, 0.05]}, {query: [tolerance, t]}]}
             expect: []
         """
-        let specCase = try #require(try SpecLoader.parse(text, file: "k.yaml").cases.first)
-        let known = try FuzzKnown.load(file: try #require(SpecResources.fuzzKnownFile))
+        let specCase = try Self.onlyCase(text)
+        let known = try Self.shippedKnown()
         let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
         #expect(try campaign.classify(specCase, runs)?.id == "cf.stale-timer-wake-hides-port")
         // Without the tolerance entries, the counterfactual leaves an unexplained divergence.

@@ -183,39 +183,40 @@ struct DefectiveCFTests {
         }
     }
 
-    @Test func timersFireAtOnceChangesOnlyCasesWithFutureTimers() throws {
-        let changed = try changed("timers-fire-at-once", globs: Self.timerAreas, limit: 2)
+    /// Running the shipped cases of `globs` with `defects` changes some of their results, and only those of cases
+    /// `that` holds for (`what` says what such a case has, for the message).
+    func expectChangesOnly(_ defects: String, globs: [String], limit: Double = 1, workers: Int = 1,
+                           crashesAllowed: Bool = false, _ what: String,
+                           that: (SpecCase) -> Bool) throws {
+        let changed = try changed(defects, globs: globs, limit: limit, workers: workers, crashesAllowed: crashesAllowed)
         #expect(!changed.isEmpty)
         for id in changed {
-            let specCase = try #require(ShippedSpec.cases[id])
-            #expect(DefectiveCF.timers(specCase).contains { $0.fire > 0 }, "\(id) has no timer due later")
+            #expect(that(try #require(ShippedSpec.cases[id])), "\(id) \(what)")
+        }
+    }
+
+    @Test func timersFireAtOnceChangesOnlyCasesWithFutureTimers() throws {
+        try expectChangesOnly("timers-fire-at-once", globs: Self.timerAreas, limit: 2, "has no timer due later") {
+            DefectiveCF.timers($0).contains { $0.fire > 0 }
         }
     }
 
     @Test func repeatingNoAdvanceChangesOnlyCasesWithRepeatingTimers() throws {
-        let changed = try changed("repeating-no-advance", globs: Self.timerAreas, limit: 2)
-        #expect(!changed.isEmpty)
-        for id in changed {
-            let specCase = try #require(ShippedSpec.cases[id])
-            #expect(DefectiveCF.timers(specCase).contains { $0.interval > 0 }, "\(id) has no repeating timer")
+        try expectChangesOnly("repeating-no-advance", globs: Self.timerAreas, limit: 2, "has no repeating timer") {
+            DefectiveCF.timers($0).contains { $0.interval > 0 }
         }
     }
 
     @Test func stopNoWakeChangesOnlyCasesThatStopFromAnotherThread() throws {
-        let changed = try changed("stop-no-wake", globs: Self.stopAreas, workers: 3)
-        #expect(!changed.isEmpty)
-        for id in changed {
-            let specCase = try #require(ShippedSpec.cases[id])
-            #expect(DefectiveCF.stopsFromAnotherThread(specCase), "\(id) sends no stop from another thread")
+        try expectChangesOnly("stop-no-wake", globs: Self.stopAreas, workers: 3, "sends no stop from another thread") {
+            DefectiveCF.stopsFromAnotherThread($0)
         }
     }
 
     @Test func signalUnscheduledCrashCrashesOnlyCasesThatSignal() throws {
-        let changed = try changed("signal-unscheduled-crash", globs: Self.sourceAreas, limit: 2, crashesAllowed: true)
-        #expect(!changed.isEmpty)
-        for id in changed {
-            let specCase = try #require(ShippedSpec.cases[id])
-            #expect(DefectiveCF.has(specCase) { if case .signal = $0 { return true } else { return false } }, "\(id)")
+        try expectChangesOnly("signal-unscheduled-crash", globs: Self.sourceAreas, limit: 2, crashesAllowed: true,
+                              "signals no source") {
+            DefectiveCF.has($0) { if case .signal = $0 { return true } else { return false } }
         }
     }
 
@@ -270,26 +271,25 @@ struct DefectiveCFTests {
         try Self.checkKnownTolerance(triage, listing)
     }
 
-    @Test func triageNamesAnEarlyTimerFireFirst() throws {
-        let (triage, listing) = Self.triage(try DefectiveCF.report(defects: "timers-fire-at-once",
-                                                                   globs: Self.timerAreas, limit: 2))
+    /// With `defects` on the shipped timer cases, the largest cluster departs as `departure`, every case in it has a
+    /// timer `that` holds for, and the tolerance cases stay the one known defect.
+    static func expectTopTimerCluster(_ defects: String, departure: String,
+                                      that: ((fire: Double, interval: Double)) -> Bool) throws {
+        let (triage, listing) = Self.triage(try DefectiveCF.report(defects: defects, globs: Self.timerAreas, limit: 2))
         let top = try #require(triage.clusters.first)
-        #expect(top.departure == "extra timer fire", "\(listing)")
+        #expect(top.departure == departure, "\(listing)")
         for id in top.caseIDs {
-            #expect(DefectiveCF.timers(try #require(ShippedSpec.cases[id])).contains { $0.fire > 0 }, "\(id)")
+            #expect(DefectiveCF.timers(try #require(ShippedSpec.cases[id])).contains(where: that), "\(id)")
         }
         try Self.checkKnownTolerance(triage, listing)
     }
 
+    @Test func triageNamesAnEarlyTimerFireFirst() throws {
+        try Self.expectTopTimerCluster("timers-fire-at-once", departure: "extra timer fire") { $0.fire > 0 }
+    }
+
     @Test func triageNamesARepeatingTimersFireDateFirst() throws {
-        let (triage, listing) = Self.triage(try DefectiveCF.report(defects: "repeating-no-advance",
-                                                                   globs: Self.timerAreas, limit: 2))
-        let top = try #require(triage.clusters.first)
-        #expect(top.departure == "different query fireDate", "\(listing)")
-        for id in top.caseIDs {
-            #expect(DefectiveCF.timers(try #require(ShippedSpec.cases[id])).contains { $0.interval > 0 }, "\(id)")
-        }
-        try Self.checkKnownTolerance(triage, listing)
+        try Self.expectTopTimerCluster("repeating-no-advance", departure: "different query fireDate") { $0.interval > 0 }
     }
 
     @Test func triageNamesTheLibrarysAbortFirst() throws {

@@ -2,6 +2,7 @@
 // and the refusal of any of them in a spec_version 1 file. Each mistake names the file, line, case and field.
 
 import ConformanceKit
+import ConformanceTestSupport
 import Testing
 
 @Suite("Spec loader: loops (format 1.1)")
@@ -26,17 +27,7 @@ struct LoopSpecTests {
         """
     }
 
-    func loadError(_ text: String) -> SpecError? {
-        do {
-            _ = try SpecLoader.parse(text, file: "cases/loops.yaml")
-            return nil
-        } catch let error as SpecError {
-            return error
-        } catch {
-            Issue.record("unexpected error type: \(error)")
-            return nil
-        }
-    }
+    func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/loops.yaml") }
 
     @Test func everyLoopConstructLoads() throws {
         let steps = """

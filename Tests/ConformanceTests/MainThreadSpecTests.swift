@@ -28,17 +28,7 @@ struct MainThreadSpecTests {
         """
     }
 
-    func loadError(_ text: String) -> SpecError? {
-        do {
-            _ = try SpecLoader.parse(text, file: "cases/main.yaml")
-            return nil
-        } catch let error as SpecError {
-            return error
-        } catch {
-            Issue.record("unexpected error type: \(error)")
-            return nil
-        }
-    }
+    func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/main.yaml") }
 
     @Test func validCaseLoads() throws {
         let spec = try SpecLoader.parse(Self.document(steps: "- query: isMainLoop\n      - dispatchMain: [{mark: x}, stop]\n      - run: {seconds: 5}",

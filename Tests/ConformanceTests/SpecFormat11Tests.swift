@@ -3,6 +3,7 @@
 // messages naming the file, line, case and field.
 
 @testable import ConformanceKit
+import ConformanceTestSupport
 import Testing
 
 @Suite("Spec format 1.1")
@@ -25,17 +26,7 @@ struct SpecFormat11Tests {
         """
     }
 
-    func loadError(_ text: String) -> SpecError? {
-        do {
-            _ = try SpecLoader.parse(text, file: "cases/new.yaml")
-            return nil
-        } catch let error as SpecError {
-            return error
-        } catch {
-            Issue.record("unexpected error type: \(error)")
-            return nil
-        }
-    }
+    func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/new.yaml") }
 
     @Test func createdLaterLoads() throws {
         let file = try SpecLoader.parse(Self.document(), file: "cases/new.yaml")

@@ -4,6 +4,7 @@
 // naming the file, line, case and field. The contexts `runloop rules` derives from a case are checked here too.
 
 @testable import ConformanceKit
+import ConformanceTestSupport
 import Testing
 
 @Suite("Spec format 1.2")
@@ -31,17 +32,7 @@ struct SpecFormat12Tests {
         try #require(try SpecLoader.parse(text, file: "cases/new.yaml").cases.first)
     }
 
-    func loadError(_ text: String) -> SpecError? {
-        do {
-            _ = try SpecLoader.parse(text, file: "cases/new.yaml")
-            return nil
-        } catch let error as SpecError {
-            return error
-        } catch {
-            Issue.record("unexpected error type: \(error)")
-            return nil
-        }
-    }
+    func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/new.yaml") }
 
     @Test func everyConstructLoads() throws {
         let text = Self.document(

@@ -2,6 +2,7 @@
 // file, the line, the case and the field.
 
 import ConformanceKit
+import ConformanceTestSupport
 import Testing
 
 @Suite("Spec loader: bad input")
@@ -25,17 +26,7 @@ struct SpecLoaderTests {
         """
     }
 
-    func loadError(_ text: String) -> SpecError? {
-        do {
-            _ = try SpecLoader.parse(text, file: "cases/bad.yaml")
-            return nil
-        } catch let error as SpecError {
-            return error
-        } catch {
-            Issue.record("unexpected error type: \(error)")
-            return nil
-        }
-    }
+    func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/bad.yaml") }
 
     @Test func validDocumentLoads() throws {
         let spec = try SpecLoader.parse(SpecLoaderTests.document(), file: "cases/good.yaml")
