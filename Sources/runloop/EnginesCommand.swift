@@ -44,13 +44,13 @@ struct EnginesCommand: ParsableCommand {
 enum EngineListing {
     static func render(_ engines: [EngineDescription]) -> String {
         engines.map { engine in
-            let has = EngineFeature.allCases.filter { engine.features.contains($0.rawValue) }
-            let lacks = EngineFeature.allCases.filter { !engine.features.contains($0.rawValue) }
+            let has = EngineFeature.allCases.filter { engine.features.contains($0) }
+            let lacks = EngineFeature.allCases.filter { !engine.features.contains($0) }
             var lines = ["\(engine.name): \(engine.summary ?? "(no description)")"]
             if engine.selector != engine.name { lines.append("  selector: \(engine.selector)") }
             lines.append("  features: " + (has.isEmpty ? "none" : has.map(\.optionName).joined(separator: ", ")))
             for feature in lacks {
-                lines.append("  lacks \(feature.optionName): " + (engine.lacking?[feature.rawValue] ?? "not said"))
+                lines.append("  lacks \(feature.optionName): " + (engine.lacking?[feature] ?? "not said"))
             }
             return lines.joined(separator: "\n")
         }.joined(separator: "\n\n")

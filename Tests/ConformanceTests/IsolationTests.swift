@@ -39,7 +39,7 @@ struct IsolationTests {
     @Test func theWorkerListsItsEngines() throws {
         let engines = try IsolatedRunner.listEngines(TestWorker.launcher())
         #expect(engines.map(\.name) == ["cf", "ref", "faulty", "planted", "silent-observers"])
-        #expect(engines.first { $0.name == "ref" }?.features.contains("source1") == true)
+        #expect(engines.first { $0.name == "ref" }?.features.contains(.source1) == true)
     }
 
     @Test("an engine that ends its process is CRASH, and the run goes on",

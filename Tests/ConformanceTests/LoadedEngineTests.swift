@@ -36,7 +36,7 @@ struct LoadedEngineTests {
         let path = try #require(ToolchainFoundation.path)
         let description = try IsolatedRunner.describeEngine(TestWorker.launcher(), selector: "cf:" + path)
         #expect(description.name == "cf:Foundation")
-        #expect(Set(description.features) == Set(CoreFoundationEngine.toolchain.features.map(\.rawValue)))
+        #expect(Set(description.features) == CoreFoundationEngine.toolchain.features)
     }
 
     @Test("each case through cf:libFoundation.so as on cf", arguments: ShippedSpec.caseIDs)

@@ -45,9 +45,11 @@ public struct IsolatedRunner: Sendable {
         let process = try WorkerProcess.spawn(launcher, arguments: question)
         let deadline = WorkerProcess.monotonicNanoseconds() + UInt64(WorkerSession.startupSeconds * 1e9)
         switch process.next(deadline: deadline) {
+        case .message(.engines(let engines)):
+            return engines
+        case .message(.fatal(let reason)):
+            throw WorkerError(description: reason)
         case .message(let message):
-            if let engines = message.engines { return engines }
-            if let fatal = message.fatal { throw WorkerError(description: fatal) }
             throw WorkerError(description: "\(launcher.executable) answered \(question.arguments[0]) with something "
                               + "else: \(message)")
         case .garbled(let line):
@@ -182,22 +184,19 @@ public final class WorkerSession: @unchecked Sendable {
         }
         while true {
             switch worker.next(deadline: deadline) {
+            case .message(.trace(let line)):
+                trace.append(line)
+            case .message(.done(let done)) where done.id == specCase.id:
+                outcome.status = done.status
+                outcome.detail = done.detail
+                outcome.actualTrace = done.trace
+                return outcome
             case .message(let message):
-                if let line = message.trace {
-                    trace.append(line)
-                } else if let done = message.done, done.id == specCase.id,
-                          let status = CaseStatus(rawValue: done.status) {
-                    outcome.status = status
-                    outcome.detail = done.detail
-                    outcome.actualTrace = done.trace
-                    return outcome
-                } else {
-                    process = nil
-                    worker.terminate()
-                    outcome.actualTrace = trace
-                    outcome.detail = "the worker sent an unexpected message (\(message)); it was ended"
-                    return outcome
-                }
+                process = nil
+                worker.terminate()
+                outcome.actualTrace = trace
+                outcome.detail = "the worker sent an unexpected message (\(message)); it was ended"
+                return outcome
             case .garbled(let line):
                 process = nil
                 worker.terminate()
@@ -272,12 +271,14 @@ public final class WorkerSession: @unchecked Sendable {
         }
         let deadline = WorkerProcess.monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
         switch worker.next(deadline: deadline) {
-        case .message(let message) where message.ready != nil:
+        case .message(.ready):
             return .success(worker)
+        case .message(.fatal(let reason)):
+            worker.terminate()
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' could not start: " + reason))
         case .message(let message):
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine.name)' could not start: "
-                                        + (message.fatal ?? "\(message)")))
+            return .failure(WorkerError(description: "the worker for '\(engine.name)' could not start: \(message)"))
         case .garbled(let line):
             worker.terminate()
             return .failure(WorkerError(description: "the worker for '\(engine.name)' wrote '\(line)' instead of "

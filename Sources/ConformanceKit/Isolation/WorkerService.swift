@@ -24,15 +24,15 @@ public enum WorkerService {
         let writer = MessageWriter(descriptor: WorkerArguments.messageDescriptor)
         switch parsed {
         case .list:
-            writer.send(WorkerMessage(engines: catalogue.engines.map { EngineDescription($0) }))
+            writer.send(.engines(catalogue.engines.map { EngineDescription($0) }))
             return 0
         case .describe(let selector):
             switch resolve(selector, in: catalogue) {
             case .success(let engine):
-                writer.send(WorkerMessage(engines: [EngineDescription(engine, selector: selector)]))
+                writer.send(.engines([EngineDescription(engine, selector: selector)]))
                 return 0
             case .failure(let error):
-                writer.send(WorkerMessage(fatal: error.description))
+                writer.send(.fatal(error.description))
                 return 2
             }
         case .serve(let specPath, let selector):
@@ -40,7 +40,7 @@ public enum WorkerService {
             switch resolve(selector, in: catalogue) {
             case .success(let resolved): engine = resolved
             case .failure(let error):
-                writer.send(WorkerMessage(fatal: error.description))
+                writer.send(.fatal(error.description))
                 return 2
             }
             let cases: [String: SpecCase]
@@ -48,10 +48,10 @@ public enum WorkerService {
                 let loaded = try SpecLoader.load(path: specPath).flatMap(\.cases)
                 cases = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             } catch {
-                writer.send(WorkerMessage(fatal: "\(error)"))
+                writer.send(.fatal("\(error)"))
                 return 2
             }
-            writer.send(WorkerMessage(ready: engine.name))
+            writer.send(.ready(engine: engine.name))
             let activity = CaseActivity()
             exitWhenTheRunnerIsGone(activity)
             // The protocol runs on a thread of its own; the calling (main) thread waits for main-thread cases
@@ -85,16 +85,15 @@ public enum WorkerService {
             guard activity.begin() else { return }  // the runner is gone: no case may start without its watchdog
             defer { activity.end() }
             guard let specCase = cases[id] else {
-                writer.send(WorkerMessage(done: .init(id: id, status: CaseStatus.error.rawValue,
-                                                      detail: "the worker's spec has no case '\(id)'", trace: [],
-                                                      seconds: 0)))
+                writer.send(.done(.init(id: id, status: .error, detail: "the worker's spec has no case '\(id)'", trace: [],
+                                         seconds: 0)))
                 continue
             }
             let outcome = CaseAttempt.run(specCase, on: engine, limit: nil, mainThread: mainThread) { line in
-                writer.send(WorkerMessage(trace: line))
+                writer.send(.trace(line))
             }
-            writer.send(WorkerMessage(done: .init(id: id, status: outcome.status.rawValue, detail: outcome.detail,
-                                                  trace: outcome.actualTrace, seconds: outcome.seconds)))
+            writer.send(.done(.init(id: id, status: outcome.status, detail: outcome.detail, trace: outcome.actualTrace,
+                                     seconds: outcome.seconds)))
         }
     }
 
