@@ -374,13 +374,13 @@ public struct FuzzCampaign: Sendable {
             for (index, runs) in results.enumerated() {
                 if runs.contains(where: \.isSkip) {
                     summary.skipped += 1
-                } else if runs.allSatisfy({ $0.status == CaseStatus.timeout.rawValue }) {
+                } else if runs.allSatisfy({ $0.status == .ended(.timeout) }) {
                     summary.hung.append(seeds[index])
                 } else if Self.diverges(runs) {
                     divergent.append(index)
-                } else if runs[0].status != "done" {
+                } else if runs[0].status != .done {
                     let detail = runs[0].detail?.split(separator: "\n").first.map { ": \($0)" } ?? ""
-                    summary.failedEverywhere.append((seeds[index], runs[0].status + detail))
+                    summary.failedEverywhere.append((seeds[index], "\(runs[0].status)" + detail))
                 }
             }
             // Each divergence is reported at once. One that departs as a defect already found (and no known
@@ -544,7 +544,7 @@ public struct FuzzCampaign: Sendable {
     static func diverges(_ runs: [FuzzRun]) -> Bool {
         guard let first = runs.first else { return false }
         if runs.contains(where: { $0.status != first.status }) { return true }
-        return first.status == "done" && runs.contains { $0.trace != first.trace }
+        return first.status == .done && runs.contains { $0.trace != first.trace }
     }
 
     /// The known divergence that explains the divergence of `specCase`, if one does: the first entry whose static
@@ -570,7 +570,7 @@ public struct FuzzCampaign: Sendable {
                 unrun.insert(entry.id)
                 continue
             }
-            guard changed.allSatisfy({ $0.status == "done" }) else { continue }
+            guard changed.allSatisfy({ $0.status == .done }) else { continue }
             if !Self.diverges(changed) { return entry }
             if try classify(changedCase, changed, excluding: used.union([entry.id]), while: keepGoing,
                             unrun: &unrun) != nil {

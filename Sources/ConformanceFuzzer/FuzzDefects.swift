@@ -48,7 +48,7 @@ public final class FuzzCalloutCensus: Sendable {
                 let expected = Self.oneLinePerKind(row[0].rawTrace)
                 for index in row.indices.dropFirst() {
                     let key = Reduced(expected: expected, actual: Self.oneLinePerKind(row[index].rawTrace),
-                                      completed: row[index].status == "done")
+                                      completed: row[index].status == .done)
                     let seen = reduced[index - 1][key, default: 0]
                     if seen < Triage.deadEvidence { reduced[index - 1][key] = seen + 1 }
                 }
@@ -95,11 +95,11 @@ public enum FuzzDefects {
               let index = runs.indices.dropFirst().first(where: { runs[$0] != reference }) else { return "none" }
         let other = runs[index]
         let engine = engines[index]
-        guard reference.status == "done" else {
+        guard reference.status == .done else {
             // The reference did not complete: name how it ended, and how the other did.
             return "\(engines[0]): \(reference.status), \(engine): \(other.status)"
         }
-        let status = other.status == "done" ? CaseStatus.fail : (CaseStatus(rawValue: other.status) ?? .fail)
+        let status = other.status.againstCompletedRun
         let dead = deadKinds[engine] ?? []
         // An engine that hung where the first one went on: its trace is a prefix of the first one's, and every line
         // after is missing as a consequence. Which callout the first engine made next depends only on the items the

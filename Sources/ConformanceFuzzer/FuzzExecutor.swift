@@ -8,9 +8,8 @@ import Synchronization
 
 /// What one engine did with one scenario, reduced to what two engines are compared on.
 public struct FuzzRun: Sendable, Equatable {
-    /// `done` when the case ran to its end (PASS or FAIL against the scenario's empty expectation), else the status
-    /// (TIMEOUT, CRASH, ERROR, SKIP).
-    public var status: String
+    /// `done` when the case ran to its end, else how it ended.
+    public var status: FuzzRunStatus
     /// The trace as compared (``FuzzScenario/comparable(_:allowances:)``).
     public var trace: [String]
     /// The trace as recorded.
@@ -22,7 +21,7 @@ public struct FuzzRun: Sendable, Equatable {
         left.status == right.status && left.trace == right.trace
     }
 
-    var isSkip: Bool { status == CaseStatus.skip.rawValue }
+    var isSkip: Bool { status == .ended(.skip) }
 }
 
 /// Runs scenario batches on a fixed list of engines.
@@ -67,11 +66,11 @@ public struct FuzzExecutor: Sendable {
             for (index, scenario) in renamed.enumerated() {
                 if let keepGoing, !keepGoing() { break }
                 let outcome = session.run(scenario, limit: timeout)
-                let done = outcome.status == .pass || outcome.status == .fail
+                let status = FuzzRunStatus(outcome.status)
                 results.set(index, engineIndex, FuzzRun(
-                    status: done ? "done" : outcome.status.rawValue,
+                    status: status,
                     trace: FuzzScenario.comparable(outcome.actualTrace, allowances: scenario.allowances),
-                    rawTrace: outcome.actualTrace, detail: done ? nil : outcome.detail))
+                    rawTrace: outcome.actualTrace, detail: status == .done ? nil : outcome.detail))
             }
         }
         return results.rows

@@ -48,7 +48,7 @@ public enum FuzzOutput {
     }
 
     private static func statusNote(_ run: FuzzRun) -> String {
-        run.status == "done" ? "" : " (\(run.status): \(run.detail?.split(separator: "\n").first ?? ""))"
+        run.status == .done ? "" : " (\(run.status): \(run.detail?.split(separator: "\n").first ?? ""))"
     }
 
     /// "SIGINT", "SIGTERM", or "signal N".
@@ -309,7 +309,7 @@ public enum FuzzOutput {
                            found_after_seconds: rounded(finding.foundAfter),
                            shrink_seconds: rounded(finding.shrinkSeconds), shrink_state: state, same_defect_as: sameAs,
                            shrink_stopped_at_time_limit: finding.shrinkCut, defect: finding.defect,
-                           statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status))),
+                           statuses: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.status.description))),
                            traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
         }
         let timing = summary.timing

@@ -442,7 +442,7 @@ struct FuzzTests {
         for (variant, sourceFirst) in [(specCase, true), (reversed, false)] {
             let changed = FuzzKnown.apply(.commonItemsInOrder, to: variant)
             let runs = try campaign.executor.run([changed])[0]
-            #expect(runs.allSatisfy { $0.status == "done" } && !FuzzCampaign.diverges(runs), "\(runs)")
+            #expect(runs.allSatisfy { $0.status == .done } && !FuzzCampaign.diverges(runs), "\(runs)")
             // The order the steps gave is the order both follow.
             let firstHandled = runs[0].trace.first { $0 == "fire t2" || $0 == "perform p1" }
             #expect(firstHandled == (sourceFirst ? "perform p1" : "fire t2"))
@@ -572,7 +572,7 @@ struct FuzzTests {
     /// that miss one observer kind or another come down to one defect; a finding of another kind stays apart, and
     /// with the evidence of one scenario only nothing is dead.
     @Test func findingsOfADeadCalloutKindFoldIntoOneDefect() throws {
-        func run(_ trace: [String], _ status: String = "done") -> FuzzRun {
+        func run(_ trace: [String], _ status: FuzzRunStatus = .done) -> FuzzRun {
             FuzzRun(status: status, trace: trace, rawTrace: trace, detail: nil)
         }
         let engines = ["cf", "broken"]
@@ -621,19 +621,19 @@ struct FuzzTests {
         #expect(once.deadKinds.isEmpty)
         // A run SKIPped by an engine is no evidence either.
         let skipped = FuzzCalloutCensus(engines: engines)
-        skipped.record([observers, [waits[0], run([], CaseStatus.skip.rawValue)]])
+        skipped.record([observers, [waits[0], run([], .ended(.skip))]])
         #expect(skipped.deadKinds.isEmpty)
     }
 
     /// An engine that hangs where the first one goes on is one defect, named by what the run should have done next
     /// (not by which observer callout came first after the hang); a hang after a different trace is another.
     @Test func hangsAtTheSameWaitAreOneDefect() {
-        func run(_ trace: [String], _ status: String = "done") -> FuzzRun {
+        func run(_ trace: [String], _ status: FuzzRunStatus = .done) -> FuzzRun {
             FuzzRun(status: status, trace: trace, rawTrace: trace, detail: nil)
         }
         var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
         bare.triggers = []
-        let timeout = CaseStatus.timeout.rawValue
+        let timeout = FuzzRunStatus.ended(.timeout)
         let afterWaiting = [run(["run default", "o.beforeWaiting", "o.afterWaiting", "o.exit", "return stopped"]),
                             run(["run default", "o.beforeWaiting"], timeout)]
         let exit = [run(["run default", "p.beforeWaiting", "p.exit", "return stopped"]),
@@ -660,7 +660,7 @@ struct FuzzTests {
 
     /// A finding that a divergence not shrunk stands for takes its defect, whatever its own departure.
     @Test func aFindingNotShrunkForItsDepartureTakesTheFirstOnesDefect() {
-        func run(_ trace: [String]) -> FuzzRun { FuzzRun(status: "done", trace: trace, rawTrace: trace, detail: nil) }
+        func run(_ trace: [String]) -> FuzzRun { FuzzRun(status: .done, trace: trace, rawTrace: trace, detail: nil) }
         var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
         bare.triggers = []
         var first = FuzzFinding(seed: 5, scenario: bare, runs: [run(["a.entry"]), run([])], explanation: nil)

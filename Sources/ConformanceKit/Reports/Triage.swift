@@ -96,12 +96,12 @@ public enum TraceKind {
         let text = detail ?? ""
         if let range = text.range(of: "killed by ") {
             let name = text[range.upperBound...].prefix { $0.isLetter || $0.isNumber }
-            if !name.isEmpty { return "CRASH \(name)" }
+            if !name.isEmpty { return "\(CaseStatus.crash.rawValue) \(name)" }
         }
         if let range = text.range(of: "exited with status ") {
-            return "CRASH exit " + text[range.upperBound...].prefix { $0.isNumber }
+            return "\(CaseStatus.crash.rawValue) exit " + text[range.upperBound...].prefix { $0.isNumber }
         }
-        return "CRASH"
+        return CaseStatus.crash.rawValue
     }
 }
 
@@ -272,9 +272,9 @@ public struct Triage: Sendable {
             .filter { TraceKind.callout(of: $0).map { !deadKinds.contains($0) } ?? true }
         if actual.count > comparedLines { actual = Array(actual.prefix(comparedLines)) }
         switch outcome.status {
-        case .timeout: actual.append(TraceKind.marker("TIMEOUT"))
+        case .timeout: actual.append(TraceKind.marker(CaseStatus.timeout.rawValue))
         case .crash: actual.append(TraceKind.marker(TraceKind.crash(detail: outcome.detail)))
-        case .error: actual.append(TraceKind.marker("ERROR"))
+        case .error: actual.append(TraceKind.marker(CaseStatus.error.rawValue))
         default: break
         }
         return (expected, actual)
