@@ -3,6 +3,7 @@
 // Its own flags come first and are removed before Google Benchmark sees the rest:
 //   --rl_profile=full|quick|smoke how much each benchmark measures (default full; see Profile in common.h)
 //   --rl_family=LIST              families to register: wake,observers,coalescing,scale,resident,lag (default all)
+//   --rl_list_families            print the families, one a line: its --rl_family name, a tab, its title; then exit
 //   --rl_engines=LIST             engines to register: ref,cf,glib,libuv,libevent,epoll, and cf:PATH for a
 //                                 CoreFoundation library loaded at run time (default the six built-in ones)
 //   --rl_describe                 print "# key: value" lines describing the selected engines and CPUs, then exit
@@ -71,6 +72,22 @@ class WholeRunCSVReporter : public benchmark::CSVReporter {
     bool written_ = false;   // protected by mutex_
 };
 #pragma clang diagnostic pop
+
+/// The benchmark families, in the order scripts/bench.sh runs them: the one list of them (--rl_list_families prints
+/// it, --rl_family selects from it).
+struct Family {
+    const char *name;   // what --rl_family takes
+    const char *title;  // how scripts/bench.sh names it in its progress lines
+    void (*register_benchmarks)();
+};
+const Family kFamilies[] = {
+    {"wake", "wake latency", rlbench::register_wake_latency},
+    {"observers", "observer dispatch", rlbench::register_observer_dispatch},
+    {"coalescing", "timer coalescing", rlbench::register_timer_coalescing},
+    {"scale", "scale", rlbench::register_scale},
+    {"resident", "resident thread throughput", rlbench::register_resident_throughput},
+    {"lag", "lag monitor", rlbench::register_lag_monitor},
+};
 
 bool has_family(const std::string &list, const char *family) {
     std::stringstream stream(list);
@@ -168,6 +185,9 @@ int main(int argc, char **argv) {
             families = arg + 12;
         } else if (strncmp(arg, "--rl_engines=", 13) == 0) {
             engine_list = arg + 13;
+        } else if (strcmp(arg, "--rl_list_families") == 0) {
+            for (const Family &family : kFamilies) printf("%s\t%s\n", family.name, family.title);
+            return 0;
         } else if (strcmp(arg, "--rl_describe") == 0) {
             describe_only = true;
         } else if (strncmp(arg, "--rl_stress=", 12) == 0) {
@@ -212,15 +232,13 @@ int main(int argc, char **argv) {
         }
     }
     int registered = 0;
-    if (has_family(families, "wake")) rlbench::register_wake_latency(), registered++;
-    if (has_family(families, "observers")) rlbench::register_observer_dispatch(), registered++;
-    if (has_family(families, "coalescing")) rlbench::register_timer_coalescing(), registered++;
-    if (has_family(families, "scale")) rlbench::register_scale(), registered++;
-    if (has_family(families, "resident")) rlbench::register_resident_throughput(), registered++;
-    if (has_family(families, "lag")) rlbench::register_lag_monitor(), registered++;
+    std::string known;
+    for (const Family &family : kFamilies) {
+        known += std::string(family.name) + ", ";
+        if (has_family(families, family.name)) family.register_benchmarks(), registered++;
+    }
     if (registered == 0) {
-        fprintf(stderr,
-                "runloop-bench: --rl_family names no family (wake, observers, coalescing, scale, resident, lag, all)\n");
+        fprintf(stderr, "runloop-bench: --rl_family names no family (%sall)\n", known.c_str());
         return 2;
     }
 
