@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "runloop",
             dependencies: [
-                "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "CompareKit",
+                "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit", "CompareKit",
                 "ReportKit", "HistoryKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

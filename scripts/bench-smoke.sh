@@ -18,6 +18,7 @@
 # produced figures, M error rows or failed families, plus 1 for each failed watchdog check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
 
 arguments=()
 while (($#)); do
@@ -37,13 +38,16 @@ csv="$kept/smoke.csv" log="$kept/smoke.log"
 
 scripts/bench.sh --smoke --out "$csv" "${arguments[@]}" 2>"$log"
 status=$?
+# The CSVs are read by `runloop results rows` (bench.sh has built it: a no-op build here).
+runloop=$(build_runloop bench-smoke "$kept/runloop-build.log") || status=1
+# csv_rows ARGUMENTS...: `runloop results rows ARGUMENTS` (nothing when a file is missing or runloop is not built).
+csv_rows() { [[ -z ${runloop:-} ]] || "$runloop" results rows "$@" 2>/dev/null || true; }
 passed=0 failed=0 skipped=0
 if [[ -s $csv ]]; then
-    # Error rows are `"name",,,,,,,,true,"message"`; the harness keeps commas and quotes out of its messages.
-    passed=$(grep '^"BM_' "$csv" | grep -vc ',true,"' || true)
-    failed=$(grep -c ',true,"error:' "$csv" || true)
-    skipped=$(grep -c ',true,"skipped:' "$csv" || true)
-    grep ',true,"error:' "$csv" | sed 's/^/bench-smoke: FAILED row: /' || true
+    passed=$(csv_rows --kind measured "$csv" | wc -l)
+    failed=$(csv_rows --kind error "$csv" | wc -l)
+    skipped=$(csv_rows --kind skipped "$csv" | wc -l)
+    csv_rows --kind error "$csv" | sed 's/^/bench-smoke: FAILED row: /'
 fi
 if ((status != 0)); then
     cat "$log"
@@ -61,8 +65,9 @@ watch_csv="$kept/watchdog.csv" watch_log="$kept/watchdog.log"
 RL_TEST_HANG="^$hung\$" scripts/bench.sh --smoke --engines ref,epoll --filter 'BM_Scale/.*/n:100/real_time' --watchdog 2 \
     --out "$watch_csv" 2>"$watch_log"
 watchdog_status=$?
-rows=$(grep '^"BM_' "$watch_csv" 2>/dev/null | grep -vc ',true,"' || true)
-if ((watchdog_status == 1 && rows == 5)) && grep -q "^\"$hung\",,,,,,,,true,\"error: no result after 2 s\"" "$watch_csv"; then
+rows=$(csv_rows --kind measured "$watch_csv" | wc -l)
+hung_rows=$(csv_rows --kind error --message-prefix "error: no result after 2 s" --names "$watch_csv")
+if ((watchdog_status == 1 && rows == 5)) && grep -qx "$hung" <<<"$hung_rows"; then
     echo "bench-smoke: watchdog check passed: a benchmark hung on purpose became an error row, the other $rows ran"
 else
     cat "$watch_log"
@@ -77,9 +82,9 @@ started=$SECONDS
 RL_TEST_HANG='^BM_ObserverDispatch/engine:epoll/' scripts/bench.sh --smoke --engines ref,epoll \
     --filter 'BM_ObserverDispatch/' --watchdog 2 --out "$bound_csv" 2>"$bound_log"
 bound_status=$?
-hung_rows=$(grep -c ',true,"error: no result after 2 s"' "$bound_csv" 2>/dev/null || true)
-skipped_rows=$(grep -c ',true,"skipped: engine hung twice' "$bound_csv" 2>/dev/null || true)
-rows=$(grep '^"BM_ObserverDispatch/engine:ref/' "$bound_csv" 2>/dev/null | grep -vc ',true,"' || true)
+hung_rows=$(csv_rows --kind error --message-prefix "error: no result after 2 s" "$bound_csv" | wc -l)
+skipped_rows=$(csv_rows --kind skipped --message-prefix "skipped: engine hung twice" "$bound_csv" | wc -l)
+rows=$(csv_rows --kind measured --names "$bound_csv" | grep -c '^BM_ObserverDispatch/engine:ref/')
 if ((bound_status == 1 && hung_rows == 2 && skipped_rows == 3 && rows == 5)); then
     echo "bench-smoke: hung-engine check passed: 2 hangs, then 3 skipped rows, ref's 5 ran ($((SECONDS - started)) s)"
 else

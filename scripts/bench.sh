@@ -79,6 +79,9 @@ if ! "${build[@]}" --product runloop-bench >"$work/build.log" 2>&1; then
     exit 1
 fi
 binary="$("${build[@]}" --show-bin-path)/runloop-bench"
+# `runloop results` reads and writes the CSVs below, and `runloop report` prints the summary: built before any
+# benchmark runs, so that a broken build costs no run.
+runloop=$(build_runloop bench "$work/runloop-build.log") || exit 1
 
 # MARK: context
 
@@ -136,8 +139,12 @@ changed=$(GIT_OPTIONAL_LOCKS=0 git status --porcelain 2>/dev/null | wc -l)
 
 # MARK: run the families
 
-families=(wake observers coalescing scale resident lag)
-titles=("wake latency" "observer dispatch" "timer coalescing" "scale" "resident thread throughput" "lag monitor")
+# The families and their titles are the harness's own list (kFamilies in Benchmarks/Harness/main.cpp).
+families=() titles=()
+while IFS=$'\t' read -r family title; do
+    families+=("$family") titles+=("$title")
+done < <("$binary" --rl_list_families)
+((${#families[@]})) || { echo "bench: the harness lists no benchmark family (--rl_list_families)" >&2; exit 1; }
 common=(--rl_profile="$profile" --benchmark_min_time="$min_time" --benchmark_enable_random_interleaving=true)
 [[ -z $engines ]] || common+=(--rl_engines="$engines")
 [[ -z $watchdog ]] || common+=(--rl_watchdog_s="$watchdog")
@@ -156,8 +163,7 @@ base_names() { sed -E 's#/(iterations:[0-9]+|manual_time|real_time)##g; s#_(mean
 # named NAME (a benchmark of an isolated family) or else harness/family:FAMILY.
 harness_failure() {
     local file="$work/$1.failure$((++failures)).csv"
-    echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
-    echo "\"${3:-harness/family:$1}\",,,,,,,,true,\"error: $2\"" >>"$file"
+    "$runloop" results error-rows --message "error: $2" "${3:-harness/family:$1}" >"$file"
     csvs+=("$file")
 }
 failures=0
@@ -165,9 +171,9 @@ failures=0
 # skip_rows FAMILY MESSAGE < NAMES: a CSV with one "skipped: MESSAGE" row per benchmark name on stdin. Call it in
 # this shell (input by redirection, not a pipeline), so that its file joins `csvs`.
 skip_rows() {
-    local file="$work/$1.failure$((++failures)).csv" name
-    echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message' >"$file"
-    while read -r name; do echo "\"$name\",,,,,,,,true,\"skipped: $2\"" >>"$file"; done
+    local file="$work/$1.failure$((++failures)).csv" names
+    mapfile -t names
+    "$runloop" results error-rows --message "skipped: $2" "${names[@]}" >"$file"
     csvs+=("$file")
 }
 
@@ -191,11 +197,18 @@ note_hang() {
 hung_engine() { ((${hangs[$1/$(engine_of "$2")]:-0} >= hangs_per_engine)); }
 hung_message="engine hung twice in this family (watchdog); its other benchmarks here were not run"
 
+# family_rows FAMILY ARGUMENTS...: `runloop results rows ARGUMENTS` over the family's CSVs so far (none: nothing).
+family_rows() {
+    local files
+    mapfile -t files < <(compgen -G "$work/$1.*.csv" || true)
+    ((${#files[@]} == 0)) || "$runloop" results rows "${@:2}" "${files[@]}"
+}
+
 # report_family INDEX FAMILY TITLE: the family's line after its run, and its error rows counted against the run.
 report_family() {
     local errors skips
-    errors=$(cat "$work/$2".*.csv 2>/dev/null | grep -c ',true,"error:' || true)
-    skips=$(cat "$work/$2".*.csv 2>/dev/null | grep -c ',true,"skipped:' || true)
+    errors=$(family_rows "$2" --kind error | wc -l) || status=1
+    skips=$(family_rows "$2" --kind skipped | wc -l) || status=1
     echo "bench: [$(($1 + 1))/${#families[@]}] $3: done in $((SECONDS - started)) s ($skips skipped rows, $errors error rows)" >&2
     ((errors == 0)) || status=1
 }
@@ -210,7 +223,7 @@ isolated_families=(scale)
 # run_isolated INDEX FAMILY TITLE REPETITIONS: the family's benchmarks, one process per benchmark and repetition. A
 # process that fails leaves its rows (a hang: the watchdog's error row) or, if none, an error row for its benchmark.
 run_isolated() {
-    local index=$1 family=$2 title=$3 rounds=$4 round name run=0 csv log code
+    local index=$1 family=$2 title=$3 rounds=$4 round name run=0 csv log code rows
     for ((round = 1; round <= rounds; round++)); do
         while read -r name; do
             if hung_engine "$family" "$name"; then
@@ -234,7 +247,8 @@ run_isolated() {
                 [[ -z $hung ]] ||
                     echo "bench: [$((index + 1))/${#families[@]}] $title: engine $hung hung twice: its other benchmarks in this family are skipped" >&2
             fi
-            grep -q "^\"$(base_names <<<"$name")" "$csv" 2>/dev/null ||
+            rows=$("$runloop" results rows --names "$csv" 2>/dev/null || true)
+            grep -q "^$(base_names <<<"$name")" <<<"$rows" ||
                 harness_failure "$family" "the harness exited with status $code" "$name"
         done < <(shuf "$work/$family.all")
     done
@@ -275,10 +289,11 @@ for index in "${!families[@]}"; do
         status=1
         if ((code == 3)) && [[ -s $csv ]]; then
             grep "watchdog" "$log" | sed "s/^/bench: [$((index + 1))\/${#families[@]}] $title: /" >&2 || true
-            cat "$work/$family".*.csv | grep '^"BM_' | cut -d, -f1 | tr -d '"' | base_names | sort -u >"$work/$family.done"
+            { family_rows "$family" --names || true; } | grep '^BM_' | base_names | sort -u >"$work/$family.done"
             base_names <"$work/$family.all" | sort -u | comm -23 - "$work/$family.done" >"$work/$family.rest"
             # The benchmark that hung is the last row of this attempt's CSV ("error: no result after N s").
-            hung_name=$(grep ',true,"error: no result after' "$csv" | tail -n 1 | cut -d, -f1 | tr -d '"')
+            hung_name=$({ "$runloop" results rows --kind error --message-prefix "error: no result after" --names "$csv" ||
+                true; } | tail -n 1)
             if [[ -n $hung_name ]]; then
                 note_hang "$family" "$hung_name"
                 if [[ -n $hung ]]; then
@@ -312,79 +327,23 @@ echo "# duration_s: $((SECONDS - run_started))" >>"$work/context"
 echo "# load_average_after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/context"
 
 # MARK: merge: one header (the union of the families' counters), every row padded to it, GB's context kept as
-# "# gb: ..." lines. Google Benchmark 1.7.1's `_cv` aggregate rows are wrong (their times are not ratios, their
-# counters can be nan), so they are left out; CV = stddev / mean from the other rows.
+# "# gb: ..." lines, GB 1.7.1's wrong `_cv` rows left out (ResultsMerge in Sources/ResultsKit).
 
-awk '
-function split_csv(line, fields,    n, i, c, field, quoted) {
-    n = 0; field = ""; quoted = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (quoted) {
-            field = field c
-            if (c == "\"") {
-                if (substr(line, i + 1, 1) == "\"") { field = field "\""; i++ } else quoted = 0
-            }
-        } else if (c == "\"") { quoted = 1; field = field c }
-        else if (c == ",") { fields[++n] = field; field = "" }
-        else field = field c
-    }
-    fields[++n] = field
-    return n
-}
-function unquote(text) { gsub(/^"|"$/, "", text); return text }
-FNR == 1 { in_table = 0; files++ }
-!in_table && /^name,/ {
-    in_table = 1
-    columns = split_csv($0, header)
-    for (i = 11; i <= columns; i++) {
-        counter = unquote(header[i]); column_of[files, i] = counter
-        if (!(counter in known)) { known[counter] = 1; counters[++counter_count] = counter }
-    }
-    next
-}
-!in_table { if (files == 1 && $0 != "") gb_context[++gb_lines] = $0; next }
-{
-    n = split_csv($0, fields)
-    if (unquote(fields[1]) ~ /_cv$/) next
-    rows++
-    fixed = fields[1]
-    for (i = 2; i <= 10; i++) fixed = fixed "," (i <= n ? fields[i] : "")
-    row_fixed[rows] = fixed
-    for (i = 11; i <= n; i++) value[rows, column_of[files, i]] = fields[i]
-}
-END {
-    for (i = 1; i <= gb_lines; i++) print "# gb: " gb_context[i]
-    line = "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message"
-    for (c = 1; c <= counter_count; c++) line = line ",\"" counters[c] "\""
-    print line
-    for (r = 1; r <= rows; r++) {
-        line = row_fixed[r]
-        for (c = 1; c <= counter_count; c++) line = line "," ((r, counters[c]) in value ? value[r, counters[c]] : "")
-        print line
-    }
-}' "${csvs[@]}" >"$work/table"
+if ! "$runloop" results merge "${csvs[@]}" >"$work/table"; then
+    echo "bench: the families' CSVs could not be merged (message above); they are in $work, kept" >&2
+    trap - EXIT
+    exit 1
+fi
 cat "$work/context" "$work/table" >"$out.tmp"
 mv "$out.tmp" "$out"
 
 # MARK: summary: `runloop report` prints the row counts, errors, findings, the summary tables and the targets of
-# Benchmarks/targets.yaml (the numbers live there, the logic in ReportKit). It uses the configuration of runloop
-# already built (release after scripts/run.sh, debug after scripts/test.sh or `swift build`), brought up to date,
-# so this is usually a no-op build.
+# Benchmarks/targets.yaml (the numbers live there, the logic in ReportKit).
 
-runloop_config=debug
-[[ ! -x .build/release/runloop ]] || runloop_config=release
-echo "bench: building runloop ($runloop_config) for the summary" >&2
-if swift build -c "$runloop_config" --product runloop >"$work/runloop-build.log" 2>&1; then
-    "$(swift build -c "$runloop_config" --show-bin-path)/runloop" report "$out" --targets Benchmarks/targets.yaml >&2 || {
-        echo "bench: runloop report could not summarise $out (message above)" >&2
-        status=1
-    }
-else
-    tail -n 20 "$work/runloop-build.log" >&2
-    echo "bench: building runloop failed (last 20 lines above); the CSV is complete: runloop report $out" >&2
+"$runloop" report "$out" --targets Benchmarks/targets.yaml >&2 || {
+    echo "bench: runloop report could not summarise $out (message above)" >&2
     status=1
-fi
+}
 
 echo "bench: total $((SECONDS - run_started)) s; CSV: $out" >&2
 exit "$status"

@@ -169,7 +169,7 @@ check "conform --without and --worker" 2 "--without works with runloop's own wor
 # runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
 {
     echo '# commit: cli-check'
-    echo 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message,latency_p50_ns'
+    "$runloop" results header latency_p50_ns
     for rep in 1 2 3 4 5 6 7 8 9; do
         echo "BM_WakeLatency/engine:cf/pin:same,1000,$((6000 + rep * 37)),$((5000 + rep * 11)),ns,,,,,,$((5900 + rep))"
         echo "BM_WakeLatency/engine:ref/pin:same,1000,$((4000 + rep * 29)),$((3500 + rep * 13)),ns,,,,,,$((3900 + rep))"
@@ -192,6 +192,17 @@ check "compare: both directions" 2 "had already been set" -- \
 check "report: a results file" 0 "not measured +observers.64.cf" -- "$runloop" report "$work/base.csv" --html "$work/report.html"
 check "report: the page" 0 "</html>" -- cat "$work/report.html"
 check "report: truncated file" 2 "truncated.csv:[0-9]+: error" -- "$runloop" report "$work/truncated.csv"
+
+# runloop results and faults (what scripts/bench.sh and mutation.sh read CSVs and fault files with): bad input is exit
+# 2 naming the file and line.
+check "results merge: two files" 0 "latency_p50_ns" -- "$runloop" results merge "$work/base.csv" "$work/slower.csv"
+check "results merge: a truncated file" 2 "truncated.csv:[0-9]+: error" -- "$runloop" results merge "$work/base.csv" "$work/truncated.csv"
+check "results rows: a missing file" 2 "nowhere.csv: error: file not found" -- "$runloop" results rows "$work/nowhere.csv"
+check "results rows --kind: an unknown kind" 2 "kind" -- "$runloop" results rows --kind lost "$work/base.csv"
+printf 'f1\trun.common-modes-refused\tA.swift\ttext\n' >"$work/faults.tsv"
+check "faults: a line without six fields" 2 "faults.tsv:1: a fault needs six tab-separated fields" -- "$runloop" faults "$work/faults.tsv"
+printf 'f1\tno.such-rule\tA.swift\ttext\tnew\twhat\n' >"$work/faults.tsv"
+check "faults: a rule not in the catalogue" 2 "faults.tsv:1: field 'rule': fault f1: rule 'no.such-rule'" -- "$runloop" faults "$work/faults.tsv"
 printf 'format: 1\nengine: ref\ntargets:\n  - id: t\n    description: d\n    family: BM_X\n    metric: m\n    bound: 3\n' >"$work/targets.yaml"
 check "report: a bound without its comparison" 2 "targets.yaml:8: error: .*field 'targets\[0\].bound'" -- \
     "$runloop" report "$work/base.csv" --targets "$work/targets.yaml"

@@ -45,3 +45,18 @@ build_sanitized_harness() {
     fi
     echo "$("${build[@]}" --show-bin-path)/runloop-bench"
 }
+# build_runloop NAME LOG: brings the `runloop` command of this checkout up to date, in the configuration already built
+# (release after scripts/run.sh, else debug: usually a no-op build), its output in LOG, and prints the binary's path;
+# on a failed build prints the log's last 20 lines and "NAME: building runloop failed", and returns 1. Scripts call it
+# for what they must not do in bash: reading CSV (`runloop results`), YAML and the catalogue.
+build_runloop() {
+    local name=$1 log=$2 config=debug
+    [[ ! -x .build/release/runloop ]] || config=release
+    echo "$name: building runloop ($config)" >&2
+    if ! swift build -c "$config" --product runloop >"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        echo "$name: building runloop failed (last 20 lines above)" >&2
+        return 1
+    fi
+    echo "$(swift build -c "$config" --show-bin-path)/runloop"
+}
