@@ -8,7 +8,7 @@
 #                    (scripts/mutation/faults-blind.tsv, written without reading the cases), or all (both, each set
 #                    with its own table and score, then the total); --list and --check take both unless told
 #   --list           print the faults (set, id, rule, file, what it does) and exit
-#   --check          check that every fault's text occurs exactly once in its file (no build) and exit
+#   --check          check that every fault's text occurs exactly once in its file (no mutant built) and exit
 #   --only ID,...    only these faults (of the chosen sets)
 #   --format F       table (default) or tsv: one line per fault, then the score
 #   --fuzz SECONDS   instead of the spec, run `runloop fuzz --engines cf,ref --time SECONDS --until-found` against
@@ -64,43 +64,27 @@ case $set in
 esac
 set_file() { [[ $1 == own ]] && echo scripts/mutation/faults.tsv || echo scripts/mutation/faults-blind.tsv; }
 
-# The table: sets[i], ids[i], rules[i], files[i], anchors[i], replacements[i], descriptions[i]. Escapes (\n, \t,
-# \\) are decoded with printf %b, which turns every other backslash pair back into itself.
+# `runloop faults` reads the fault files and checks each fault's rule against the catalogue (MutationFaults in
+# Sources/ConformanceKit), so runloop is brought up to date first (usually a no-op build).
+require_swift
+scratch=$repo/.build-mutation
+mkdir -p "$scratch"
+runloop=$(build_runloop mutation "$scratch/runloop-build.log") || exit 2
+
+# The table: sets[i], ids[i], rules[i], files[i], anchors[i], replacements[i], descriptions[i], the text and the
+# replacement with their escapes (\n, \t, \\) decoded.
 sets=() ids=() rules=() files=() anchors=() replacements=() descriptions=()
 load_faults() {
-local fault_set=$1 faults_file line_number=0 line fields rest id rule file anchor replacement description
-local decoded_anchor decoded_replacement first index
-faults_file=$(set_file "$fault_set")
-[[ -f $faults_file ]] || { echo "mutation: no fault file $faults_file" >&2; exit 2; }
-first=${#ids[@]}
-while IFS= read -r line || [[ -n $line ]]; do
-    line_number=$((line_number + 1))
-    [[ -z $line || $line == \#* ]] && continue
-    # Split on every tab (read would merge the two tabs around an empty replacement).
-    fields=() rest=$line
-    while [[ $rest == *$'\t'* ]]; do fields+=("${rest%%$'\t'*}"); rest=${rest#*$'\t'}; done
-    fields+=("$rest")
-    id=${fields[0]} rule=${fields[1]:-} file=${fields[2]:-} anchor=${fields[3]:-} replacement=${fields[4]:-}
-    description=${fields[5]:-}
-    if ((${#fields[@]} != 6)) || [[ -z $id || -z $rule || -z $file || -z $anchor || -z $description ]]; then
-        echo "mutation: $faults_file:$line_number: a fault needs six tab-separated fields (id, rule, file, text, replacement, description)" >&2
-        exit 2
-    fi
-    printf -v decoded_anchor '%b' "$anchor"
-    printf -v decoded_replacement '%b' "$replacement"
-    sets+=("$fault_set") ids+=("$id") rules+=("$rule") files+=("$file") anchors+=("$decoded_anchor")
-    replacements+=("$decoded_replacement") descriptions+=("$description")
-done <"$faults_file"
-
-# Every fault names a rule of the catalogue, and ids are unique within the file.
-for ((index = first; index < ${#ids[@]}; index++)); do
-    grep -q "^  - id: ${rules[index]}\$" Sources/ConformanceSpec/catalogue.yaml || {
-        echo "mutation: fault ${ids[index]}: rule '${rules[index]}' is not in Sources/ConformanceSpec/catalogue.yaml" >&2
-        exit 2
-    }
-done
-duplicate=$(printf '%s\n' "${ids[@]:first}" | sort | uniq -d | head -1)
-[[ -z $duplicate ]] || { echo "mutation: $faults_file: fault id '$duplicate' is used twice" >&2; exit 2; }
+    local fault_set=$1 faults_file fields index
+    faults_file=$(set_file "$fault_set")
+    [[ -f $faults_file ]] || { echo "mutation: no fault file $faults_file" >&2; exit 2; }
+    "$runloop" faults --catalogue Sources/ConformanceSpec/catalogue.yaml "$faults_file" >"$scratch/faults" || exit 2
+    # Six NUL-ended fields a fault: id, rule, file, text, replacement, description.
+    mapfile -t -d '' fields <"$scratch/faults"
+    for ((index = 0; index + 5 < ${#fields[@]}; index += 6)); do
+        sets+=("$fault_set") ids+=("${fields[index]}") rules+=("${fields[index + 1]}") files+=("${fields[index + 2]}")
+        anchors+=("${fields[index + 3]}") replacements+=("${fields[index + 4]}") descriptions+=("${fields[index + 5]}")
+    done
 }
 for name in "${set_names[@]}"; do load_faults "$name"; done
 
@@ -162,13 +146,10 @@ case $mode in
 esac
 
 for index in "${selected[@]}"; do check_fault "$index" || exit 2; done
-require_swift
 ensure_packages jq rsync
 
-scratch=$repo/.build-mutation
 tree=$scratch/tree
 build=$scratch/build
-mkdir -p "$scratch"
 # The working tree as it is (uncommitted changes included), without build folders and git metadata.
 rsync -a --delete --exclude '/.build*' --exclude '/.git' --exclude '/results' "$repo/" "$tree/"
 binary=$build/debug/runloop
