@@ -271,6 +271,30 @@ uint64_t thread_cpu_ns(clockid_t clock) {
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
+double cpu_per(uint64_t before, uint64_t after, double units) {
+    if (units <= 0 || after < before) return -1;
+    return (double)(after - before) / units;
+}
+
+void set_cpu_counters(benchmark::State &state, const std::string &unit, double loop, double post, double process) {
+    if (loop >= 0) state.counters["loop_cpu_ns_per_" + unit] = loop;
+    if (post >= 0) state.counters["post_cpu_ns_per_" + unit] = post;
+    if (process >= 0) state.counters["process_cpu_ns_per_" + unit] = process;
+}
+
+void set_latency_counters(benchmark::State &state, std::vector<uint64_t> &samples) {
+    state.counters["latency_mean_ns"] = mean(samples);
+    state.counters["latency_p50_ns"] = quantile(samples, 0.50);
+    state.counters["latency_p99_ns"] = quantile(samples, 0.99);
+    Modes modes = split_modes(samples);
+    state.counters["latency_modes"] = modes.count;
+    state.counters["latency_split_ns"] = modes.split_ns;
+    state.counters["latency_low_share"] = modes.low_share;
+    state.counters["latency_low_p50_ns"] = modes.low_p50_ns;
+    state.counters["latency_high_share"] = modes.high_share;
+    state.counters["latency_high_p50_ns"] = modes.high_p50_ns;
+}
+
 double quantile(std::vector<uint64_t> &samples, double q) {
     if (samples.empty()) return 0;
     size_t rank = (size_t)(q * (double)samples.size());

@@ -15,6 +15,7 @@
 
 #include <sched.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "bench_engine.h"
 
@@ -56,6 +57,7 @@ void register_timer_coalescing();
 void register_scale();
 void register_resident_throughput();
 void register_lag_monitor();
+void register_limits();
 
 /// Registers one benchmark under `name` (the name without Google Benchmark's suffixes) that runs `body` under the
 /// watchdog (see Watchdog) and, for the hang check only, the test hang hook (`set_test_hang`). Every family
@@ -208,8 +210,17 @@ uint64_t voluntary_switches(pid_t tid);
 /// The voluntary context switches of the loop's thread so far, read from inside one of the loop's callouts: the
 /// calling thread's (getrusage RUSAGE_THREAD), or the engine's `loop_switches` when it has one (bench_engine.h).
 uint64_t callout_switches(const bench_engine *engine, bench_loop *loop);
-/// A thread's CPU time so far, in nanoseconds.
+/// A thread's CPU time so far, in nanoseconds (a clock from pthread_getcpuclockid, or CLOCK_THREAD_CPUTIME_ID for
+/// the calling thread).
 uint64_t thread_cpu_ns(clockid_t clock);
+/// The calling thread's CPU time so far, in nanoseconds.
+inline uint64_t own_cpu_ns() { return thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID); }
+/// The whole process's CPU time so far (every thread, a burner's too), in nanoseconds.
+inline uint64_t process_cpu_ns() { return thread_cpu_ns(CLOCK_PROCESS_CPUTIME_ID); }
+/// `after - before` of a CPU clock per unit of work, or a negative number when it cannot be a figure (no work, or a
+/// clock that went back: dispatch's sum loses a worker that exited; bench_engine.h). Callers write a counter only
+/// for a figure >= 0.
+double cpu_per(uint64_t before, uint64_t after, double units);
 /// The q-quantile (0...1) of the samples by nearest rank; reorders them. 0 for no samples.
 double quantile(std::vector<uint64_t> &samples, double q);
 /// The mean of the samples. 0 for no samples.
@@ -229,6 +240,32 @@ struct Modes {
 /// modes, provided the valley is at most 60 % of the lower peak and each side holds at least 10 % of the samples.
 /// The split is the valley's lowest bin. Otherwise one mode. Reorders the samples.
 Modes split_modes(std::vector<uint64_t> &samples);
+
+/// Times a round trip per iteration of `state` (manual time, CLOCK_MONOTONIC on the calling thread) and keeps every
+/// sample: the timed loop of BM_WakeLatency and BM_Limits, one code for both. False if a round trip failed (the loop
+/// goes on, so the repetition still ends).
+template <typename RoundTrip>
+bool time_round_trips(benchmark::State &state, RoundTrip round_trip, std::vector<uint64_t> &samples) {
+    samples.reserve((size_t)state.max_iterations);
+    bool ok = true;
+    for (auto _ : state) {
+        uint64_t start = bench_now_ns();
+        if (!round_trip()) ok = false;
+        uint64_t elapsed = bench_now_ns() - start;
+        samples.push_back(elapsed);
+        state.SetIterationTime((double)elapsed / 1e9);
+    }
+    return ok;
+}
+/// The round-trip counters of BM_WakeLatency and BM_Limits: latency_mean_ns, latency_p50_ns, latency_p99_ns and the
+/// modes (split_modes): latency_modes, latency_split_ns, latency_low_share, latency_low_p50_ns, latency_high_share,
+/// latency_high_p50_ns. Reorders the samples.
+void set_latency_counters(benchmark::State &state, std::vector<uint64_t> &samples);
+
+/// The CPU cost counters of a family, per `unit` of its work (`wake`, `item`, `fire`): loop_cpu_ns_per_<unit> (the
+/// loop thread's CPU time), post_cpu_ns_per_<unit> (the posting threads': the benchmark thread, or the producers) and
+/// process_cpu_ns_per_<unit> (every thread of the process). A negative figure (cpu_per: not measurable) is left out.
+void set_cpu_counters(benchmark::State &state, const std::string &unit, double loop, double post, double process);
 
 /// Sleeps until a CLOCK_MONOTONIC time.
 void sleep_until_ns(uint64_t deadline);

@@ -23,11 +23,17 @@
 // GLib, which hands items over one by one), handoff_p50_ns and
 // handoff_p99_ns (from the producer's clock read just before channel_post to the start of the item's callout, over
 // every 8th item of each producer in the repetition).
+// CPU per item over the timed rounds (set_cpu_counters in common.h): loop_cpu_ns_per_item (the loop thread's CPU
+// clock; nio's loop thread; dispatch's workers that ran the queue, a lower bound), post_cpu_ns_per_item (the producers'
+// CPU clocks summed: the post, its lock and wake-up, the records and every 8th item's clock read) and
+// process_cpu_ns_per_item (every thread; minus the producers', an upper bound of the loop side of dispatch and nio).
 #include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include <pthread.h>
 
 #include "common.h"
 
@@ -83,7 +89,17 @@ class Producers {
             records_.emplace_back(new Record[(size_t)items]);
             Record *records = records_.back().get();
             threads_.emplace_back([this, records, cpu] { body(records, cpu); });
+            clockid_t clock;
+            if (pthread_getcpuclockid(threads_.back().native_handle(), &clock) == 0) clocks_.push_back(clock);
         }
+    }
+    /// The producers' CPU time so far, summed (CPU clocks read from this thread), or nothing when a clock was not
+    /// available. Between rounds, while no producer runs.
+    bool cpu_ns(uint64_t *total) const {
+        if (clocks_.size() != threads_.size()) return false;
+        *total = 0;
+        for (clockid_t clock : clocks_) *total += thread_cpu_ns(clock);
+        return true;
     }
     ~Producers() {
         {
@@ -127,6 +143,7 @@ class Producers {
     int items_;
     std::vector<std::unique_ptr<Record[]>> records_;  // one array per producer, reused every round
     std::vector<std::thread> threads_;
+    std::vector<clockid_t> clocks_;  // the producers' CPU clocks, set in the constructor
     std::mutex mutex_;
     std::condition_variable changed_;
     long round_ = 0;  // protected by mutex_
@@ -179,6 +196,9 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     // Read between rounds, when the loop thread has counted every batch of the rounds before.
     auto batches = [&]() -> uint64_t { return engine->channel_batches ? engine->channel_batches(channel) : 0; };
     uint64_t batches_before = batches();
+    uint64_t post_cpu0 = 0, post_cpu1 = 0;
+    const bool post_clocks = threads.cpu_ns(&post_cpu0);
+    const uint64_t loop_cpu0 = loop_thread.cpu_ns(), process_cpu0 = process_cpu_ns();
     uint64_t rounds = 0;
     for (auto _ : state) {
         consumer.target += per_round;
@@ -190,6 +210,8 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     uint64_t wakeups = engine->wakeups(loop_thread.loop()) - wakeups_before;
     uint64_t switches = loop_thread.switches() - switches_before;
     uint64_t batches_taken = batches() - batches_before;
+    const uint64_t loop_cpu1 = loop_thread.cpu_ns(), process_cpu1 = process_cpu_ns();
+    const bool post_measured = post_clocks && threads.cpu_ns(&post_cpu1);
     loop_thread.stop();
 
     if (rounds == 0 || consumer.done != consumer.target) {
@@ -209,6 +231,9 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     if (engine->channel_batches && batches_taken > 0) state.counters["items_per_batch"] = handed / (double)batches_taken;
     state.counters["handoff_p50_ns"] = quantile(latencies, 0.50);
     state.counters["handoff_p99_ns"] = quantile(latencies, 0.99);
+    set_cpu_counters(state, "item", cpu_per(loop_cpu0, loop_cpu1, handed),
+                     post_measured ? cpu_per(post_cpu0, post_cpu1, handed) : -1,
+                     cpu_per(process_cpu0, process_cpu1, handed));
 }
 
 }  // namespace

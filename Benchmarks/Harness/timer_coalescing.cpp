@@ -31,7 +31,11 @@
 //                     minimum number of instants that stab every fire's [date, date + tolerance] interval (sorted by
 //                     interval end, each instant placed at the earliest end not yet stabbed: greedy is optimal),
 //                     over the dates of the fires seen; 1 without tolerance
-//   cpu_ns_per_fire   CPU time of the loop thread over the wall-clock window, per fire (LoopThread::cpu_ns)
+//   cpu_ns_per_fire   CPU time of the loop thread over the wall-clock window, per fire (LoopThread::cpu_ns; for
+//                     dispatch the workers that ran the queue, without its manager thread, which waits for the
+//                     timers: a lower bound)
+//   process_cpu_ns_per_fire  CPU time of every thread of the process over the window, per fire (burn:no only): the
+//                     upper bound beside it (the benchmark thread sleeps through the window)
 //   loop_cpu_share    the loop thread's CPU time over the window's length
 //   cpu_idle_share    the idle time of the loop's CPU over the window's length (/proc/stat, in clock ticks of 10 ms:
 //                     coarse for a smoke window)
@@ -198,10 +202,10 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         const uint64_t dated_in_window = dates_before(run.window_end) - dates_before(run.window_start);
 
         sleep_until_ns(run.window_start);
-        uint64_t cpu0 = loop_thread.cpu_ns();
+        uint64_t cpu0 = loop_thread.cpu_ns(), process_cpu0 = process_cpu_ns();
         double idle0 = cpu_idle_ns(loop_on);
         sleep_until_ns(run.window_end);
-        uint64_t cpu1 = loop_thread.cpu_ns();
+        uint64_t cpu1 = loop_thread.cpu_ns(), process_cpu1 = process_cpu_ns();
         double idle1 = cpu_idle_ns(loop_on);
         // Let the window's fires finish (see the top of this file).
         const uint64_t drain_until = run.window_end + run.tolerance + kDrainNs;
@@ -226,6 +230,9 @@ void timer_coalescing(benchmark::State &state, const bench_engine *engine, int c
         state.counters["wakeups_per_fire"] = wakeups / window_fires;
         state.counters["optimal_wakeups_per_fire"] = (double)optimal_wakeups(run.dates, run.tolerance) / window_fires;
         state.counters["cpu_ns_per_fire"] = (double)(cpu1 - cpu0) / fires;
+        // Not with a burner, whose CPU it would count (set_cpu_counters: the loop's figure is cpu_ns_per_fire above,
+        // and timers have no posting thread).
+        if (!burn) set_cpu_counters(state, "fire", -1, -1, cpu_per(process_cpu0, process_cpu1, fires));
         const double cpu_share = (double)(cpu1 - cpu0) / (double)window;
         const double idle_share = idle0 >= 0 && idle1 >= 0 ? (idle1 - idle0) / (double)window : 1;
         state.counters["loop_cpu_share"] = cpu_share;

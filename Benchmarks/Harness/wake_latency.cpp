@@ -22,6 +22,15 @@
 //   latency_low_share, latency_low_p50_ns     share and median of the round trips below the split (1 and the median
 //                                             with one mode)
 //   latency_high_share, latency_high_p50_ns   share and median at or above it (0 and 0 with one mode)
+// CPU per round trip, over the timed round trips (set_cpu_counters in common.h):
+//   loop_cpu_ns_per_wake     the loop thread's CPU time (LoopThread::cpu_ns: its CPU clock; nio's loop thread, and
+//                            for dispatch the workers that ran the queue, without libdispatch's manager thread: a
+//                            lower bound of what dispatch spends)
+//   post_cpu_ns_per_wake     the benchmark thread's: the engine's signal, and the harness's own share, the same for
+//                            every engine (the blocking read of the reply, two clock reads, Google Benchmark's loop)
+//   process_cpu_ns_per_wake  every thread of the process (not with load:burn, whose burner it would count): minus
+//                            post_cpu_ns_per_wake, an upper bound of the loop side for engines whose loop runs on
+//                            threads of their own (dispatch's manager thread included)
 #include <cerrno>
 #include <memory>
 
@@ -101,15 +110,9 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
     for (int i = 0; i < kWarmupRoundTrips; i++) round_trip();
 
     std::vector<uint64_t> samples;
-    samples.reserve((size_t)state.max_iterations);
-    bool broken = false;
-    for (auto _ : state) {
-        uint64_t start = now_ns();
-        if (!round_trip()) broken = true;
-        uint64_t elapsed = now_ns() - start;
-        samples.push_back(elapsed);
-        state.SetIterationTime((double)elapsed / 1e9);
-    }
+    const uint64_t loop_cpu0 = loop_thread.cpu_ns(), post_cpu0 = own_cpu_ns(), process_cpu0 = process_cpu_ns();
+    bool broken = !time_round_trips(state, round_trip, samples);
+    const uint64_t loop_cpu1 = loop_thread.cpu_ns(), post_cpu1 = own_cpu_ns(), process_cpu1 = process_cpu_ns();
     burner.reset();
     loop_thread.stop();
     close(replies.fd);
@@ -121,16 +124,11 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
         fail(state, "no round trip was timed");
         return;
     }
-    state.counters["latency_mean_ns"] = mean(samples);
-    state.counters["latency_p50_ns"] = quantile(samples, 0.50);
-    state.counters["latency_p99_ns"] = quantile(samples, 0.99);
-    Modes modes = split_modes(samples);
-    state.counters["latency_modes"] = modes.count;
-    state.counters["latency_split_ns"] = modes.split_ns;
-    state.counters["latency_low_share"] = modes.low_share;
-    state.counters["latency_low_p50_ns"] = modes.low_p50_ns;
-    state.counters["latency_high_share"] = modes.high_share;
-    state.counters["latency_high_p50_ns"] = modes.high_p50_ns;
+    const double round_trips = (double)samples.size();
+    set_latency_counters(state, samples);
+    set_cpu_counters(state, "wake", cpu_per(loop_cpu0, loop_cpu1, round_trips),
+                     cpu_per(post_cpu0, post_cpu1, round_trips),
+                     load == Load::burn ? -1 : cpu_per(process_cpu0, process_cpu1, round_trips));
 }
 
 }  // namespace
