@@ -25,6 +25,7 @@ enum BenchPage {
         }
         body += "<h2 id=\"targets\">Targets</h2>\n" + targets(report)
         let engines = report.index.engines
+        let costs = CostReport(report.index)
         body += "<h2 id=\"families\">Families</h2>\n<p class=\"note\">Engines: </p>"
             + Charts.legend(engines.enumerated().map { ($1, Charts.color($0), false) }) + "\n"
         for family in report.index.families {
@@ -45,9 +46,10 @@ enum BenchPage {
             }
             if !shared.isEmpty { body += "<div class=\"charts\">\n" + shared + "</div>\n" }
             body += modes(page?.modes ?? [], family, report)
+            body += costs.html(family: family, smoke: report.isSmoke)
             let tables = report.tables.filter { $0.table.selection.family == family }
             for table in tables { body += htmlTable(table, smoke: report.isSmoke) }
-            if tables.isEmpty { body += medianTable(family, report) }
+            if tables.isEmpty && family != CostReport.limitsFamily { body += medianTable(family, report) }
         }
         for table in report.tables where table.rows.isEmpty {
             body += "<p class=\"none\">\(Markup.escape(table.table.title)): not measured (no rows of "

@@ -361,6 +361,17 @@ struct BenchReport: Sendable {
                     continue
                 }
                 reference = ("\(best.0) (the best)", best.1)
+            case .limit(let handoff):
+                let limit = CostReport.limitBenchmark(index, handoff: handoff, pin: subject.parameter("pin"))
+                switch limit.map({ figure($0, target.metric, target.statistic, invalidIf: nil, zeroIsValid: false) })
+                    ?? Figure.none("no \(handoff) limit of this pinning (BM_Limits) in the file") {
+                case .none(let why):
+                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([why] + notes).joined(separator: "; "),
+                                            subject: value))
+                    continue
+                case .value(let figure, _):
+                    reference = ("the \(handoff) limit", figure)
+                }
             case .counter(let counter):
                 switch figure(subject, counter, target.statistic, invalidIf: target.invalidIf, zeroIsValid: false) {
                 case .none(let why):

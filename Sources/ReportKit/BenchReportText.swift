@@ -25,6 +25,7 @@ extension BenchReport {
             }
             out += TextTable.aligned([header] + rows, indent: "  ")
         }
+        out += CostReport(index).text(smoke: isSmoke)
         if isSmoke {
             out += "\ntargets: not evaluated (a smoke run's figures are meaningless)\n"
             return out
@@ -87,6 +88,7 @@ extension BenchReport {
             text += ", divided by the \(target.bound.atMost ? "smallest" : "largest") of "
                 + engines.joined(separator: ", ") + " (every one must be measured)"
         case .counter(let counter): text += ", divided by the same statistic of \(counter)"
+        case .limit(let handoff): text += ", divided by the same figure of the \(handoff) limit of the same pinning"
         }
         if let flag = target.invalidIf { text += "; repetitions with \(flag) set are left out" }
         return text

@@ -15,6 +15,8 @@ enum TargetComparison: Sendable, Equatable {
     case bestOf([String])
     /// Another column of the subject's own rows (`optimal_wakeups_per_fire`).
     case counter(MetricExpression)
+    /// The same column of a machine limit (`BM_Limits/handoff:NAME`) with the subject's pinning (`pin`).
+    case limit(String)
 }
 
 /// The bound a target's value must meet: `<= 1.03x`, `>= 1x`, `<= 80 ms`, `<= 0`.
@@ -185,8 +187,9 @@ struct TargetsFile: Sendable {
                 comparisons.append(.bestOf(engines))
             }
             if let node = target.optional("ratio_to_counter") { comparisons.append(.counter(try node.metric())) }
+            if let node = target.optional("ratio_to_limit") { comparisons.append(.limit(try node.string())) }
             guard comparisons.count <= 1 else {
-                throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter")
+                throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit")
             }
             let comparison = comparisons.first ?? .absolute
             let isRatio = comparison != .absolute
