@@ -25,12 +25,15 @@ public struct WakeAgainstLimits: Sendable {
     public let engine: String
     public let pin: String
     public let load: String
-    /// Medians over repetitions of latency_mean_ns and latency_p99_ns.
+    /// Medians over repetitions of latency_mean_ns, latency_p50_ns and latency_p99_ns.
     public let meanNs: Double?
+    public let p50Ns: Double?
     public let p99Ns: Double?
-    /// The nearest limit of the same pinning (`nearestLimit`), and the mean as a multiple of that limit's mean.
+    /// The nearest limit of the same pinning (`nearestLimit`, by the means), the mean as a multiple of that limit's
+    /// mean, and the p50 as a multiple of its p50 (a mean takes in every stall of a loaded machine; a median does not).
     public let limit: MachineLimit?
     public let multiple: Double?
+    public let p50Multiple: Double?
     /// Medians of loop_cpu_ns_per_wake, post_cpu_ns_per_wake, process_cpu_ns_per_wake.
     public let loopCPUNs: Double?
     public let postCPUNs: Double?
@@ -117,10 +120,12 @@ public struct CostReport: Sendable {
             let pin = benchmark.parameter("pin") ?? "", mean = median(benchmark, "latency_mean_ns")
             let samePin = limits.filter { limit in limit.pin == pin }
             let limit = mean.flatMap { value in CostReport.nearestLimit(to: value, among: samePin) }
+            let p50 = median(benchmark, "latency_p50_ns")
             return WakeAgainstLimits(
-                engine: benchmark.engine, pin: pin, load: benchmark.parameter("load") ?? "", meanNs: mean,
+                engine: benchmark.engine, pin: pin, load: benchmark.parameter("load") ?? "", meanNs: mean, p50Ns: p50,
                 p99Ns: median(benchmark, "latency_p99_ns"), limit: limit,
                 multiple: mean.flatMap { value in limit?.meanNs.map { value / $0 } },
+                p50Multiple: p50.flatMap { value in limit?.p50Ns.flatMap { $0 > 0 ? value / $0 : nil } },
                 loopCPUNs: median(benchmark, "loop_cpu_ns_per_wake"),
                 postCPUNs: median(benchmark, "post_cpu_ns_per_wake"),
                 processCPUNs: median(benchmark, "process_cpu_ns_per_wake"), problem: CostReport.problem(benchmark))

@@ -42,21 +42,24 @@ extension CostReport {
                 title: "wake latency against the machine's limits, with CPU per wake-up",
                 note: "x limit: the engine's mean round trip over the nearest limit of the same pinning (the largest "
                     + "limit at most the mean, or the smallest when the mean is below every one), measured without "
-                    + "load. CPU per round trip: the loop thread's (dispatch: the workers that ran the queue, without "
+                    + "load; x p50: the engine's p50 over that limit's p50 (a mean takes in every stall of a loaded "
+                    + "machine, a median does not). CPU per round trip: the loop thread's (dispatch: the workers that ran the queue, without "
                     + "its manager thread, a lower bound), the posting thread's (the signal, and the harness's reply "
                     + "read and clock reads, the same for every engine) and the whole process's (not under a burner; "
                     + "minus post CPU, an upper bound of the loop side)."
                     + (limits.isEmpty ? " This file has no BM_Limits rows." : "")
                     + (wakeHasCPU ? "" : " This file has no CPU counters."),
-                header: ["pin", "load", "engine", "mean", "p99", "x limit", "loop CPU", "post CPU", "process CPU"],
+                header: ["pin", "load", "engine", "mean", "p50", "p99", "x limit", "x p50", "loop CPU", "post CPU",
+                         "process CPU"],
                 labels: 3,
                 rows: wake.map { row -> [String] in
                     if let problem = row.problem {
-                        return CostReport.problemRow([row.pin, row.load, row.engine], problem, 9)
+                        return CostReport.problemRow([row.pin, row.load, row.engine], problem, 11)
                     }
                     let multiple = row.multiple.map { BenchReport.ratio($0) + " " + (row.limit?.handoff ?? "") } ?? "-"
-                    return [row.pin, row.load, row.engine, time(row.meanNs), time(row.p99Ns), multiple,
-                            time(row.loopCPUNs), time(row.postCPUNs), time(row.processCPUNs)]
+                    return [row.pin, row.load, row.engine, time(row.meanNs), time(row.p50Ns), time(row.p99Ns), multiple,
+                            row.p50Multiple.map(BenchReport.ratio) ?? "-", time(row.loopCPUNs), time(row.postCPUNs),
+                            time(row.processCPUNs)]
                 }))
         }
         if !resident.isEmpty {

@@ -26,10 +26,13 @@ public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
         return sum
     }
 
-    /// Whether the values are times in nanoseconds: `real_time`, `cpu_time`, or counters named `*_ns` or
-    /// `ns_per_*`.
+    /// Whether the values are times in nanoseconds: `real_time`, `cpu_time`, or counters named `*_ns`, `ns_per_*`
+    /// or `*_ns_per_*` (`cpu_ns_per_fire`, `loop_cpu_ns_per_wake`).
     public var isTime: Bool {
-        terms.allSatisfy { $0.isTime || $0.description.hasSuffix("_ns") || $0.description.hasPrefix("ns_per_") }
+        terms.allSatisfy {
+            $0.isTime || $0.description.hasSuffix("_ns") || $0.description.hasPrefix("ns_per_")
+                || $0.description.contains("_ns_per_")
+        }
     }
 
     /// Whether larger values are better (every term a `*_per_second` rate).

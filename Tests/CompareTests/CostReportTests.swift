@@ -32,6 +32,8 @@ import Testing
             for (pin, scale) in [("same", 1.0), ("diff", 10.0)] {
                 var counters: [String: [Double?]] = ["latency_mean_ns": Fixtures.noisy(mean * scale),
                                                      "latency_p99_ns": Fixtures.noisy(mean * scale * 3)]
+                // ref's median round trip 0.9 of its mean; the others have none.
+                if engine == "ref" { counters["latency_p50_ns"] = Fixtures.noisy(mean * scale * 0.9) }
                 if cpu {
                     counters["loop_cpu_ns_per_wake"] = Fixtures.noisy(1500)
                     counters["post_cpu_ns_per_wake"] = Fixtures.noisy(1200)
@@ -89,6 +91,9 @@ import Testing
         // Above every limit: the largest (eventfd), 3.6 / 3.0.
         #expect(try row("ref", "same").limit?.handoff == "eventfd")
         #expect(abs((try row("ref", "same").multiple ?? 0) - 1.2) < 1e-9)
+        // The p50 against the same limit's p50 (3.24 / 3.0); an engine without a p50 has none.
+        #expect(abs((try row("ref", "same").p50Multiple ?? 0) - 1.08) < 1e-9)
+        #expect(try row("epoll", "same").p50Multiple == nil)
         // Between futex and eventfd: futex, 2.5 / 2.0; the same on two CPUs, against the two-CPU limits.
         #expect(try row("epoll", "same").limit?.handoff == "futex")
         #expect(abs((try row("epoll", "same").multiple ?? 0) - 1.25) < 1e-9)
