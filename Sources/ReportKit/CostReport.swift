@@ -29,8 +29,9 @@ public struct WakeAgainstLimits: Sendable {
     public let meanNs: Double?
     public let p50Ns: Double?
     public let p99Ns: Double?
-    /// The nearest limit of the same pinning (`nearestLimit`, by the means), the mean as a multiple of that limit's
-    /// mean, and the p50 as a multiple of its p50 (a mean takes in every stall of a loaded machine; a median does not).
+    /// The nearest limit of the same pinning (`nearestLimit`: by the p50s, else the means), the mean as a multiple of
+    /// that limit's mean, and the p50 as a multiple of its p50 (a mean takes in every stall of a loaded machine; a
+    /// median does not).
     public let limit: MachineLimit?
     public let multiple: Double?
     public let p50Multiple: Double?
@@ -119,8 +120,9 @@ public struct CostReport: Sendable {
         }.map { benchmark -> WakeAgainstLimits in
             let pin = benchmark.parameter("pin") ?? "", mean = median(benchmark, "latency_mean_ns")
             let samePin = limits.filter { limit in limit.pin == pin }
-            let limit = mean.flatMap { value in CostReport.nearestLimit(to: value, among: samePin) }
             let p50 = median(benchmark, "latency_p50_ns")
+            let limit = p50.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.p50Ns) }
+                ?? mean.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.meanNs) }
             return WakeAgainstLimits(
                 engine: benchmark.engine, pin: pin, load: benchmark.parameter("load") ?? "", meanNs: mean, p50Ns: p50,
                 p99Ns: median(benchmark, "latency_p99_ns"), limit: limit,
@@ -155,14 +157,16 @@ public struct CostReport: Sendable {
         residentHasCPU = resident.contains { $0.loopCPUNs != nil || $0.postCPUNs != nil }
     }
 
-    /// The limit a round trip of `meanNs` is read against: the largest limit whose mean is at most it (the tightest
-    /// of the limits it is above), or, when it is below every limit, the smallest (a multiple under 1). `nil` when no
-    /// limit has a mean. Limits of one pinning only.
-    public static func nearestLimit(to meanNs: Double, among limits: [MachineLimit]) -> MachineLimit? {
-        let measured = limits.filter { ($0.meanNs ?? 0) > 0 }
-        let below = measured.filter { $0.meanNs! <= meanNs }
-        if let nearest = below.max(by: { $0.meanNs! < $1.meanNs! }) { return nearest }
-        return measured.min(by: { $0.meanNs! < $1.meanNs! })
+    /// The limit a round trip of `value` is read against, comparing the figure `by` of each limit (its p50, or its
+    /// mean): the largest limit at most `value` (the tightest of the limits it is above), or, when it is below every
+    /// limit, the smallest (a multiple under 1). `nil` when no limit has the figure. Limits of one pinning only. The
+    /// report picks by the p50s: on a loaded machine a mean takes in stalls of seconds' worth of other processes (a
+    /// cross-CPU mean of 200 us on a p50 of 30 us) and would pick a limit by its noise.
+    public static func nearestLimit(to value: Double, among limits: [MachineLimit],
+                                    by figure: KeyPath<MachineLimit, Double?>) -> MachineLimit? {
+        let measured = limits.compactMap { limit in limit[keyPath: figure].flatMap { $0 > 0 ? (limit, $0) : nil } }
+        if let nearest = measured.filter({ $0.1 <= value }).max(by: { $0.1 < $1.1 }) { return nearest.0 }
+        return measured.min(by: { $0.1 < $1.1 })?.0
     }
 
     /// The limit of `handoff` at `pin` in `index`, for the targets (`ratio_to_limit`); `nil` if the file has none.

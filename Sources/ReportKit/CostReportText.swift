@@ -40,13 +40,14 @@ extension CostReport {
             tables.append(Table(
                 family: "BM_WakeLatency",
                 title: "wake latency against the machine's limits, with CPU per wake-up",
-                note: "x limit: the engine's mean round trip over the nearest limit of the same pinning (the largest "
-                    + "limit at most the mean, or the smallest when the mean is below every one), measured without "
-                    + "load; x p50: the engine's p50 over that limit's p50 (a mean takes in every stall of a loaded "
-                    + "machine, a median does not). CPU per round trip: the loop thread's (dispatch: the workers that ran the queue, without "
-                    + "its manager thread, a lower bound), the posting thread's (the signal, and the harness's reply "
-                    + "read and clock reads, the same for every engine) and the whole process's (not under a burner; "
-                    + "minus post CPU, an upper bound of the loop side)."
+                note: "The nearest limit of the same pinning, measured without load: the largest limit whose p50 "
+                    + "is at most the engine's p50, or the smallest when it is below every one. x limit: the engine's "
+                    + "mean round trip over that limit's mean; x p50: its p50 over the limit's p50 (a mean takes in "
+                    + "every stall of a loaded machine, a median does not). CPU per round trip: the loop thread's "
+                    + "(dispatch: the workers that ran the queue, without its manager thread, a lower bound), the "
+                    + "posting thread's (the signal, and the harness's reply read and clock reads, the same for every "
+                    + "engine) and the whole process's (not under a burner; minus post CPU, an upper bound of the loop "
+                    + "side)."
                     + (limits.isEmpty ? " This file has no BM_Limits rows." : "")
                     + (wakeHasCPU ? "" : " This file has no CPU counters."),
                 header: ["pin", "load", "engine", "mean", "p50", "p99", "x limit", "x p50", "loop CPU", "post CPU",
