@@ -158,15 +158,16 @@ public struct CostReport: Sendable {
     }
 
     /// The limit a round trip of `value` is read against, comparing the figure `by` of each limit (its p50, or its
-    /// mean): the largest limit at most `value` (the tightest of the limits it is above), or, when it is below every
-    /// limit, the smallest (a multiple under 1). `nil` when no limit has the figure. Limits of one pinning only. The
-    /// report picks by the p50s: on a loaded machine a mean takes in stalls of seconds' worth of other processes (a
+    /// mean): the one nearest by ratio (the smallest |log(value / limit)|: 1.2x and 1 / 1.2x are as near), so a figure
+    /// a little below a limit it is made of (a cross-CPU wake-up 3 % under the eventfd limit, within the noise) is
+    /// still read against that limit, not against a far smaller one. `nil` when no limit has the figure. Limits of one
+    /// pinning only. The report compares the p50s: on a loaded machine a mean takes in stalls of other processes (a
     /// cross-CPU mean of 200 us on a p50 of 30 us) and would pick a limit by its noise.
     public static func nearestLimit(to value: Double, among limits: [MachineLimit],
                                     by figure: KeyPath<MachineLimit, Double?>) -> MachineLimit? {
+        guard value > 0 else { return nil }
         let measured = limits.compactMap { limit in limit[keyPath: figure].flatMap { $0 > 0 ? (limit, $0) : nil } }
-        if let nearest = measured.filter({ $0.1 <= value }).max(by: { $0.1 < $1.1 }) { return nearest.0 }
-        return measured.min(by: { $0.1 < $1.1 })?.0
+        return measured.min(by: { abs(log($0.1 / value)) < abs(log($1.1 / value)) })?.0
     }
 
     /// The limit of `handoff` at `pin` in `index`, for the targets (`ratio_to_limit`); `nil` if the file has none.

@@ -40,8 +40,8 @@ extension CostReport {
             tables.append(Table(
                 family: "BM_WakeLatency",
                 title: "wake latency against the machine's limits, with CPU per wake-up",
-                note: "The nearest limit of the same pinning, measured without load: the largest limit whose p50 "
-                    + "is at most the engine's p50, or the smallest when it is below every one. x limit: the engine's "
+                note: "The nearest limit of the same pinning, measured without load: the one whose p50 is nearest "
+                    + "the engine's p50 by ratio. x limit: the engine's "
                     + "mean round trip over that limit's mean; x p50: its p50 over the limit's p50 (a mean takes in "
                     + "every stall of a loaded machine, a median does not). CPU per round trip: the loop thread's "
                     + "(dispatch: the workers that ran the queue, without its manager thread, a lower bound), the "
