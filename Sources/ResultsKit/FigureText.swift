@@ -1,5 +1,6 @@
 // A figure of a column as people read it, its unit taken from the column's name: times (real_time, cpu_time,
-// counters `*_ns`, `ns_per_*` and `*_ns_per_*`, all nanoseconds) with a unit, rates (`*_per_second`) with a prefix, counts plain.
+// counters `*_ns`, `ns_per_*` and `*_ns_per_*`, all nanoseconds) with a unit, rates (`*_per_second`) with a prefix,
+// counts plain.
 import MarkupKit
 
 /// Formatting of measured values by what their column holds.
