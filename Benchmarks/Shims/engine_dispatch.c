@@ -31,8 +31,9 @@
 //   BENCH_COUNT_WAKEUPS, and not for a callout that starts within 1 us of the previous one's end (no sleep fits in
 //   that gap: a flood of hand-offs pays a clock read per item, not a system call); `loop_switches` called from a
 //   callout does it itself.
-// - CPU (`loop_cpu_ns`): the CPU clocks of the workers that ran the queue's callouts (pthread_getcpuclockid when a
-//   worker first runs them), summed; a worker that exited since is no longer counted (libdispatch lets idle workers
+// - CPU (`loop_cpu_ns`): the CPU time of the workers that ran the queue's callouts since each first ran one (its
+//   CPU clock from pthread_getcpuclockid, less what it read then: a pool thread's earlier life, other loops' work
+//   included, is not this loop's), summed; a worker that exited since is no longer counted (libdispatch lets idle workers
 //   exit after seconds, longer than any measured window). The manager thread's CPU is not counted.
 // - Pinning: each worker, when it starts running the queue's callouts, takes the CPU affinity of the thread that
 //   created the loop (so `pin:same` and the loop CPU mean the same as for the other engines). A Dispatch user does not
@@ -70,6 +71,7 @@ struct bench_loop {
     int stop_requested;                  // protected by lock
     int items;                           // protected by lock: timers and sources not yet freed
     clockid_t worker_clocks[kMaxWorkers];  // protected by lock
+    uint64_t worker_base_ns[kMaxWorkers];  // protected by lock: each clock when its worker was adopted
     pid_t worker_tids[kMaxWorkers];      // protected by lock
     int workers;                         // protected by lock
 
@@ -121,11 +123,14 @@ static void adopt_worker(bench_loop *loop, pid_t tid) {
     sched_setaffinity(0, sizeof loop->cpus, &loop->cpus);
     clockid_t clock;
     if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return;
+    struct timespec base;
+    if (clock_gettime(clock, &base) != 0) return;
     pthread_mutex_lock(&loop->lock);
     int known = 0;
     for (int i = 0; i < loop->workers; i++) known |= loop->worker_tids[i] == tid;
     if (!known && loop->workers < kMaxWorkers) {
         loop->worker_tids[loop->workers] = tid;
+        loop->worker_base_ns[loop->workers] = (uint64_t)base.tv_sec * 1000000000u + (uint64_t)base.tv_nsec;
         loop->worker_clocks[loop->workers++] = clock;
     }
     pthread_mutex_unlock(&loop->lock);
@@ -172,7 +177,7 @@ static uint64_t dsp_loop_cpu_ns(bench_loop *loop) {
     for (int i = 0; i < loop->workers; i++) {
         struct timespec now;
         if (clock_gettime(loop->worker_clocks[i], &now) == 0)
-            total += (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+            total += (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec - loop->worker_base_ns[i];
     }
     pthread_mutex_unlock(&loop->lock);
     return total;
