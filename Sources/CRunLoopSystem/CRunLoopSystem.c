@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,6 +92,25 @@ uint64_t csystem_monotonic_ns(void) {
 }
 
 int32_t csystem_gettid(void) { return (int32_t)syscall(SYS_gettid); }
+
+int32_t csystem_current_cpu(void) { return (int32_t)sched_getcpu(); }
+
+int csystem_pin_to_cpu(int cpu) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+        errno = EINVAL;
+        return -1;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
+int csystem_usable_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}
 
 int csystem_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 

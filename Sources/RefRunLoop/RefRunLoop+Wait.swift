@@ -2,6 +2,7 @@
 // when wake-ups count, and CFRunLoopWakeUp. The kernel objects and their edge accounting are the wait set
 // (WaitSet.swift); arming the timerfd the wait reports is in RefRunLoop+TimerArming.swift.
 
+import CRunLoopSystem
 import Glibc
 
 extension RefRunLoop {
@@ -58,11 +59,15 @@ extension RefRunLoop {
         let set = frame.mode.waitSet
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if set.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
+        // Spin-then-park: the spin is part of the wait (WaitPolicy.swift, WaitSet.spin).
+        let (waitStart, spun) = poll ? (start: 0, spun: false) : spinBeforeWaiting(frame, set)
         if waitSet.beginWait(set) {
             // A deferred wake-up, consumed without a system call.
             count(wakeUpCounter)
             count(deferredWakeUpCounter)
             frame.ignoreWakeUps = true
+            if spun { sleeping.store(false, ordering: .releasing) }
+            if waitStart != 0 { noteWakeUp(since: waitStart) }
             return .none
         }
         defer { waitSet.endWait() }
@@ -94,6 +99,7 @@ extension RefRunLoop {
                 return .none
             case .wakeUp:
                 frame.ignoreWakeUps = true
+                if waitStart != 0 { noteWakeUp(since: waitStart) }
                 return .none
             case .staleWakeUp:
                 // An edge another mode's set kept, with no wake-up pending: absorbed.
@@ -114,6 +120,37 @@ extension RefRunLoop {
                 return live
             }
         }
+    }
+
+    /// Spin-then-park's spin, after BeforeWaiting and before the wait (``WaitPolicy``): when the policy spins and
+    /// the governor says this wait should (``SpinGovernor``), marks the loop waiting (CFRunLoopIsWaiting: the spin
+    /// counts as sleeping, so the observer trace and IsWaiting are those of parking) and polls the gate until a
+    /// wake-up is claimed, the budget is spent, or another port may be ready (``WaitSet/spin(_:until:)``, which says
+    /// why no wake-up can be lost). Spins only where nothing but a wake-up can end the wait before the spin does: no
+    /// main-queue descriptor in the wait, no descriptor in the set, no timerfd expiry queued, and not past the
+    /// set's quiet time or the run's deadline, which bound the spin. Returns when the wait began (0 when the policy
+    /// parks: the governor is not fed) and whether it spun (then `sleeping` is set). Loop thread.
+    private func spinBeforeWaiting(_ frame: RunFrame, _ set: WaitSet.ModeSet) -> (start: UInt64, spun: Bool) {
+        let maxSpin = maxSpinNanoseconds.load(ordering: .relaxed)
+        guard maxSpin > 0 else { return (0, false) }
+        let now = RefClock.nanoseconds
+        guard frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return (now, false) }
+        let waker = waitSet.lastWakerCPU.load(ordering: .relaxed)
+        let budget = spinGovernor.spinBudget(
+            now: now, maxSpin: maxSpin, wakerOnThisCPU: waker >= 0 && waker == csystem_current_cpu())
+        guard budget > 0 else { return (now, false) }
+        var deadline = now &+ budget
+        if let timeout = waitTimeout() { deadline = min(deadline, now &+ timeout) }
+        guard deadline > now, set.quietUntil.load(ordering: .acquiring) > now else { return (now, false) }
+        sleeping.store(true, ordering: .releasing)  // CFRunLoopIsWaiting: the spin is part of the wait
+        if waitSet.spin(set, until: deadline) == .claimed { count(spinCaughtCounter) }
+        return (now, true)
+    }
+
+    /// A wait that began at `waitStart` was ended by a wake-up: the governor learns the gap. Loop thread.
+    private func noteWakeUp(since waitStart: UInt64) {
+        spinGovernor.noteWakeUp(
+            waitStart: waitStart, now: RefClock.nanoseconds, maxSpin: maxSpinNanoseconds.load(ordering: .relaxed))
     }
 
     /// What a timer or descriptor report means for the running mode, or nil if it is to be absorbed. Caller holds

@@ -93,6 +93,14 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Wake-ups reported without an eventfd write (deferred claims, ``WakeGate``): counted among ``wakeUpCount`` too.
     /// Written only by the loop's thread, read by any (the tests check that the deferred path ran).
     let deferredWakeUpCounter = Atomic<UInt64>(0)
+    /// The wait policy's spin cap in nanoseconds, 0 to park (``waitPolicy``, WaitPolicy.swift). Any thread writes it;
+    /// the loop's thread reads it before each wait.
+    let maxSpinNanoseconds = Atomic<UInt64>(RefRunLoop.defaultWaitPolicy.maxSpinNanoseconds)
+    /// Confined to the loop's thread. The recent hand-offs that decide whether a wait spins (``SpinGovernor``).
+    var spinGovernor = SpinGovernor()
+    /// Wake-ups a spin saw claimed before the loop slept (``spinCaughtWakeUpCount``). Written only by the loop's
+    /// thread, read by any.
+    let spinCaughtCounter = Atomic<UInt64>(0)
     #if DEBUG
     /// Whether every change under `lock` ends with a check of the loop's invariants (``checkInvariantsAfterChangeLocked()``,
     /// RefRunLoop+Invariants.swift): off unless REF_RUNLOOP_CHECK_INVARIANTS=1 or a test turns it on for its loop
@@ -113,6 +121,7 @@ public final class RefRunLoop: @unchecked Sendable {
         modes = [RefRunLoopMode.defaultModeName: defaultMode]
         commonModes = [RefRunLoopMode.defaultModeName]
         commonModeOrder = [RefRunLoopMode.defaultModeName]
+        waitSet.recordsWakerCPU.store(maxSpinNanoseconds.load(ordering: .relaxed) > 0, ordering: .relaxed)
     }
 
     deinit {

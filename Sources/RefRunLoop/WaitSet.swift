@@ -20,6 +20,7 @@
 //   CFRunLoop.c at swift-6.3.1-RELEASE).
 // - the run timeout is the wait's own timeout (epoll_pwait2, in nanoseconds): no helper thread, no descriptor.
 
+import CRunLoopSystem
 import Glibc
 import Synchronization
 
@@ -49,6 +50,13 @@ struct WaitSet: ~Copyable {
     /// queues an edge on every mode's ready list; while this count equals the gate's claims, every claimed write has
     /// been made (``WakeGate/allWritten(claims:writes:)``, ``ModeSet/wakeEdgesClearedAt``).
     let writes = Atomic<UInt64>(0)
+    /// Whether ``wake()`` notes its caller's CPU in `lastWakerCPU`: on while the loop's wait policy spins
+    /// (``RefRunLoop/waitPolicy``), so that parking costs wakers nothing more. Any thread.
+    let recordsWakerCPU = Atomic<Bool>(false)
+    /// The CPU the last caller of ``wake()`` ran on, while `recordsWakerCPU` is on (-1: none noted). Any thread writes
+    /// it; the loop's thread reads it to skip a spin that would only keep that thread off its own CPU
+    /// (``SpinGovernor``). A hint: a stale value costs one spin or one sleep, never a wake-up.
+    let lastWakerCPU = Atomic<Int32>(-1)
 
     init() {
         wakeFD = EventFD.create()
@@ -63,6 +71,7 @@ struct WaitSet: ~Copyable {
     /// CFRunLoopWakeUp's kernel side: takes the right to wake the loop and writes the eventfd if the claim says so.
     /// Lock-free. Any thread.
     func wake() {
+        if recordsWakerCPU.load(ordering: .relaxed) { lastWakerCPU.store(csystem_current_cpu(), ordering: .relaxed) }
         guard gate.claim() == .write else { return }
         write()
     }
@@ -191,6 +200,53 @@ struct WaitSet: ~Copyable {
                 return
             }
             sched_yield()
+        }
+    }
+
+    /// What ended a spin (``spin(_:until:)``).
+    enum SpinEnd: Equatable {
+        /// A wake-up is claimed and can be reported at once: deferred (``beginWait(_:)`` consumes it), or written
+        /// (the wait's system call returns at once with its edge).
+        case claimed
+        /// The deadline passed, or another port of the set may be ready (a timerfd armed before the deadline, an
+        /// expiry queued, a descriptor added): the wait takes over.
+        case parked
+    }
+
+    /// Spin-then-park's spin (``RefRunLoop/WaitPolicy``): polls the gate with the CPU's spin hint and no system call
+    /// until a wake-up is claimed and reportable, or `deadline` passes, or `set` may hold another port's edge.
+    /// Loop thread, after BeforeWaiting and before ``beginWait(_:)``.
+    ///
+    /// Why no wake-up can be lost, by construction: the spin writes nothing. It runs while the gate is open and its
+    /// `waiting` flag clear, the state the loop is in during any callout of the pass, so a wake-up claimed during the
+    /// spin follows the protocol for an awake loop (``WakeGate``): deferred while the loop is `deferrable` (its
+    /// claimer writes nothing and the next ``beginWait(_:)`` consumes it), written otherwise (the wait reports its
+    /// edge). The spin only chooses when ``beginWait(_:)`` runs; whatever is pending then is reported exactly as if
+    /// the spin had taken no time, and a claim made after the spin's last look meets ``beginWait(_:)``'s atomic step
+    /// like any other. Ending early on a written claim waits for its write to be counted
+    /// (``WakeGate/allWritten(claims:writes:)``), so the wait that follows finds the edge on its list and returns
+    /// without sleeping.
+    ///
+    /// Nor is a port reported later than when parking at once (but for the few polls between two clock reads):
+    /// `deadline` is at most the run's, the spin ends once the clock reaches the set's quiet time
+    /// (``ModeSet/quietUntil``, which every arming of its timerfd and every descriptor change updates, from any
+    /// thread) or an expiry is queued, and the caller spins only in a set with no descriptor and no queued expiry. The wait that follows is the wait parking would have made, begun no later
+    /// than any of its ports could be ready, so it reports the same port (the spin only delays the system call, as
+    /// a descheduled loop thread would).
+    func spin(_ set: ModeSet, until deadline: UInt64) -> SpinEnd {
+        var polls: UInt32 = 0
+        while true {
+            // The count before the claims: see WakeGate.allWritten.
+            let written = writes.load(ordering: .sequentiallyConsistent)
+            if gate.reportable(writes: written) { return .claimed }
+            if set.timerEdges.load(ordering: .acquiring) & 1 != 0 { return .parked }
+            polls &+= 1
+            // A clock read costs more than a poll of the gate: one in eight polls reads it.
+            if polls & 7 == 0 {
+                let now = RefClock.nanoseconds
+                if now >= deadline || now >= set.quietUntil.load(ordering: .acquiring) { return .parked }
+            }
+            csystem_cpu_relax()
         }
     }
 

@@ -72,6 +72,15 @@ struct WakeGate: ~Copyable {
         return (current >> 5, current & Self.pending != 0)
     }
 
+    /// Loop thread, spinning before its wait (``WaitSet/spin(_:until:)``): whether a claim is pending that a wait
+    /// would report at once: a deferred one (``beginWait()`` consumes it), or a written one whose write has been made
+    /// and counted (`writes`, loaded before this call: ``allWritten(claims:writes:)``).
+    func reportable(writes: UInt64) -> Bool {
+        let current = state.load(ordering: .sequentiallyConsistent)
+        guard current & Self.pending != 0 else { return false }
+        return current & Self.deferred != 0 || Self.allWritten(claims: current >> 5, writes: writes)
+    }
+
     /// Whether `claims`, from a snapshot, equals `writes`, a count of writes made (``WaitSet/writes``) loaded
     /// before that snapshot. Then every claim had been written and counted at the snapshot: the count only grows and
     /// never passes the claims, so it was equal to them then too.

@@ -45,6 +45,24 @@ int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds);
 uint64_t csystem_monotonic_ns(void);
 /// The calling thread's kernel id.
 int32_t csystem_gettid(void);
+/// The CPU the calling thread runs on (sched_getcpu: a read of glibc's rseq area, no system call), or -1.
+int32_t csystem_current_cpu(void);
+/// Pins the calling thread to CPU `cpu` (sched_setaffinity); 0, or -1 with errno set (EINVAL: not a CPU this process
+/// may use).
+int csystem_pin_to_cpu(int cpu);
+/// How many CPUs the calling thread may run on (sched_getaffinity), or -1.
+int csystem_usable_cpus(void);
+
+/// A spin-wait hint to the CPU (x86 `pause`, Arm `yield`): a busy loop that polls a cache line lets the sibling
+/// hyperthread run and leaves the loop without a memory-order mis-speculation when the line changes. Inline: a call
+/// would cost more than the hint.
+static inline void csystem_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 /// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically (a pipe made by one thread must not leak into a process
 /// another thread spawns meanwhile). 0, or -1 with errno set.
