@@ -120,6 +120,26 @@ public func refRunLoopWakeUpCount(_ loop: OpaquePointer?) -> UInt64 { (object(lo
 @_cdecl("ref_runloop_pass_count")
 public func refRunLoopPassCount(_ loop: OpaquePointer?) -> UInt64 { (object(loop) as RefRunLoop).passCount }
 
+@_cdecl("ref_runloop_set_wait_policy")
+public func refRunLoopSetWaitPolicy(_ loop: OpaquePointer?, _ maxSpinNanoseconds: UInt64) {
+    (object(loop) as RefRunLoop).waitPolicy = RefRunLoop.WaitPolicy(maxSpinNanoseconds: maxSpinNanoseconds)
+}
+
+@_cdecl("ref_runloop_wait_policy")
+public func refRunLoopWaitPolicy(_ loop: OpaquePointer?) -> UInt64 {
+    (object(loop) as RefRunLoop).waitPolicy.maxSpinNanoseconds
+}
+
+@_cdecl("ref_runloop_default_max_spin_ns")
+public func refRunLoopDefaultMaxSpinNanoseconds() -> UInt64 {
+    RefRunLoop.WaitPolicy.spinThenPark(maxSpin: RefRunLoop.WaitPolicy.defaultMaxSpin).maxSpinNanoseconds
+}
+
+@_cdecl("ref_runloop_spin_caught_count")
+public func refRunLoopSpinCaughtCount(_ loop: OpaquePointer?) -> UInt64 {
+    (object(loop) as RefRunLoop).spinCaughtWakeUpCount
+}
+
 // MARK: Sources
 
 @_cdecl("ref_runloop_source0_create")
@@ -258,6 +278,10 @@ private func checkAgainstHeader() {
     declared(ref_runloop_perform)(refRunLoopPerform)
     declared(ref_runloop_wakeup_count)(refRunLoopWakeUpCount)
     declared(ref_runloop_pass_count)(refRunLoopPassCount)
+    declared(ref_runloop_set_wait_policy)(refRunLoopSetWaitPolicy)
+    declared(ref_runloop_wait_policy)(refRunLoopWaitPolicy)
+    declared(ref_runloop_default_max_spin_ns)(refRunLoopDefaultMaxSpinNanoseconds)
+    declared(ref_runloop_spin_caught_count)(refRunLoopSpinCaughtCount)
     declared(ref_runloop_source0_create)(refRunLoopSource0Create)
     declared(ref_runloop_source1_create)(refRunLoopSource1Create)
     declared(ref_runloop_source_signal)(refRunLoopSourceSignal)

@@ -76,6 +76,21 @@ uint64_t ref_runloop_wakeup_count(ref_runloop *loop);
 /// Benchmark counter: run-loop passes so far. Any thread.
 uint64_t ref_runloop_pass_count(ref_runloop *loop);
 
+/// The loop's wait policy (RefRunLoop.WaitPolicy; CF has none). 0 parks: the loop sleeps in its wait at once, as CF
+/// does (the default, unless REF_RUNLOOP_SPIN was set when the first loop was made). N > 0 spins then parks: when
+/// wake-ups have been arriving, the loop polls its wake-up state for up to N nanoseconds (clamped to 1 ms; how long
+/// each time is adaptive) before it sleeps, so a wake-up from another CPU in that window needs no kernel wake-up.
+/// CFRunLoop semantics are unchanged: the spin is part of the wait (after BeforeWaiting, with ref_runloop_is_waiting
+/// 1) and never outlasts the next timer or the run's deadline. Takes effect at the loop's next wait. Any thread.
+void ref_runloop_set_wait_policy(ref_runloop *loop, uint64_t max_spin_ns);
+/// The loop's spin cap in nanoseconds, 0 when it parks. Any thread.
+uint64_t ref_runloop_wait_policy(ref_runloop *loop);
+/// The spin cap that REF_RUNLOOP_SPIN=1 gives (RefRunLoop.WaitPolicy.defaultMaxSpin), in nanoseconds.
+uint64_t ref_runloop_default_max_spin_ns(void);
+/// Benchmark counter: wake-ups a spin saw claimed before the loop slept (counted in ref_runloop_wakeup_count too).
+/// Any thread.
+uint64_t ref_runloop_spin_caught_count(ref_runloop *loop);
+
 // Sources ---------------------------------------------------------------------------------------------------------
 
 /// CFRunLoopSourceCreate, version 0.
