@@ -18,4 +18,9 @@ public enum BuiltinEngines {
 
     /// The catalogue `runloop`, its worker and the tests look engines up in: these engines and this loader.
     public static let catalogue = EngineCatalogue(engines: all, loader: loader)
+
+    /// What is wrong with the environment variables the built-in engines read (`ref`'s REF_RUNLOOP_SPIN), one
+    /// message per variable; empty when nothing is. The workers inherit the environment, so a command refuses a bad
+    /// value before it starts them.
+    public static var environmentProblems: [String] { [ReferenceEngine.environmentProblem].compactMap { $0 } }
 }

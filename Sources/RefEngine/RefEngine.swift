@@ -10,7 +10,17 @@ public struct ReferenceEngine: RunLoopEngine {
 
     public var name: String { "ref" }
 
-    public var summary: String { "the reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd" }
+    public var summary: String {
+        let base = "the reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd"
+        let policy = RefRunLoop.defaultWaitPolicy
+        return policy == .park ? base : base + "; wait policy \(policy) (\(RefRunLoop.WaitPolicy.environmentVariable))"
+    }
+
+    /// What is wrong with the environment this engine reads (REF_RUNLOOP_SPIN, the wait policy of its loops), or nil.
+    public static var environmentProblem: String? {
+        if case .failure(let error) = RefRunLoop.WaitPolicy.fromEnvironment() { return error.description }
+        return nil
+    }
 
     public var features: Set<EngineFeature> { [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue] }
 

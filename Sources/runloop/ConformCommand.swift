@@ -90,6 +90,7 @@ struct ConformCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let problem = BuiltinEngines.environmentProblems.first { throw failure(problem) }
         guard let specPath = spec ?? SpecResources.casesDirectory else {
             throw failure("the shipped spec was not found next to the executable; pass --spec")
         }
