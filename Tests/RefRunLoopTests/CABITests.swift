@@ -48,3 +48,21 @@ private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?
     #expect(entries[2] == ["activity \(RefRunLoopActivity.entry.rawValue)", "activity \(RefRunLoopActivity.exit.rawValue)"],
             "the observer's callouts, with the activity")
 }
+
+@Test func theWaitPolicyFunctionsSetAndReadTheSpinCap() {
+    let (defaultCap, set, cleared, clamped): (UInt64, UInt64, UInt64, UInt64) = onFreshLoopThread { _ in
+        let loop = refRunLoopCurrent()
+        refRunLoopSetWaitPolicy(loop, 30_000)
+        let set = refRunLoopWaitPolicy(loop)
+        refRunLoopSetWaitPolicy(loop, 0)
+        let cleared = refRunLoopWaitPolicy(loop)
+        refRunLoopSetWaitPolicy(loop, .max)
+        let clamped = refRunLoopWaitPolicy(loop)
+        refRunLoopSetWaitPolicy(loop, 0)
+        return (refRunLoopDefaultMaxSpinNanoseconds(), set, cleared, clamped)
+    }
+    #expect(defaultCap == RefRunLoop.WaitPolicy.nanoseconds(RefRunLoop.WaitPolicy.defaultMaxSpin))
+    #expect(set == 30_000)
+    #expect(cleared == 0)
+    #expect(clamped == RefRunLoop.WaitPolicy.nanoseconds(RefRunLoop.WaitPolicy.maxSpinLimit))
+}

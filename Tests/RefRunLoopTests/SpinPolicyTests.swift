@@ -1,0 +1,399 @@
+// The spin-then-park wait policy (WaitPolicy.swift, WaitSet.spin): its values, the governor's rules, the spin on a
+// real wait set (what ends it, and that what it saw is reported by the wait after it), the observer trace and results
+// of runs with the spin on against the same runs parked, and a stress test of hand-offs, churn and stops from other
+// threads with the spin on, in which a lost wake-up would leave a sender or a stopper waiting until its deadline. The
+// last run under ThreadSanitizer (scripts/tsan-stress.sh).
+
+import CRunLoopSystem
+import Foundation
+import Synchronization
+import Testing
+@testable import RefRunLoop
+
+// MARK: The policy's values
+
+@Test func aPolicyWithNoSpinParksAndALongSpinIsClamped() {
+    #expect(RefRunLoop.WaitPolicy(maxSpinNanoseconds: 0) == .park)
+    #expect(RefRunLoop.WaitPolicy(maxSpinNanoseconds: 20_000) == .spinThenPark(maxSpin: .microseconds(20)))
+    #expect(RefRunLoop.WaitPolicy(maxSpinNanoseconds: .max).maxSpinNanoseconds == 1_000_000)
+    #expect(RefRunLoop.WaitPolicy.spinThenPark(maxSpin: .seconds(5)).maxSpinNanoseconds == 1_000_000)
+    #expect(RefRunLoop.WaitPolicy.spinThenPark(maxSpin: .microseconds(-3)).maxSpinNanoseconds == 0)
+    #expect(RefRunLoop.WaitPolicy.park.maxSpinNanoseconds == 0)
+}
+
+@Test func theEnvironmentVariableReadsZeroOneAndMicroseconds() {
+    typealias Policy = RefRunLoop.WaitPolicy
+    #expect(Policy(environmentValue: nil) == .park)
+    #expect(Policy(environmentValue: "") == .park)
+    #expect(Policy(environmentValue: "0") == .park)
+    #expect(Policy(environmentValue: "1") == .spinThenPark(maxSpin: Policy.defaultMaxSpin))
+    #expect(Policy(environmentValue: "20us") == .spinThenPark(maxSpin: .microseconds(20)))
+    for bad in ["2", "yes", "us", "0us", "-5us", "20 us", "20ms", "1001us"] {
+        #expect(Policy(environmentValue: bad) == nil, "\(bad)")
+    }
+}
+
+@Test func settingThePolicyTurnsTheWakersCPUNoteOnAndOff() {
+    let loop = RefRunLoop()
+    loop.waitPolicy = .spinThenPark(maxSpin: .microseconds(30))
+    #expect(loop.waitPolicy == .spinThenPark(maxSpin: .microseconds(30)))
+    let recordsWhileSpinning = loop.waitSet.recordsWakerCPU.load(ordering: .relaxed)
+    #expect(recordsWhileSpinning)
+    loop.waitPolicy = .park
+    #expect(loop.waitPolicy == .park)
+    let recordsWhileParking = loop.waitSet.recordsWakerCPU.load(ordering: .relaxed)
+    #expect(!recordsWhileParking)
+}
+
+// MARK: The governor
+
+@Test func theGovernorSpinsOnlyAfterARecentPromptWakeUpFromAnotherCPU() {
+    let cap: UInt64 = 50_000
+    var governor = SpinGovernor()
+    // No wake-up yet: park.
+    #expect(governor.spinBudget(now: 1_000_000, maxSpin: cap, wakerOnThisCPU: false) == 0)
+    // A wake-up 5 us into its wait: spin twice that.
+    governor.noteWakeUp(waitStart: 1_000_000, now: 1_005_000, maxSpin: cap)
+    #expect(governor.spinBudget(now: 1_006_000, maxSpin: cap, wakerOnThisCPU: false) == 10_000)
+    // ... but not for a waker on the loop's own CPU, nor with the policy off, nor long after that wake-up.
+    #expect(governor.spinBudget(now: 1_006_000, maxSpin: cap, wakerOnThisCPU: true) == 0)
+    #expect(governor.spinBudget(now: 1_006_000, maxSpin: 0, wakerOnThisCPU: false) == 0)
+    let window = SpinGovernor.recentWindow(maxSpin: cap)
+    #expect(governor.spinBudget(now: 1_005_000 + window, maxSpin: cap, wakerOnThisCPU: false) == 10_000)
+    #expect(governor.spinBudget(now: 1_005_001 + window, maxSpin: cap, wakerOnThisCPU: false) == 0)
+}
+
+@Test func theGovernorsSpinFollowsTheGapsBetweenTheMinimumAndTheCap() {
+    let cap: UInt64 = 50_000
+    var governor = SpinGovernor()
+    var now: UInt64 = 1_000_000
+    func wakeUp(after gap: UInt64) {
+        governor.noteWakeUp(waitStart: now, now: now + gap, maxSpin: cap)
+        now += gap
+    }
+    // Very prompt hand-offs: the minimum.
+    wakeUp(after: 100)
+    #expect(governor.spinBudget(now: now, maxSpin: cap, wakerOnThisCPU: false) == SpinGovernor.minimumSpin)
+    // Hand-offs 30 us apart: the spin grows to the cap (twice the gap, capped).
+    for _ in 0..<20 { wakeUp(after: 30_000) }
+    #expect(governor.spinBudget(now: now, maxSpin: cap, wakerOnThisCPU: false) == cap)
+    // One long idle stretch weighs as a capped sample: the gap passes the cap and the loop parks...
+    wakeUp(after: 10_000_000_000)
+    #expect(governor.gap! <= SpinGovernor.sampleCap(maxSpin: cap))
+    #expect(governor.spinBudget(now: now, maxSpin: cap, wakerOnThisCPU: false) == 0)
+    // ... until a few prompt hand-offs bring it back.
+    for _ in 0..<4 { wakeUp(after: 5_000) }
+    #expect(governor.spinBudget(now: now, maxSpin: cap, wakerOnThisCPU: false) > 0)
+}
+
+// MARK: The spin on a wait set
+
+/// The wait set under test, in an object: `#expect` captures its operands, which a non-copyable value cannot be.
+private final class SpinFixture {
+    let waitSet = WaitSet()
+}
+
+@Test func aSpinEndsOnADeferredClaimWhichTheWaitThenConsumes() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    f.waitSet.setDeferrable(true)
+    f.waitSet.wake()  // the loop is awake and deferrable: deferred, no write
+    let written = f.waitSet.writes.load(ordering: .relaxed)
+    #expect(written == 0)
+    let end = f.waitSet.spin(set, until: .max)
+    #expect(end == .claimed)
+    let consumed = f.waitSet.beginWait(set)  // without a system call
+    #expect(consumed)
+    let pending = f.waitSet.gate.snapshot().pending
+    #expect(!pending)
+}
+
+@Test func aSpinEndsOnAWrittenClaimWhichTheWaitThenReports() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    f.waitSet.wake()  // not deferrable: written
+    let written = f.waitSet.writes.load(ordering: .relaxed)
+    #expect(written == 1)
+    let end = f.waitSet.spin(set, until: .max)
+    #expect(end == .claimed)
+    let consumed = f.waitSet.beginWait(set)
+    #expect(!consumed)
+    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 0)
+    #expect(report == .wakeUp)
+    f.waitSet.endWait()
+}
+
+@Test func aSpinWithNothingClaimedEndsAtItsDeadline() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    let deadline = RefClock.nanoseconds + 100_000
+    let end = f.waitSet.spin(set, until: deadline)
+    #expect(end == .parked)
+    #expect(RefClock.nanoseconds >= deadline)
+}
+
+/// Its deadline is `.max`: a spin that did not end at the timerfd's date would never end (the test process's own
+/// deadline would then stop it).
+@Test func aSpinEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    let due = RefClock.nanoseconds + 200_000
+    f.waitSet.arm(set, at: due, now: RefClock.nanoseconds)
+    let end = f.waitSet.spin(set, until: .max)
+    #expect(end == .parked)
+    #expect(RefClock.nanoseconds >= due)
+    // The wait that follows reports the timer, as it would have without the spin.
+    let consumed = f.waitSet.beginWait(set)
+    #expect(!consumed)
+    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 1_000_000_000)
+    #expect(report == .timer)
+    f.waitSet.endWait()
+}
+
+@Test func aSpinEndsAtOnceInASetWithADescriptorOrAQueuedExpiry() {
+    let f = SpinFixture()
+    let withDescriptor = f.waitSet.makeModeSet()
+    let expired = f.waitSet.makeModeSet()
+    defer { withDescriptor.close(); expired.close() }
+    f.waitSet.gate.open()
+    withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
+    let descriptorEnd = f.waitSet.spin(withDescriptor, until: .max)
+    #expect(descriptorEnd == .parked)
+    let now = RefClock.nanoseconds
+    f.waitSet.arm(expired, at: now, now: now)  // due already: an expiry is queued
+    let expiryEnd = f.waitSet.spin(expired, until: .max)
+    #expect(expiryEnd == .parked)
+}
+
+// MARK: Runs with the spin on against the same runs parked
+
+/// One run of a loop with `policy`, whose BeforeWaiting observer makes this wait spin as long as the policy allows
+/// whatever the governor has seen (a recent wake-up 900 us into its wait, from another CPU) and then calls
+/// `atBeforeWaiting`; `prepare` adds items first. The
+/// activities observed and the run's result, and the spin's catches.
+private func observedRun(_ policy: RefRunLoop.WaitPolicy, seconds: Double = testHangLimit,
+                         prepare: @escaping @Sendable (RefRunLoop, Recorder<String>) -> Void = { _, _ in },
+                         atBeforeWaiting: @escaping @Sendable (RefRunLoop) -> Void)
+    -> (trace: [String], result: RefRunLoopResult, caught: UInt64) {
+    onFreshLoopThread { loop in
+        loop.waitPolicy = policy
+        let trace = Recorder<String>()
+        prepare(loop, trace)
+        let observer = RefRunLoopObserver(activities: .allActivities, repeats: true) { _, activity in
+            trace.append("\(activity)")
+            guard activity == .beforeWaiting else { return }
+            let now = RefClock.nanoseconds
+            loop.spinGovernor.noteWakeUp(waitStart: now &- 900_000, now: now, maxSpin: 1_000_000)
+            atBeforeWaiting(loop)
+            loop.waitSet.lastWakerCPU.store(-1, ordering: .relaxed)  // as if the waker ran on another CPU
+        }
+        loop.add(observer, mode: .default)
+        let result = loop.run(mode: .default, seconds: seconds, returnAfterSourceHandled: false)
+        return (trace.all, result, loop.spinCaughtWakeUpCount)
+    }
+}
+
+@Test(arguments: [false, true])
+func aStopAtBeforeWaitingIsCaughtByTheSpinWithTheParkedTrace(withTimer: Bool) {
+    // Without a timer the stop's wake-up is deferred (no write); with one armed it is written.
+    let prepare: @Sendable (RefRunLoop, Recorder<String>) -> Void = { loop, _ in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        if withTimer { loop.add(RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }, mode: .default) }
+    }
+    let parked = observedRun(.park, prepare: prepare) { $0.stop() }
+    let spun = observedRun(.spinThenPark(maxSpin: .milliseconds(1)), prepare: prepare) { $0.stop() }
+    #expect(parked.trace == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "exit"])
+    #expect(spun.trace == parked.trace)
+    #expect(parked.result == .stopped && spun.result == .stopped)
+    #expect(parked.caught == 0)
+    #expect(spun.caught == 1)
+}
+
+@Test func aTimerDueDuringTheSpinFiresInTheSameWaitAndNeverEarly() {
+    func run(_ policy: RefRunLoop.WaitPolicy) -> (trace: [String], result: RefRunLoopResult) {
+        let outcome = observedRun(policy, prepare: { loop, trace in
+            let date = RefClock.now + 0.000_3
+            loop.add(RefRunLoopTimer(fireDate: date) { _ in
+                trace.append(RefClock.now >= date ? "fire" : "early fire")
+            }, mode: .default)
+        }, atBeforeWaiting: { _ in })
+        return (outcome.trace, outcome.result)
+    }
+    let parked = run(.park)
+    let spun = run(.spinThenPark(maxSpin: .milliseconds(1)))
+    #expect(parked.trace == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "fire", "exit"])
+    #expect(spun.trace == parked.trace)
+    #expect(parked.result == .finished && spun.result == .finished)
+}
+
+@Test func aRunsDeadlineEndsTheSpinAndTheRunTimesOut() {
+    let prepare: @Sendable (RefRunLoop, Recorder<String>) -> Void = { loop, _ in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+    }
+    let parked = observedRun(.park, seconds: 0.000_2, prepare: prepare) { _ in }
+    let spun = observedRun(.spinThenPark(maxSpin: .milliseconds(1)), seconds: 0.000_2, prepare: prepare) { _ in }
+    #expect(spun.trace == parked.trace)
+    #expect(parked.result == .timedOut && spun.result == .timedOut)
+}
+
+// MARK: Stress
+
+/// Tokens one sender hands to its source. Protected by `lock`.
+private final class SpinMailbox: @unchecked Sendable {
+    let lock = NSLock()
+    /// Protected by `lock`.
+    var pending: [Int] = []
+    /// Protected by `lock`.
+    var delivered: [Int] = []
+
+    func post(_ token: Int) { lock.withLock { pending.append(token) } }
+    func drain() { lock.withLock { delivered.append(contentsOf: pending); pending.removeAll() } }
+    func hasDelivered(_ token: Int) -> Bool { lock.withLock { delivered.last == token } }
+}
+
+/// A pause of about `microseconds`, spent one of four ways: none, yielding, sleeping, or busy on the clock, so that
+/// the next hand-off lands before, during and after the loop's spin, and right at its end.
+private func handOffPause(_ token: Int) {
+    switch token % 4 {
+    case 0: break
+    case 1: for _ in 0..<(token % 40) { sched_yield() }
+    case 2: usleep(UInt32(token % 120))
+    default:
+        let end = RefClock.nanoseconds + UInt64(token % 80) * 1_000
+        while RefClock.nanoseconds < end {}
+    }
+}
+
+/// Senders hand tokens to the loop one at a time (signal, wake, wait for the delivery), pausing between them so the
+/// hand-offs land at every point of the loop's spin, from the other CPU when there are two (the loop on CPU 1, every
+/// other thread on CPU 0: unpinned, the scheduler tends to put a sender on the loop's CPU, where the governor rightly
+/// does not spin); another thread keeps arming and disarming a timerfd and adding
+/// and removing a descriptor, which switches the loop between deferred and written wake-ups and changes its set's
+/// quiet time in the middle of spins; a third wakes the loop for nothing now and then. Every token is delivered
+/// (a lost wake-up would leave its sender waiting until its deadline), in order, and with the threads pinned the spin
+/// did catch wake-ups. Synchronised on loop state only.
+@Test func handOffsToASpinningLoopAreNeverLost() {
+    let senders = 3
+    let tokensPerSender = 700
+    let report = onFreshLoopThread { loop -> String? in
+        loop.checkInvariantsAfterEveryChange(true)
+        loop.waitPolicy = .spinThenPark(maxSpin: .microseconds(200))
+        let pinned = Counter()
+        if csystem_usable_cpus() >= 2 && csystem_pin_to_cpu(1) == 0 { pinned.increment() }
+        let mailboxes = (0..<senders).map { _ in SpinMailbox() }
+        let sources = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
+        for source in sources { loop.add(source, mode: .default) }
+        let finished = Counter()
+        var threads: [Thread] = zip(sources, mailboxes).map { source, box in
+            Thread {
+                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+                for token in 0..<tokensPerSender {
+                    box.post(token)
+                    source.signal()
+                    loop.wakeUp()
+                    guard waitUntil("token \(token) to be delivered", { box.hasDelivered(token) }) else { break }
+                    handOffPause(token)
+                }
+                finished.increment()
+            }
+        }
+        threads.append(Thread {
+            if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+            let fd = EventFD.create()  // never written: its source never fires
+            defer { Descriptor.close(fd) }
+            var round = 0
+            let deadline = TestDeadline()
+            while finished.current < senders && !deadline.passed {
+                round += 1
+                let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_05 * Double(round % 5)) { _ in }
+                loop.add(soon, mode: .default)
+                handOffPause(round)
+                loop.remove(soon, mode: .default)
+                let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+                loop.add(port, mode: .default)
+                handOffPause(round + 1)
+                loop.remove(port, mode: .default)
+                if round.isMultiple(of: 7) { loop.wakeUp() }
+                for _ in 0..<10 { sched_yield() }
+            }
+        })
+        let stopper = Thread {
+            waitUntil { finished.current == senders }
+            loop.stop()
+        }
+        for thread in threads { thread.start() }
+        stopper.start()
+        let deadline = TestDeadline()
+        var result = RefRunLoopResult.finished
+        repeat {
+            result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+        } while (result != .stopped || finished.current < senders) && !deadline.passed
+        if deadline.passed { return "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" }
+        for (index, box) in mailboxes.enumerated() {
+            let delivered = box.lock.withLock { box.delivered }
+            if delivered != Array(0..<tokensPerSender) { return "sender \(index): delivered \(delivered.count) tokens" }
+        }
+        // Not a timing threshold: thousands of prompt hand-offs from the other CPU, of which none landing in a spin
+        // would mean the spin never runs.
+        let caught = loop.spinCaughtWakeUpCount
+        if pinned.current > 0 && caught == 0 {
+            return "no wake-up was caught by a spin (of \(loop.wakeUpCount) wake-ups, "
+                + "\(loop.deferredWakeUpCounter.load(ordering: .relaxed)) deferred; the governor's gap "
+                + "\(loop.spinGovernor.gap.map(String.init) ?? "none") ns)"
+        }
+        return nil
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
+
+/// Another thread stops each of 600 runs at whatever point the loop has reached, the spin included (it waits for
+/// IsWaiting, which the spin sets, or not at all), and hands a token between stops so the governor keeps spinning.
+/// Every stop must end its run: a stop slept or spun through would leave the stopper waiting until its deadline.
+@Test func everyStopOfASpinningLoopEndsItsRun() {
+    let runs = 600
+    let report = onFreshLoopThread { loop -> String? in
+        loop.waitPolicy = .spinThenPark(maxSpin: .microseconds(200))
+        // On two CPUs, the stopper on the other one: the governor spins only for a waker on another CPU.
+        let pinned = csystem_usable_cpus() >= 2 && csystem_pin_to_cpu(1) == 0
+        let performed = Counter()
+        let source = RefRunLoopSource(perform: { performed.increment() })
+        loop.add(source, mode: .default)
+        let entered = Counter()
+        let stoppedRuns = Counter()
+        loop.add(RefRunLoopObserver(activities: .entry, repeats: true) { _, _ in entered.increment() }, mode: .default)
+        let stopper = Thread {
+            if pinned { _ = csystem_pin_to_cpu(0) }
+            for run in 0..<runs {
+                guard waitUntil("run \(run) to start", { entered.current > run }) else { return }
+                // A hand-off first, so the next wait spins.
+                let before = performed.current
+                source.signal()
+                loop.wakeUp()
+                guard waitUntil("run \(run)'s hand-off", { performed.current > before }) else { return }
+                switch run % 3 {
+                case 0: break
+                case 1: handOffPause(run)
+                default: waitUntil { loop.isWaiting }
+                }
+                loop.stop()
+                guard waitUntil("run \(run) to stop", { stoppedRuns.current > run }) else { return }
+            }
+        }
+        stopper.start()
+        for run in 0..<runs {
+            let result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+            guard result == .stopped else { return "run \(run) ended with \(result), not stopped" }
+            stoppedRuns.increment()
+        }
+        return pinned && loop.spinCaughtWakeUpCount == 0 ? "no wake-up or stop was caught by a spin" : nil
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
