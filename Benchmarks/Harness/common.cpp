@@ -39,6 +39,12 @@ static std::vector<const bench_engine *> &selected() {
 
 const std::vector<const bench_engine *> &engines() { return selected(); }
 
+std::vector<WaitVariant> wait_variants(const bench_engine *engine) {
+    std::vector<WaitVariant> variants = {{"", 0}};
+    if (engine->spin_variant) variants.push_back({"/spin:on", BENCH_SPIN});
+    return variants;
+}
+
 /// Engines loaded at run time (`cf:PATH`): they live for the process, and this list, never destroyed, keeps them
 /// reachable to the end (LeakSanitizer looks after static destructors have run).
 static std::vector<const bench_engine *> &loaded_engines() {

@@ -49,6 +49,14 @@ const std::vector<const bench_engine *> &engines();
 bool select_engines(const std::string &comma_separated, std::string *why);
 /// Every engine, selected or not.
 const std::vector<const bench_engine *> &all_engines();
+/// A waiting variant of an engine: how the families that have them (wake latency, resident thread) name it and the
+/// `create` flags that select it.
+struct WaitVariant {
+    const char *suffix;  // appended to the benchmark name: "" for the engine's default (spin:off), "/spin:on"
+    unsigned flags;      // 0, or BENCH_SPIN
+};
+/// The waiting variants of `engine`: its default, and `spin:on` when it has one (bench_engine.h, `spin_variant`).
+std::vector<WaitVariant> wait_variants(const bench_engine *engine);
 
 /// Registration entry points, one per family (one file each).
 void register_wake_latency();

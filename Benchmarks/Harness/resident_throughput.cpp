@@ -14,7 +14,8 @@
 // The loop thread is pinned to one CPU and every producer to the other (when there are two), so producers contend
 // with each other, not with the loop.
 //
-// Arguments: producers:P, P = 1, 2, 4.
+// Arguments: producers:P, P = 1, 2, 4; spin:on (engines with a spin variant, ref) the loop spins briefly before it
+// sleeps (ref's spin-then-park wait policy); without it the engine waits as it does by default.
 // Counters: items_per_second (Google Benchmark's, from SetItemsProcessed and the manual time), wakeups_per_item (loop
 // wake-ups / items, by the engine's own count: below 1 when one wake-up drains a batch), csw_per_item (the loop
 // thread's voluntary context switches / items: the kernel's count of how often it slept, the same for every engine;
@@ -149,7 +150,7 @@ class Producers {
     long round_ = 0;  // protected by mutex_
 };
 
-void resident_throughput(benchmark::State &state, const bench_engine *engine, int producers) {
+void resident_throughput(benchmark::State &state, const bench_engine *engine, int producers, unsigned flags) {
     if (!engine->channel_add) {
         skip(state, engine->no_channel ? engine->no_channel : "the engine has no hand-off channel");
         return;
@@ -158,7 +159,7 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     Consumer consumer;
     bench_channel *channel = nullptr;
     LoopThread loop_thread(
-        engine, BENCH_COUNT_WAKEUPS, loop_cpu(),
+        engine, BENCH_COUNT_WAKEUPS | flags, loop_cpu(),
         [&](bench_loop *loop) { channel = engine->channel_add(loop, consume, &consumer); },
         [&](bench_loop *loop) { engine->channel_remove(loop, channel); });
     std::string why;
@@ -240,12 +241,17 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
 
 void register_resident_throughput() {
     for (const bench_engine *engine : engines()) {
-        for (int producers : {1, 2, 4}) {
-            std::string name = std::string("BM_ResidentThroughput/engine:") + engine->name +
-                               "/producers:" + std::to_string(producers);
-            register_guarded(name, [=](benchmark::State &state) { resident_throughput(state, engine, producers); })
-                ->UseManualTime()
-                ->Unit(benchmark::kMicrosecond);
+        for (const WaitVariant &variant : wait_variants(engine)) {
+            for (int producers : {1, 2, 4}) {
+                std::string name = std::string("BM_ResidentThroughput/engine:") + engine->name +
+                                   "/producers:" + std::to_string(producers) + variant.suffix;
+                const unsigned flags = variant.flags;
+                register_guarded(name, [=](benchmark::State &state) {
+                    resident_throughput(state, engine, producers, flags);
+                })
+                    ->UseManualTime()
+                    ->Unit(benchmark::kMicrosecond);
+            }
         }
     }
 }

@@ -13,6 +13,8 @@
 //   load:none  nothing else in the loop
 //   load:idle1000  1,000 idle sources and 1,000 idle timers (due in an hour) registered as well
 //   load:burn  a thread spinning on the loop thread's CPU
+//   spin:on    (engines with a spin variant, ref; loads none and idle1000) the loop spins briefly before it sleeps
+//              (ref's spin-then-park wait policy); without the parameter the engine waits as it does by default
 // Counters, over every round trip of the repetition (the round trips are often bimodal: a loop found asleep or
 // awake, a vCPU woken or already running; a median then jumps between the modes from process to process, so a target
 // should use the mean or a mode's own median):
@@ -60,7 +62,7 @@ void reply(void *context) {
 
 void nothing(void *) {}
 
-void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load) {
+void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load, unsigned flags) {
     if (pin == Pin::diff && usable_cpus().size() < 2) {
         skip(state, "pin:diff needs two CPUs and this process may use only one");
         return;
@@ -72,7 +74,7 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
     bench_item *source = nullptr;
     std::vector<bench_item *> idle_sources, idle_timers;
     LoopThread loop_thread(
-        engine, 0, loop_on,
+        engine, flags, loop_on,
         [&](bench_loop *loop) {
             source = engine->source_add(loop, reply, &replies);
             if (load == Load::idle) {
@@ -137,18 +139,22 @@ void register_wake_latency() {
     const std::pair<Pin, const char *> pins[] = {{Pin::same, "same"}, {Pin::diff, "diff"}};
     const std::pair<Load, const char *> loads[] = {{Load::none, "none"}, {Load::idle, "idle1000"}, {Load::burn, "burn"}};
     for (const bench_engine *engine : engines()) {
-        for (auto [pin, pin_name] : pins) {
-            for (auto [load, load_name] : loads) {
-                std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
-                                   "/load:" + load_name;
-                // Structured bindings cannot be captured before C++20: copy them into plain locals.
-                const Pin chosen_pin = pin;
-                const Load chosen_load = load;
-                register_guarded(name, [=](benchmark::State &state) {
-                    wake_latency(state, engine, chosen_pin, chosen_load);
-                })
-                    ->UseManualTime()
-                    ->Unit(benchmark::kNanosecond);
+        for (const WaitVariant &variant : wait_variants(engine)) {
+            for (auto [pin, pin_name] : pins) {
+                for (auto [load, load_name] : loads) {
+                    if (variant.flags && load == Load::burn) continue;  // a spin on a CPU another thread burns
+                    std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
+                                       "/load:" + load_name + variant.suffix;
+                    // Structured bindings cannot be captured before C++20: copy them into plain locals.
+                    const Pin chosen_pin = pin;
+                    const Load chosen_load = load;
+                    const unsigned flags = variant.flags;
+                    register_guarded(name, [=](benchmark::State &state) {
+                        wake_latency(state, engine, chosen_pin, chosen_load, flags);
+                    })
+                        ->UseManualTime()
+                        ->Unit(benchmark::kNanosecond);
+                }
             }
         }
     }

@@ -9,7 +9,9 @@
 // - dates are seconds on CLOCK_MONOTONIC (ref_runloop_now), so a date converts without CF's wall-clock round trip;
 //   the loop rounds seconds up to whole nanoseconds, so a converted date is never early;
 // - wake-ups come from the loop's own counter (ref_runloop_wakeup_count: every return from epoll, and every wake-up
-//   reported without one because it was claimed while the loop was awake), always on.
+//   reported without one because it was claimed while the loop was awake), always on;
+// - the `spin:on` variants (BENCH_SPIN) run the loop with its spin-then-park wait policy (RefRunLoop.WaitPolicy): a
+//   wake-up that lands while the loop spins before sleeping is counted as one too.
 // Mode arguments are C strings: REF_RUNLOOP_DEFAULT_MODE is a constant the ABI recognises by its address and sends
 // straight to the default mode (CABI.swift, withMode); any other name is compared, and one that is not the default
 // becomes a Swift String per call, a cost these benchmarks never pay.
@@ -62,16 +64,20 @@ static void fire_timer(void *info) {
     item->callout(item->context);
 }
 
+// BENCH_SPIN (the `spin:on` variants) sets the spin-then-park wait policy with its default cap; without it the loop
+// parks, whatever REF_RUNLOOP_SPIN says, so a `spin:off` figure is always the parking loop's. The wake-up counter is
+// always on (a load and a store per wait, by the loop's thread only), so BENCH_COUNT_WAKEUPS changes nothing.
 static bench_loop *ref_create(const bench_engine *self, unsigned flags, const char **why) {
     (void)self;
-    (void)flags;  // the wake-up counter is always on: a load and a store per wait, by the loop's thread only
     (void)why;
     bench_loop *loop = calloc(1, sizeof *loop);
     loop->run_loop = ref_runloop_current();
+    ref_runloop_set_wait_policy(loop->run_loop, (flags & BENCH_SPIN) ? ref_runloop_default_max_spin_ns() : 0);
     return loop;
 }
 
-static void ref_destroy(bench_loop *loop) { free(loop); }  // the loop itself lives as long as its thread
+// The loop itself lives as long as its thread; the next shim loop on this thread sets its own policy.
+static void ref_destroy(bench_loop *loop) { free(loop); }
 
 static void ref_run(bench_loop *loop) {
     while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire))
@@ -205,6 +211,7 @@ static bench_item *ref_activity_observer_add(bench_loop *loop, bench_activity_ca
 
 const bench_engine bench_engine_ref = {
     .name = "ref",
+    .spin_variant = 1,
     .describe = ref_describe,
     .create = ref_create,
     .destroy = ref_destroy,

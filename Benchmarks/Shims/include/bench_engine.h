@@ -43,6 +43,9 @@ enum {
     /// Count returns from the loop's blocking wait (see `wakeups`). Opt-in because for some engines (cf) counting
     /// costs a callout per wake, which would tax the wake-latency figures.
     BENCH_COUNT_WAKEUPS = 1u << 0,
+    /// Spin briefly before sleeping when work has been arriving (the `spin:on` variants); only for an engine whose
+    /// `spin_variant` is set. An engine without the flag waits as it does by default (`spin:off`).
+    BENCH_SPIN = 1u << 1,
 };
 
 /// Activities an activity observer reports: CFRunLoopActivity's bits (CFRunLoop.h). CF and ref report all six; an
@@ -60,6 +63,9 @@ enum {
 typedef struct bench_engine {
     /// The engine's name in benchmark names (`engine:<name>`).
     const char *name;
+    /// Non-zero when `create` honours BENCH_SPIN: the wake-latency and resident-thread families then also register a
+    /// `spin:on` variant of the engine (ref: its spin-then-park wait policy).
+    int spin_variant;
     /// What the library is, with its version, for the results' context lines. `self` is this table.
     const char *(*describe)(const struct bench_engine *self);
 
