@@ -51,13 +51,15 @@ extension RefRunLoop {
         }
 
         /// The policy REF_RUNLOOP_SPIN asks for: unset, empty or `0` is ``park``; `1` spins with
-        /// ``defaultMaxSpin``; `N us` (`20us`) spins N microseconds at most. Nil for anything else.
+        /// ``defaultMaxSpin``; `N us` (`20us`) spins N microseconds at most; `every` spins with ``defaultMaxSpin``
+        /// before every wait the spin may precede, whatever the governor says (``spinsEveryWait``: to check that the
+        /// spin changes no trace, not for use). Nil for anything else.
         public init?(environmentValue value: String?) {
             guard let value, !value.isEmpty, value != "0" else {
                 self = .park
                 return
             }
-            if value == "1" {
+            if value == "1" || value == Self.everyWaitValue {
                 self = .spinThenPark(maxSpin: Self.defaultMaxSpin)
                 return
             }
@@ -69,6 +71,14 @@ extension RefRunLoop {
         /// The environment variable that sets the policy of every loop created afterwards (read once, at the first
         /// loop): the conformance runner's way to run the whole spec with the spin on.
         public static let environmentVariable = "REF_RUNLOOP_SPIN"
+        /// REF_RUNLOOP_SPIN's value that spins before every wait (``spinsEveryWait``).
+        static let everyWaitValue = "every"
+
+        /// Whether REF_RUNLOOP_SPIN is `every`: each wait that may spin spins for the whole cap, without the
+        /// governor's choice (read once). A check, not a policy: with the governor the spec's cases seldom spin
+        /// (few of them hand work over from another CPU), so this is how `runloop conform` shows that a spin before
+        /// any wait of any case changes no trace.
+        static let spinsEveryWait: Bool = getenv(environmentVariable).map { strcmp($0, everyWaitValue) == 0 } ?? false
 
         /// The policy REF_RUNLOOP_SPIN asks for, ``park`` when it is unset, or nil with the value when it is not
         /// one ``init(environmentValue:)`` reads.
@@ -85,8 +95,9 @@ extension RefRunLoop {
             public let value: String
             public var description: String {
                 "\(WaitPolicy.environmentVariable)='\(value)' is not a wait policy: use 0 (park), 1 (spin up to "
-                    + "\(WaitPolicy.nanoseconds(WaitPolicy.defaultMaxSpin) / 1000) us) or Nus (spin up to N "
-                    + "microseconds, at most \(WaitPolicy.nanoseconds(WaitPolicy.maxSpinLimit) / 1000))"
+                    + "\(WaitPolicy.nanoseconds(WaitPolicy.defaultMaxSpin) / 1000) us), Nus (spin up to N "
+                    + "microseconds, at most \(WaitPolicy.nanoseconds(WaitPolicy.maxSpinLimit) / 1000)) or "
+                    + "\(WaitPolicy.everyWaitValue) (spin before every wait, to check the spin changes no trace)"
             }
         }
 

@@ -28,6 +28,7 @@ import Testing
     #expect(Policy(environmentValue: "0") == .park)
     #expect(Policy(environmentValue: "1") == .spinThenPark(maxSpin: Policy.defaultMaxSpin))
     #expect(Policy(environmentValue: "20us") == .spinThenPark(maxSpin: .microseconds(20)))
+    #expect(Policy(environmentValue: "every") == .spinThenPark(maxSpin: Policy.defaultMaxSpin))
     for bad in ["2", "yes", "us", "0us", "-5us", "20 us", "20ms", "1001us"] {
         #expect(Policy(environmentValue: bad) == nil, "\(bad)")
     }
