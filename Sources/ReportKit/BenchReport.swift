@@ -284,7 +284,18 @@ struct BenchReport: Sendable {
             }
         }
         let zeroIsValid = target.comparison == .absolute && !target.metric.isTime
+        // A variant of the subject alone (an option only it has, such as ref's `spin:on`), in a file where other
+        // engines measured the family, has nothing to be compared with: a target that compares engines leaves it out.
+        // (Without any other engine's rows, as in a run of the subject alone, its variants stay "not measured".)
+        let comparesEngines: Bool
+        switch target.comparison {
+        case .engine, .bestOf: comparesEngines = true
+        case .absolute, .counter, .limit: comparesEngines = false  // the machine's limit, not another engine
+        }
+        let othersMeasured = selected.contains { $0.engine != target.engine }
         for variant in BenchIndex.orderedVariants(selected) {
+            if comparesEngines && othersMeasured
+                && !selected.contains(where: { $0.variant == variant && $0.engine != target.engine }) { continue }
             func outcome(_ status: TargetStatus, _ note: String?, value: Double? = nil, subject: Double? = nil,
                          reference: (label: String, value: Double)? = nil) -> TargetOutcome {
                 TargetOutcome(variant: variant, value: value, subject: subject, reference: reference, status: status,

@@ -91,6 +91,28 @@ import Testing
         #expect(try Self.result(filtered, "wake.same.epoll").status == .notMeasured)
     }
 
+    @Test func aVariantOfTheSubjectAloneIsLeftOutOfTargetsThatCompareEngines() throws {
+        // ref's spin:on rows: an option of ref's own, which no other engine has.
+        let report = try Self.report { benchmarks in
+            let own = benchmarks.filter { $0.name.hasPrefix(Self.refSameNone + "/") }.map { benchmark in
+                var copy = benchmark
+                copy.name = copy.name.replacingOccurrences(of: "load:none/", with: "load:none/spin:on/")
+                return copy
+            }
+            benchmarks.append(contentsOf: own)
+        }
+        #expect(report.tables.contains { table in table.rows.contains { $0.variant == "pin:same/load:none/spin:on" } })
+        for id in ["wake.same.epoll", "wake.cf", "wake.peers"] {
+            #expect(try Self.result(report, id).status == .met, "\(id)")
+            #expect(try Self.result(report, id).outcomes.allSatisfy { !$0.variant.contains("spin:on") }, "\(id)")
+        }
+        // In a run of the subject alone nothing is compared, and its variants stay not measured.
+        let alone = try Self.report(filter: "engine:ref") { benchmarks in
+            benchmarks.removeAll { !$0.name.contains("engine:ref/") }
+        }
+        #expect(try Self.result(alone, "wake.same.epoll").status == .notMeasured)
+    }
+
     @Test func aSubjectSkipOfAVariantItsTargetNamesIsMissed() throws {
         // bench.sh skips the rest of an engine's family after it hung twice: for the subject that is no data.
         let report = try Self.report { benchmarks in
