@@ -66,9 +66,9 @@ public struct FuzzExecutor: Sendable {
             let engine = engines[engineIndex]
             let session = WorkerSession(launcher: launcher, specPath: path, engine: engine)
             defer { session.close() }
+            let mainThreadScenarios = renamed.indices.filter { renamed[$0].features.contains(.mainThread) }
             let mainThread = MainThreadWorkers(launcher: launcher, specPath: path, engine: engine,
-                                               scenarios: renamed.indices.filter { renamed[$0].features.contains(.mainThread) },
-                                               ahead: Self.mainThreadWorkersAhead)
+                                               scenarios: mainThreadScenarios, ahead: Self.mainThreadWorkersAhead)
             defer { mainThread.close() }
             for (index, scenario) in renamed.enumerated() {
                 if let keepGoing, !keepGoing() { break }
@@ -135,7 +135,9 @@ private final class MainThreadWorkers: @unchecked Sendable {
         order = scenarios
         self.ahead = max(1, ahead)
         var sessions: [Int: WorkerSession] = [:]
-        for index in scenarios { sessions[index] = WorkerSession(launcher: launcher, specPath: specPath, engine: engine) }
+        for index in scenarios {
+            sessions[index] = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
+        }
         self.sessions = sessions
         launchStarts(upTo: self.ahead)
     }
