@@ -180,6 +180,8 @@ public enum FuzzShrinker {
                 // timer made just before it ends: whether a poll finds that timer due depends on how fast it comes.
                 if !(request.seconds <= 0), !endsByTimer(specCase) {
                     request.seconds = 0
+                    // A poll has no timeout for `underTimeout` to be a fraction of.
+                    if case .underTimeout? = request.took { request.took = nil }
                     with(.run(request))
                 }
             case .add(let item, let mode) where mode != .default:
