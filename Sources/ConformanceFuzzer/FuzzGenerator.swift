@@ -199,7 +199,9 @@ private struct Builder {
         let stallsPastTimer = has(.time) && !quiet && random.chance(15)
         if stallsPastTimer { datesVary = true }
         var steps: [Action] = mainThread ? [.add(item: FuzzGenerator.keeperName, mode: .common)] : []
-        if mainThread, has(.modes) { steps.append(.add(item: FuzzGenerator.keeperName, mode: .named(FuzzGenerator.otherMode))) }
+        if mainThread, has(.modes) {
+            steps.append(.add(item: FuzzGenerator.keeperName, mode: .named(FuzzGenerator.otherMode)))
+        }
         let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0))
         // Most items are added before anything else happens, as in the hand-written cases; some to a second mode.
         for item in items where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
@@ -269,7 +271,8 @@ private struct Builder {
             triggers.append(Trigger(event: "fire \(FuzzGenerator.guardName)", occurrence: .nth(1),
                                     actions: actions, location: here))
             steps.append(.create(FuzzGenerator.guardName))
-            steps.append(.add(item: FuzzGenerator.guardName, mode: has(.modes) && random.chance(30) ? .common : .default))
+            let mode: ModeName = has(.modes) && random.chance(30) ? .common : .default
+            steps.append(.add(item: FuzzGenerator.guardName, mode: mode))
             steps.append(.run(sleepingRun()))
             allowances.insert(.idleWakes)
         case .timeout:
@@ -338,7 +341,9 @@ private struct Builder {
     mutating func addSecondLoop(steps: inout [Action]) -> [String] {
         guard random.chance(35) else { return [] }
         let loop = FuzzGenerator.secondLoop
-        let made = items.filter { $0.kind.isModeItem && !$0.createdByStep && !FuzzGenerator.reservedNames.contains($0.name) }
+        let made = items.filter { item in
+            item.kind.isModeItem && !item.createdByStep && !FuzzGenerator.reservedNames.contains(item.name)
+        }
         let sources = made.filter { ["source0", "source1"].contains($0.kind.word) }.map(\.name)
         let modeItems = made.map(\.name)
         var inserted = false
@@ -372,10 +377,10 @@ private struct Builder {
             // Never between a post and its join, where the case thread would act while the other loop runs.
             let positions = (0...max(0, limit)).filter { position in
                 if runs, let lastCreate, position <= lastCreate { return false }
-                // Nor between the make of a timer dated from its creation and the stall that makes it due
-                // (addStalledPastTimer): a trigger of the posted run could add it to that loop.
-                if runs, position < steps.count, case .stall = steps[position] { return false }
-                if runs, position > 0, case .create(let made) = steps[position - 1],
+                // Nor between the make of a timer dated from its creation and its add, or the stall that makes it
+                // due (addStalledPastTimer): a trigger of a posted run could add it to that loop.
+                if position < steps.count, case .stall = steps[position] { return false }
+                if position > 0, case .create(let made) = steps[position - 1],
                    items.contains(where: { $0.name == made && $0.firesFromCreation }) { return false }
                 guard position > 0, case .post = steps[position - 1] else { return true }
                 return false
@@ -426,7 +431,19 @@ private struct Builder {
                 triggers[host].actions.insert(contentsOf: [.create(name), .add(item: name, mode: randomMode())],
                                               at: random.within(0...triggers[host].actions.count))
             } else {
-                steps.insert(.create(name), at: random.within(0...min(stepUses.first ?? steps.count, firstRun)))
+                var position = random.within(0...min(stepUses.first ?? steps.count, firstRun))
+                // Not between the make of the stalled-past timer and its stall: CF dates a timer made with a date in
+                // the past at its creation (CFRunLoopTimerCreate, RL 4534-41), so one made there could come before or
+                // after the stalled-past timer in the order of due timers, by how fast the steps ran.
+                if let made = steps.firstIndex(where: { step in
+                       if case .create(FuzzGenerator.stalledTimerName) = step { return true }
+                       return false
+                   }),
+                   let stall = steps[made...].firstIndex(where: { if case .stall = $0 { return true }; return false }),
+                   position > made, position <= stall {
+                    position = made
+                }
+                steps.insert(.create(name), at: position)
             }
         }
     }
