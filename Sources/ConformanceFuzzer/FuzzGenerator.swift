@@ -490,9 +490,9 @@ private struct Builder {
                 // One-shot, repeating far beyond the case, or a negative interval (CFRunLoopTimerCreate makes it 0:
                 // one-shot).
                 let interval = builder.random.pick([0.0, 0.0, 100.0, 60.0, -1.0])
-                // A repeating timer that missed fires: its first fire sets its next date to the first date of its
-                // grid after now, 50 s after the case's start (rule timer.repeat-keeps-phase), not one interval
-                // after the missed date, which would still be due.
+                // A repeating timer first due long before the case: CF dates it from its creation (rule
+                // timer.creation), so its next date is one interval after that, not after the date it was given
+                // (fires it missed before it existed are not skipped: there were none).
                 if interval > 0, fire < 0, !builder.copiesCommonItems, builder.random.chance(40) {
                     fire = builder.random.pick([-150.0, -250.0])
                 }
