@@ -141,12 +141,12 @@ struct FuzzTests {
 
     /// Areas `main` and `time`: the generator makes main-thread scenarios, blocks sent to the main queue, sleeping
     /// runs ended by a timer that becomes due while they sleep or by their own short timeout, timers stalled past,
-    /// stalls in callouts, negative intervals, repeating timers that missed fires, items invalidated before they are
+    /// stalls in callouts, negative intervals, repeating timers dated far in the past, items invalidated before they are
     /// added and the next fire date of a mode with no timer; and each of those only in the construction that keeps
     /// its trace fixed.
     @Test func theGeneratorReachesTimeAndTheMainThread() throws {
         var mainThread = 0, sentToMainQueue = 0, endedByTimer = 0, endedByTimeout = 0, stalledPast = 0
-        var calloutStalls = 0, negativeIntervals = 0, missedFires = 0, invalidatedFirst = 0, unusedModeQueries = 0
+        var calloutStalls = 0, negativeIntervals = 0, farPastRepeating = 0, invalidatedFirst = 0, unusedModeQueries = 0
         func isRun(_ action: Action) -> Bool {
             switch action {
             case .run, .runForever: return true
@@ -176,7 +176,7 @@ struct FuzzTests {
             for item in scenario.items {
                 guard case .timer(let fire, let interval, _, _) = item.kind else { continue }
                 if interval < 0 { negativeIntervals += 1 }
-                if interval > 0, fire < -interval { missedFires += 1 }
+                if interval > 0, fire < -interval { farPastRepeating += 1 }
             }
             if case .invalidate? = scenario.steps.first { invalidatedFirst += 1 }
             // A block sent to the main queue from a sleeping scenario only by the helper thread or the ending timer.
@@ -241,10 +241,10 @@ struct FuzzTests {
         }
         let counts = "main thread \(mainThread), main queue \(sentToMainQueue), ended by a timer \(endedByTimer), by a timeout "
             + "\(endedByTimeout), stalled past \(stalledPast), stalls in callouts \(calloutStalls), negative intervals "
-            + "\(negativeIntervals), missed fires \(missedFires), invalidated first \(invalidatedFirst), unused-mode "
+            + "\(negativeIntervals), far-past repeating \(farPastRepeating), invalidated first \(invalidatedFirst), unused-mode "
             + "queries \(unusedModeQueries)"
         #expect([mainThread, sentToMainQueue, endedByTimer, endedByTimeout, stalledPast, calloutStalls, negativeIntervals,
-                 missedFires, invalidatedFirst, unusedModeQueries].allSatisfy { $0 > 0 }, "\(counts)")
+                 farPastRepeating, invalidatedFirst, unusedModeQueries].allSatisfy { $0 > 0 }, "\(counts)")
         // About one scenario in 25 is a main-thread one, each costing a worker process of its own.
         #expect(mainThread < 3000 / 10, "\(counts)")
     }
