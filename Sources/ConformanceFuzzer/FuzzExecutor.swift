@@ -41,9 +41,11 @@ public struct FuzzExecutor: Sendable {
     }
 
     /// Runs every scenario on every engine; the result is indexed [scenario][engine]. The engines run at the same
-    /// time (one worker each), the scenarios of one engine one after the other. With `keepGoing`, an engine starts a
-    /// scenario only while it returns true (a campaign's time limit, an interrupt), and the result holds the scenarios
-    /// every engine ran, from the first: the scenario under way when it turns false ends within its watchdog.
+    /// time (one worker each), the scenarios of one engine one after the other: the main-thread ones each in a worker
+    /// of its own (the main loop and the main queue outlive a case), started ahead (``MainThreadWorkers``), the others
+    /// all in one worker. With `keepGoing`, an engine starts a scenario only while it returns true (a campaign's time
+    /// limit, an interrupt), and the result holds the scenarios every engine ran, from the first: the scenario under
+    /// way when it turns false ends within its watchdog.
     public func run(_ scenarios: [SpecCase], while keepGoing: (@Sendable () -> Bool)? = nil) throws -> [[FuzzRun]] {
         guard !scenarios.isEmpty else { return [] }
         // Ids unique within the batch: shrink candidates all come from one scenario.
@@ -61,11 +63,16 @@ public struct FuzzExecutor: Sendable {
         defer { unlink(path) }
         let results = ResultTable(scenarios: renamed.count, engines: engines.count)
         DispatchQueue.concurrentPerform(iterations: engines.count) { engineIndex in
-            let session = WorkerSession(launcher: launcher, specPath: path, engine: engines[engineIndex])
+            let engine = engines[engineIndex]
+            let session = WorkerSession(launcher: launcher, specPath: path, engine: engine)
             defer { session.close() }
+            let mainThreadScenarios = renamed.indices.filter { renamed[$0].features.contains(.mainThread) }
+            let mainThread = MainThreadWorkers(launcher: launcher, specPath: path, engine: engine,
+                                               scenarios: mainThreadScenarios, ahead: Self.mainThreadWorkersAhead)
+            defer { mainThread.close() }
             for (index, scenario) in renamed.enumerated() {
                 if let keepGoing, !keepGoing() { break }
-                let outcome = session.run(scenario, limit: timeout)
+                let outcome = (mainThread.session(for: index) ?? session).run(scenario, limit: timeout)
                 let status = FuzzRunStatus(outcome.status)
                 results.set(index, engineIndex, FuzzRun(
                     status: status,
@@ -75,6 +82,12 @@ public struct FuzzExecutor: Sendable {
         }
         return results.rows
     }
+
+    /// How many main-thread scenarios of a batch have their workers started ahead, per engine: a worker starts (exec,
+    /// Foundation, the batch file) while the cases before its own run, so a main-thread scenario costs that start's
+    /// processor time but not its latency. Two keep one starting while the next is ready, without crowding the other
+    /// engine's worker off a two-core machine.
+    static let mainThreadWorkersAhead = 2
 
     /// Numbers the batch files of this process.
     private static let batchCounter = Atomic<Int>(0)
@@ -99,5 +112,67 @@ private final class ResultTable: @unchecked Sendable {
     /// before `concurrentPerform` returns).
     var rows: [[FuzzRun]] {
         lock.withLock { cells.prefix { row in row.allSatisfy { $0 != nil } }.map { row in row.map { $0! } } }
+    }
+}
+
+/// The workers of one engine's main-thread scenarios in a batch: a session each, whose worker is started ahead on a
+/// background thread, at most `ahead` at a time, in the order the scenarios run. A main-thread case ends its worker
+/// when it is done (WorkerSession), so each session serves one case.
+///
+/// Thread safety: `session(for:)` and `close()` are called by the engine's thread only; `starting` and `next` are
+/// confined to it too, and each session's own lock orders a start ahead before the case that uses it.
+private final class MainThreadWorkers: @unchecked Sendable {
+    private let sessions: [Int: WorkerSession]
+    /// The scenario indices, in the order they run.
+    private let order: [Int]
+    private let ahead: Int
+    /// Signalled when the start ahead of the session of that scenario index has finished; removed once waited for.
+    private var starting: [Int: DispatchSemaphore] = [:]
+    /// How many of `order` have had their start launched.
+    private var next = 0
+
+    init(launcher: WorkerLauncher, specPath: String, engine: EngineDescription, scenarios: [Int], ahead: Int) {
+        order = scenarios
+        self.ahead = max(1, ahead)
+        var sessions: [Int: WorkerSession] = [:]
+        for index in scenarios {
+            sessions[index] = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
+        }
+        self.sessions = sessions
+        launchStarts(upTo: self.ahead)
+    }
+
+    /// The session for scenario `index`, its worker started (or its start failed, which the case reports), or nil
+    /// when the scenario is not a main-thread one. Launches the start of the next sessions.
+    func session(for index: Int) -> WorkerSession? {
+        guard let session = sessions[index] else { return nil }
+        let position = order.firstIndex(of: index) ?? 0
+        launchStarts(upTo: position + 1)
+        starting.removeValue(forKey: index)?.wait()
+        launchStarts(upTo: position + 1 + ahead)
+        return session
+    }
+
+    /// Starts the workers of `order` up to (not including) position `end`, each on a thread of its own.
+    private func launchStarts(upTo end: Int) {
+        while next < min(end, order.count) {
+            let index = order[next]
+            next += 1
+            guard let session = sessions[index] else { continue }
+            let done = DispatchSemaphore(value: 0)
+            starting[index] = done
+            // A thread of its own, not a dispatch queue's: the engines' threads are concurrentPerform's, and a start
+            // queued behind them on a two-core machine's dispatch pool would wait for them while they wait for it.
+            Thread.detachNewThread {
+                session.prestart()
+                done.signal()
+            }
+        }
+    }
+
+    /// Waits for the starts under way and ends every worker not used (a batch cut short).
+    func close() {
+        for done in starting.values { done.wait() }
+        for session in sessions.values { session.close() }
     }
 }

@@ -38,6 +38,14 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// case thread (`target`), and zero-timeout runs of it on its thread that the case thread waits for (`post` then
     /// `join`), so that only one thread runs at a time.
     case loops
+    /// (1.1, 1.2) Main-thread scenarios: the case's loop is the main loop, each scenario in a worker of its own; blocks
+    /// sent to the main dispatch queue (`dispatchMain`) from steps and callouts of scenarios that only poll, from the
+    /// helper thread or the ending timer's callout of sleeping ones; the main-loop and main-thread queries.
+    case main
+    /// (1.2) Time: a sleeping run ended by a timer that becomes due while it sleeps (dated a little after its
+    /// creation, its callout stops the run), a sleeping run ended by its own short timeout (`took: atLeastTimeout`),
+    /// a timer made, added and then stalled past so that it is due from then on, and stalls in callouts.
+    case time
 }
 
 /// What a generator may build.
@@ -57,13 +65,16 @@ public struct FuzzShape: Sendable {
 /// randomness is a ``SplitMix64`` seeded with the scenario's seed.
 ///
 /// Determinism on a correct engine comes from what is left out (FUZZING.md, "What the generator never makes"):
-/// every run but the last is a zero-timeout poll; the last may sleep with an infinite timeout, and then either an
-/// observer of BeforeWaiting in the default mode stops it at its first wait, or a helper thread that waits for
-/// `isWaiting` stops it, in a "quiet" scenario where the loop has nothing to do when it first waits (no signal,
-/// write, nested run, wakeup or stop in callouts, no timer due) so that no poll pass (during which CF reports
-/// `isWaiting` briefly) and no early wake-up can race the helper; timers are already due or 100 s away; no stalls, no
-/// finite timeouts, no `isWaiting` query; no `fireDate` or `nextTimerFireDate` query on a case that moves a timer to
-/// "now + S" (the answer would depend on when the action ran); each trigger fires once.
+/// every run but the last is a zero-timeout poll. The last may sleep, and then one of four things ends it: an
+/// observer of BeforeWaiting in the default mode stops it at its first wait; or, in a "quiet" scenario where the loop
+/// has nothing to do when it first waits (no signal, write, nested run, wakeup or stop in callouts, no timer due, no
+/// block left on the main queue), so that no poll pass (during which CF reports `isWaiting` briefly) and no early
+/// wake-up can race it, a helper thread that waits for `isWaiting` stops it (or sends the stop to the main queue), a
+/// timer made just before the run and due a little after its creation fires after the first wait, whenever it became
+/// due, and its callout stops the run, or its own short timeout ends it. Timers are already due, far away, or made
+/// due by a stall that follows their add at once (a stall lasts at least what it says; nothing is timed from above).
+/// No `isWaiting` query; no `fireDate` or `nextTimerFireDate` query on a case that moves a timer to "now + S" or has a
+/// timer dated from its creation (the answer would depend on when the action ran); each trigger fires once.
 public struct FuzzGenerator: Sendable {
     public var shape: FuzzShape
 
@@ -71,8 +82,18 @@ public struct FuzzGenerator: Sendable {
         self.shape = shape
     }
 
-    /// The name of the guard observer that ends a sleeping run (never touched by other actions).
+    /// The name of the item that ends a sleeping run (never touched by other actions): the guard observer, or the
+    /// ending timer (area `time`).
     static let guardName = "w"
+    /// The name of the timer every mode of a main-thread scenario keeps (see Builder.build), never touched by other
+    /// actions.
+    static let keeperName = "k"
+    /// The names of the items only the generator's own constructions use.
+    static let reservedNames: Set<String> = [guardName, keeperName]
+    /// The name of the timer made, added and stalled past (area `time`).
+    static let stalledTimerName = "e1"
+    /// A mode no action uses: the next-fire-date query of a mode with no timer (which creates no mode).
+    static let unusedMode = "idle"
     /// The second mode's name.
     static let otherMode = "work"
     /// The second loop's name (area `loops`).
@@ -87,6 +108,27 @@ public struct FuzzGenerator: Sendable {
     public static func caseID(seed: UInt64) -> String { "fuzz.seed-\(seed)" }
 }
 
+/// How a scenario's last run ends (FUZZING.md, "What the generator never makes").
+private enum Ending {
+    /// A poll.
+    case poll
+    /// A sleeping run stopped at its first wait by the guard observer.
+    case guardObserver
+    /// A sleeping run of a quiet scenario stopped by a helper thread once the loop waits (on the main thread,
+    /// sometimes by a block the helper sends to the main queue, which wakes the loop).
+    case helper
+    /// (time) A sleeping run of a quiet scenario stopped in the callout of a timer made just before it and due a
+    /// little after its creation: the loop has nothing else to do, so the timer fires after the first wait whenever
+    /// it becomes due (before that wait or during it), and the trace does not depend on when.
+    case timer
+    /// (time) A run of a quiet scenario with a short timeout, which nothing else ends.
+    case timeout
+
+    var sleeps: Bool { self != .poll }
+    /// Whether the loop must have nothing to do when it first waits in the last run (see FuzzGenerator).
+    var quiet: Bool { self == .helper || self == .timer || self == .timeout }
+}
+
 /// The state of one scenario being built; confined to the generating thread.
 private struct Builder {
     let shape: FuzzShape
@@ -94,8 +136,13 @@ private struct Builder {
     var items: [ItemDeclaration] = []
     /// Timers that some action moves to "now + S": their dates are not queried.
     var movesTimers = false
-    /// A scenario whose last run is stopped by a helper thread: nothing may make the loop poll or wake before the
-    /// helper acts (see FuzzGenerator).
+    /// A scenario with a timer dated from its creation (the ending timer, the stalled-past timer): dates relative
+    /// to the case's start depend on when it was made, so no date is queried (but the next fire date of the unused
+    /// mode, which has no timer).
+    var datesVary = false
+    var ending = Ending.poll
+    /// A scenario whose last run sleeps in a quiet scenario: nothing may make the loop poll or wake before it first
+    /// waits in that run (see FuzzGenerator).
     var quiet = false
     /// A scenario that calls addCommonMode. CF copies the common items into the new mode in the iteration order of a
     /// set (RL 1976-93), which varies from process to process, so items whose order ties (observers of one order,
@@ -106,6 +153,10 @@ private struct Builder {
     /// made after the guard's stop in the same pass loses that stop on both engines (`cf.stop-then-nested-run`), and
     /// the run would then sleep until the watchdog.
     var guarded = false
+    /// (main) A main-thread scenario: its loop is the main loop.
+    var mainThread = false
+    /// Whether an action being drawn is inside a block sent to the main queue (no further block is sent from it).
+    var inMainQueueBlock = false
 
     init(shape: FuzzShape, random: SplitMix64) {
         self.shape = shape
@@ -114,23 +165,64 @@ private struct Builder {
 
     func has(_ area: FuzzArea) -> Bool { shape.areas.contains(area) }
 
+    /// Whether actions may send blocks to the main queue: on the main thread, in a scenario that only polls. A block
+    /// left queued when a sleeping run starts would be serviced at its first wait, which the helper thread or the
+    /// guard's stop would race.
+    var sendsToMainQueue: Bool { mainThread && ending == .poll }
+
     mutating func build(id: String, seed: UInt64) -> SpecCase {
         let here = SpecLocation(file: "fuzz", line: 0)
         let sleeps = has(.sleep) && random.chance(30)
-        quiet = sleeps && random.chance(50)
-        guarded = sleeps && !quiet
+        if sleeps {
+            ending = random.chance(50) ? .helper : .guardObserver
+            if ending == .helper, has(.time) {
+                let draw = random.below(20)
+                ending = draw < 7 ? .timer : draw < 10 ? .timeout : .helper
+            }
+        }
+        quiet = ending.quiet
+        guarded = ending == .guardObserver
+        mainThread = has(.main) && random.chance(4)
+        datesVary = ending == .timer
         copiesCommonItems = has(.modes) && random.chance(40)
         makeItems(location: here)
+        let keepsTimer = mainThread && random.chance(50)
+        if keepsTimer {
+            // In half of them, a timer 100 s away in every mode, so that no mode loses its last timer: on the main
+            // loop the stale timerfd wake-up CF leaves when it does (fuzz-known.yaml, cf.stale-timer-wake-hides-port)
+            // hides the main queue's port, a known defect that main-thread scenarios would otherwise hit over and
+            // over. Not in all: a common mode of the main loop with nothing in it must not be empty (rule
+            // main.common-mode-never-empty), which a mode that always holds a timer never shows.
+            items.append(ItemDeclaration(name: FuzzGenerator.keeperName,
+                                         kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                                         location: here))
+        }
         movesTimers = has(.timer) && !names("timer").isEmpty && random.chance(40)
-        var steps: [Action] = []
-        let budget = max(1, shape.maxSteps - (sleeps ? 2 : 1))
-        // Most items are added before anything else happens, as in the hand-written cases.
-        for item in items where item.kind.isModeItem && steps.count < budget && random.chance(85) {
+        // The timer made, added and stalled past: only where a due timer cannot race a helper thread.
+        let stallsPastTimer = has(.time) && !quiet && random.chance(15)
+        if stallsPastTimer { datesVary = true }
+        var steps: [Action] = keepsTimer ? [.add(item: FuzzGenerator.keeperName, mode: .common)] : []
+        if keepsTimer, has(.modes) {
+            steps.append(.add(item: FuzzGenerator.keeperName, mode: .named(FuzzGenerator.otherMode)))
+        }
+        let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0))
+        // Most items are added before anything else happens, as in the hand-written cases; some to a second mode.
+        for item in items where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
+            && steps.count < budget && random.chance(85) {
             steps.append(.add(item: item.name, mode: randomMode()))
+            if has(.modes), steps.count < budget, random.chance(15) {
+                steps.append(.add(item: item.name, mode: randomMode()))
+            }
         }
         while steps.count < budget, random.chance(88) {
             steps.append(randomAction(inCallout: false))
         }
+        // An item invalidated before it is added (CF adds nothing, and creates no mode, for an invalid item).
+        let invalidatable = names("source0", "source1", "timer", "observer")
+        if steps.count < budget, !invalidatable.isEmpty, random.chance(12) {
+            steps.insert(.invalidate(random.pick(invalidatable)), at: 0)
+        }
+        if stallsPastTimer { addStalledPastTimer(steps: &steps, location: here) }
         var triggers: [Trigger] = []
         for _ in 0..<random.within(0...4) {
             guard let event = randomEvent() else { break }
@@ -142,14 +234,18 @@ private struct Builder {
                                     location: here))
         }
         var allowances = Set<Allowance>()
-        if quiet {
+        switch ending {
+        case .helper:
             // The helper thread acts once the loop waits; with nothing to do, the loop first waits in the sleeping
-            // run's first pass, so the stop lands there (stop.from-other-thread-while-waiting).
-            let ending: Action = has(.stop) && random.chance(30) ? .stopMode(ModeName.defaultModeName) : .stop
-            steps.append(.thread(wait: .waiting, actions: [ending]))
-            steps.append(.run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: random.chance(30))))
+            // run's first pass, so the stop lands there (stop.from-other-thread-while-waiting). On the main thread
+            // it may send the stop in a block to the main queue instead, which wakes the loop and runs in that pass
+            // (main.queue-wakes-waiting-loop).
+            var ender: Action = has(.stop) && random.chance(30) ? .stopMode(ModeName.defaultModeName) : .stop
+            if mainThread, random.chance(50) { ender = .dispatchMain([.mark("main queue"), .stop]) }
+            steps.append(.thread(wait: .waiting, actions: [ender]))
+            steps.append(.run(sleepingRun()))
             allowances.insert(.idleWakes)
-        } else if sleeps {
+        case .guardObserver:
             // The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so
             // the infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
             items.append(ItemDeclaration(name: FuzzGenerator.guardName,
@@ -163,11 +259,37 @@ private struct Builder {
                                          returnAfterSourceHandled: random.chance(30))))
             // A wake-up that handles nothing gives a callout-free pass (rule wakeup.idle-pass); CF makes them.
             allowances.insert(.idleWakes)
-        } else {
+        case .timer:
+            // Made and added just before the run, so no earlier run can fire it; the run's first pass handles no
+            // source (the scenario is quiet), so the timer fires after the first wait whether it became due before
+            // that wait or during it. Its callout stops the run (on the main thread, sometimes through a block sent
+            // to the main queue, which the next pass services at its top: main.queue-fast-path).
+            items.append(ItemDeclaration(name: FuzzGenerator.guardName,
+                                         kind: .timer(fire: random.pick([0.002, 0.01]),
+                                                      interval: random.pick([0.0, 0.0, -1.0, 0.001, 0.2]),
+                                                      tolerance: nil, order: 0),
+                                         location: here, createdByStep: true, firesFromCreation: true))
+            var actions: [Action] = random.chance(40) ? [randomAction(inCallout: true)] : []
+            actions.append(mainThread && random.chance(50) ? .dispatchMain([.mark("main queue"), .stop]) : .stop)
+            triggers.append(Trigger(event: "fire \(FuzzGenerator.guardName)", occurrence: .nth(1),
+                                    actions: actions, location: here))
+            steps.append(.create(FuzzGenerator.guardName))
+            let mode: ModeName = has(.modes) && random.chance(30) ? .common : .default
+            steps.append(.add(item: FuzzGenerator.guardName, mode: mode))
+            steps.append(.run(sleepingRun()))
+            allowances.insert(.idleWakes)
+        case .timeout:
+            // Nothing else ends it: it waits until its timeout and returns timedOut. (No `took: atLeastTimeout`: a
+            // mode left empty, or a stopMode made before, ends it at once, and the failed assertion's line would hold
+            // the measured time.)
+            steps.append(.run(RunRequest(mode: .default, seconds: random.pick([0.005, 0.01]),
+                                         returnAfterSourceHandled: random.chance(30))))
+            allowances.insert(.idleWakes)
+        case .poll:
             steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(30))))
         }
         // The format-1.1 draws come last, so that they leave the rest of a seed's scenario as it was before them.
-        if sleeps, has(.forever), case .run(let request)? = steps.last, request.mode == .default,
+        if sleeps, ending != .timeout, has(.forever), case .run(let request)? = steps.last, request.mode == .default,
            !request.returnAfterSourceHandled, random.chance(50) {
             // CFRunLoopRun ends when an inner run returns Stopped or Finished; the sleeping run above can return
             // nothing else (no timeout, no returnAfterSourceHandled), so the same stop ends both.
@@ -176,11 +298,42 @@ private struct Builder {
         if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
         let loops = has(.loops) ? addSecondLoop(steps: &steps) : []
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
-                                features: [], allowances: allowances, timeout: nil, items: items, steps: steps,
-                                triggers: triggers, expectedTrace: [], location: here)
+                                features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
+                                items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
         specCase.loops = loops
         specCase.features = FuzzScenario.features(of: specCase)
         return specCase
+    }
+
+    /// The last run of a helper's or a timer's ending: an infinite timeout, or (area `time`) a finite one of 10 s
+    /// that the stop must end before half of it has passed.
+    mutating func sleepingRun() -> RunRequest {
+        let returnAfterSourceHandled = random.chance(30)
+        if has(.time), random.chance(30) {
+            return RunRequest(mode: .default, seconds: 10, returnAfterSourceHandled: returnAfterSourceHandled,
+                              took: .underTimeout(fraction: 0.5))
+        }
+        return RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: returnAfterSourceHandled)
+    }
+
+    /// A timer dated a little after its creation, made, added and then stalled past by three steps in a row before
+    /// the first run: no run comes between its add and the stall, and after the stall it is due (a stall lasts at
+    /// least what it says), so every later run finds it due, and how the engine learns that a timer it armed for later
+    /// has become due is on trial. Actions and triggers may name it from then on.
+    mutating func addStalledPastTimer(steps: inout [Action], location: SpecLocation) {
+        let name = FuzzGenerator.stalledTimerName
+        items.append(ItemDeclaration(name: name,
+                                     kind: .timer(fire: 0.002, interval: random.pick([0.0, 0.0, -1.0, 100.0]),
+                                                  tolerance: nil, order: random.within(0...1)),
+                                     location: location, createdByStep: true, firesFromCreation: true))
+        let firstRun = steps.firstIndex { step in
+            switch step {
+            case .run, .runForever: return true
+            default: return false
+            }
+        } ?? steps.count
+        steps.insert(contentsOf: [.create(name), .add(item: name, mode: randomMode()), .stall(0.005)],
+                     at: random.within(0...firstRun))
     }
 
     /// Sometimes gives the case a second loop and inserts, within the step budget and before the last run (and before
@@ -191,7 +344,9 @@ private struct Builder {
     mutating func addSecondLoop(steps: inout [Action]) -> [String] {
         guard random.chance(35) else { return [] }
         let loop = FuzzGenerator.secondLoop
-        let made = items.filter { $0.kind.isModeItem && !$0.createdByStep && $0.name != FuzzGenerator.guardName }
+        let made = items.filter { item in
+            item.kind.isModeItem && !item.createdByStep && !FuzzGenerator.reservedNames.contains(item.name)
+        }
         let sources = made.filter { ["source0", "source1"].contains($0.kind.word) }.map(\.name)
         let modeItems = made.map(\.name)
         var inserted = false
@@ -225,6 +380,11 @@ private struct Builder {
             // Never between a post and its join, where the case thread would act while the other loop runs.
             let positions = (0...max(0, limit)).filter { position in
                 if runs, let lastCreate, position <= lastCreate { return false }
+                // Nor between the make of a timer dated from its creation and its add, or the stall that makes it
+                // due (addStalledPastTimer): a trigger of a posted run could add it to that loop.
+                if position < steps.count, case .stall = steps[position] { return false }
+                if position > 0, case .create(let made) = steps[position - 1],
+                   items.contains(where: { $0.name == made && $0.firesFromCreation }) { return false }
                 guard position > 0, case .post = steps[position - 1] else { return true }
                 return false
             }
@@ -251,7 +411,8 @@ private struct Builder {
     /// before the first run and before its first use is there for every action that names it. An item no action
     /// names may instead be created and added inside a trigger that fires once (rule item.added-mid-pass).
     mutating func createSomeLater(steps: inout [Action], triggers: inout [Trigger]) {
-        for index in items.indices where items[index].kind.isModeItem && items[index].name != FuzzGenerator.guardName {
+        for index in items.indices where items[index].kind.isModeItem
+            && !FuzzGenerator.reservedNames.contains(items[index].name) && !items[index].createdByStep {
             guard random.chance(25) else { continue }
             let name = items[index].name
             let stepUses = steps.indices.filter { FuzzScenario.references(of: steps[$0]).contains(name) }
@@ -273,7 +434,19 @@ private struct Builder {
                 triggers[host].actions.insert(contentsOf: [.create(name), .add(item: name, mode: randomMode())],
                                               at: random.within(0...triggers[host].actions.count))
             } else {
-                steps.insert(.create(name), at: random.within(0...min(stepUses.first ?? steps.count, firstRun)))
+                var position = random.within(0...min(stepUses.first ?? steps.count, firstRun))
+                // Not between the make of the stalled-past timer and its stall: CF dates a timer made with a date in
+                // the past at its creation (CFRunLoopTimerCreate, RL 4534-41), so one made there could come before or
+                // after the stalled-past timer in the order of due timers, by how fast the steps ran.
+                if let made = steps.firstIndex(where: { step in
+                       if case .create(FuzzGenerator.stalledTimerName) = step { return true }
+                       return false
+                   }),
+                   let stall = steps[made...].firstIndex(where: { if case .stall = $0 { return true }; return false }),
+                   position > made, position <= stall {
+                    position = made
+                }
+                steps.insert(.create(name), at: position)
             }
         }
     }
@@ -312,10 +485,18 @@ private struct Builder {
         if has(.timer) {
             add("t", random.within(0...2)) { builder in
                 // Already due (two dates, so the order of due timers is tested) or far beyond the case.
-                let fire = builder.quiet ? 100 : builder.copiesCommonItems ? distinctDates.removeFirst()
+                var fire = builder.quiet ? 100 : builder.copiesCommonItems ? distinctDates.removeFirst()
                     : builder.random.pick([-1.0, -2.0, 100.0])
-                return .timer(fire: fire, interval: builder.random.pick([0.0, 0.0, 100.0]), tolerance: nil,
-                              order: builder.random.within(0...1))
+                // One-shot, repeating far beyond the case, or a negative interval (CFRunLoopTimerCreate makes it 0:
+                // one-shot).
+                let interval = builder.random.pick([0.0, 0.0, 100.0, 60.0, -1.0])
+                // A repeating timer first due long before the case: CF dates it from its creation (rule
+                // timer.creation), so its next date is one interval after that, not after the date it was given
+                // (fires it missed before it existed are not skipped: there were none).
+                if interval > 0, fire < 0, !builder.copiesCommonItems, builder.random.chance(40) {
+                    fire = builder.random.pick([-150.0, -250.0])
+                }
+                return .timer(fire: fire, interval: interval, tolerance: nil, order: builder.random.within(0...1))
             }
         }
         if has(.block) {
@@ -324,7 +505,7 @@ private struct Builder {
     }
 
     func names(_ words: String...) -> [String] {
-        items.filter { words.contains($0.kind.word) && $0.name != FuzzGenerator.guardName }.map(\.name)
+        items.filter { words.contains($0.kind.word) && !FuzzGenerator.reservedNames.contains($0.name) }.map(\.name)
     }
 
     mutating func randomMode() -> ModeName {
@@ -352,7 +533,7 @@ private struct Builder {
         let ports = names("source1")
         let timers = names("timer")
         let blocks = names("block")
-        switch random.below(17) {
+        switch random.below(19) {
         case 0, 1:
             guard !modeItems.isEmpty else { return nil }
             return .add(item: random.pick(modeItems), mode: randomMode())
@@ -397,17 +578,40 @@ private struct Builder {
             return .perform(block: block, modes: .one(random.pick(has(.modes) ? [.default, .common] : [.default])))
         case 15:
             return has(.query) ? .query(randomQuery(modeItems: modeItems, timers: timers)) : nil
+        case 17:
+            guard sendsToMainQueue, !inMainQueueBlock else { return nil }
+            return mainQueueBlock()
+        case 18:
+            // A callout that takes time; nothing in a scenario depends on how long (timers are due, far away, or
+            // stalled past), so the trace must not change.
+            guard has(.time), inCallout, random.chance(25) else { return nil }
+            return .stall(random.pick([0.0005, 0.002]))
         default:
             return random.chance(30) ? .mark("m\(random.within(1...3))") : nil
         }
     }
 
+    /// A block sent to the main queue (`dispatchMain`): a mark, so the trace shows where it ran, and sometimes one more
+    /// action, drawn as in a callout (a nested run in it does not service the queue: main.nested-in-queue-callout).
+    mutating func mainQueueBlock() -> Action {
+        var actions: [Action] = [.mark("q\(random.within(1...3))")]
+        if random.chance(50) {
+            inMainQueueBlock = true
+            actions.append(randomAction(inCallout: true))
+            inMainQueueBlock = false
+        }
+        return .dispatchMain(Self.withoutStopThenRun(actions))
+    }
+
     mutating func randomQuery(modeItems: [String], timers: [String]) -> Query {
         var choices: [Query] = [.currentMode, .allModes]
-        if !movesTimers {
+        if !movesTimers, !datesVary {
             choices.append(.nextTimerFireDate(randomMode()))
             if !timers.isEmpty { choices.append(.fireDate(random.pick(timers))) }
         }
+        // A mode with no timer (and no item: asking does not create it).
+        choices.append(.nextTimerFireDate(.named(FuzzGenerator.unusedMode)))
+        if has(.main) { choices += [.isMainThread, .isMainLoop, .caseLoopIsMain] }
         if !timers.isEmpty, random.chance(20) { choices.append(.tolerance(random.pick(timers))) }
         if !modeItems.isEmpty { choices.append(.isValid(random.pick(modeItems))) }
         return random.pick(choices)
@@ -418,7 +622,7 @@ private struct Builder {
     /// A trace line some item of the case can produce.
     mutating func randomEvent() -> String? {
         var events: [String] = []
-        for item in items where item.name != FuzzGenerator.guardName {
+        for item in items where !FuzzGenerator.reservedNames.contains(item.name) {
             switch item.kind {
             case .observer(let activities, _, _):
                 events += Activity.allCases.filter(activities.contains).map { "\(item.name).\($0.rawValue)" }

@@ -7,8 +7,11 @@ import EngineKit
 /// Facts about scenarios (SpecCases made or shrunk by the fuzzer).
 public enum FuzzScenario {
     /// The engine features a case uses, in EngineFeature order, so that an engine without one SKIPs it.
+    /// A main-thread scenario stays one (the generator chose it; nothing in its actions says so), and one that sends
+    /// to the main queue needs the engine to service it (as the loader adds for `dispatchMain`).
     public static func features(of specCase: SpecCase) -> [EngineFeature] {
         var used = Set<EngineFeature>()
+        if specCase.features.contains(.mainThread) { used.insert(.mainThread) }
         for item in specCase.items {
             switch item.kind {
             case .source1: used.insert(.source1)
@@ -23,6 +26,7 @@ public enum FuzzScenario {
             case .setTolerance, .query(.tolerance): used.insert(.timerTolerance)
             case .perform: used.insert(.blocks)
             case .write: used.insert(.source1)
+            case .dispatchMain: used.formUnion([.mainThread, .mainQueue])
             default: break
             }
         }

@@ -20,7 +20,8 @@ public enum FuzzShrinker {
             result.append(removingItem(item.name, from: specCase))
         }
         for index in specCase.triggers.indices {
-            if sleeps, specCase.triggers[index].event.hasPrefix(FuzzGenerator.guardName + ".") { continue }
+            // Nor the trigger of the guard (`w.beforeWaiting`) or of the ending timer (`fire w`).
+            if sleeps, FuzzScenario.eventItem(specCase.triggers[index].event) == FuzzGenerator.guardName { continue }
             var copy = specCase
             copy.triggers.remove(at: index)
             result.append(copy)
@@ -33,6 +34,9 @@ public enum FuzzShrinker {
                 // A join goes only with the post before it: without it the case thread would run alongside the
                 // posted run, and the case would no longer be deterministic.
                 if case .join = specCase.steps[index] { continue }
+                // Nor the stall that makes a timer dated from its creation due: without it, whether later runs
+                // find the timer due would depend on how fast they come.
+                if stallsPastTimer(specCase, at: index) { continue }
                 var copy = specCase
                 if case .post(let loop, _) = specCase.steps[index], index + 1 < specCase.steps.count,
                    case .join(loop) = specCase.steps[index + 1] {
@@ -50,7 +54,8 @@ public enum FuzzShrinker {
                 result.append(copy)
             }
         }
-        for item in specCase.items where item.createdByStep {
+        // A timer dated from its creation must be made by a step (the loader refuses `from: creation` otherwise).
+        for item in specCase.items where item.createdByStep && !item.firesFromCreation {
             result.append(createdFirst(item.name, in: specCase))
         }
         result += smallerValues(specCase)
@@ -171,9 +176,12 @@ public enum FuzzShrinker {
                     simpler.returnAfterSourceHandled = false
                     with(.run(simpler))
                 }
-                // A sleeping run made a poll: the guard observer that ends it can then go too.
-                if !(request.seconds <= 0) {
+                // A sleeping run made a poll: the guard observer that ends it can then go too. Not a run that a
+                // timer made just before it ends: whether a poll finds that timer due depends on how fast it comes.
+                if !(request.seconds <= 0), !endsByTimer(specCase) {
                     request.seconds = 0
+                    // A poll has no timeout for `underTimeout` to be a fraction of.
+                    if case .underTimeout? = request.took { request.took = nil }
                     with(.run(request))
                 }
             case .add(let item, let mode) where mode != .default:
@@ -185,6 +193,23 @@ public enum FuzzShrinker {
             }
         }
         return result
+    }
+
+    /// Whether the case's last run is ended by a timer's callout: its ending item (FuzzGenerator.guardName) is a timer.
+    static func endsByTimer(_ specCase: SpecCase) -> Bool {
+        specCase.items.contains { item in
+            guard item.name == FuzzGenerator.guardName, case .timer = item.kind else { return false }
+            return true
+        }
+    }
+
+    /// Whether step `index` is a stall right after the add of a timer dated from its creation: the stall that makes
+    /// that timer due for every run after it.
+    static func stallsPastTimer(_ specCase: SpecCase, at index: Int) -> Bool {
+        guard index > 0, case .stall = specCase.steps[index], case .add(let item, _) = specCase.steps[index - 1] else {
+            return false
+        }
+        return specCase.items.contains { $0.name == item && $0.firesFromCreation }
     }
 
     /// The candidate's features recomputed; without a sleeping run, no `idle-wakes` allowance (a poll never waits).

@@ -106,7 +106,11 @@ struct FuzzTests {
                 default: return false
                 }
             } ?? steps.count
-            let lastCreate = steps.lastIndex { if case .create = $0 { return true }; return false } ?? -1
+            // But the ending timer's, made just before the last run (no action names it).
+            let lastCreate = steps.lastIndex { step in
+                if case .create(let name) = step { return name != FuzzGenerator.guardName }
+                return false
+            } ?? -1
             #expect(lastCreate < firstRun, "seed \(seed)")
         }
     }
@@ -133,6 +137,150 @@ struct FuzzTests {
             #expect(Set(orders).count == orders.count, "seed \(seed): observer orders \(orders)")
         }
         #expect(copying > 0)
+    }
+
+    /// Areas `main` and `time`: the generator makes main-thread scenarios, blocks sent to the main queue, sleeping
+    /// runs ended by a timer that becomes due while they sleep or by their own short timeout, timers stalled past,
+    /// stalls in callouts, negative intervals, repeating timers dated far in the past, items invalidated before they are
+    /// added and the next fire date of a mode with no timer; and each of those only in the construction that keeps
+    /// its trace fixed.
+    @Test func theGeneratorReachesTimeAndTheMainThread() throws {
+        var mainThread = 0, sentToMainQueue = 0, endedByTimer = 0, endedByTimeout = 0, stalledPast = 0
+        var calloutStalls = 0, negativeIntervals = 0, farPastRepeating = 0, invalidatedFirst = 0, unusedModeQueries = 0
+        func isRun(_ action: Action) -> Bool {
+            switch action {
+            case .run, .runForever: return true
+            default: return false
+            }
+        }
+        for seed in 0..<3000 {
+            let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
+            let actions = FuzzScenario.allActions(of: scenario)
+            let sends = actions.contains { if case .dispatchMain = $0 { return true }; return false }
+            let sleeps = FuzzScenario.hasSleepingRun(scenario.steps)
+            if scenario.features.contains(.mainThread) { mainThread += 1 }
+            if sends {
+                sentToMainQueue += 1
+                #expect(scenario.features.contains(.mainThread), "seed \(seed)")
+            }
+            let unusedMode = Query.nextTimerFireDate(.named(FuzzGenerator.unusedMode))
+            if actions.contains(where: { if case .query(unusedMode) = $0 { return true }; return false }) {
+                unusedModeQueries += 1
+            }
+            let stalls = scenario.triggers.contains { trigger in
+                trigger.actions.contains { if case .stall = $0 { return true }; return false }
+            }
+            if stalls {
+                calloutStalls += 1
+            }
+            for item in scenario.items {
+                guard case .timer(let fire, let interval, _, _) = item.kind else { continue }
+                if interval < 0 { negativeIntervals += 1 }
+                if interval > 0, fire < -interval { farPastRepeating += 1 }
+            }
+            if case .invalidate? = scenario.steps.first { invalidatedFirst += 1 }
+            // A block sent to the main queue from a sleeping scenario only by the helper thread or the ending timer.
+            if sleeps, sends {
+                let elsewhere = scenario.steps.contains { if case .dispatchMain = $0 { return true }; return false }
+                    || scenario.triggers.contains { trigger in
+                        FuzzScenario.eventItem(trigger.event) != FuzzGenerator.guardName
+                            && trigger.actions.contains { if case .dispatchMain = $0 { return true }; return false }
+                    }
+                #expect(!elsewhere, "seed \(seed)")
+            }
+            if case .run(let request)? = scenario.steps.last, request.seconds > 0, request.seconds < 1 {
+                endedByTimeout += 1
+                #expect(!scenario.steps.contains { if case .thread = $0 { return true }; return false }, "seed \(seed)")
+                #expect(!scenario.items.contains { $0.name == FuzzGenerator.guardName }, "seed \(seed)")
+            }
+            let datedFromCreation = scenario.items.filter(\.firesFromCreation).map(\.name)
+            if !datedFromCreation.isEmpty {
+                // No date relative to the case's start is asked (but the unused mode's, which has no timer).
+                #expect(!actions.contains { action in
+                    switch action {
+                    case .query(.fireDate): return true
+                    case .query(.nextTimerFireDate(let mode)): return mode != .named(FuzzGenerator.unusedMode)
+                    default: return false
+                    }
+                }, "seed \(seed)")
+            }
+            for name in datedFromCreation {
+                let create = try #require(scenario.steps.firstIndex { if case .create(name) = $0 { return true }; return false },
+                                          "seed \(seed): \(name) is not made by a step")
+                if name == FuzzGenerator.guardName {
+                    // The ending timer: made and added just before the last run, no run of this loop between.
+                    endedByTimer += 1
+                    #expect(!scenario.steps[(create + 1)..<(scenario.steps.count - 1)].contains(where: isRun), "seed \(seed)")
+                    #expect(scenario.triggers.contains { $0.event == "fire \(FuzzGenerator.guardName)" && $0.occurrence == .nth(1) })
+                    #expect(isRun(scenario.steps[scenario.steps.count - 1]) && sleeps, "seed \(seed)")
+                } else {
+                    // The stalled-past timer: made, added, stalled past, before any run; nothing between the three.
+                    stalledPast += 1
+                    #expect(create + 2 < scenario.steps.count, "seed \(seed)")
+                    guard create + 2 < scenario.steps.count else { continue }
+                    let added: Bool
+                    if case .add(name, _) = scenario.steps[create + 1] { added = true } else { added = false }
+                    #expect(added, "seed \(seed)")
+                    if case .stall = scenario.steps[create + 2] {} else { Issue.record("seed \(seed): no stall after \(name)'s add") }
+                    #expect(!scenario.steps[..<create].contains(where: isRun), "seed \(seed)")
+                    #expect(!sleeps || scenario.steps.contains { if case .add(FuzzGenerator.guardName, _) = $0 { return true }; return false },
+                            "seed \(seed): a timer stalled past in a quiet scenario")
+                }
+            }
+            // Every shrink candidate keeps what ends a sleeping run and the stall that makes a timer due, and loads.
+            if seed % 10 == 0 {
+                for candidate in FuzzShrinker.candidates(scenario) {
+                    _ = try SpecLoader.parse(CaseWriter.file([candidate]), file: "shrunk-\(seed).yaml")
+                    if endedByTimerScenario(scenario) {
+                        #expect(candidate.triggers.contains { $0.event == "fire \(FuzzGenerator.guardName)" }, "seed \(seed)")
+                    }
+                    #expect(candidate.features.contains(.mainThread) == scenario.features.contains(.mainThread),
+                            "seed \(seed)")
+                }
+            }
+        }
+        let counts = "main thread \(mainThread), main queue \(sentToMainQueue), ended by a timer \(endedByTimer), by a timeout "
+            + "\(endedByTimeout), stalled past \(stalledPast), stalls in callouts \(calloutStalls), negative intervals "
+            + "\(negativeIntervals), far-past repeating \(farPastRepeating), invalidated first \(invalidatedFirst), unused-mode "
+            + "queries \(unusedModeQueries)"
+        #expect([mainThread, sentToMainQueue, endedByTimer, endedByTimeout, stalledPast, calloutStalls, negativeIntervals,
+                 farPastRepeating, invalidatedFirst, unusedModeQueries].allSatisfy { $0 > 0 }, "\(counts)")
+        // About one scenario in 25 is a main-thread one, each costing a worker process of its own.
+        #expect(mainThread < 3000 / 10, "\(counts)")
+    }
+
+    private func endedByTimerScenario(_ scenario: SpecCase) -> Bool {
+        scenario.items.contains { $0.name == FuzzGenerator.guardName && $0.firesFromCreation }
+    }
+
+    /// A main-thread scenario stays one when shrunk (nothing in its actions says so), and a shrink that takes away the
+    /// stall after a timer's add, or makes the run a timer ends a poll, is never a candidate.
+    @Test func shrinkingKeepsTheMainThreadAndTheStallThatMakesATimerDue() throws {
+        let here = SpecLocation(file: "test", line: 0)
+        let scenario = SpecCase(
+            id: "fuzz.test", rule: "test", source: "observed", features: [.mainThread], allowances: [.idleWakes],
+            items: [ItemDeclaration(name: "o1", kind: .observer(activities: .all, repeats: true, order: 0), location: here),
+                    ItemDeclaration(name: "e1", kind: .timer(fire: 0.01, interval: 0, tolerance: nil, order: 0),
+                                    location: here, createdByStep: true, firesFromCreation: true),
+                    ItemDeclaration(name: "w", kind: .timer(fire: 0.02, interval: 0, tolerance: nil, order: 0),
+                                    location: here, createdByStep: true, firesFromCreation: true)],
+            steps: [.add(item: "o1", mode: .default), .create("e1"), .add(item: "e1", mode: .default), .stall(0.03),
+                    .create("w"), .add(item: "w", mode: .default),
+                    .run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: false))],
+            triggers: [Trigger(event: "fire w", occurrence: .nth(1), actions: [.stop], location: here)],
+            expectedTrace: [], location: here)
+        let candidates = FuzzShrinker.candidates(scenario)
+        #expect(!candidates.isEmpty)
+        for candidate in candidates {
+            #expect(candidate.features.contains(.mainThread))
+            #expect(candidate.triggers.contains { $0.event == "fire w" })
+            #expect(candidate.items.allSatisfy { !$0.firesFromCreation || $0.createdByStep })
+            if let add = candidate.steps.firstIndex(where: { if case .add("e1", _) = $0 { return true }; return false }) {
+                if case .stall = candidate.steps[add + 1] {} else { Issue.record("the stall after e1's add was cut") }
+            }
+            if case .run(let request)? = candidate.steps.last { #expect(request.seconds == .infinity) }
+            _ = try SpecLoader.parse(CaseWriter.file([candidate]), file: "shrunk.yaml")
+        }
     }
 
     // MARK: Comparison and known divergences
@@ -716,10 +864,12 @@ struct FuzzTests {
         #expect(try campaign.executor.run([FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)], while: { false })
             .isEmpty)
 
-        let scenario = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
-        let runs = try campaign.executor.run([scenario])[0]
-        try #require(FuzzCampaign.diverges(runs), "seed 1 no longer hits the planted bug")
-        var finding = FuzzFinding(seed: 1, scenario: scenario, runs: runs, explanation: nil)
+        // The first of seeds 1-20 that hits the planted bug (which seeds do depends on what the generator draws).
+        let candidates = (1...20).map { FuzzGenerator(shape: FuzzShape()).scenario(seed: UInt64($0)) }
+        let results = try campaign.executor.run(candidates)
+        let hit = try #require(results.firstIndex(where: FuzzCampaign.diverges), "no seed of 1-20 hits the planted bug")
+        let (scenario, runs) = (candidates[hit], results[hit])
+        var finding = FuzzFinding(seed: UInt64(hit + 1), scenario: scenario, runs: runs, explanation: nil)
         finding.rechecked = false
         FuzzCampaign.leaveUnshrunk(&finding, candidates: [])
         var late = FuzzSummary(engines: ["ref", "planted"], firstSeed: 1, scenarios: 1, skipped: 0, hung: [],
@@ -737,15 +887,17 @@ struct FuzzTests {
         let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
                                   count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
         let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
-        let scenario = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
-        let runs = try campaign.executor.run([scenario])[0]
-        try #require(FuzzCampaign.diverges(runs), "seed 1 no longer hits the planted bug")
-        let cut = try campaign.shrink(scenario, runs: runs, seed: 1, deadline: WorkerProcess.monotonicNanoseconds())
+        // The first of seeds 1-20 that hits the planted bug (which seeds do depends on what the generator draws).
+        let candidates = (1...20).map { FuzzGenerator(shape: FuzzShape()).scenario(seed: UInt64($0)) }
+        let results = try campaign.executor.run(candidates)
+        let hit = try #require(results.firstIndex(where: FuzzCampaign.diverges), "no seed of 1-20 hits the planted bug")
+        let (scenario, runs, seed) = (candidates[hit], results[hit], UInt64(hit + 1))
+        let cut = try campaign.shrink(scenario, runs: runs, seed: seed, deadline: WorkerProcess.monotonicNanoseconds())
         #expect(cut.shrinkCut)
         #expect(cut.shrinkState == .stoppedAtTimeLimit)
         #expect(cut.stable == nil)
         #expect(FuzzShrinker.size(cut.shrunk) == FuzzShrinker.size(scenario))
-        let whole = try campaign.shrink(scenario, runs: runs, seed: 1)
+        let whole = try campaign.shrink(scenario, runs: runs, seed: seed)
         #expect(!whole.shrinkCut)
         #expect(FuzzShrinker.size(whole.shrunk) < FuzzShrinker.size(scenario))
         #expect(whole.defect == cut.defect)

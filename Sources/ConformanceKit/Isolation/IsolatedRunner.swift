@@ -128,6 +128,14 @@ public final class WorkerSession: @unchecked Sendable {
         lock.withLock { endWorkerLocked() }
     }
 
+    /// Starts the worker now, if none is running, and waits until it is ready, so that the next case sent to this
+    /// session does not wait for it. A runner that knows a case needs a worker of its own (a main-thread case) can
+    /// give it a session of its own and start that session's worker ahead, while other cases run. A worker that
+    /// cannot start is left to the case, which reports why.
+    public func prestart() {
+        lock.withLock { _ = startIfNeeded(specPath: specPath) }
+    }
+
     /// Runs one case in the worker with a watchdog of `limit` seconds. The outcome's expectation is PASS; apply the
     /// engine's entry with `expect`.
     public func run(_ specCase: SpecCase, limit: Double) -> CaseOutcome {
