@@ -11,10 +11,11 @@
 #   --check          check that every fault's text occurs exactly once in its file (no mutant built) and exit
 #   --only ID,...    only these faults (of the chosen sets)
 #   --format F       table (default) or tsv: one line per fault, then the score
-#   --fuzz SECONDS   instead of the spec, run `runloop fuzz --engines cf,ref --time SECONDS --until-found` against
-#                    each mutant: a fault is found when the fuzzer reports an unexplained divergence; the table gives
-#                    the seconds it took to find it, the shrunk case's trace length (the longer of the two engines'
-#                    traces) and the seed
+#   --fuzz SECONDS   instead of the spec, run `runloop fuzz --engines cf,ref --time SECONDS --until-found
+#                    --shrink-seconds 0` against each mutant: a fault is found when the fuzzer reports an unexplained
+#                    divergence (run twice, not shrunk: what is measured is how long finding takes); the table gives
+#                    the seconds it took to find it, the divergent scenario's trace length (the longer of the two
+#                    engines' traces) and the seed
 #   --timeout S      watchdog per case for the spec runs (default 3 s: a mutant that hangs a case is killed by it)
 #
 # The faults are scripts/mutation/faults.tsv (set own) and scripts/mutation/faults-blind.tsv (set blind, written from
@@ -173,7 +174,7 @@ spec_failures() {
 fuzz_finding() {
     local out=$1 json=$scratch/fuzz.json
     rm -rf "$scratch/fuzz-out"
-    "$binary" fuzz --engines cf,ref --time "$fuzz_seconds" --until-found --out "$scratch/fuzz-out" --format json \
+    "$binary" fuzz --engines cf,ref --time "$fuzz_seconds" --until-found --shrink-seconds 0 --out "$scratch/fuzz-out" --format json \
         >"$json" 2>/dev/null || true
     if ! jq -e '.findings' "$json" >/dev/null 2>&1; then
         echo "runner-error" >"$out"

@@ -78,6 +78,9 @@ struct FuzzCommand: ParsableCommand {
     @Flag(name: .long, help: "End the campaign at the first unexplained divergence, once it is shrunk (the JSON gives found_after_seconds).")
     var untilFound = false
 
+    @Option(name: .long, help: ArgumentHelp("How long shrinking one divergence may take (0: report it as found, unshrunk).", valueName: "seconds"))
+    var shrinkSeconds: Double = 60
+
     /// Seconds shrinking one divergence may take (the summary states it).
     static let shrinkBudget = 60.0
 
@@ -86,6 +89,9 @@ struct FuzzCommand: ParsableCommand {
         if let time, !(time > 0 && time.isFinite) { throw ValidationError("--time must be a positive number of seconds") }
         guard (2...50).contains(maxSteps) else { throw ValidationError("--max-steps must be 2 to 50") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard shrinkSeconds >= 0, shrinkSeconds.isFinite else {
+            throw ValidationError("--shrink-seconds must be 0 or a positive number of seconds")
+        }
         _ = try parsedAreas()
     }
 
@@ -137,6 +143,7 @@ struct FuzzCommand: ParsableCommand {
                                   outDirectory: out, timeout: timeout, known: knownDivergences)
         options.shrinkSeconds = FuzzCommand.shrinkBudget
         options.stopAtFirstUnexplained = untilFound
+        options.shrinkSeconds = shrinkSeconds
         options.startedAt = started
         options.interrupt = fuzzInterrupt
         let onTerminal = isatty(STDERR_FILENO) == 1
