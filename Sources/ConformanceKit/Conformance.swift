@@ -24,6 +24,9 @@ public struct ConformanceRequest: Sendable {
     /// Whether an expectation entry for a case the spec does not have is an error (expectations written for this
     /// spec) or is left out (the shipped expectations applied to a user's own spec).
     public var unknownExpectationIDs: EngineExpectations.UnknownIDs = .reject
+    /// Worker processes per engine running cases at the same time (``IsolatedRunner/jobs``; in-process runs ignore
+    /// it).
+    public var jobs: Int = 1
 
     public init(specPath: String, expectationsPath: String?, filter: String? = nil, timeout: Double = 5,
                 repetitions: Int = 1) {
@@ -105,8 +108,9 @@ public enum Conformance {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines.map(\.name))
         let reference = try loadReferenceExpectations(request)
-        let runner = IsolatedRunner(launcher: launcher, defaultTimeout: request.timeout,
+        var runner = IsolatedRunner(launcher: launcher, defaultTimeout: request.timeout,
                                     repetitions: request.repetitions, progress: progress)
+        runner.jobs = request.jobs
         var report = runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)
         report.referenceExpectations = reference
         return report

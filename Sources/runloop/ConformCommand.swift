@@ -53,6 +53,9 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Run each case this many times; a case passes only if every repetition does.")
     var `repeat`: Int = 1
 
+    @Option(name: .long, help: "Worker processes per engine running cases at the same time (1 to 16); the report keeps spec order. Most of the spec's time is cases waiting on their own timers, which then overlap (INTERPRETING.md).")
+    var jobs: Int = 1
+
     @Option(name: .long, help: "Also write the report as JSON to this file.")
     var jsonOut: String?
 
@@ -84,6 +87,7 @@ struct ConformCommand: ParsableCommand {
         if verbose, onlyFailures { throw ValidationError("--verbose and --only-failures exclude each other") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard (1...16).contains(jobs) else { throw ValidationError("--jobs must be 1 to 16") }
         if worker != nil, try !without.features().isEmpty {
             throw ValidationError("--without works with runloop's own worker only, not with --worker")
         }
@@ -102,6 +106,7 @@ struct ConformCommand: ParsableCommand {
         // failures still apply to the cases you copied, and the others are left out.
         request.userExpectationsPath = none ? nil : expectations
         if spec != nil { request.unknownExpectationIDs = .ignore }
+        request.jobs = jobs
         let showProgress = progress
         let report: ConformanceReport
         let cases: [SpecCase]

@@ -66,26 +66,10 @@ enum DefectiveCF {
             globs.contains { fnmatch($0, specCase.id, 0) == 0 }
         }
         let engine = try IsolatedRunner.describeEngine(launcher, selector: "cf:" + path)
-        let runner = IsolatedRunner(launcher: launcher, defaultTimeout: limit)
-        // Shard `index` holds every `workers`-th case from `index`; each shard's outcomes are written by its own
-        // thread only, under the lock.
-        // A thread per shard (not concurrentPerform, which runs no more at once than there are cores).
-        let shards = Mutex<[[CaseOutcome]]>(Array(repeating: [], count: workers))
-        let done = DispatchGroup()
-        for index in 0..<workers {
-            done.enter()
-            Thread {
-                let mine = cases.indices.filter { $0 % workers == index }.map { cases[$0] }
-                let outcomes = runner.run(cases: mine, specPath: ShippedSpec.request.specPath, engines: [engine],
-                                          expectations: [:]).outcomes
-                shards.withLock { $0[index] = outcomes }
-                done.leave()
-            }.start()
-        }
-        done.wait()
-        let byCase = Dictionary(uniqueKeysWithValues: shards.withLock { $0 }.joined().map { ($0.caseID, $0) })
-        var report = ConformanceReport(engines: [engine.name], outcomes: cases.compactMap { byCase[$0.id] },
-                                       caseIDs: cases.map(\.id), cases: cases)
+        var runner = IsolatedRunner(launcher: launcher, defaultTimeout: limit)
+        runner.jobs = workers
+        var report = runner.run(cases: cases, specPath: ShippedSpec.request.specPath, engines: [engine],
+                                expectations: [:])
         report.referenceExpectations = try Conformance.loadReferenceExpectations(ShippedSpec.request)
         runs.withLock { $0[key] = report }
         return report

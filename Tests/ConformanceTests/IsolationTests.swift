@@ -101,6 +101,24 @@ struct IsolationTests {
         }
     }
 
+    @Test func casesDealtToSeveralWorkersKeepSpecOrderAndIsolation() throws {
+        // Seven cases over three workers: worker 0 gets cases 0, 3, 6, worker 1 gets 1, 4 (the abort), worker 2 gets
+        // 2, 5. The report is in spec order with each case's own outcome, the crash costs one case, and the worker
+        // that crashed is replaced for the case after it.
+        let base = try SpecLoader.load(path: Self.spec).flatMap(\.cases)
+        let cases = (0..<7).map { index -> SpecCase in
+            var copy = base[index == 4 ? 1 : 0]
+            copy.id = index == 4 ? "iso.faulty" : "iso.before"
+            return copy
+        }
+        var runner = IsolatedRunner(launcher: TestWorker.launcher(faults: "abort=iso.faulty"), defaultTimeout: 5)
+        runner.jobs = 3
+        let report = runner.run(cases: cases, specPath: Self.spec, engines: [TestWorker.engine("faulty")],
+                                expectations: [:])
+        #expect(report.outcomes.map(\.caseID) == cases.map(\.id))
+        #expect(report.outcomes.map(\.status) == [.pass, .pass, .pass, .pass, .crash, .pass, .pass])
+    }
+
     @Test func aWorkerThatCannotStartMakesErrorsNotAHang() throws {
         let cases = try SpecLoader.load(path: Self.spec).flatMap(\.cases)
         let runner = IsolatedRunner(launcher: TestWorker.launcher(), defaultTimeout: 5)

@@ -8,6 +8,7 @@
 // per case.
 
 import Foundation
+import Synchronization
 
 /// Runs cases on engines hosted by worker processes.
 public struct IsolatedRunner: Sendable {
@@ -16,8 +17,13 @@ public struct IsolatedRunner: Sendable {
     public var defaultTimeout: Double
     /// How many times each case runs; the first repetition that does not meet the expectation is reported.
     public var repetitions: Int
-    /// Called after each case, e.g. for progress output.
+    /// Called after each case, e.g. for progress output (from several threads at once when `jobs` is above 1).
     public var progress: (@Sendable (CaseOutcome) -> Void)?
+    /// Worker processes per engine running cases at the same time: case i goes to worker i mod `jobs`, and the
+    /// report keeps spec order. Cases are independent by construction (each runs in a fresh loop, a main-thread case
+    /// in a worker of its own); most of a spec's time is cases waiting on their own timers and timeouts, which
+    /// wait side by side.
+    public var jobs: Int = 1
 
     public init(launcher: WorkerLauncher, defaultTimeout: Double = 5, repetitions: Int = 1,
                 progress: (@Sendable (CaseOutcome) -> Void)? = nil) {
@@ -75,21 +81,54 @@ public struct IsolatedRunner: Sendable {
                     expectations: [String: EngineExpectations]) -> ConformanceReport {
         var outcomes: [CaseOutcome] = []
         for engine in engines {
-            let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
-            for specCase in cases {
-                let entry = expectations[engine.name]?.entries[specCase.id]
-                let outcome = ConformanceRunner.repeating(repetitions) {
-                    var outcome = session.run(specCase, limit: specCase.timeout ?? defaultTimeout)
-                    outcome.expect(entry)
-                    return outcome
-                }
-                progress?(outcome)
-                outcomes.append(outcome)
-            }
-            session.close()
+            outcomes += run(cases: cases, specPath: specPath, engine: engine, expectations: expectations[engine.name])
         }
         return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
                                  cases: cases)
+    }
+
+    /// One engine's outcomes in spec order, from `jobs` workers at once.
+    private func run(cases: [SpecCase], specPath: String, engine: EngineDescription,
+                     expectations: EngineExpectations?) -> [CaseOutcome] {
+        let jobs = max(1, min(self.jobs, cases.count))
+        guard jobs > 1 else {
+            return runShard(cases, specPath: specPath, engine: engine, expectations: expectations)
+        }
+        // Shard `index` holds every `jobs`-th case from `index`; each shard's outcomes are written by its own thread
+        // only, under the mutex. A thread per shard, not concurrentPerform (which runs no more at once than there are
+        // cores). The wait ends: every case of a shard has its watchdog, and a worker that does not start is ERROR
+        // after its start-up limit.
+        let shards = Mutex<[[CaseOutcome]]>(Array(repeating: [], count: jobs))
+        let done = DispatchGroup()
+        for index in 0..<jobs {
+            done.enter()
+            let mine = stride(from: index, to: cases.count, by: jobs).map { cases[$0] }
+            Thread {
+                let outcomes = runShard(mine, specPath: specPath, engine: engine, expectations: expectations)
+                shards.withLock { $0[index] = outcomes }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        let finished = shards.withLock { $0 }
+        return cases.indices.map { finished[$0 % jobs][$0 / jobs] }
+    }
+
+    /// `cases` one after the other in one engine's worker (a fresh one after a crash or a timeout).
+    private func runShard(_ cases: [SpecCase], specPath: String, engine: EngineDescription,
+                          expectations: EngineExpectations?) -> [CaseOutcome] {
+        let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
+        defer { session.close() }
+        return cases.map { specCase in
+            let entry = expectations?.entries[specCase.id]
+            let outcome = ConformanceRunner.repeating(repetitions) {
+                var outcome = session.run(specCase, limit: specCase.timeout ?? defaultTimeout)
+                outcome.expect(entry)
+                return outcome
+            }
+            progress?(outcome)
+            return outcome
+        }
     }
 }
 
