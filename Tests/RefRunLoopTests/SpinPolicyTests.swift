@@ -247,19 +247,6 @@ func aStopAtBeforeWaitingIsCaughtByTheSpinWithTheParkedTrace(withTimer: Bool) {
 
 // MARK: Stress
 
-/// Tokens one sender hands to its source. Protected by `lock`.
-private final class SpinMailbox: @unchecked Sendable {
-    let lock = NSLock()
-    /// Protected by `lock`.
-    var pending: [Int] = []
-    /// Protected by `lock`.
-    var delivered: [Int] = []
-
-    func post(_ token: Int) { lock.withLock { pending.append(token) } }
-    func drain() { lock.withLock { delivered.append(contentsOf: pending); pending.removeAll() } }
-    func hasDelivered(_ token: Int) -> Bool { lock.withLock { delivered.last == token } }
-}
-
 /// A pause of about `microseconds`, spent one of four ways: none, yielding, sleeping, or busy on the clock, so that
 /// the next hand-off lands before, during and after the loop's spin, and right at its end.
 private func handOffPause(_ token: Int) {
@@ -289,7 +276,7 @@ private func handOffPause(_ token: Int) {
         loop.waitPolicy = .spinThenPark(maxSpin: .microseconds(200))
         let pinned = Counter()
         if csystem_usable_cpus() >= 2 && csystem_pin_to_cpu(1) == 0 { pinned.increment() }
-        let mailboxes = (0..<senders).map { _ in SpinMailbox() }
+        let mailboxes = (0..<senders).map { _ in Mailbox() }
         let sources = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
         for source in sources { loop.add(source, mode: .default) }
         let finished = Counter()

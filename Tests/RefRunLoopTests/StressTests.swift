@@ -6,8 +6,8 @@ import Foundation
 import Testing
 @testable import RefRunLoop
 
-/// Tokens one sender hands to its source. Protected by `lock`.
-private final class Mailbox: @unchecked Sendable {
+/// Tokens one sender hands to its source (the stress tests here and SpinPolicyTests'). Protected by `lock`.
+final class Mailbox: @unchecked Sendable {
     let lock = NSLock()
     /// Protected by `lock`.
     var pending: [Int] = []
