@@ -15,6 +15,7 @@
 # Exit status: 0 when the report was printed, 1 if a run failed (its log is printed), 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
 
 usage() { sed -n '7,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 runs=5 filter=BM_WakeLatency engines="" out="" quick=()
@@ -46,5 +47,6 @@ for ((run = 1; run <= runs; run++)); do
     rm -f "$log"
     files+=("$file")
 done
-# bench.sh built runloop (release) for its summary.
-"$(swift build -c release --show-bin-path)/runloop" report "${files[@]}"
+runloop=$(build_runloop bench-stability "$out/runloop-build.log") || exit 1
+rm -f "$out/runloop-build.log"
+"$runloop" report "${files[@]}"
