@@ -104,8 +104,9 @@ check "fuzz: a known entry without a matcher" 2 "known.yaml:3.*needs 'lines', 'a
     "$runloop" fuzz --known "$work/known.yaml"
 check "fuzz: a planted bug is found, once per defect" 1 "defects: 1 \\([0-9]+ divergent scenarios\\)" -- \
     "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 1 --count 4 --out "$work/fuzz-out"
+# Seed 3: a scenario whose run makes a BeforeSources callout (not every scenario does; the generator decides).
 check "fuzz: the finding names the planted defect" 1 "^DIVERGENCE: planted: missing observer beforeSources" -- \
-    "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 1 --count 1
+    "$runloop" fuzz --worker "$test_worker" --engines ref,planted --seed 3 --count 1
 found=$(ls "$work"/fuzz-out/fuzz-seed-*.yaml 2>/dev/null | head -1)
 check "fuzz: its case loads and fails on planted" 1 "planted: 1 result, 0 as expected: 0 PASS, 0 xFAIL, 1 FAIL" -- \
     "$runloop" conform --worker "$test_worker" --engine ref,planted --spec "${found:-$work/fuzz-out/none.yaml}" --expectations none
