@@ -385,7 +385,11 @@ public struct FuzzCampaign: Sendable {
             }
             // Each divergence is reported at once. One that departs as a defect already found (and no known
             // divergence could explain) is that defect: counted for it, not run again, not shrunk.
-            let dead = census.deadKinds
+            // The census's verdict costs a pass over every distinct run so far, a cost that grows with the campaign:
+            // asked only when there is something to name. Asked after every batch, it was 61 % of a 30-minute
+            // campaign's time (the summary's "other"); 180 s campaigns, cf,ref, seed 777, 2026-11-27, loaded machine:
+            // "other" 42.9 s and 11,307 scenarios before, 7.6 s and 14,028 after.
+            let dead = divergent.isEmpty ? [:] : census.deadKinds
             var fresh: [(index: Int, candidates: [KnownDivergence], defect: String)] = []
             for index in divergent {
                 let candidates = FuzzKnown.candidates(in: options.known, for: scenarios[index],
