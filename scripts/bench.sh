@@ -217,8 +217,11 @@ report_family() {
 # iteration's cost depends on the allocator's state, which every earlier benchmark in the process left behind (where
 # the free chunks lie, what one engine's retained memory does to the next one's layout), so one engine's figures moved
 # with which others ran before it. The repetitions are still interleaved: each round runs every benchmark once, in a
-# new random order (shuf).
-isolated_families=(scale)
+# new random order (shuf). Wake latency too: what one engine keeps for all its repetitions in a process (where its
+# threads' stacks and buffers landed, which CPU the hypervisor's wake-up interrupt goes to) belongs to the process, so
+# five runs with every repetition in one process gave cross-CPU figures 6-24 % apart (results/stability/); with one
+# process per repetition the median is taken over processes.
+isolated_families=(scale wake)
 
 # run_isolated INDEX FAMILY TITLE REPETITIONS: the family's benchmarks, one process per benchmark and repetition. A
 # process that fails leaves its rows (a hang: the watchdog's error row) or, if none, an error row for its benchmark.
