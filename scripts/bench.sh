@@ -17,8 +17,8 @@
 #
 # Builds the harness, its own package (Benchmarks/Package.swift), in release mode (scratch path .build-bench at the
 # repository root), runs the families one after the other, each as one Google Benchmark invocation with random
-# interleaving of its repetitions (scale: one process per benchmark and repetition, in rounds of random order; see
-# isolated_families), merges their CSVs under one header (a counter a family does not have is an empty
+# interleaving of its repetitions (scale and wake latency: one process per benchmark and repetition, in rounds of
+# random order; see isolated_families), merges their CSVs under one header (a counter a family does not have is an empty
 # cell), puts "# key: value" context lines first, and prints the summary of `runloop report` (the tables and the
 # targets of Benchmarks/targets.yaml, and the engines' findings: timers fired early are counted, not errors). A
 # benchmark that hangs is ended by the harness's watchdog, which writes the finished rows and an error row for it
