@@ -294,7 +294,8 @@ struct TargetsFile: Sendable {
                 charts.append(.dots(DotChart(
                     title: try dots.string(), center: metric, centerName: try chart.required("name").string(),
                     tail: try chart.required("tail").metric(), tailName: try chart.required("tail_name").string(),
-                    tailStatistic: statistic, axis: axis)))
+                    tailStatistic: statistic, axis: axis,
+                    withLimits: try chart.optional("with_limits")?.bool() ?? false)))
             } else if let lines {
                 charts.append(.lines(LineChart(
                     title: try lines.string(), x: try chart.required("x").string(), y: metric, axis: axis,

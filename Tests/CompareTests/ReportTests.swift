@@ -269,8 +269,8 @@ func xmlProblem(_ text: String) -> String? {
         let page = BenchPage.html(try Self.report())
         // The wake-up distribution's modes, and the figure each target uses.
         #expect(page.contains("low 70 % at 3.200 us; high 30 % at 6.000 us"))
-        #expect(page.contains("wake round trip per engine: mean (the targets&apos; figure)")
-            || page.contains("wake round trip per engine: mean (the targets' figure)"))
+        #expect(page.contains("mean (the targets&apos; figure) and p99")
+            || page.contains("mean (the targets' figure) and p99"))
         let single = ReportTests.benchmarks().map { benchmark -> FixtureBenchmark in
             var one = benchmark
             if one.counters["latency_high_share"] != nil {
