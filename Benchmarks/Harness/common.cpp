@@ -282,6 +282,24 @@ double cpu_per(uint64_t before, uint64_t after, double units) {
     return (double)(after - before) / units;
 }
 
+void finish_round_trips(benchmark::State &state, bool broken, const char *broken_reason, std::vector<uint64_t> &samples,
+                        const RoundTripClocks &before, const RoundTripClocks &after, bool loop_known,
+                        bool process_known) {
+    if (broken) {
+        fail(state, broken_reason);
+        return;
+    }
+    if (samples.empty()) {
+        fail(state, "no round trip was timed");
+        return;
+    }
+    const double round_trips = (double)samples.size();
+    set_latency_counters(state, samples);
+    set_cpu_counters(state, "wake", loop_known ? cpu_per(before.loop, after.loop, round_trips) : -1,
+                     cpu_per(before.post, after.post, round_trips),
+                     process_known ? cpu_per(before.process, after.process, round_trips) : -1);
+}
+
 void set_cpu_counters(benchmark::State &state, const std::string &unit, double loop, double post, double process) {
     if (loop >= 0) state.counters["loop_cpu_ns_per_" + unit] = loop;
     if (post >= 0) state.counters["post_cpu_ns_per_" + unit] = post;

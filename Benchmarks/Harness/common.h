@@ -275,6 +275,19 @@ void set_latency_counters(benchmark::State &state, std::vector<uint64_t> &sample
 /// process_cpu_ns_per_<unit> (every thread of the process). A negative figure (cpu_per: not measurable) is left out.
 void set_cpu_counters(benchmark::State &state, const std::string &unit, double loop, double post, double process);
 
+/// The CPU clocks a round-trip benchmark reads before and after its timed round trips, nanoseconds: the loop's (or
+/// the responder's) thread, the benchmark thread (own_cpu_ns) and the whole process.
+struct RoundTripClocks {
+    uint64_t loop = 0, post = 0, process = 0;
+};
+/// Ends a round-trip benchmark (BM_WakeLatency, BM_Limits) once its threads are stopped: fails it with
+/// `broken_reason` if a round trip failed, or if none was timed; else sets its latency counters and its CPU per
+/// wake-up. `loop_known` false leaves the loop's CPU out (no clock of its thread), `process_known` false the
+/// process's (a burner's CPU is in it).
+void finish_round_trips(benchmark::State &state, bool broken, const char *broken_reason, std::vector<uint64_t> &samples,
+                        const RoundTripClocks &before, const RoundTripClocks &after, bool loop_known,
+                        bool process_known);
+
 /// Sleeps until a CLOCK_MONOTONIC time.
 void sleep_until_ns(uint64_t deadline);
 

@@ -221,25 +221,13 @@ void limit(benchmark::State &state, Handoff handoff, Pin pin) {
     bool broken = false;
     for (int i = 0; i < kWarmupRoundTrips; i++) broken |= !channel->ping();
     std::vector<uint64_t> samples;
-    const uint64_t loop_cpu0 = has_clock ? thread_cpu_ns(responder_clock) : 0, post_cpu0 = own_cpu_ns(),
-                   process_cpu0 = process_cpu_ns();
+    const RoundTripClocks before{has_clock ? thread_cpu_ns(responder_clock) : 0, own_cpu_ns(), process_cpu_ns()};
     broken |= !time_round_trips(state, [&] { return channel->ping(); }, samples);
-    const uint64_t loop_cpu1 = has_clock ? thread_cpu_ns(responder_clock) : 0, post_cpu1 = own_cpu_ns(),
-                   process_cpu1 = process_cpu_ns();
+    const RoundTripClocks after{has_clock ? thread_cpu_ns(responder_clock) : 0, own_cpu_ns(), process_cpu_ns()};
     channel->stop();
     responder.join();
-    if (broken) {
-        fail(state, "a round trip failed (an eventfd read or write)");
-        return;
-    }
-    if (samples.empty()) {
-        fail(state, "no round trip was timed");
-        return;
-    }
-    const double round_trips = (double)samples.size();
-    set_latency_counters(state, samples);
-    set_cpu_counters(state, "wake", has_clock ? cpu_per(loop_cpu0, loop_cpu1, round_trips) : -1,
-                     cpu_per(post_cpu0, post_cpu1, round_trips), cpu_per(process_cpu0, process_cpu1, round_trips));
+    finish_round_trips(state, broken, "a round trip failed (an eventfd read or write)", samples, before, after,
+                       has_clock, true);
 }
 
 }  // namespace

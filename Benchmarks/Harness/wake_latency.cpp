@@ -112,25 +112,14 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
     for (int i = 0; i < kWarmupRoundTrips; i++) round_trip();
 
     std::vector<uint64_t> samples;
-    const uint64_t loop_cpu0 = loop_thread.cpu_ns(), post_cpu0 = own_cpu_ns(), process_cpu0 = process_cpu_ns();
+    const RoundTripClocks before{loop_thread.cpu_ns(), own_cpu_ns(), process_cpu_ns()};
     bool broken = !time_round_trips(state, round_trip, samples);
-    const uint64_t loop_cpu1 = loop_thread.cpu_ns(), post_cpu1 = own_cpu_ns(), process_cpu1 = process_cpu_ns();
+    const RoundTripClocks after{loop_thread.cpu_ns(), own_cpu_ns(), process_cpu_ns()};
     burner.reset();
     loop_thread.stop();
     close(replies.fd);
-    if (broken) {
-        fail(state, "read() on the reply eventfd failed");
-        return;
-    }
-    if (samples.empty()) {
-        fail(state, "no round trip was timed");
-        return;
-    }
-    const double round_trips = (double)samples.size();
-    set_latency_counters(state, samples);
-    set_cpu_counters(state, "wake", cpu_per(loop_cpu0, loop_cpu1, round_trips),
-                     cpu_per(post_cpu0, post_cpu1, round_trips),
-                     load == Load::burn ? -1 : cpu_per(process_cpu0, process_cpu1, round_trips));
+    finish_round_trips(state, broken, "read() on the reply eventfd failed", samples, before, after, true,
+                       load != Load::burn);
 }
 
 }  // namespace

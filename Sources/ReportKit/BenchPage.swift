@@ -102,6 +102,9 @@ enum BenchPage {
         return out
     }
 
+    /// The colour of the machine's limits in a chart: grey, apart from every engine's.
+    static let limitColor = "#8a8a8a"
+
     /// The SVG of one chart, and how many panels it has (0 when there is nothing to draw).
     static func draw(_ chart: ChartDefinition, family: String, report: BenchReport) -> (String, Int) {
         let index = report.index
@@ -118,7 +121,17 @@ enum BenchPage {
                     return Charts.DotRow(label: engine, color: colorOf[engine] ?? "#333", center: middle, tail: end,
                                          note: middle == nil && end == nil ? "no value" : nil)
                 }
-                return (variant.isEmpty ? family : variant, rows)
+                // The machine's limits of the variant's pinning, below the engines: what no loop can beat.
+                let pin = benchmarks.first { $0.variant == variant }?.parameter("pin")
+                let limits = !chart.withLimits || pin == nil ? [] : index.benchmarks.filter { limit in
+                    limit.family == CostReport.limitsFamily && limit.parameter("pin") == pin && limit.skipped == nil
+                }.compactMap { limit -> Charts.DotRow? in
+                    let middle = limit.value(chart.center), end = limit.value(chart.tail, chart.tailStatistic)
+                    guard middle != nil || end != nil else { return nil }
+                    return Charts.DotRow(label: "limit: " + (limit.parameter("handoff") ?? limit.variant),
+                                         color: BenchPage.limitColor, center: middle, tail: end, note: nil)
+                }
+                return (variant.isEmpty ? family : variant, rows + limits)
             }
             // A target on this figure with an absolute time bound is drawn as a line (the lag monitor's 80 ms).
             let bound = report.targets.first { result in

@@ -283,15 +283,17 @@ struct BenchReport: Sendable {
                     note: "no rows of this variant on any engine" + failures))
             }
         }
-        let zeroIsValid = target.comparison == .absolute && !target.metric.isTime
+        // 0 is a figure of a count held to an absolute bound or compared by difference ("no late fires", "no more
+        // than the floor's"); for a time, a rate or a ratio's term it means nothing was measured.
+        let zeroIsValid: Bool
+        switch target.comparison {
+        case .absolute, .difference: zeroIsValid = !target.metric.isTime
+        default: zeroIsValid = false
+        }
         // A variant of the subject alone (an option only it has, such as ref's `spin:on`), in a file where other
         // engines measured the family, has nothing to be compared with: a target that compares engines leaves it out.
         // (Without any other engine's rows, as in a run of the subject alone, its variants stay "not measured".)
-        let comparesEngines: Bool
-        switch target.comparison {
-        case .engine, .bestOf: comparesEngines = true
-        case .absolute, .counter, .limit: comparesEngines = false  // the machine's limit, not another engine
-        }
+        let comparesEngines = target.comparison.comparesEngines
         let othersMeasured = selected.contains { $0.engine != target.engine }
         for variant in BenchIndex.orderedVariants(selected) {
             if comparesEngines && othersMeasured
@@ -334,7 +336,8 @@ struct BenchReport: Sendable {
                 guard let benchmark = index.benchmark(family: subject.family, variant: variant, engine: engine) else {
                     return .none("no \(engine) row")
                 }
-                switch figure(benchmark, target.metric, target.statistic, invalidIf: target.invalidIf, zeroIsValid: false) {
+                switch figure(benchmark, target.metric, target.statistic, invalidIf: target.invalidIf,
+                              zeroIsValid: zeroIsValid) {
                 case .none(let why): return .none("\(engine): \(why)")
                 case .value(let value, let note): return .value(value, note: note.map { "\(engine): \($0)" })
                 }
@@ -391,6 +394,38 @@ struct BenchReport: Sendable {
                 case .value(let figure, _):
                     reference = (counter.description, figure)
                 }
+            case .difference(let engine):
+                switch peer(engine) {
+                case .none(let why):
+                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([why] + notes).joined(separator: "; "),
+                                            subject: value))
+                    continue
+                case .value(let figure, let note):
+                    notes += [note].compactMap { $0 }
+                    let status: TargetStatus = failed ? .missed
+                        : bound.map { $0.isMet(by: value - figure) ? .met : .missed } ?? .reported
+                    notes.insert("\(engine) " + BenchReport.figure(figure, target.metric), at: 0)
+                    outcomes.append(outcome(status, notes.joined(separator: "; "), value: value - figure,
+                                            subject: value))
+                    continue
+                }
+            case .notDominated(let engines, let figures):
+                switch dominance(subject, variant: variant, engines: engines, figures: figures, index: index,
+                                 statistic: target.statistic, invalidIf: target.invalidIf) {
+                case .failure(let problem):
+                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([problem.text] + notes).joined(separator: "; "),
+                                            subject: value))
+                case .success(let dominating):
+                    let count = Double(dominating.count)
+                    let status: TargetStatus = failed ? .missed
+                        : bound.map { $0.isMet(by: count) ? .met : .missed } ?? .reported
+                    notes.insert(dominating.isEmpty ? "none of \(engines.joined(separator: ", ")) beats it on all of "
+                        + figures.map(\.description).joined(separator: ", ")
+                        : "beaten on all of \(figures.map(\.description).joined(separator: ", ")) by "
+                        + dominating.joined(separator: ", "), at: 0)
+                    outcomes.append(outcome(status, notes.joined(separator: "; "), value: count, subject: value))
+                }
+                continue
             }
             let compared = reference.map { value / $0.value } ?? value
             guard compared.isFinite else {
@@ -413,5 +448,50 @@ struct BenchReport: Sendable {
                                           note: "no rows of \(target.selection.description)" + failures))
         }
         return TargetResult(target: target, bound: bound, outcomes: outcomes)
+    }
+
+    /// Why a dominance comparison has no answer.
+    struct DominanceProblem: Error {
+        let text: String
+    }
+
+    /// The engines among `engines` that beat `subject` strictly on every one of `figures` (each in its own direction:
+    /// higher for rates, lower for times and counts), in the same variant; a failure when a figure of the subject or
+    /// of a named engine cannot be read (every one must be measured, or "not dominated" would be said on no data).
+    static func dominance(_ subject: IndexedBenchmark, variant: String, engines: [String],
+                          figures: [MetricExpression], index: BenchIndex, statistic: Statistic,
+                          invalidIf: MetricExpression?) -> Result<[String], DominanceProblem> {
+        func values(_ benchmark: IndexedBenchmark) -> Result<[Double], DominanceProblem> {
+            var read: [Double] = []
+            for metric in figures {
+                switch figure(benchmark, metric, statistic, invalidIf: invalidIf, zeroIsValid: false) {
+                case .none(let why): return .failure(DominanceProblem(text: "\(benchmark.engine): \(why)"))
+                case .value(let value, _): read.append(value)
+                }
+            }
+            return .success(read)
+        }
+        let mine: [Double]
+        switch values(subject) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let read): mine = read
+        }
+        var dominating: [String] = [], problems: [String] = []
+        for engine in engines {
+            guard let benchmark = index.benchmark(family: subject.family, variant: variant, engine: engine) else {
+                problems.append("no \(engine) row")
+                continue
+            }
+            switch values(benchmark) {
+            case .failure(let problem): problems.append(problem.text)
+            case .success(let theirs):
+                let beats = zip(figures, zip(theirs, mine)).allSatisfy { metric, pair in
+                    metric.higherIsBetter ? pair.0 > pair.1 : pair.0 < pair.1
+                }
+                if beats { dominating.append(engine) }
+            }
+        }
+        guard problems.isEmpty else { return .failure(DominanceProblem(text: problems.joined(separator: "; "))) }
+        return .success(dominating)
     }
 }

@@ -89,6 +89,11 @@ extension BenchReport {
                 + engines.joined(separator: ", ") + " (every one must be measured)"
         case .counter(let counter): text += ", divided by the same statistic of \(counter)"
         case .limit(let handoff): text += ", divided by the same figure of the \(handoff) limit of the same pinning"
+        case .difference(let engine): text += ", minus \(engine)'s"
+        case .notDominated(let engines, let figures):
+            text = "how many of " + engines.joined(separator: ", ") + " (every one must be measured) beat "
+                + target.engine + " on every one of " + figures.map { statistic + $0.description }
+                    .joined(separator: ", ") + ", each in its own direction (rates higher, times and counts lower)"
         }
         if let flag = target.invalidIf { text += "; repetitions with \(flag) set are left out" }
         return text
@@ -123,6 +128,11 @@ extension BenchReport {
     static func valueText(_ outcome: TargetOutcome, _ target: BenchmarkTarget) -> String {
         guard let value = outcome.value else { return "-" }
         if outcome.reference != nil { return ratio(value) }
+        switch target.comparison {
+        case .notDominated: return NumberText.exact(value) + (value == 1 ? " beats it" : " beat it")
+        case .difference: return (value > 0 ? "+" : "") + figure(value, target.metric)
+        default: break
+        }
         return figure(value, target.metric)
     }
 

@@ -38,6 +38,9 @@ struct DotChart: Sendable, Equatable {
     var tailStatistic: Statistic
     /// The axis label.
     var axis: String
+    /// Whether each variant also shows the machine's limits (`BM_Limits`) of its pinning, as rows of their own
+    /// (`with_limits: true`).
+    var withLimits: Bool = false
 }
 
 /// Line charts of the median of `y` against the numeric parameter `x` (log x axis).

@@ -35,7 +35,7 @@ struct TargetSpreadRow: Sendable {
     /// The room a ratio bound leaves from parity, relative (`<= 1.03x`: 0.03; `<= 0.85x`: 0.15; `<= 1x`: 0); `nil`
     /// for a bound that is not a ratio.
     var boundMargin: Double? {
-        guard let bound, target.comparison != .absolute else { return nil }
+        guard let bound, target.comparison.isRatio else { return nil }
         return abs(bound.value - 1)
     }
 
@@ -91,14 +91,15 @@ struct TargetSpread: Sendable {
     /// The table `runloop report` prints for several files.
     func text() -> String {
         var lines = ["targets across \(files.count) files (one process each): the figure in each file, its spread "
-            + "((largest - smallest) / median), the room the bound leaves from parity, and the verdicts"]
+            + "((largest - smallest) / median), the room the bound leaves from parity, the distance from the median to "
+            + "the bound (relative to the bound), and the verdicts"]
         for (number, file) in files.enumerated() { lines.append("  [\(number + 1)] \(file)") }
         guard !rows.isEmpty else {
             lines.append("  no target was measured in any of the files")
             return lines.joined(separator: "\n") + "\n"
         }
         var table: [[String]] = [["target", "variant", "bound"]
-            + files.indices.map { "[\($0 + 1)]" } + ["median", "spread", "bound room", "verdicts"]]
+            + files.indices.map { "[\($0 + 1)]" } + ["median", "spread", "bound room", "to bound", "verdicts"]]
         for row in rows {
             let values = row.values.map { value in value.map { Self.format($0, row.target) } ?? "-" }
             let verdicts = Dictionary(grouping: row.statuses, by: { $0 }).map { "\($0.key.rawValue) \($0.value.count)" }
@@ -107,6 +108,7 @@ struct TargetSpread: Sendable {
                 row.median.map { Self.format($0, row.target) } ?? "-",
                 row.spread.map(Self.percent) ?? "-",
                 row.boundMargin.map(Self.percent) ?? "-",
+                row.distanceToBound.map(Self.percent) ?? "-",
                 verdicts,
             ])
         }
@@ -122,13 +124,20 @@ struct TargetSpread: Sendable {
             return spread < room
         }.count
         let withRoom = judged.filter { $0.boundMargin != nil && $0.spread != nil }.count
+        // A verdict the noise cannot flip: the figure moved less between files than its median's distance to the bound.
+        let settled = judged.filter { row in
+            guard let spread = row.spread, let distance = row.distanceToBound else { return false }
+            return spread < distance
+        }.count
+        let withDistance = judged.filter { $0.spread != nil && $0.distanceToBound != nil }.count
         lines.append("\(stable) of \(judged.count) judged variants got the same verdict in every file; "
-            + "\(narrow) of \(withRoom) ratio variants moved less than the room their bound leaves from parity")
+            + "\(narrow) of \(withRoom) ratio variants moved less than the room their bound leaves from parity; "
+            + "\(settled) of \(withDistance) moved less than the distance from their median to their bound")
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func format(_ value: Double, _ target: BenchmarkTarget) -> String {
-        target.comparison != .absolute ? String(format: "%.3fx", value)
+        target.comparison.isRatio ? String(format: "%.3fx", value)
             : target.metric.isTime ? NumberText.duration(value) : NumberText.exact(value)
     }
 

@@ -17,6 +17,29 @@ enum TargetComparison: Sendable, Equatable {
     case counter(MetricExpression)
     /// The same column of a machine limit (`BM_Limits/handoff:NAME`) with the subject's pinning (`pin`).
     case limit(String)
+    /// Not a division: the subject's figure minus the same benchmark's figure on another engine, for counts where 0 is
+    /// a figure (`late_fires` against the epoll floor's: "no more than the floor's").
+    case difference(String)
+    /// Not a division: how many of these engines beat the subject on every one of `figures` (the target's metric
+    /// first), each in its own direction (more items per second, a lower p99, less CPU), strictly. Every one of the
+    /// engines must be measured.
+    case notDominated(engines: [String], figures: [MetricExpression])
+
+    /// Whether the compared value is a ratio (`1.03x`); else it is a figure or a count in the metric's own terms.
+    var isRatio: Bool {
+        switch self {
+        case .engine, .bestOf, .counter, .limit: return true
+        case .absolute, .difference, .notDominated: return false
+        }
+    }
+
+    /// Whether the target compares the subject with other engines (rather than with itself or the machine).
+    var comparesEngines: Bool {
+        switch self {
+        case .engine, .bestOf, .difference, .notDominated: return true
+        case .absolute, .counter, .limit: return false
+        }
+    }
 }
 
 /// The bound a target's value must meet: `<= 1.03x`, `>= 1x`, `<= 80 ms`, `<= 0`.
@@ -188,16 +211,37 @@ struct TargetsFile: Sendable {
             }
             if let node = target.optional("ratio_to_counter") { comparisons.append(.counter(try node.metric())) }
             if let node = target.optional("ratio_to_limit") { comparisons.append(.limit(try node.string())) }
+            if let node = target.optional("difference_to") { comparisons.append(.difference(try node.string())) }
+            let tradeOff = try target.optional("trade_off_with").map { node in try node.sequence().map { try $0.metric() } }
+            if let node = target.optional("not_dominated_by") {
+                let engines = try node.sequence().map { try $0.string() }
+                guard !engines.isEmpty else { throw node.error("name at least one engine") }
+                guard let tradeOff, !tradeOff.isEmpty else {
+                    throw node.error("not_dominated_by needs 'trade_off_with': the figures beside the metric")
+                }
+                comparisons.append(.notDominated(engines: engines, figures: [metric] + tradeOff))
+            } else if tradeOff != nil {
+                throw entry.error("'trade_off_with' goes with 'not_dominated_by'")
+            }
             guard comparisons.count <= 1 else {
-                throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit")
+                throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit, "
+                    + "difference_to, not_dominated_by")
             }
             let comparison = comparisons.first ?? .absolute
-            let isRatio = comparison != .absolute
+            let isRatio = comparison.isRatio
+            // A difference and a count of engines are counts, whatever the metric's unit.
+            let isCount: Bool
+            switch comparison {
+            case .notDominated: isCount = true
+            default: isCount = false
+            }
             func readBound(_ boundNode: YAMLValue) throws -> TargetBound {
-                guard let bound = TargetBound(try boundNode.string(), ratio: isRatio, time: !isRatio && metric.isTime)
+                guard let bound = TargetBound(try boundNode.string(), ratio: isRatio,
+                                              time: !isRatio && !isCount && metric.isTime)
                 else {
                     throw boundNode.error(isRatio ? "expected '<= NUMBERx' or '>= NUMBERx' (a ratio)"
-                        : "expected '<= NUMBER' or '>= NUMBER'" + (metric.isTime ? ", with a unit ns, us, ms or s" : ""))
+                        : "expected '<= NUMBER' or '>= NUMBER'"
+                            + (metric.isTime && !isCount ? ", with a unit ns, us, ms or s" : ""))
                 }
                 return bound
             }
@@ -250,7 +294,8 @@ struct TargetsFile: Sendable {
                 charts.append(.dots(DotChart(
                     title: try dots.string(), center: metric, centerName: try chart.required("name").string(),
                     tail: try chart.required("tail").metric(), tailName: try chart.required("tail_name").string(),
-                    tailStatistic: statistic, axis: axis)))
+                    tailStatistic: statistic, axis: axis,
+                    withLimits: try chart.optional("with_limits")?.bool() ?? false)))
             } else if let lines {
                 charts.append(.lines(LineChart(
                     title: try lines.string(), x: try chart.required("x").string(), y: metric, axis: axis,

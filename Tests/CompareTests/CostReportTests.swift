@@ -234,6 +234,12 @@ import Testing
         #expect(xmlProblem(page) == nil, "\(xmlProblem(page) ?? "")")
         #expect(page.contains("<h3 id=\"BM_Limits\">"))
         #expect(page.contains("1.200x eventfd"))
+        // The wake chart draws the limits of each variant's pinning under its engines, and only those.
+        #expect(page.contains(">limit: eventfd<") && page.contains(">limit: spin<"))
+        let charts = BenchPage.draw(try #require(report.pages.first { $0.family == "BM_WakeLatency" }?.charts.first),
+                                    family: "BM_WakeLatency", report: report).0
+        #expect(charts.components(separatedBy: ">limit: eventfd<").count - 1
+            == Set(report.index.benchmarks.filter { $0.family == "BM_WakeLatency" }.map(\.variant)).count)
         #expect(xmlProblem(BenchPage.html(try ReportTests.report(profile: "smoke", benchmarks))) == nil)
     }
 }

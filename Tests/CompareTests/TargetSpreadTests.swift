@@ -44,6 +44,14 @@ import Testing
         #expect(text.contains("targets across 3 files"))
         #expect(text.contains("wake.same.epoll"))
         #expect(text.contains("met 2, missed 1"))
+        // The median (4,000 / 3,950 = 1.0127x) is 1.7 % from the bound, less than the 4 % the figure moved: a verdict
+        // the noise can flip; the unchanged variant (spread 0) is settled.
+        let distance = try #require(row.distanceToBound)
+        #expect(abs(distance - (1.03 - 4000.0 / 3950) / 1.03) < 1e-9 && moved > distance)
+        let judged = spread.rows.filter { $0.bound != nil && $0.spread != nil && $0.distanceToBound != nil }
+        let settled = judged.filter { $0.spread! < $0.distanceToBound! }.count
+        #expect(settled < judged.count)
+        #expect(text.contains("\(settled) of \(judged.count) moved less than the distance from their median to their bound"))
     }
 
     @Test func theToolTakesSeveralFilesAndRefusesAPageForThem() throws {

@@ -123,14 +123,14 @@ import Testing
         let outcome = try Self.outcome(report, "wake.diff.epoll", "pin:diff/load:idle1000")
         #expect(outcome.status == .missed)
         #expect(outcome.note == "no data: skipped: engine hung twice in this family (watchdog)")
-        #expect(try Self.result(report, "wake.peers").status == .missed)
+        #expect(try Self.result(report, "wake.diff.peers").status == .missed)
         // A peer's skip is not the subject's failure.
         let peer = try Self.report { benchmarks in
             let at = try! Self.index(benchmarks, "BM_WakeLatency/engine:glib/pin:diff/load:idle1000")
             benchmarks[at] = FixtureBenchmark(name: benchmarks[at].name, times: [], error: "skipped: no wake-up")
         }
-        #expect(try Self.outcome(peer, "wake.peers", "pin:diff/load:idle1000").status == .notMeasured)
-        #expect(try Self.result(peer, "wake.peers").status == .notMeasured)
+        #expect(try Self.outcome(peer, "wake.diff.peers", "pin:diff/load:idle1000").status == .notMeasured)
+        #expect(try Self.result(peer, "wake.diff.peers").status == .notMeasured)
     }
 
     @Test func churnIsJudgedInRandomOrderToo() throws {
@@ -194,6 +194,94 @@ import Testing
         #expect(late.outcomes.allSatisfy { $0.value == 0 })
     }
 
+    /// The fixture with timer-coalescing rows under the burner for ref and the epoll floor, with these late fires.
+    static func withBurnerRows(ref: [Double?], epoll: [Double?]?) throws -> BenchReport {
+        try Self.report { benchmarks in
+            for (engine, late) in [("ref", ref), ("epoll", epoll)] {
+                guard let late else { continue }
+                benchmarks.append(FixtureBenchmark(
+                    name: "BM_TimerCoalescing/engine:\(engine)/timers:1000/tolerance:10pct/burn:yes/iterations:1/manual_time",
+                    times: Fixtures.noisy(1e8),
+                    counters: ["late_fires": late, "early_fires": Array(repeating: 0, count: 9),
+                               "missed_fires": Array(repeating: 0, count: 9), "loop_saturated": Array(repeating: 1, count: 9),
+                               "wakeups_per_fire": Fixtures.noisy(0.01), "optimal_wakeups_per_fire": Fixtures.noisy(0.01),
+                               "lateness_max_ns": Fixtures.noisy(2e6), "lateness_p99_ns": Fixtures.noisy(1e6)]))
+            }
+        }
+    }
+
+    @Test func aDifferenceToAnEngineReadsZeroAsAFigure() throws {
+        let variant = "timers:1000/tolerance:10pct/burn:yes"
+        // No late fire where the floor has 3 in its worst repetition: met, by -3.
+        let fewer = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9),
+                                                             epoll: [0, 3, 0, 1, 0, 0, 0, 0, 0]),
+                                     "coalescing.burn.late.epoll", variant)
+        #expect(fewer.status == .met && fewer.value == -3 && fewer.subject == 0)
+        #expect(fewer.note?.hasPrefix("epoll 3") == true)
+        // Both 0: met (0 is a count, not a sign of nothing measured).
+        let none = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9),
+                                                            epoll: Array(repeating: 0, count: 9)),
+                                    "coalescing.burn.late.epoll", variant)
+        #expect(none.status == .met && none.value == 0)
+        // Two more than the floor's worst: missed, shown with its sign.
+        let more = try Self.withBurnerRows(ref: [5, 0, 0, 0, 0, 0, 0, 0, 0], epoll: [3, 0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(try Self.outcome(more, "coalescing.burn.late.epoll", variant).status == .missed)
+        #expect(Self.line(more.text(), "coalescing.burn.late.epoll")?.contains("+2") == true)
+        // The floor absent, or its repetitions all errors: not measured, never met.
+        let absent = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9), epoll: nil),
+                                      "coalescing.burn.late.epoll", variant)
+        #expect(absent.status == .notMeasured && absent.note?.contains("no epoll row") == true)
+        let unread = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9),
+                                                              epoll: Array(repeating: nil, count: 9)),
+                                      "coalescing.burn.late.epoll", variant)
+        #expect(unread.status == .notMeasured)
+        // The base fixture has no rows under the burner: not measured.
+        #expect(try Self.result(try Self.report(), "coalescing.burn.late.epoll").status == .notMeasured)
+    }
+
+    @Test func aTradeOffIsLostOnlyToAnEngineBetterOnEveryFigure() throws {
+        let base = try Self.result(try Self.report(), "resident.not-dominated")
+        #expect(base.status == .met && base.outcomes.count == 3)
+        #expect(base.outcomes.allSatisfy { $0.value == 0 && $0.note?.hasPrefix("none of cf, libuv") == true })
+        // libuv's hand-off p99 made better than ref's: more items, a lower p99 and less CPU: dominated.
+        let beaten = try Self.report { benchmarks in
+            for at in benchmarks.indices where benchmarks[at].name.hasPrefix("BM_ResidentThroughput/engine:libuv/") {
+                benchmarks[at].counters["handoff_p99_ns"] = Fixtures.noisy(8000)
+            }
+        }
+        let outcome = try Self.outcome(beaten, "resident.not-dominated", "producers:4")
+        #expect(outcome.status == .missed && outcome.value == 1)
+        #expect(outcome.note?.contains("by libuv") == true)
+        #expect(beaten.text().range(of: #"producers:4 +1 beats it"#, options: .regularExpression) != nil)
+        // A tie on one figure is not a defeat: each figure must be strictly better.
+        let tied = try Self.report { benchmarks in
+            for at in benchmarks.indices where benchmarks[at].name.hasPrefix("BM_ResidentThroughput/engine:libuv/") {
+                benchmarks[at].counters["handoff_p99_ns"] = Fixtures.noisy(9000)
+            }
+        }
+        #expect(try Self.result(tied, "resident.not-dominated").status == .met)
+        // A peer missing, or a CPU counter the file does not have: not measured, never "not dominated".
+        let noNIO = try Self.report { benchmarks in
+            benchmarks.removeAll { $0.name.hasPrefix("BM_ResidentThroughput/engine:nio/") }
+        }
+        let missingPeer = try Self.outcome(noNIO, "resident.not-dominated", "producers:1")
+        #expect(missingPeer.status == .notMeasured && missingPeer.note?.contains("no nio row") == true)
+        let noCPU = try Self.report { benchmarks in
+            for at in benchmarks.indices { benchmarks[at].counters["post_cpu_ns_per_item"] = nil }
+        }
+        let unread = try Self.result(noCPU, "resident.not-dominated")
+        #expect(unread.status == .notMeasured)
+        #expect(unread.outcomes.allSatisfy {
+            $0.note?.contains("no value for loop_cpu_ns_per_item + post_cpu_ns_per_item") == true
+        })
+        // The subject's repetitions all errors: missed.
+        let failed = try Self.report { benchmarks in
+            let at = try! Self.index(benchmarks, "BM_ResidentThroughput/engine:ref/producers:2")
+            benchmarks[at] = FixtureBenchmark(name: benchmarks[at].name, times: [], error: "error: no result after 60 s")
+        }
+        #expect(try Self.outcome(failed, "resident.not-dominated", "producers:2").status == .missed)
+    }
+
     @Test func aSaturatedLoopCPUHasNoWakeUpFigure() throws {
         let report = try Self.report { benchmarks in
             let at = try! Self.index(benchmarks, "BM_TimerCoalescing/engine:ref/timers:1000/tolerance:10pct/burn:no")
@@ -232,7 +320,7 @@ import Testing
             let at = try! Self.index(benchmarks, "BM_WakeLatency/engine:cf/pin:diff/load:none")
             benchmarks[at].counters["latency_mean_ns"] = Array(repeating: 0, count: 9)
         }
-        let cf = try Self.outcome(zero, "wake.cf", "pin:diff/load:none")
+        let cf = try Self.outcome(zero, "wake.diff.cf", "pin:diff/load:none")
         #expect(cf.status == .notMeasured && cf.note?.contains("cf: degenerate value") == true)
     }
 
@@ -256,7 +344,7 @@ import Testing
     @Test func aQuickRunIsJudgedOnlyAgainstQuickBounds() throws {
         let report = try Self.report(profile: "quick")
         // Ratios of quick figures are reported, with their value, not judged against the full run's bounds.
-        for id in ["wake.same.epoll", "wake.cf", "observers.libuv", "resident.4.peers", "coalescing.optimal"] {
+        for id in ["wake.same.epoll", "wake.cf", "observers.libuv", "resident.not-dominated", "coalescing.optimal"] {
             let result = try Self.result(report, id)
             #expect(result.status == .reported, "\(id)")
             #expect(result.bound == nil)
