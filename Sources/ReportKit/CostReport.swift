@@ -124,7 +124,8 @@ public struct CostReport: Sendable {
             let limit = p50.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.p50Ns) }
                 ?? mean.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.meanNs) }
             return WakeAgainstLimits(
-                engine: benchmark.engine, pin: pin, load: benchmark.parameter("load") ?? "", meanNs: mean, p50Ns: p50,
+                engine: CostReport.label(benchmark, shown: ["pin", "load"]), pin: pin, load: benchmark.parameter("load") ?? "",
+                meanNs: mean, p50Ns: p50,
                 p99Ns: median(benchmark, "latency_p99_ns"), limit: limit,
                 multiple: mean.flatMap { value in limit?.meanNs.map { value / $0 } },
                 p50Multiple: p50.flatMap { value in limit?.p50Ns.flatMap { $0 > 0 ? value / $0 : nil } },
@@ -140,7 +141,7 @@ public struct CostReport: Sendable {
             return (l, engineRank(lhs.engine)) < (r, engineRank(rhs.engine))
         }.map { benchmark -> ResidentTradeoff in
             ResidentTradeoff(
-                engine: benchmark.engine, producers: benchmark.parameter("producers") ?? benchmark.variant,
+                engine: CostReport.label(benchmark, shown: ["producers"]), producers: benchmark.parameter("producers") ?? benchmark.variant,
                 itemsPerSecond: median(benchmark, "items_per_second"),
                 handoffP99Ns: median(benchmark, "handoff_p99_ns"), loopCPUNs: median(benchmark, "loop_cpu_ns_per_item"),
                 postCPUNs: median(benchmark, "post_cpu_ns_per_item"),
@@ -168,6 +169,13 @@ public struct CostReport: Sendable {
         guard value > 0 else { return nil }
         let measured = limits.compactMap { limit in limit[keyPath: figure].flatMap { $0 > 0 ? (limit, $0) : nil } }
         return measured.min(by: { abs(log($0.1 / value)) < abs(log($1.1 / value)) })?.0
+    }
+
+    /// The engine of a row, with the parameters its table does not show in columns of their own (`ref spin:on`), so
+    /// that two variants of one engine are not two rows named alike.
+    static func label(_ benchmark: IndexedBenchmark, shown: Set<String>) -> String {
+        ([benchmark.engine] + benchmark.parameters.filter { $0.key != "engine" && !shown.contains($0.key) }
+            .map { "\($0.key):\($0.value)" }).joined(separator: " ")
     }
 
     /// The limit of `handoff` at `pin` in `index`, for the targets (`ratio_to_limit`); `nil` if the file has none.

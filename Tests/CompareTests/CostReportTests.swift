@@ -223,6 +223,19 @@ import Testing
         }
     }
 
+    @Test func aVariantOfOneEngineIsNamedWithItsExtraParameters() throws {
+        // ref's spin:on variant is a row of its own, named so, not a second "ref".
+        var benchmarks = Self.limits() + Self.wake()
+        let at = try #require(benchmarks.firstIndex { $0.name.hasPrefix("BM_WakeLatency/engine:ref/pin:same/") })
+        var spinning = benchmarks[at]
+        spinning.name = "BM_WakeLatency/engine:ref/pin:same/load:none/spin:on/manual_time"
+        benchmarks.append(spinning)
+        let cost = CostReport(try ReportTests.report(benchmarks).index)
+        let same = cost.wake.filter { $0.pin == "same" }.map(\.engine)
+        #expect(same.contains("ref") && same.contains("ref spin:on"))
+        #expect(same.filter { $0 == "ref" }.count == 1)
+    }
+
     @Test func theReportAndThePageShowTheSections() throws {
         let benchmarks = Self.limits() + Self.wake() + Self.resident()
         let report = try ReportTests.report(benchmarks)
