@@ -16,10 +16,12 @@ import ConformanceKit
 import EngineKit
 
 extension FuzzGenerator {
-    /// Whether the scenario of `seed` is a churn one (when the area is on): drawn from a generator of its own, so the
-    /// other scenarios of every seed stay what they were before the area existed.
+    /// Whether the scenario of `seed` is a churn one (when the area is on; one in four): drawn from a generator of
+    /// its own, so the other scenarios of every seed stay what they were before the area existed. Its salt is one for
+    /// which seeds 0 to 20 and 100 to 105, the examples of the tests, scripts/cli-checks.sh and FUZZING.md, are not
+    /// churn scenarios (the first ones are seeds 22, 24 and 27), so those examples keep their scenarios.
     static func makesChurn(seed: UInt64) -> Bool {
-        var side = SplitMix64(seed: seed ^ 0xC0DE_C4A2_5EED_0001)
+        var side = SplitMix64(seed: seed ^ 0xC0DE_C4A2_5EED_0650)
         return side.chance(25)
     }
 }
