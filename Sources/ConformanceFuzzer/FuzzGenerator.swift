@@ -46,6 +46,12 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// creation, its callout stops the run), a sleeping run ended by its own short timeout (`took: atLeastTimeout`),
     /// a timer made, added and then stalled past so that it is due from then on, and stalls in callouts.
     case time
+    /// Many items of one kind (17 or more observers, timers or sources) added and removed in patterns that leave holes
+    /// at the front, middle and end of their stores, survivors removed again, then run; the first perform of a batch
+    /// removing or invalidating later ones; blocks kept for another mode while more are queued; an observer freed from
+    /// every mode offered to the second loop; a sleeping run whose last source or timer leaves in a callout
+    /// (FuzzGenerator+Churn.swift).
+    case churn
 }
 
 /// What a generator may build.
@@ -109,7 +115,7 @@ public struct FuzzGenerator: Sendable {
 }
 
 /// How a scenario's last run ends (FUZZING.md, "What the generator never makes").
-private enum Ending {
+enum Ending {
     /// A poll.
     case poll
     /// A sleeping run stopped at its first wait by the guard observer.
@@ -130,7 +136,7 @@ private enum Ending {
 }
 
 /// The state of one scenario being built; confined to the generating thread.
-private struct Builder {
+struct Builder {
     let shape: FuzzShape
     var random: SplitMix64
     var items: [ItemDeclaration] = []
@@ -172,6 +178,9 @@ private struct Builder {
 
     mutating func build(id: String, seed: UInt64) -> SpecCase {
         let here = SpecLocation(file: "fuzz", line: 0)
+        if has(.churn), FuzzGenerator.makesChurn(seed: seed), let churn = buildChurn(id: id, seed: seed, location: here) {
+            return churn
+        }
         let sleeps = has(.sleep) && random.chance(30)
         if sleeps {
             ending = random.chance(50) ? .helper : .guardObserver
