@@ -140,7 +140,8 @@ if [[ $family == scale ]]; then
 else
     for engine in "${selected[@]}"; do
         echo "bench-instructions: $engine ($iterations and $((2 * iterations)) round trips under callgrind)" >&2
-        count=$(per_unit "$engine" "^BM_WakeLatency/engine:$(pattern "$engine")/pin:same/load:$load/" wake 1)
+        # The engine's default wait only: not a variant named after the load (ref's /spin:on).
+        count=$(per_unit "$engine" "^BM_WakeLatency/engine:$(pattern "$engine")/pin:same/load:$load/iterations:" wake 1)
         if [[ -n $count && $count != skip ]]; then per_trip[$engine]=$count; else failed+=("$engine"); fi
     done
     floor=${per_trip[epoll]:-}
