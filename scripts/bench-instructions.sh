@@ -2,9 +2,11 @@
 # Instructions per wake-up round trip, or per item added and removed, per engine, counted by valgrind's callgrind: a
 # figure that does not move with the machine's load, unlike nanoseconds.
 #
-#   scripts/bench-instructions.sh [--family wake|scale] [--engines LIST] [--iterations N] [--out FILE.csv]
+#   scripts/bench-instructions.sh [--family wake|scale] [--load none|idle1000] [--engines LIST] [--iterations N]
+#                                 [--out FILE.csv]
 #
 #   --family F       wake (default): per same-CPU wake-up round trip; scale: per item added and removed at N = 10,000
+#   --load L         wake only: the round trip's load, none (default) or idle1000 (1,000 idle sources and timers)
 #   --engines LIST   engines, comma-separated, as for scripts/bench.sh (default
 #                    ref,cf,glib,libuv,libevent,dispatch,nio,epoll)
 #   --iterations N   iterations in the shorter of the two runs per engine (default 4000 round trips for wake, 2
@@ -12,7 +14,7 @@
 #   --out FILE       also write the table as CSV (wake: engine,round_trips,instructions_per_round_trip,vs_epoll;
 #                    scale: engine,item,items,instructions_per_item,vs_epoll)
 #
-# The round trip is BM_WakeLatency/pin:same/load:none (Benchmarks/Harness/wake_latency.cpp): the benchmark thread
+# The round trip is BM_WakeLatency/pin:same/load:L (Benchmarks/Harness/wake_latency.cpp): the benchmark thread
 # signals a source and wakes the loop, the loop thread runs the callout, which writes a reply eventfd that the
 # benchmark thread reads. Each engine runs twice under callgrind, N and 2N round trips (`runloop-bench
 # --rl_iterations`), and the figure is the difference of the two runs' instruction totals divided by N: every thread's
@@ -34,12 +36,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-engines=ref,cf,glib,libuv,libevent,dispatch,nio,epoll iterations="" out="" family=wake
+engines=ref,cf,glib,libuv,libevent,dispatch,nio,epoll iterations="" out="" family=wake load=none
 while (($#)); do
     case "$1" in
         --family) (($# >= 2)) || usage; family=$2; shift ;;
+        --load) (($# >= 2)) || usage; load=$2; shift ;;
         --engines) (($# >= 2)) || usage; engines=$2; shift ;;
         --iterations) (($# >= 2)) || usage; iterations=$2; shift ;;
         --out) (($# >= 2)) || usage; out=$2; shift ;;
@@ -52,6 +55,10 @@ case $family in
     wake) iterations=${iterations:-4000} ;;
     scale) iterations=${iterations:-2} ;;
     *) echo "bench-instructions: --family must be wake or scale, not '$family'" >&2; exit 2 ;;
+esac
+case $load in
+    none|idle1000) ;;
+    *) echo "bench-instructions: --load must be none or idle1000, not '$load'" >&2; exit 2 ;;
 esac
 [[ $iterations =~ ^[1-9][0-9]{0,6}$ ]] || { echo "bench-instructions: --iterations needs a positive number, not '$iterations'" >&2; exit 2; }
 [[ -n $engines ]] || { echo "bench-instructions: --engines needs at least one engine" >&2; exit 2; }
@@ -133,7 +140,8 @@ if [[ $family == scale ]]; then
 else
     for engine in "${selected[@]}"; do
         echo "bench-instructions: $engine ($iterations and $((2 * iterations)) round trips under callgrind)" >&2
-        count=$(per_unit "$engine" "^BM_WakeLatency/engine:$(pattern "$engine")/pin:same/load:none/" wake 1)
+        # The engine's default wait only: not a variant named after the load (ref's /spin:on).
+        count=$(per_unit "$engine" "^BM_WakeLatency/engine:$(pattern "$engine")/pin:same/load:$load/iterations:" wake 1)
         if [[ -n $count && $count != skip ]]; then per_trip[$engine]=$count; else failed+=("$engine"); fi
     done
     floor=${per_trip[epoll]:-}

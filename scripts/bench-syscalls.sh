@@ -82,10 +82,13 @@ if ! command -v perf >/dev/null || ! perf stat -x, -e syscalls:sys_enter_write -
 fi
 
 # count ENGINE PIN LOAD ITERATIONS OUT: the process's system calls by name ("name count" lines) into OUT.
+# The filter takes the engine's default wait only: not a variant named after the load (ref's /spin:on), which
+# would run in the same process and add its counts.
 count() {
     local engine=$1 pin=$2 load=$3 iterations=$4 out=$5
     local run=("$binary" --rl_profile=quick --rl_family=wake --rl_engines="$engine" --rl_iterations="$iterations"
-        --benchmark_filter="^BM_WakeLatency/engine:$engine/pin:$pin/load:$load(/|\$)" --benchmark_repetitions=1)
+        --benchmark_filter="^BM_WakeLatency/engine:$engine/pin:$pin/load:$load(/iterations:|/manual_time|\$)"
+        --benchmark_repetitions=1)
     if [[ $method == perf ]]; then
         local event_list
         event_list=$(IFS=,; echo "${events[*]}")

@@ -78,9 +78,10 @@ extension RefRunLoop {
             return
         }
         set.rearmPending.store(false, ordering: .relaxed)
-        // Writes a deferred wake-up first when arming (its edge goes first), and notes the expiries that may be queued.
+        // Writes a deferred wake-up first when arming (its edge goes first), and notes the expiries that may be queued;
+        // then claims may be deferred again, until the new arming's time (RefRunLoop+Wait.swift, WakeGate).
         waitSet.arm(set, at: desired, now: RefClock.nanoseconds)
-        if desired == nil { updateDeferralLocked() }
+        updateDeferralLocked()
     }
 
     /// The mode's wake-up time: the earliest cap of its timers that are not firing (``TimerQueue/earliestCap``), nil

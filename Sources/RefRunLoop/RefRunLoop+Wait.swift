@@ -12,19 +12,26 @@ extension RefRunLoop {
     ///
     /// Lock-free: the decision is one atomic step on the wait set's gate (``WakeGate/claim()``), which marks the write
     /// as pending before it is made, so a report of the write always finds it pending. While the loop is awake and its
-    /// wait sets can hold no other edge, the claim is deferred instead: no write, and the next wait reports it without
-    /// a system call (``WakeGate``).
+    /// wait sets can queue no other edge before the deferral horizon (the armed timerfd's time), the claim is deferred
+    /// instead: no write, and the next wait reports it without a system call (``WakeGate``, which also says why that
+    /// never reports it out of order with a timer's expiry).
     public func wakeUp() {
         waitSet.wake()
     }
 
-    /// Claims may be deferred while this loop's wait sets can hold no edge but the wake-up eventfd's: it is not the
-    /// main loop (whose wait takes the main queue's descriptor), it has one mode (a new mode's set would get the
-    /// eventfd's edge when created), with no descriptor, no timerfd armed and no expiry of it queued. Sets the gate
-    /// accordingly. Caller holds `lock`.
+    /// Claims may be deferred while this loop's wait sets can queue no edge but the wake-up eventfd's before a known
+    /// time, the deferral horizon: it is not the main loop (whose wait takes the main queue's descriptor), it has one
+    /// mode (a new mode's set would get the eventfd's edge when created), with no descriptor and no expiry of its
+    /// timerfd queued; the horizon is the time the timerfd is armed at (none when disarmed), and one already passed
+    /// allows nothing (its expiry may be queued: every claim would be written anyway). Sets the gate accordingly.
+    /// Caller holds `lock`.
     func updateDeferralLocked() {
         lock.assertHeld()
-        waitSet.setDeferrable(!isMain && lifecycle == .open && modes.count == 1 && defaultMode.waitSet.holdsOnlyWakeUps)
+        var horizon: UInt64? = nil
+        if !isMain && lifecycle == .open && modes.count == 1, let quiet = defaultMode.waitSet.deferralHorizon {
+            horizon = quiet == .max || RefClock.nanoseconds < quiet ? quiet : nil
+        }
+        waitSet.setDeferral(before: horizon)
     }
 
     /// Before a change that could queue an edge other than the wake-up eventfd's (a mode created, a descriptor added,
@@ -32,7 +39,7 @@ extension RefRunLoop {
     /// comes first, as the write CF makes at once would. Caller holds `lock`.
     func disallowDeferralLocked() {
         lock.assertHeld()
-        waitSet.setDeferrable(false)
+        waitSet.setDeferral(before: nil)
     }
 
     /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.

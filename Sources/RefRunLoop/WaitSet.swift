@@ -11,10 +11,12 @@
 //   absorbed. CF pays ppoll + epoll_wait + read and a lock per wake-up; this loop pays at most one epoll_wait and no
 //   lock (none when the wake-up is consumed by a poll that only the wake-up eventfd could answer,
 //   ``WaitSet/pollWouldReportNothing(_:)``).
-// - a wake-up claimed while the loop is awake, when its sets can hold no other edge, is not written at all: the next
-//   wait reports it without a system call (WakeGate's `deferred`), as with libevent's active queue. CF writes at once;
-//   nothing can tell the difference, since any change that could put another edge in a set writes a deferred wake-up
-//   first (``WaitSet/setDeferrable(_:)``).
+// - a wake-up claimed while the loop is awake, when its sets can hold no other edge before the armed timerfd's time
+//   (the deferral horizon), is not written at all: the next wait reports it without a system call (WakeGate's
+//   `deferred`), as with libevent's active queue. CF writes at once; nothing can tell the difference, since a claim
+//   is deferred only if a clock reading after it is before the horizon (so its edge would have preceded the timer's),
+//   and any change that could put another edge in a set earlier writes a deferred wake-up first
+//   (``WaitSet/setDeferral(before:)``).
 // - the timerfd is never read either (setting it clears its expiry count), and it is disarmed when the mode has no
 //   timer left, so removing the last timer leaves no stale expiry behind (CF's does: __CFArmNextTimerInMode 2451-63,
 //   CFRunLoop.c at swift-6.3.1-RELEASE).
@@ -83,15 +85,15 @@ struct WaitSet: ~Copyable {
         writes.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Whether claims may be deferred: only while the loop's sets can hold no edge but the eventfd's. Turning it off
-    /// writes a deferred claim now, so that its edge comes before any edge the caller's change may queue, as the
-    /// write CF makes at once would. With the loop's lock held.
-    func setDeferrable(_ deferrable: Bool) {
-        if deferrable {
-            gate.allowDeferral()
-        } else if gate.disallowDeferral() {
-            write()
-        }
+    /// Whether claims may be deferred, and until when: `horizon` is the earliest time another port of the loop's
+    /// sets could queue an edge (the armed timerfd's time, `.max` for none); nil while one may be queued at any time.
+    /// Disallowing, and changing the horizon (made with deferral disallowed: ``WakeGate/allowDeferral(before:)``),
+    /// write a deferred claim now, so that its edge comes before any edge the caller's change may queue, as the write
+    /// CF makes at once would. Unchanged deferral costs one load. With the loop's lock held.
+    func setDeferral(before horizon: UInt64?) {
+        if let horizon, gate.allowsDeferral(before: horizon) { return }
+        if gate.disallowDeferral() { write() }
+        if let horizon { gate.allowDeferral(before: horizon) }
     }
 
     // MARK: Mode sets (with the loop's lock held)
@@ -111,18 +113,22 @@ struct WaitSet: ~Copyable {
 
     /// Arms `set`'s timerfd at `deadline` (nil: disarms it, unless it expired already), noting the expiries that may
     /// be queued on its ready list: the old arming's if it passed unreported, the new one's if it is due at `now`.
-    /// An armed timerfd can queue its edge at any time, so a deferred wake-up is written first. With the loop's lock
-    /// held.
+    /// A new arming moves the deferral horizon, so a deferred wake-up is written first (its edge goes first); the
+    /// caller sets the deferral again afterwards (``setDeferral(before:)``). With the loop's lock held.
     @inline(__always)
     func arm(_ set: ModeSet, at deadline: UInt64?, now: UInt64) {
-        if deadline != nil { setDeferrable(false) }
-        if let armed = set.armedDeadline, armed != 0, armed <= now { set.noteTimerEdgeQueued() }
+        if deadline != nil { setDeferral(before: nil) }
+        let old = set.armedDeadline.flatMap { $0 == 0 ? nil : $0 }
+        if let old, old <= now { set.noteTimerEdgeQueued() }
         if let deadline, deadline <= now { set.noteTimerEdgeQueued() }
         if let deadline {
             TimerFD.arm(set.timerFD, atNanoseconds: deadline)
-        } else if let armed = set.armedDeadline, armed != 0 {
+        } else if old != nil {
             TimerFD.disarm(set.timerFD)
         }
+        // The old arming may have expired between `now` and the system call, which does not take an expiry queued
+        // already off the list: noted too, from a clock read after the call (deferral and skipped polls rely on it).
+        if let old, old > now, old <= RefClock.nanoseconds { set.noteTimerEdgeQueued() }
         set.armedDeadline = deadline
     }
 
@@ -130,7 +136,7 @@ struct WaitSet: ~Copyable {
     /// descriptor) stays registered once. A descriptor the caller closed or that cannot be polled is not registered
     /// (like CF, its source just never fires). With the loop's lock held.
     func register(_ fd: Int32, in set: ModeSet, modeName: String) {
-        setDeferrable(false)  // the descriptor may become ready at any time
+        setDeferral(before: nil)  // the descriptor may become ready at any time
         switch Epoll.addForeign(set.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
         case 0, EEXIST:
             // EEXIST: registered already by another source with the same descriptor.
@@ -161,13 +167,23 @@ struct WaitSet: ~Copyable {
         case oneWait
     }
 
-    /// Before a wait: if a deferred claim is pending, consumes it (closing the gate) and reports it as a wake-up
-    /// without a system call, as the wait would have reported the eventfd's edge at once, the only one `set` can
-    /// hold; true then, and the wait is over. Otherwise marks the loop waiting, so that every claim from now on
-    /// writes, and returns false: end the wait with ``endWait()``. Loop thread.
+    /// Before a wait: if a deferred claim is pending that was made before the deferral horizon, consumes it (closing
+    /// the gate) and reports it as a wake-up without a system call, as the wait would have reported the eventfd's
+    /// edge at once, the first one `set` could hold; true then, and the wait is over. Otherwise marks the loop
+    /// waiting, so that every claim from now on writes (and writes a deferred claim the loop cannot place before the
+    /// horizon: the wait then reports its edge in the kernel's order), and returns false: end the wait with
+    /// ``endWait()``. Loop thread.
     func beginWait(_ set: ModeSet) -> Bool {
-        guard let claim = gate.beginWait() else { return false }
-        gate.endWait()
+        let claim: UInt64
+        switch gate.beginWait() {
+        case .waiting:
+            return false
+        case .waitingAfterWrite:
+            write()
+            return false
+        case .consumed(let consumed):
+            claim = consumed
+        }
         // Counted as if written (WakeGate.allWritten), and the list is clear up to this claim if it was clear before
         // it, as after a reported write.
         writes.wrappingAdd(1, ordering: .sequentiallyConsistent)
@@ -220,9 +236,11 @@ struct WaitSet: ~Copyable {
     /// Why no wake-up can be lost, by construction: the spin writes nothing. It runs while the gate is open and its
     /// `waiting` flag clear, the state the loop is in during any callout of the pass, so a wake-up claimed during the
     /// spin follows the protocol for an awake loop (``WakeGate``): deferred while the loop is `deferrable` (its
-    /// claimer writes nothing and the next ``beginWait(_:)`` consumes it), written otherwise (the wait reports its
-    /// edge). The spin only chooses when ``beginWait(_:)`` runs; whatever is pending then is reported exactly as if
-    /// the spin had taken no time, and a claim made after the spin's last look meets ``beginWait(_:)``'s atomic step
+    /// claimer writes nothing, unless its clock has reached the deferral horizon, and the next ``beginWait(_:)``
+    /// consumes it, or writes it if the claimer had not settled it and the loop's clock has reached the horizon),
+    /// written otherwise (the wait reports its edge). The spin only chooses when ``beginWait(_:)`` runs; whatever is
+    /// pending then is reported exactly as if the spin had taken no time (as if the loop's thread had been
+    /// descheduled for it), and a claim made after the spin's last look meets ``beginWait(_:)``'s atomic step
     /// like any other. Ending early on a written claim waits for its write to be counted
     /// (``WakeGate/allWritten(claims:writes:)``), so the wait that follows finds the edge on its list and returns
     /// without sleeping.
@@ -371,10 +389,13 @@ struct WaitSet: ~Copyable {
             self.timerFD = timerFD
         }
 
-        /// Whether the set can hold no edge but the wake-up eventfd's: no descriptor, no timerfd armed and no expiry
-        /// of it queued. With the loop's lock held.
-        var holdsOnlyWakeUps: Bool {
-            quietUntil.load(ordering: .acquiring) == .max && timerEdges.load(ordering: .acquiring) & 1 == 0
+        /// Until when the set can queue no edge but the wake-up eventfd's: nil when it has descriptors or an expiry
+        /// of its timerfd may be queued; else the time its timerfd is armed at (it never expires earlier), or `.max`
+        /// when it is disarmed or its expiry was reported. With the loop's lock held.
+        var deferralHorizon: UInt64? {
+            guard timerEdges.load(ordering: .acquiring) & 1 == 0 else { return nil }
+            let quiet = quietUntil.load(ordering: .acquiring)
+            return quiet == 0 ? nil : quiet
         }
 
         /// The timerfd's expiry was reported: it stays expired until set again. With the loop's lock held.

@@ -167,6 +167,63 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     #expect(report == nil, "\(report ?? "")")
 }
 
+/// The same with a timer armed all along, so that claims are deferred under a horizon (the armed timerfd's time,
+/// WakeGate): a far timer keeps the timerfd armed, a repeating timer every 200 us keeps the horizon close, so that
+/// claims land before it, across it and after it (settled early by their claimer, made written ones by it or by the
+/// loop's wait), and another thread adds 300 one-shot timers due within a millisecond, one at a time, waiting for each
+/// to fire, and re-dates the far timer after each (each arming writes a deferred claim first). Every token is delivered and every one-shot
+/// timer fires (a wake-up or a fire lost would leave its thread waiting until its deadline), and wake-ups were
+/// deferred with the timerfd armed. Synchronised on loop state only.
+@Test func wakeUpsDeferredWhileATimerIsArmedAreNeverLostNorTheTimersFires() {
+    let senders = 3
+    let tokensPerSender = 800
+    let report = onFreshLoopThread { loop -> String? in
+        loop.checkInvariantsAfterEveryChange(true)
+        let mailboxes = (0..<senders).map { _ in Mailbox() }
+        let performed = Counter()
+        let sources = mailboxes.map { box in
+            RefRunLoopSource(order: 0, perform: {
+                box.drain()
+                performed.increment()
+                // Busy now and then: wake-ups claimed meanwhile find the loop awake, and the horizon may pass.
+                if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
+            })
+        }
+        for source in sources { loop.add(source, mode: .default) }
+        let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }
+        loop.add(far, mode: .default)
+        let ticks = Counter()
+        let ticker = RefRunLoopTimer(fireDate: RefClock.now + 0.0002, interval: 0.0002) { _ in ticks.increment() }
+        loop.add(ticker, mode: .default)
+        let deferredBefore = loop.deferredWakeUpCounter.load(ordering: .relaxed)
+        let finishedSenders = Counter()
+        var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
+        let fired = Counter()
+        let lostFires = Counter()
+        let oneShots = 300
+        threads.append(Thread {
+            for shot in 0..<oneShots {
+                let due = RefRunLoopTimer(fireDate: RefClock.now + Double(shot % 5) * 0.0002) { _ in fired.increment() }
+                loop.add(due, mode: .default)
+                guard waitUntil("one-shot timer \(shot) to fire", { fired.current > shot }) else {
+                    lostFires.increment()
+                    break
+                }
+                far.nextFireDate = RefClock.now + 3_600 + Double(shot % 7)
+            }
+            finishedSenders.increment()  // the loop is stopped once this thread is done too
+        })
+        for thread in threads { thread.start() }
+        if let failure = runUntilSendersFinish(loop, senders: senders + 1, finished: finishedSenders) { return failure }
+        if lostFires.current > 0 { return "a one-shot timer did not fire: a lost timer fire" }
+        if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
+        guard fired.current == oneShots, ticks.current > 0 else { return "the timers did not all fire" }
+        let deferred = loop.deferredWakeUpCounter.load(ordering: .relaxed) &- deferredBefore
+        return deferred > 0 ? nil : "no wake-up was deferred with the timerfd armed: the bounded deferral did not run"
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
+
 /// Another thread stops each of 1,000 runs at whatever point the loop has reached (its Entry observers, a pass, the
 /// wait), and in the second half of the runs a third keeps changing the exit epoch (stops for another mode). Every
 /// stop must end its run: a stop slept through would leave the stopping thread waiting forever. This is the race

@@ -97,12 +97,12 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     let now = RefClock.nanoseconds
     f.waitSet.arm(set, at: now, now: now)
     #expect(set.timerEdges.load(ordering: .relaxed) & 1 == 1)
-    #expect(!set.holdsOnlyWakeUps)
+    #expect(set.deferralHorizon == nil)
     #expect(poll(f, set) == .timer)
     set.noteExpiryReported()
     #expect(set.timerEdges.load(ordering: .relaxed) & 1 == 0)
     #expect(poll(f, set) == .timeout)
-    #expect(set.holdsOnlyWakeUps)
+    #expect(set.deferralHorizon == UInt64.max)
 }
 
 @Test func aDeferredWakeUpIsReportedWithoutAWriteOrWrittenBeforeAnArming() {
@@ -111,7 +111,7 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     defer { set.close() }
     #expect(poll(f, set) == .timeout)
     f.waitSet.gate.open()
-    f.waitSet.setDeferrable(true)
+    f.waitSet.setDeferral(before: .max)
     f.waitSet.wake()
     #expect(writes(f) == 0)
     // Reported by the next wait without a system call, and counted as written.
@@ -127,6 +127,51 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     #expect(writes(f) == 2)
     #expect(poll(f, set) == .wakeUp)
     #expect(poll(f, set) == .timer)
+}
+
+@Test func aWakeUpDeferredBeforeTheArmedTimerfdsTimeIsReportedWithoutAWrite() {
+    let f = Fixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    #expect(poll(f, set) == .timeout)
+    let far = RefClock.nanoseconds + 3_600_000_000_000
+    f.waitSet.arm(set, at: far, now: RefClock.nanoseconds)
+    #expect(set.deferralHorizon == far)
+    f.waitSet.gate.open()
+    f.waitSet.setDeferral(before: far)
+    // Claimed an hour before the timerfd can expire: deferred, and reported by the next wait without a system call.
+    f.waitSet.wake()
+    #expect(writes(f) == 0)
+    #expect(beginWait(f, set))
+    #expect(writes(f) == 1)
+    // The same horizon again changes nothing; a claim deferred under it stays deferred.
+    f.waitSet.gate.open()
+    f.waitSet.wake()
+    f.waitSet.setDeferral(before: far)
+    #expect(writes(f) == 1)
+    // A new horizon is set with deferral disallowed: the deferred claim is written first.
+    f.waitSet.setDeferral(before: far + 1)
+    #expect(writes(f) == 2)
+    #expect(poll(f, set) == .wakeUp)
+    #expect(poll(f, set) == .timeout)
+}
+
+@Test func aWakeUpClaimedAtOrAfterTheHorizonIsWrittenAndReportedAfterTheTimer() {
+    let f = Fixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    #expect(poll(f, set) == .timeout)
+    // Armed in the past: the timerfd expires at once; deferral under that horizon lets no claim through unwritten.
+    let now = RefClock.nanoseconds
+    f.waitSet.arm(set, at: now, now: now)
+    f.waitSet.gate.open()
+    f.waitSet.setDeferral(before: now)
+    f.waitSet.wake()
+    #expect(writes(f) == 1)
+    // The timer's edge came first, so it is reported first, then the wake-up.
+    #expect(poll(f, set) == .timer)
+    #expect(poll(f, set) == .wakeUp)
+    #expect(poll(f, set) == .timeout)
 }
 
 @Test func descriptorsAndTheOneWaitDescriptorAreReportedWithTheirOwnReports() throws {
