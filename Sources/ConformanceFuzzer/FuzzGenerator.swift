@@ -52,6 +52,10 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// every mode offered to the second loop; a sleeping run whose last source or timer leaves in a callout
     /// (FuzzGenerator+Churn.swift).
     case churn
+    /// Nested runs made in the last run's first callouts, with stops, mode stops and queries inside them; the literal
+    /// "kCFRunLoopCommonModes" name as a mode; CFRunLoopAddCommonMode of a mode already common; `isWaiting` asked on
+    /// the loop's own thread; a second loop's thread ended with sources in it (FuzzGenerator+Nesting.swift).
+    case nesting
 }
 
 /// What a generator may build.
@@ -79,8 +83,9 @@ public struct FuzzShape: Sendable {
 /// timer made just before the run and due a little after its creation fires after the first wait, whenever it became
 /// due, and its callout stops the run, or its own short timeout ends it. Timers are already due, far away, or made
 /// due by a stall that follows their add at once (a stall lasts at least what it says; nothing is timed from above).
-/// No `isWaiting` query; no `fireDate` or `nextTimerFireDate` query on a case that moves a timer to "now + S" or has a
-/// timer dated from its creation (the answer would depend on when the action ran); each trigger fires once.
+/// No `isWaiting` query but on the loop's own thread; no `fireDate` or `nextTimerFireDate` query on a case that moves
+/// a timer to "now + S" or has a timer dated from its creation (the answer would depend on when the action ran); each
+/// trigger fires once.
 public struct FuzzGenerator: Sendable {
     public var shape: FuzzShape
 
@@ -163,6 +168,8 @@ struct Builder {
     var mainThread = false
     /// Whether an action being drawn is inside a block sent to the main queue (no further block is sent from it).
     var inMainQueueBlock = false
+    /// (nesting) The area's constructions this scenario gets, drawn before the steps so that their steps are kept free.
+    var nesting = NestingPlan()
 
     init(shape: FuzzShape, random: SplitMix64) {
         self.shape = shape
@@ -214,7 +221,9 @@ struct Builder {
         if keepsTimer, has(.modes) {
             steps.append(.add(item: FuzzGenerator.keeperName, mode: .named(FuzzGenerator.otherMode)))
         }
-        let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0))
+        if has(.nesting) { planNesting() }
+        let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0)
+                            - nesting.steps)
         // Most items are added before anything else happens, as in the hand-written cases; some to a second mode.
         for item in items where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
             && steps.count < budget && random.chance(85) {
@@ -305,7 +314,8 @@ struct Builder {
             steps[steps.count - 1] = .runForever(took: nil)
         }
         if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
-        let loops = has(.loops) ? addSecondLoop(steps: &steps) : []
+        var loops = has(.loops) ? addSecondLoop(steps: &steps) : []
+        if has(.nesting) { addNesting(steps: &steps, triggers: &triggers, loops: &loops, location: here) }
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
                                 features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
                                 items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
@@ -519,6 +529,7 @@ struct Builder {
 
     mutating func randomMode() -> ModeName {
         guard has(.modes) else { return .default }
+        if has(.nesting), random.chance(6) { return .named(FuzzGenerator.literalCommonModes) }
         return random.pick([.default, .default, .common, .named(FuzzGenerator.otherMode)])
     }
 
@@ -614,6 +625,8 @@ struct Builder {
 
     mutating func randomQuery(modeItems: [String], timers: [String]) -> Query {
         var choices: [Query] = [.currentMode, .allModes]
+        // Asked on the loop's own thread (steps, callouts, blocks of the main queue): false but in the wait itself.
+        if has(.nesting) { choices.append(.isWaiting) }
         if !movesTimers, !datesVary {
             choices.append(.nextTimerFireDate(randomMode()))
             if !timers.isEmpty { choices.append(.fireDate(random.pick(timers))) }
