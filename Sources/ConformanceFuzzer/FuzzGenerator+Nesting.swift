@@ -7,8 +7,11 @@ import ConformanceKit
 import EngineKit
 
 extension FuzzGenerator {
-    /// The observer whose callouts make the nested run and act inside it (area `nesting`).
+    /// The observer whose callouts make the nested run (area `nesting`). CF never calls an observer again while its
+    /// callout runs, so it is not called in that nested run.
     static let probeName = "v"
+    /// The observer whose callouts act inside the nested run (area `nesting`), with an order below `v`'s.
+    static let insideName = "u"
     /// A version-0 source with callouts that keeps the nested run's mode from being empty (area `nesting`).
     static let probeSourceName = "x"
     /// A literal mode whose name is the characters of kCFRunLoopCommonModes, not the constant: items can be added
@@ -24,7 +27,7 @@ struct NestingPlan {
     var threadExit = false
 
     /// The most steps the constructions insert.
-    var steps: Int { (probe ? 5 : 0) + (commonAgain ? 5 : 0) + (threadExit ? 6 : 0) }
+    var steps: Int { (probe ? 5 : 0) + (commonAgain ? 6 : 0) + (threadExit ? 6 : 0) }
 }
 
 extension Builder {
@@ -79,20 +82,32 @@ extension Builder {
         var modes: [ModeName] = [outer, outer]
         if has(.modes) { modes += [work, work, work, literal, .common] }
         let inner = random.pick(modes)
+        // `u` observes the nested run (in its mode) when that runs: the last run's mode or `work`.
         let observesInner = inner == outer || inner == work
-        // The probe observer; with a distinct order where common items are copied in set order (copiesCommonItems).
+        // The probe observers, `u`'s order below `v`'s, so that in the last run `u` is called before `v`'s callout
+        // makes the nested run; distinct from the others' where common items are copied in set order
+        // (copiesCommonItems).
         var activities: [Activity] = [.entry, .beforeTimers, .beforeSources, .exit]
         if guarded { activities += [.beforeWaiting, .afterWaiting] }
         let usedOrders = Set(items.compactMap { item -> Int? in
             if case .observer(_, _, let order) = item.kind, item.name != FuzzGenerator.guardName { return order }
             return nil
         })
-        let freeOrder = (0...3).first(where: { !usedOrders.contains($0) }) ?? 3
-        let order = copiesCommonItems ? freeOrder : random.within(0...2)
+        let freeOrders = (0...5).filter { !usedOrders.contains($0) }
+        let insideOrder = copiesCommonItems ? freeOrders[0] : random.within(0...1)
+        let order = copiesCommonItems ? freeOrders[1] : random.within((insideOrder + 1)...2)
         let probe = FuzzGenerator.probeName
+        let inside = FuzzGenerator.insideName
         items.append(ItemDeclaration(name: probe,
                                      kind: .observer(activities: ActivitySet(activities), repeats: true, order: order),
                                      location: location))
+        if observesInner {
+            items.append(ItemDeclaration(name: inside,
+                                         kind: .observer(activities: ActivitySet([.entry, .beforeTimers,
+                                                                                  .beforeSources, .exit]),
+                                                         repeats: true, order: insideOrder),
+                                         location: location))
+        }
         var added: [Action] = []
         // The probe source keeps `work` from being empty, and makes the literal mode one that a wrong engine would
         // run (an empty mode is not run either). Order 3: no tie with the other sources (orders 0-2).
@@ -119,8 +134,8 @@ extension Builder {
             }
         }
         if secondPass { added.append(.add(item: source, mode: outer)) }
+        if observesInner { added.append(.add(item: inside, mode: inner)) }
         added.append(.add(item: probe, mode: outer))
-        if inner == work, inner != outer { added.append(.add(item: probe, mode: work)) }
         steps.insert(contentsOf: added, at: last)
 
         // Where the nested run is made: mostly the outer run's Entry, else its first pass's BeforeTimers or
@@ -133,7 +148,13 @@ extension Builder {
         if has(.query), random.chance(50) {
             outerActions.append(.query(.currentMode))
         } else if random.chance(25) {
-            outerActions.append(randomAction(inCallout: true))
+            // Not one that names an item a callout creates (createSomeLater): it may not exist yet.
+            let action = randomAction(inCallout: true)
+            let madeByCallouts = Set(items.filter(\.createdByStep).map(\.name)).subtracting(steps.compactMap { step in
+                if case .create(let name) = step { return name }
+                return nil
+            })
+            if FuzzScenario.references(of: action).isDisjoint(with: madeByCallouts) { outerActions.append(action) }
         }
         triggers.append(Trigger(event: "\(probe).\(host.rawValue)", occurrence: .nth(1),
                                 actions: Self.withoutStopThenRun(outerActions), location: location))
@@ -141,15 +162,22 @@ extension Builder {
         // What is done inside the nested run, on the n-th callout of `v` that is the nested run's (counted from the
         // outer run's Entry; the outer run's first BeforeTimers or BeforeSources comes before the nested run when
         // that is where it is made).
-        var inside: [(event: String, nth: Int)] = [("\(probe).exit", 1)]
+        // `u` in the last run's mode is called there first (its order is below `v`'s), so its callouts of the nested
+        // run come second for each activity the last run has had by then.
+        let both = inner == outer
+        var events: [(event: String, nth: Int)] = []
         if observesInner {
-            inside.append(("\(probe).entry", 2))
-            inside.append(("\(probe).entry", 2))
-            inside.append(("\(probe).beforeTimers", host == .entry ? 1 : 2))
-            inside.append(("\(probe).beforeSources", host == .beforeSources ? 2 : 1))
+            events.append(("\(inside).exit", 1))
+            events.append(("\(inside).entry", both ? 2 : 1))
+            events.append(("\(inside).entry", both ? 2 : 1))
+            events.append(("\(inside).beforeTimers", both && host != .entry ? 2 : 1))
+            events.append(("\(inside).beforeSources", both && host == .beforeSources ? 2 : 1))
+        } else {
+            // No nested run to act in (a refused one): the last run's Exit.
+            events.append(("\(probe).exit", 1))
         }
-        if signalled { inside.append(("perform \(FuzzGenerator.probeSourceName)", 1)) }
-        let (event, nth) = random.pick(inside)
+        if signalled { events.append(("perform \(FuzzGenerator.probeSourceName)", 1)) }
+        let (event, nth) = random.pick(events)
         let innerName: String
         if case .named(let name) = inner, inner != literal { innerName = name } else { innerName = outerName }
         var innerActions: [Action] = []
@@ -174,6 +202,19 @@ extension Builder {
         if !innerActions.isEmpty {
             triggers.append(Trigger(event: event, occurrence: .nth(nth), actions: innerActions, location: location))
         }
+        // A nested run of the last run's mode in that run's Exit, after its result is settled: a mode stop left
+        // pending ends it before its first pass (rule stop.mode-flag: a mode's stop survives runs that end another
+        // way, and ranks below the run's own flag, which the guard sets at every wait, so a mode stop made in the
+        // last run's first pass is still pending here). Not on the callout the stops above are made in (a run after
+        // a stop in one callout: cf.stop-then-nested-run).
+        // (`v` is not called in the nested runs its callouts make, so its first Exit is the last run's.)
+        let outerExit = 1
+        if random.chance(40), !(event == "\(probe).exit" && nth == outerExit) {
+            var exitActions: [Action] = [.run(RunRequest(mode: outer, seconds: 0, returnAfterSourceHandled: false))]
+            if has(.query), random.chance(30) { exitActions.append(.query(.currentMode)) }
+            triggers.append(Trigger(event: "\(probe).exit", occurrence: .nth(outerExit), actions: exitActions,
+                                    location: location))
+        }
         // In a run the guard ends: its first BeforeWaiting and AfterWaiting, where isWaiting is false too.
         if guarded, has(.query), random.chance(50) {
             let activity = random.pick([Activity.beforeWaiting, .beforeWaiting, .afterWaiting])
@@ -187,7 +228,8 @@ extension Builder {
     /// An item added to the common modes and removed from one of them (it stays a common item, rule common.remove),
     /// then CFRunLoopAddCommonMode of that mode, which is already common, so it does nothing (rule
     /// common.add-common-mode): the item is not back in it. The mode is `default` (common from the loop's creation),
-    /// or, where common items are copied (copiesCommonItems: no ties), `work`, made common by the group first.
+    /// or `work`, made common by the group first where common items are copied (copiesCommonItems: no ties), else by
+    /// the first step, when there is no common item to copy (CF copies them in set order).
     mutating func addCommonModeAgain(steps: inout [Action]) {
         let candidates = items.filter { item in
             item.kind.isModeItem && !item.createdByStep && !FuzzGenerator.reservedNames.contains(item.name)
@@ -196,15 +238,20 @@ extension Builder {
         let item = random.pick(candidates)
         var group: [Action] = [.add(item: item, mode: .common)]
         var mode = ModeName.defaultModeName
-        if copiesCommonItems, random.chance(50) {
+        var first = false
+        if copiesCommonItems, random.chance(60) {
             mode = FuzzGenerator.otherMode
             group.insert(.addCommonMode(mode), at: random.within(0...1))
+        } else if !copiesCommonItems, random.chance(50) {
+            mode = FuzzGenerator.otherMode
+            first = true
         }
         group += [.remove(item: item, mode: .named(mode)), .addCommonMode(mode)]
         if has(.query) { group.append(.contains(item: item, mode: .named(mode))) }
         let positions = insertionPositions(in: steps, after: 0)
-        guard !positions.isEmpty, steps.count + group.count <= shape.maxSteps else { return }
+        guard !positions.isEmpty, steps.count + group.count + (first ? 1 : 0) <= shape.maxSteps else { return }
         steps.insert(contentsOf: group, at: random.pick(positions))
+        if first { steps.insert(.addCommonMode(mode), at: 0) }
     }
 
     // MARK: A second loop's thread that exits

@@ -230,12 +230,17 @@ public enum FuzzKnown {
         case .commonItemsInOrder:
             var changed = specCase
             var common: [String] = []
+            // Only a step that makes a mode common copies the common items: one that names a mode already common
+            // (the default mode from the loop's creation) does nothing on CF (rule common.add-common-mode), so the
+            // counterfactual adds nothing before it, and a divergence there is not this defect.
+            var commonModes: Set<String> = [ModeName.defaultModeName]
             changed.steps = []
             for step in specCase.steps {
                 switch step {
                 case .add(let item, .common) where !common.contains(item): common.append(item)
                 case .remove(let item, .common), .invalidate(let item): common.removeAll { $0 == item }
-                case .addCommonMode(let name):
+                case .addCommonMode(let name) where !commonModes.contains(name):
+                    commonModes.insert(name)
                     changed.steps += common.map { Action.add(item: $0, mode: ModeName(specName: name)) }
                 default: break
                 }

@@ -59,12 +59,12 @@ struct FuzzNestingTests {
                 commonAgain += 1
             }
             // In a scenario the guard ends, a nested run is made only by the probe, in the last run's Entry or its
-            // first BeforeTimers or BeforeSources: before the guard's first stop.
+            // first BeforeTimers or BeforeSources, before the guard's first stop, or in its Exit, after its result.
             let makesRuns = scenario.triggers.filter { $0.actions.contains(where: isRun) }
             if guarded {
                 for trigger in makesRuns {
                     #expect(["v.entry", "v.beforeTimers", "v.beforeSources"].contains(trigger.event)
-                            && trigger.occurrence == .nth(1), "seed \(seed): \(trigger.event)")
+                            && trigger.occurrence == .nth(1) || trigger.event == "v.exit", "seed \(seed): \(trigger.event)")
                 }
             }
             if scenario.items.contains(where: { $0.name == FuzzGenerator.probeName }) {
@@ -78,12 +78,23 @@ struct FuzzNestingTests {
                     return false
                 }, "seed \(seed)")
                 #expect(!scenario.steps[firstAdd..<last].contains(where: isRun), "seed \(seed)")
+                // Its callouts name no item that a callout creates (it may not exist yet).
+                let madeInSteps = Set(scenario.steps.compactMap { step -> String? in
+                    if case .create(let name) = step { return name }
+                    return nil
+                })
+                let madeByCallouts = Set(scenario.items.filter(\.createdByStep).map(\.name)).subtracting(madeInSteps)
+                for trigger in scenario.triggers where trigger.event.hasPrefix("v.") || trigger.event.hasPrefix("u.") {
+                    for action in trigger.actions {
+                        #expect(FuzzScenario.references(of: action).isDisjoint(with: madeByCallouts), "seed \(seed)")
+                    }
+                }
                 // Not in a quiet scenario: no helper thread, no ending timer or timeout.
                 #expect(!scenario.steps.contains { if case .thread = $0 { return true }; return false }, "seed \(seed)")
                 #expect(!scenario.items.contains { $0.name == FuzzGenerator.guardName && $0.firesFromCreation },
                         "seed \(seed)")
                 // The probe's triggers in the nested run (the one on the outer run's callout makes the run).
-                for trigger in scenario.triggers where (trigger.event.hasPrefix("v.") || trigger.event == "perform x")
+                for trigger in scenario.triggers where (trigger.event.hasPrefix("u.") || trigger.event == "perform x")
                     && !trigger.actions.contains(where: isRun) {
                     let stops = trigger.actions.filter { action in
                         switch action {

@@ -128,11 +128,27 @@ struct FuzzTests {
         var copying = 0
         for seed in 0..<500 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
-            // (Not the default mode: common from the loop's creation, so making it common copies nothing.)
-            guard FuzzScenario.allActions(of: scenario).contains(where: { action in
-                if case .addCommonMode(let mode) = action { return mode != ModeName.defaultModeName }
-                return false
-            }) else { continue }
+            // Only a step that makes a mode common while there are common items copies them: not one that names a
+            // mode already common (the default mode is from the loop's creation), nor one made before any item is
+            // added to the common modes. (In a callout, any that makes a mode common.)
+            var commonModes: Set<String> = [ModeName.defaultModeName]
+            var commonItems = false, copies = false
+            for step in scenario.steps {
+                switch step {
+                case .add(_, .common): commonItems = true
+                case .addCommonMode(let mode) where !commonModes.contains(mode):
+                    commonModes.insert(mode)
+                    copies = copies || commonItems
+                default: break
+                }
+            }
+            copies = copies || scenario.triggers.contains { trigger in
+                trigger.actions.contains { action in
+                    if case .addCommonMode(let mode) = action { return !commonModes.contains(mode) }
+                    return false
+                }
+            }
+            guard copies else { continue }
             copying += 1
             let orders = scenario.items.compactMap { item -> Int? in
                 if case .observer(_, _, let order) = item.kind, item.name != FuzzGenerator.guardName { return order }
