@@ -52,6 +52,11 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// every mode offered to the second loop; a sleeping run whose last source or timer leaves in a callout
     /// (FuzzGenerator+Churn.swift).
     case churn
+    /// (1.1, 1.2) Deadlines and timer dates that decide the trace, in modes of their own (FuzzGenerator+Deadlines.swift):
+    /// runs that only their timeout ends, deadlines that pass during a pass's callouts or over a nested run, NaN
+    /// timeouts, repeating timers made late, timers re-dated in their callout or from another thread, due timers with
+    /// a tolerance, and runs nested in a firing timer's callout.
+    case deadline
 }
 
 /// What a generator may build.
@@ -95,7 +100,7 @@ public struct FuzzGenerator: Sendable {
     /// actions.
     static let keeperName = "k"
     /// The names of the items only the generator's own constructions use.
-    static let reservedNames: Set<String> = [guardName, keeperName]
+    static let reservedNames: Set<String> = Set([guardName, keeperName]).union(deadlineNames)
     /// The name of the timer made, added and stalled past (area `time`).
     static let stalledTimerName = "e1"
     /// A mode no action uses: the next-fire-date query of a mode with no timer (which creates no mode).
@@ -306,6 +311,9 @@ struct Builder {
         }
         if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
         let loops = has(.loops) ? addSecondLoop(steps: &steps) : []
+        if has(.deadline) {
+            addDeadlineConstruction(steps: &steps, triggers: &triggers, allowances: &allowances, location: here)
+        }
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
                                 features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
                                 items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
@@ -615,8 +623,19 @@ struct Builder {
     mutating func randomQuery(modeItems: [String], timers: [String]) -> Query {
         var choices: [Query] = [.currentMode, .allModes]
         if !movesTimers, !datesVary {
-            choices.append(.nextTimerFireDate(randomMode()))
-            if !timers.isEmpty { choices.append(.fireDate(random.pick(timers))) }
+            // A repeating timer dated in the past is due from its creation (rule timer.creation), so once it has fired
+            // its date is its creation time plus an interval, relative to the case's start: the answer then depends on
+            // how long making the items took (under load, 0.01 s or more: a 30-minute campaign found seed 20276902
+            // answering differently from run to run). Neither its date nor that of a mode it may come first in is
+            // asked; the other timers' dates are fixed (given, or 100 s after the start).
+            let fixed = timers.filter { name in
+                !items.contains { item in
+                    guard item.name == name, case .timer(let fire, let interval, _, _) = item.kind else { return false }
+                    return interval > 0 && fire < 0
+                }
+            }
+            if fixed.count == timers.count { choices.append(.nextTimerFireDate(randomMode())) }
+            if !fixed.isEmpty { choices.append(.fireDate(random.pick(fixed))) }
         }
         // A mode with no timer (and no item: asking does not create it).
         choices.append(.nextTimerFireDate(.named(FuzzGenerator.unusedMode)))
