@@ -56,6 +56,11 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     /// "kCFRunLoopCommonModes" name as a mode; CFRunLoopAddCommonMode of a mode already common; `isWaiting` asked on
     /// the loop's own thread; a second loop's thread ended with sources in it (FuzzGenerator+Nesting.swift).
     case nesting
+    /// (1.1, 1.2) Deadlines and timer dates that decide the trace, in modes of their own (FuzzGenerator+Deadlines.swift):
+    /// runs that only their timeout ends, deadlines that pass during a pass's callouts or over a nested run, NaN
+    /// timeouts, repeating timers made late, timers re-dated in their callout or from another thread, due timers with
+    /// a tolerance, and runs nested in a firing timer's callout.
+    case deadline
 }
 
 /// What a generator may build.
@@ -100,7 +105,7 @@ public struct FuzzGenerator: Sendable {
     /// actions.
     static let keeperName = "k"
     /// The names of the items only the generator's own constructions use.
-    static let reservedNames: Set<String> = [guardName, keeperName]
+    static let reservedNames: Set<String> = Set([guardName, keeperName]).union(deadlineNames)
     /// The name of the timer made, added and stalled past (area `time`).
     static let stalledTimerName = "e1"
     /// A mode no action uses: the next-fire-date query of a mode with no timer (which creates no mode).
@@ -315,7 +320,13 @@ struct Builder {
         }
         if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
         var loops = has(.loops) ? addSecondLoop(steps: &steps) : []
+        let beforeNesting = steps.count + triggers.count
         if has(.nesting) { addNesting(steps: &steps, triggers: &triggers, loops: &loops, location: here) }
+        // One of the two last-run constructions per scenario: a nesting probe works on the last run, which a deadline
+        // construction (appended as the last steps) would no longer be.
+        if has(.deadline), steps.count + triggers.count == beforeNesting {
+            addDeadlineConstruction(steps: &steps, triggers: &triggers, allowances: &allowances, location: here)
+        }
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
                                 features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
                                 items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
@@ -628,8 +639,19 @@ struct Builder {
         // Asked on the loop's own thread (steps, callouts, blocks of the main queue): false but in the wait itself.
         if has(.nesting) { choices.append(.isWaiting) }
         if !movesTimers, !datesVary {
-            choices.append(.nextTimerFireDate(randomMode()))
-            if !timers.isEmpty { choices.append(.fireDate(random.pick(timers))) }
+            // A repeating timer dated in the past is due from its creation (rule timer.creation), so once it has fired
+            // its date is its creation time plus an interval, relative to the case's start: the answer then depends on
+            // how long making the items took (under load, 0.01 s or more: a 30-minute campaign found seed 20276902
+            // answering differently from run to run). Neither its date nor that of a mode it may come first in is
+            // asked; the other timers' dates are fixed (given, or 100 s after the start).
+            let fixed = timers.filter { name in
+                !items.contains { item in
+                    guard item.name == name, case .timer(let fire, let interval, _, _) = item.kind else { return false }
+                    return interval > 0 && fire < 0
+                }
+            }
+            if fixed.count == timers.count { choices.append(.nextTimerFireDate(randomMode())) }
+            if !fixed.isEmpty { choices.append(.fireDate(random.pick(fixed))) }
         }
         // A mode with no timer (and no item: asking does not create it).
         choices.append(.nextTimerFireDate(.named(FuzzGenerator.unusedMode)))

@@ -17,11 +17,16 @@ public enum FuzzShrinker {
         for item in specCase.items {
             // The guard observer ends a sleeping run; without it the run would sleep until the watchdog.
             if sleeps, item.name == FuzzGenerator.guardName { continue }
+            // Nor a lab observer that stops a lab run (area `deadline`), nor that trigger, for the same reason.
+            if specCase.triggers.contains(where: { stopsLabRun($0) && FuzzScenario.eventItem($0.event) == item.name }) {
+                continue
+            }
             result.append(removingItem(item.name, from: specCase))
         }
         for index in specCase.triggers.indices {
             // Nor the trigger of the guard (`w.beforeWaiting`) or of the ending timer (`fire w`).
             if sleeps, FuzzScenario.eventItem(specCase.triggers[index].event) == FuzzGenerator.guardName { continue }
+            if stopsLabRun(specCase.triggers[index]) { continue }
             var copy = specCase
             copy.triggers.remove(at: index)
             result.append(copy)
@@ -180,8 +185,9 @@ public enum FuzzShrinker {
                 // timer made just before it ends: whether a poll finds that timer due depends on how fast it comes.
                 if !(request.seconds <= 0), !endsByTimer(specCase) {
                     request.seconds = 0
-                    // A poll has no timeout for `underTimeout` to be a fraction of.
+                    // A poll has no timeout for `underTimeout` to be a fraction of, nor to last (`atLeastTimeout`).
                     if case .underTimeout? = request.took { request.took = nil }
+                    if case .atLeastTimeout? = request.took { request.took = nil }
                     with(.run(request))
                 }
             case .add(let item, let mode) where mode != .default:
@@ -193,6 +199,19 @@ public enum FuzzShrinker {
             }
         }
         return result
+    }
+
+    /// Whether `trigger` is a lab observer's stop (area `deadline`): it ends a lab run that nothing else ends.
+    static func stopsLabRun(_ trigger: Trigger) -> Bool {
+        guard let item = FuzzScenario.eventItem(trigger.event),
+              [FuzzGenerator.labObserver, FuzzGenerator.deepObserver].contains(item) else { return false }
+        return trigger.actions.contains { action in
+            switch action {
+            case .stop: return true
+            case .thread(_, let inner): return inner.contains { if case .stop = $0 { return true }; return false }
+            default: return false
+            }
+        }
     }
 
     /// Whether the case's last run is ended by a timer's callout: its ending item (FuzzGenerator.guardName) is a timer.

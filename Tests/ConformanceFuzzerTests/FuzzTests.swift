@@ -100,9 +100,11 @@ struct FuzzTests {
     @Test func theGeneratorCreatesItemsBeforeAnyRun() {
         for seed in [15_179_794] + Array(0..<3000) {
             let steps = FuzzGenerator().scenario(seed: UInt64(seed)).steps
+            // (Not a run of area `deadline`'s own modes: only its own triggers act there, on its own items.)
             let firstRun = steps.firstIndex { step in
                 switch step {
-                case .run, .runForever, .post: return true
+                case .run(let request): return !Self.labModes.contains(request.mode)
+                case .runForever, .post: return true
                 default: return false
                 }
             } ?? steps.count
@@ -151,7 +153,10 @@ struct FuzzTests {
             guard copies else { continue }
             copying += 1
             let orders = scenario.items.compactMap { item -> Int? in
-                if case .observer(_, _, let order) = item.kind, item.name != FuzzGenerator.guardName { return order }
+                // (Not the generator's own observers: the guard, and area `deadline`'s, which are never common.)
+                if case .observer(_, _, let order) = item.kind, !FuzzGenerator.reservedNames.contains(item.name) {
+                    return order
+                }
                 return nil
             }
             #expect(Set(orders).count == orders.count, "seed \(seed): observer orders \(orders)")
@@ -169,7 +174,8 @@ struct FuzzTests {
         var calloutStalls = 0, negativeIntervals = 0, farPastRepeating = 0, invalidatedFirst = 0, unusedModeQueries = 0
         func isRun(_ action: Action) -> Bool {
             switch action {
-            case .run, .runForever: return true
+            case .run(let request): return !Self.labModes.contains(request.mode)
+            case .runForever: return true
             default: return false
             }
         }
@@ -177,7 +183,11 @@ struct FuzzTests {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
             let actions = FuzzScenario.allActions(of: scenario)
             let sends = actions.contains { if case .dispatchMain = $0 { return true }; return false }
-            let sleeps = FuzzScenario.hasSleepingRun(scenario.steps)
+            // Whether the scenario's own last run sleeps (not a run of area `deadline`'s modes).
+            let sleeps = FuzzScenario.hasSleepingRun(scenario.steps.filter { step in
+                if case .run(let request) = step { return !Self.labModes.contains(request.mode) }
+                return true
+            })
             if scenario.features.contains(.mainThread) { mainThread += 1 }
             if sends {
                 sentToMainQueue += 1
@@ -208,9 +218,15 @@ struct FuzzTests {
                     }
                 #expect(!elsewhere, "seed \(seed)")
             }
-            if case .run(let request)? = scenario.steps.last, request.seconds > 0, request.seconds < 1 {
+            // Area `deadline` may append a construction after the scenario's own last run (FuzzGenerator+Deadlines.swift):
+            // the checks of the ending look at the steps up to that run.
+            let ownSteps = Array(scenario.steps[..<((scenario.steps.lastIndex(where: isRun) ?? scenario.steps.count - 1) + 1)])
+            if case .run(let request)? = ownSteps.last, request.seconds > 0, request.seconds < 1 {
                 endedByTimeout += 1
-                #expect(!scenario.steps.contains { if case .thread = $0 { return true }; return false }, "seed \(seed)")
+                #expect(!scenario.steps.contains { step in
+                    guard case .thread = step else { return false }
+                    return FuzzScenario.references(of: step).isDisjoint(with: FuzzGenerator.deadlineNames)
+                }, "seed \(seed)")
                 #expect(!scenario.items.contains { $0.name == FuzzGenerator.guardName }, "seed \(seed)")
             }
             let datedFromCreation = scenario.items.filter(\.firesFromCreation).map(\.name)
@@ -230,9 +246,9 @@ struct FuzzTests {
                 if name == FuzzGenerator.guardName {
                     // The ending timer: made and added just before the last run, no run of this loop between.
                     endedByTimer += 1
-                    #expect(!scenario.steps[(create + 1)..<(scenario.steps.count - 1)].contains(where: isRun), "seed \(seed)")
+                    #expect(!ownSteps[(create + 1)..<(ownSteps.count - 1)].contains(where: isRun), "seed \(seed)")
                     #expect(scenario.triggers.contains { $0.event == "fire \(FuzzGenerator.guardName)" && $0.occurrence == .nth(1) })
-                    #expect(isRun(scenario.steps[scenario.steps.count - 1]) && sleeps, "seed \(seed)")
+                    #expect(isRun(ownSteps[ownSteps.count - 1]) && sleeps, "seed \(seed)")
                 } else {
                     // The stalled-past timer: made, added, stalled past, before any run; nothing between the three.
                     stalledPast += 1
@@ -268,6 +284,96 @@ struct FuzzTests {
         // About one scenario in 25 is a main-thread one, each costing a worker process of its own.
         #expect(mainThread < 3000 / 10, "\(counts)")
     }
+
+    /// Area `deadline`: its constructions run only in their own modes, with items no other action names, before the
+    /// first run of any other kind (or as the last step), one per scenario; a NaN timeout only where an infinite one
+    /// could be; `took: atLeastTimeout` only on runs that nothing but their timeout can end; and no date query about a
+    /// repeating timer dated in the past (its date after a fire depends on when it was made).
+    @Test func theDeadlineAreaKeepsToItsOwnModes() throws {
+        let labModes = Self.labModes
+        var withLab = 0, last = 0, nan = 0, fullTimeout = 0, nestedInTimer = 0, crossThread = 0
+        func isLabRun(_ action: Action) -> Bool {
+            if case .run(let request) = action { return labModes.contains(request.mode) }
+            return false
+        }
+        for seed in 0..<3000 {
+            let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
+            let actions = FuzzScenario.allActions(of: scenario)
+            let labItems = Set(scenario.items.map(\.name)).intersection(FuzzGenerator.deadlineNames)
+            // No action of the rest of the scenario names a lab item or a lab mode.
+            for trigger in scenario.triggers where !labItems.contains(FuzzScenario.eventItem(trigger.event) ?? "") {
+                for action in trigger.actions {
+                    #expect(FuzzScenario.references(of: action).isDisjoint(with: labItems), "seed \(seed)")
+                    if case .add(_, let mode) = action { #expect(!labModes.contains(mode), "seed \(seed)") }
+                }
+            }
+            for step in scenario.steps {
+                if case .add(let item, let mode) = step, labModes.contains(mode) {
+                    #expect(labItems.contains(item), "seed \(seed): \(item) added to a lab mode")
+                }
+            }
+            for action in actions {
+                if case .query(.fireDate(let name)) = action,
+                   case .timer(let fire, let interval, _, _)? = scenario.items.first(where: { $0.name == name })?.kind {
+                    #expect(!(interval > 0 && fire < 0), "seed \(seed): fireDate of a repeating timer dated in the past")
+                }
+                if case .run(let request) = action, request.seconds.isNaN { nan += 1 }
+                if case .run(let request) = action, request.took == .atLeastTimeout,
+                   request.mode == .default {
+                    // Kept full by the keeper, added just before it, and no stopMode of the default mode anywhere.
+                    fullTimeout += 1
+                    #expect(scenario.steps.contains { if case .add(FuzzGenerator.labKeeper, ModeName.default) = $0 { return true }; return false },
+                            "seed \(seed)")
+                    #expect(!actions.contains { if case .stopMode(ModeName.defaultModeName) = $0 { return true }; return false },
+                            "seed \(seed)")
+                }
+            }
+            let labRuns = scenario.steps.indices.filter { isLabRun(scenario.steps[$0]) }
+            guard let firstLab = labRuns.first, let lastLab = labRuns.last else { continue }
+            withLab += 1
+            if scenario.steps.contains(where: { step in
+                if case .thread = step { return FuzzScenario.references(of: step).contains(FuzzGenerator.labKeeper) }
+                return false
+            }) {
+                crossThread += 1
+            }
+            if scenario.triggers.contains(where: { $0.event == "fire \(FuzzGenerator.labTimer)" && $0.actions.contains(where: isLabRun) }) {
+                nestedInTimer += 1
+            }
+            // Every other run (of this loop or posted to another) and helper thread comes after all the lab's runs,
+            // or before all of them, and then the scenario has no helper thread.
+            let others = scenario.steps.indices.filter { index in
+                switch scenario.steps[index] {
+                case .run, .runForever, .post: return !isLabRun(scenario.steps[index])
+                case .thread: return FuzzScenario.references(of: scenario.steps[index]).isDisjoint(with: labItems)
+                default: return false
+                }
+            }
+            if others.allSatisfy({ $0 > lastLab }) {
+                // Before them all.
+            } else if others.allSatisfy({ $0 < firstLab }) {
+                last += 1
+                // No helper thread of the scenario's own (one of the lab's may re-date its keeper).
+                #expect(!scenario.steps.contains { step in
+                    guard case .thread = step else { return false }
+                    return FuzzScenario.references(of: step).isDisjoint(with: labItems)
+                }, "seed \(seed)")
+            } else {
+                Issue.record("seed \(seed): the lab's runs are among the scenario's other runs")
+            }
+            #expect(scenario.allowances.contains(.idleWakes) || !scenario.steps.contains { step in
+                if case .run(let request) = step { return labModes.contains(request.mode) && !(request.seconds <= 0) }
+                return false
+            }, "seed \(seed)")
+            #expect(!scenario.features.contains(.mainThread), "seed \(seed)")
+        }
+        #expect([withLab, last, nan, fullTimeout, nestedInTimer, crossThread].allSatisfy { $0 > 0 },
+                "lab \(withLab), last \(last), NaN \(nan), full timeout \(fullTimeout), nested in a timer \(nestedInTimer), cross-thread \(crossThread)")
+    }
+
+    /// Area `deadline`'s modes (FuzzGenerator+Deadlines.swift).
+    static let labModes: Set<ModeName> = [.named(FuzzGenerator.labMode), .named(FuzzGenerator.deepMode),
+                                          .named(FuzzGenerator.sinkMode)]
 
     private func endedByTimerScenario(_ scenario: SpecCase) -> Bool {
         scenario.items.contains { $0.name == FuzzGenerator.guardName && $0.firesFromCreation }
