@@ -115,6 +115,19 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     #expect(report == nil, "\(report ?? "")")
 }
 
+/// One source per mailbox that drains it, busy now and then (every fourth perform yields the CPU 200 times), so that
+/// wake-ups claimed meanwhile find the loop awake (and, with a timer armed, the horizon may pass).
+private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
+    let performed = Counter()
+    return mailboxes.map { box in
+        RefRunLoopSource(order: 0, perform: {
+            box.drain()
+            performed.increment()
+            if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
+        })
+    }
+}
+
 /// Wake-ups claimed while the loop is awake are deferred (no eventfd write) while its one mode has no descriptor and
 /// no armed timerfd; senders claim them at every point of a pass, the source's callout sometimes spins so that claims
 /// land while the loop is busy, and another thread keeps arming and disarming the timerfd and adding and removing a
@@ -127,15 +140,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     let report = onFreshLoopThread { loop -> String? in
         loop.checkInvariantsAfterEveryChange(true)
         let mailboxes = (0..<senders).map { _ in Mailbox() }
-        let performed = Counter()
-        let sources = mailboxes.map { box in
-            RefRunLoopSource(order: 0, perform: {
-                box.drain()
-                performed.increment()
-                // Busy now and then: wake-ups claimed meanwhile find the loop awake.
-                if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
-            })
-        }
+        let sources = busyDrainingSources(mailboxes)
         for source in sources { loop.add(source, mode: .default) }
         let finishedSenders = Counter()
         var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
@@ -180,15 +185,7 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     let report = onFreshLoopThread { loop -> String? in
         loop.checkInvariantsAfterEveryChange(true)
         let mailboxes = (0..<senders).map { _ in Mailbox() }
-        let performed = Counter()
-        let sources = mailboxes.map { box in
-            RefRunLoopSource(order: 0, perform: {
-                box.drain()
-                performed.increment()
-                // Busy now and then: wake-ups claimed meanwhile find the loop awake, and the horizon may pass.
-                if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
-            })
-        }
+        let sources = busyDrainingSources(mailboxes)
         for source in sources { loop.add(source, mode: .default) }
         let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }
         loop.add(far, mode: .default)
