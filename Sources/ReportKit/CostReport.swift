@@ -52,17 +52,18 @@ public struct ResidentTradeoff: Sendable {
     public let handoffP99Ns: Double?
     public let loopCPUNs: Double?
     public let postCPUNs: Double?
+    /// CPU per item of the loop thread and the producers together (`cpuPerItem`): the median over repetitions of each
+    /// repetition's sum, as a target reads it, so the table and the targets judge by one figure; it need not be the sum
+    /// of the two medians above. `nil` unless both are measured.
+    public let cpuNs: Double?
     /// Skipped or failed: why there are no figures.
     public let problem: String?
     /// The engines at the same producer count that beat this one on all three figures: more items per second, a
     /// lower hand-off p99 and less CPU per item (loop + producers), each strictly.
     public var dominatedBy: [String] = []
 
-    /// CPU per item of the loop thread and the producers together; `nil` unless both are measured.
-    public var cpuNs: Double? {
-        guard let loopCPUNs, let postCPUNs else { return nil }
-        return loopCPUNs + postCPUNs
-    }
+    /// The CPU per item of a resident-thread repetition: the loop thread's plus the producers'.
+    public static let cpuPerItem = MetricExpression("loop_cpu_ns_per_item + post_cpu_ns_per_item")!
 
     /// Whether `other` is strictly better on all three figures; false when a figure of either is missing.
     public func isDominated(by other: ResidentTradeoff) -> Bool {
@@ -145,6 +146,7 @@ public struct CostReport: Sendable {
                 itemsPerSecond: median(benchmark, "items_per_second"),
                 handoffP99Ns: median(benchmark, "handoff_p99_ns"), loopCPUNs: median(benchmark, "loop_cpu_ns_per_item"),
                 postCPUNs: median(benchmark, "post_cpu_ns_per_item"),
+                cpuNs: benchmark.value(ResidentTradeoff.cpuPerItem),
                 problem: CostReport.problem(benchmark))
         }
         let measured = resident

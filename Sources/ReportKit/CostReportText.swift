@@ -67,7 +67,8 @@ extension CostReport {
             tables.append(Table(
                 family: "BM_ResidentThroughput",
                 title: "resident thread trade-off: items per second, hand-off p99, CPU per item",
-                note: "CPU per item: the loop thread's and the producers' (summed), and both together; dominated: "
+                note: "CPU per item: the loop thread's and the producers' (summed), and both together (the median of "
+                    + "each repetition's total, the figure the targets read); dominated: "
                     + "engines with more items per second, a lower hand-off p99 and less CPU per item, all three, at "
                     + "the same producer count."
                     + (residentHasCPU ? "" : " This file has no CPU counters: nothing is marked dominated."),
