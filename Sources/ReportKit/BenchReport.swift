@@ -344,14 +344,18 @@ struct BenchReport: Sendable {
             }
             var reference: (label: String, value: Double)?
             var notes = [subjectNote].compactMap { $0 }
+            // What the target could not read (a peer, a limit) with the notes so far: not measured, or missed when
+            // the subject itself failed.
+            func unread(_ reasons: [String]) -> TargetOutcome {
+                outcome(failed ? .missed : .notMeasured, (reasons + notes).joined(separator: "; "), subject: value)
+            }
             switch target.comparison {
             case .absolute:
                 break
             case .engine(let engine):
                 switch peer(engine) {
                 case .none(let why):
-                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([why] + notes).joined(separator: "; "),
-                                            subject: value))
+                    outcomes.append(unread([why]))
                     continue
                 case .value(let figure, let note):
                     reference = (engine, figure)
@@ -370,8 +374,7 @@ struct BenchReport: Sendable {
                 // Every peer the target names must be measured: the best of fewer is a weaker bar.
                 guard problems.isEmpty, let best = target.bound.atMost ? measured.min(by: { $0.1 < $1.1 })
                         : measured.max(by: { $0.1 < $1.1 }) else {
-                    outcomes.append(outcome(failed ? .missed : .notMeasured, (problems + notes).joined(separator: "; "),
-                                            subject: value))
+                    outcomes.append(unread(problems))
                     continue
                 }
                 reference = ("\(best.0) (the best)", best.1)
@@ -380,8 +383,7 @@ struct BenchReport: Sendable {
                 switch limit.map({ figure($0, target.metric, target.statistic, invalidIf: nil, zeroIsValid: false) })
                     ?? Figure.none("no \(handoff) limit of this pinning (BM_Limits) in the file") {
                 case .none(let why):
-                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([why] + notes).joined(separator: "; "),
-                                            subject: value))
+                    outcomes.append(unread([why]))
                     continue
                 case .value(let figure, _):
                     reference = ("the \(handoff) limit", figure)
@@ -397,8 +399,7 @@ struct BenchReport: Sendable {
             case .difference(let engine):
                 switch peer(engine) {
                 case .none(let why):
-                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([why] + notes).joined(separator: "; "),
-                                            subject: value))
+                    outcomes.append(unread([why]))
                     continue
                 case .value(let figure, let note):
                     notes += [note].compactMap { $0 }
@@ -413,8 +414,7 @@ struct BenchReport: Sendable {
                 switch dominance(subject, variant: variant, engines: engines, figures: figures, index: index,
                                  statistic: target.statistic, invalidIf: target.invalidIf) {
                 case .failure(let problem):
-                    outcomes.append(outcome(failed ? .missed : .notMeasured, ([problem.text] + notes).joined(separator: "; "),
-                                            subject: value))
+                    outcomes.append(unread([problem.text]))
                 case .success(let dominating):
                     let count = Double(dominating.count)
                     let status: TargetStatus = failed ? .missed
