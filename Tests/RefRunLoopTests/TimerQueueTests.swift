@@ -3,6 +3,12 @@
 import Testing
 @testable import RefRunLoop
 
+/// A queue payload: the queue holds class payloads (TimerQueue.swift says why); the tests identify them by number.
+private final class ID {
+    let value: Int
+    init(_ value: Int) { self.value = value }
+}
+
 /// One operation on the queue. Indices refer to the live entries in insertion order.
 private enum QueueOperation: CustomStringConvertible {
     case insert(deadline: UInt64)
@@ -32,14 +38,14 @@ private struct SortedModel {
 
 /// Replays `operations` on a queue and the model; returns a description of the first difference, or nil.
 private func replay(_ operations: [QueueOperation]) -> String? {
-    var queue = TimerQueue<Int>()
+    var queue = TimerQueue<ID>()
     var model = SortedModel()
-    var live: [(id: Int, entry: TimerQueue<Int>.Entry)] = []
+    var live: [(id: Int, entry: TimerQueue<ID>.Entry)] = []
     var nextID = 0
     for operation in operations {
         switch operation {
         case .insert(let deadline):
-            let entry = queue.insert(nextID, deadline: deadline, hardDeadline: deadline + 1)
+            let entry = queue.insert(ID(nextID), deadline: deadline, hardDeadline: deadline + 1)
             live.append((nextID, entry))
             model.insert(id: nextID, deadline: deadline)
             nextID += 1
@@ -47,7 +53,7 @@ private func replay(_ operations: [QueueOperation]) -> String? {
             queue.remove(live[index].entry)
             model.remove(id: live[index].id)
             // The entry goes to the spares, so later inserts in the sequence reuse it.
-            var removed: TimerQueue<Int>.Entry? = live.remove(at: index).entry
+            var removed: TimerQueue<ID>.Entry? = live.remove(at: index).entry
             queue.recycle(&removed)
         case .reschedule(let index, let deadline):
             queue.reschedule(live[index].entry, deadline: deadline, hardDeadline: deadline)
@@ -56,11 +62,11 @@ private func replay(_ operations: [QueueOperation]) -> String? {
         }
         if let broken = queue.checkInvariants() { return "invariant: \(broken)" }
         if queue.count != model.items.count { return "count \(queue.count), model \(model.items.count)" }
-        if queue.first?.payload != model.items.first?.id { return "first \(String(describing: queue.first?.payload)), model \(String(describing: model.items.first?.id))" }
-        let ordered = queue.due(atOrBefore: .max).map(\.payload)
+        if queue.first?.payload.value != model.items.first?.id { return "first \(String(describing: queue.first?.payload.value)), model \(String(describing: model.items.first?.id))" }
+        let ordered = queue.due(atOrBefore: .max).map(\.payload.value)
         if ordered != model.items.map(\.id) { return "order \(ordered), model \(model.items.map(\.id))" }
         for limit: UInt64 in 0...3 {
-            let due = queue.due(atOrBefore: limit).map(\.payload)
+            let due = queue.due(atOrBefore: limit).map(\.payload.value)
             let expected = model.items.filter { $0.deadline <= limit }.map(\.id)
             if due != expected { return "due(<= \(limit)) \(due), model \(expected)" }
         }
@@ -103,8 +109,8 @@ private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) ->
 }
 
 @Test func timerQueueRemovingAnEntryTwiceIsHarmless() {
-    var queue = TimerQueue<Int>()
-    let entry = queue.insert(1, deadline: 5, hardDeadline: 5)
+    var queue = TimerQueue<ID>()
+    let entry = queue.insert(ID(1), deadline: 5, hardDeadline: 5)
     queue.remove(entry)
     queue.remove(entry)
     #expect(queue.isEmpty)
@@ -112,49 +118,49 @@ private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) ->
 }
 
 @Test func timerQueueKeepsAtMostMaxSparesAfterABurst() {
-    var queue = TimerQueue<Int>()
-    let burst = TimerQueue<Int>.maxSpares + 10
-    var entries: [TimerQueue<Int>.Entry?] = (0..<burst).map {
-        queue.insert($0, deadline: UInt64($0), hardDeadline: UInt64($0))
+    var queue = TimerQueue<ID>()
+    let burst = TimerQueue<ID>.maxSpares + 10
+    var entries: [TimerQueue<ID>.Entry?] = (0..<burst).map {
+        queue.insert(ID($0), deadline: UInt64($0), hardDeadline: UInt64($0))
     }
     for index in entries.indices {
         queue.remove(entries[index]!)
         queue.recycle(&entries[index])
         #expect(entries[index] == nil)
-        #expect(queue.spareCount == min(index + 1, TimerQueue<Int>.maxSpares))
+        #expect(queue.spareCount == min(index + 1, TimerQueue<ID>.maxSpares))
     }
     #expect(queue.isEmpty)
     // Inserts take the spares first.
-    let again = (0..<burst).map { queue.insert($0, deadline: UInt64($0), hardDeadline: UInt64($0)) }
+    let again = (0..<burst).map { queue.insert(ID($0), deadline: UInt64($0), hardDeadline: UInt64($0)) }
     #expect(queue.spareCount == 0)
     for entry in again { queue.remove(entry) }
     #expect(queue.checkInvariants() == nil)
 }
 
 @Test func timerQueueReusesAnEntryOnlyWhenNothingElseHoldsIt() {
-    var queue = TimerQueue<Int>()
+    var queue = TimerQueue<ID>()
     // Held elsewhere too: not kept, so the holder never sees it come back with another payload.
-    let shared = queue.insert(1, deadline: 5, hardDeadline: 5)
+    let shared = queue.insert(ID(1), deadline: 5, hardDeadline: 5)
     withExtendedLifetime(shared) {
         queue.remove(shared)
-        var reference: TimerQueue<Int>.Entry? = shared
+        var reference: TimerQueue<ID>.Entry? = shared
         queue.recycle(&reference)
         #expect(reference == nil)
-        let next = queue.insert(2, deadline: 6, hardDeadline: 7)
+        let next = queue.insert(ID(2), deadline: 6, hardDeadline: 7)
         #expect(next !== shared)
-        #expect(shared.payload == 1 && !shared.isQueued)
+        #expect(shared.payload.value == 1 && !shared.isQueued)
         queue.remove(next)
     }
     // Held only by the caller: kept, and the next insert gets it back with every field new.
-    var only: TimerQueue<Int>.Entry? = queue.insert(3, deadline: 8, hardDeadline: 20)
+    var only: TimerQueue<ID>.Entry? = queue.insert(ID(3), deadline: 8, hardDeadline: 20)
     queue.suspend(only!)
     queue.remove(only!)
     let identity = ObjectIdentifier(only!)
     queue.recycle(&only)
     #expect(only == nil)
-    let reused = queue.insert(4, deadline: 9, hardDeadline: 9)
+    let reused = queue.insert(ID(4), deadline: 9, hardDeadline: 9)
     #expect(ObjectIdentifier(reused) == identity)
-    #expect(reused.payload == 4 && reused.deadline == 9 && reused.hardDeadline == 9 && reused.isArmable)
+    #expect(reused.payload.value == 4 && reused.deadline == 9 && reused.hardDeadline == 9 && reused.isArmable)
     #expect(queue.earliestCap == 9)
     #expect(queue.checkInvariants() == nil)
 }
@@ -186,7 +192,7 @@ private struct WindowModelEntry {
     var deadline: UInt64
     var window: UInt64
     var suspended = false
-    let entry: TimerQueue<Int>.Entry
+    let entry: TimerQueue<ID>.Entry
 
     /// The latest wake-up that fires it on time.
     var cap: UInt64 {
@@ -199,7 +205,7 @@ private struct WindowModelEntry {
 /// model's wake-up time is the earliest cap of the entries not suspended; its order is CF's (a rescheduled entry goes
 /// after the entries with its new deadline, a window change keeps its place).
 private func replayWindows(_ operations: [WindowOperation]) -> String? {
-    var queue = TimerQueue<Int>()
+    var queue = TimerQueue<ID>()
     var model: [WindowModelEntry] = []  // in (deadline, sequence) order
     var live: [Int] = []  // ids in insertion order
     var nextID = 0
@@ -210,14 +216,14 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
     for operation in operations {
         switch operation {
         case .insert(let deadline, let window):
-            let entry = queue.insert(nextID, deadline: deadline, hardDeadline: deadline + window)
+            let entry = queue.insert(ID(nextID), deadline: deadline, hardDeadline: deadline + window)
             insertSorted(WindowModelEntry(id: nextID, deadline: deadline, window: window, entry: entry))
             live.append(nextID)
             nextID += 1
         case .remove(let index):
             let at = position(live[index])
             queue.remove(model[at].entry)
-            var removed: TimerQueue<Int>.Entry? = model.remove(at: at).entry
+            var removed: TimerQueue<ID>.Entry? = model.remove(at: at).entry
             queue.recycle(&removed)
             live.remove(at: index)
         case .reschedule(let index, let deadline, let window):
@@ -241,17 +247,17 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
         }
         if let broken = queue.checkInvariants() { return "invariant: \(broken)" }
         if queue.count != model.count { return "count \(queue.count), model \(model.count)" }
-        if queue.first?.payload != model.first?.id { return "first \(String(describing: queue.first?.payload)), model \(String(describing: model.first?.id))" }
+        if queue.first?.payload.value != model.first?.id { return "first \(String(describing: queue.first?.payload.value)), model \(String(describing: model.first?.id))" }
         let expectedCap = model.filter { !$0.suspended }.map(\.cap).min()
         if queue.earliestCap != expectedCap { return "earliest cap \(String(describing: queue.earliestCap)), model \(String(describing: expectedCap))" }
         for item in model where item.entry.isArmable == item.suspended {
             return "entry #\(item.id) armable: \(item.entry.isArmable), model suspended: \(item.suspended)"
         }
-        let ordered = queue.due(atOrBefore: .max).map(\.payload)
+        let ordered = queue.due(atOrBefore: .max).map(\.payload.value)
         if ordered != model.map(\.id) { return "order \(ordered), model \(model.map(\.id))" }
-        let due = queue.due(atOrBefore: 0).map(\.payload)
+        let due = queue.due(atOrBefore: 0).map(\.payload.value)
         if due != model.filter({ $0.deadline == 0 }).map(\.id) { return "due(<= 0) \(due)" }
-        if Set(queue.unorderedEntries.map(\.payload)) != Set(model.map(\.id)) { return "entries differ from the model's" }
+        if Set(queue.unorderedEntries.map(\.payload.value)) != Set(model.map(\.id)) { return "entries differ from the model's" }
     }
     // Removing every entry leaves nothing behind.
     for item in model { queue.remove(item.entry) }
@@ -323,14 +329,14 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
 
 /// A heap of many entries with several suspended near its root: the wake-up time is the earliest armable cap.
 @Test func timerQueueFindsTheEarliestArmableEntryPastSuspendedOnes() {
-    var queue = TimerQueue<Int>()
-    var entries: [TimerQueue<Int>.Entry] = []
+    var queue = TimerQueue<ID>()
+    var entries: [TimerQueue<ID>.Entry] = []
     var rng = SplitMix64(seed: 7)
     for id in 0..<500 {
         let deadline = rng.next() % 1_000
-        entries.append(queue.insert(id, deadline: deadline, hardDeadline: deadline))
+        entries.append(queue.insert(ID(id), deadline: deadline, hardDeadline: deadline))
     }
-    let byDeadline = entries.sorted { ($0.deadline, $0.payload) < ($1.deadline, $1.payload) }
+    let byDeadline = entries.sorted { ($0.deadline, $0.payload.value) < ($1.deadline, $1.payload.value) }
     for suspendedCount in 0..<20 {
         if suspendedCount > 0 { queue.suspend(byDeadline[suspendedCount - 1]) }
         #expect(queue.earliestCap == byDeadline[suspendedCount].deadline)
