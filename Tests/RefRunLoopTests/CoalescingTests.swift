@@ -4,6 +4,9 @@
 import Testing
 @testable import RefRunLoop
 
+/// A timer-queue payload (the queue holds class payloads); these tests look only at deadlines.
+private final class Tag {}
+
 /// All lists of `count` windows with starts in 0...3 and lengths in 0...2 (margins are 0 for windows this short).
 private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {
     let single = (0...3).flatMap { soft in (0...2).map { TimerCoalescing.Window(soft: UInt64(soft), hard: UInt64(soft + $0)) } }
@@ -14,8 +17,8 @@ private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {
 
 /// The loop's schedule: wake at the queue's earliest cap, fire every timer whose window has opened, repeat.
 private func greedyWakes(_ windows: [TimerCoalescing.Window]) -> (wakes: Int, early: Bool, late: Bool) {
-    var queue = TimerQueue<Int>()
-    var entries = windows.enumerated().map { queue.insert($0.offset, deadline: $0.element.soft, hardDeadline: $0.element.hard) }
+    var queue = TimerQueue<Tag>()
+    var entries = windows.enumerated().map { queue.insert(Tag(), deadline: $0.element.soft, hardDeadline: $0.element.hard) }
     var wakes = 0, early = false, late = false
     while let wake = queue.earliestCap {
         wakes += 1
@@ -61,9 +64,9 @@ private func fewestStabs(_ windows: [TimerCoalescing.Window]) -> Int {
 }
 
 @Test func aSuspendedTimerIsLeftOutOfTheWakeUpTime() {
-    var queue = TimerQueue<Int>()
-    let first = queue.insert(1, deadline: 100, hardDeadline: 100)
-    queue.insert(2, deadline: 200, hardDeadline: 200)
+    var queue = TimerQueue<Tag>()
+    let first = queue.insert(Tag(), deadline: 100, hardDeadline: 100)
+    queue.insert(Tag(), deadline: 200, hardDeadline: 200)
     #expect(queue.earliestCap == 100)
     queue.suspend(first)
     #expect(queue.earliestCap == 200)
@@ -78,8 +81,8 @@ private func fewestStabs(_ windows: [TimerCoalescing.Window]) -> Int {
     // 10 ms windows 100 µs apart: margin 1 ms, so the wake-up is at the first window's end less 1 ms (9 ms after its
     // start), and it fires the 91 timers whose windows have opened by then, each with at least 1 ms of its window left.
     let ms: UInt64 = 1_000_000
-    var queue = TimerQueue<Int>()
-    for index in 0..<200 { queue.insert(index, deadline: UInt64(index) * 100_000, hardDeadline: UInt64(index) * 100_000 + 10 * ms) }
+    var queue = TimerQueue<Tag>()
+    for index in 0..<200 { queue.insert(Tag(), deadline: UInt64(index) * 100_000, hardDeadline: UInt64(index) * 100_000 + 10 * ms) }
     #expect(queue.earliestCap == 9 * ms)
     #expect(queue.due(atOrBefore: 9 * ms).count == 91)
     // A short window's margin is 10 % of it, one of up to 20 ms 1 ms, a longer one 5 %; an empty window has none.
