@@ -29,8 +29,8 @@
 ///
 /// The payload is a class (the loop's is its timer): an entry's deinit then releases it as one reference. With any
 /// payload type, the entry class's deinit, which Swift does not specialise, looked up the metadata of `Payload?` in
-/// the runtime's generic-metadata cache on every entry freed, about 300 instructions per timer added and removed
-/// (callgrind, BM_Scale at N = 10,000).
+/// the runtime's generic-metadata cache on every entry freed (results/README.md, "The reference loop's history", has
+/// what that cost).
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload: AnyObject> {
@@ -188,7 +188,7 @@ struct TimerQueue<Payload: AnyObject> {
     ///
     /// A queue holding only its sorted run (timers without tolerance added in date order: the usual case, and the one
     /// every add and remove of such timers re-arms through) answers from the run's first entry alone, without the
-    /// three-way comparison of the heaps' roots and the run's (about a hundred instructions per call otherwise).
+    /// three-way comparison of the heaps' roots and the run's.
     @inline(__always)
     mutating func wakeUpTimes(withFirst: Bool) -> (cap: UInt64?, first: UInt64?) {
         guard exact.isEmpty && tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
@@ -235,13 +235,14 @@ struct TimerQueue<Payload: AnyObject> {
     /// Adds a payload. O(log n); O(1) amortised for an entry without tolerance whose deadline is the latest.
     @discardableResult
     mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
-        let entry: Entry
+        // One return per branch: with one `let` assigned in both, the compiler retained the entry for the enqueue
+        // and released it after (an atomic pair per insert).
         if let spare = spares.popLast() {
             spare.reuse(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
-            entry = spare
-        } else {
-            entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
+            enqueue(spare)
+            return spare
         }
+        let entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
         enqueue(entry)
         return entry
     }
