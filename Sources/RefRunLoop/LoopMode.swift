@@ -52,9 +52,13 @@ final class LoopMode {
         self.waitSet = waitSet
     }
 
-    /// Call with the loop's lock held after changing `observers`: the loop thread rebuilds its snapshots.
+    /// Call with the loop's lock held after changing `observers`: the loop thread rebuilds its snapshots. A load and a
+    /// store, not an atomic read-modify-write (a locked instruction on every observer added and removed): every bump is
+    /// made with the loop's lock held, so none is lost, and the loop's thread only compares the value with the one its
+    /// snapshots were built at (as ``RefRunLoop/itemLeftLocked()`` bumps `exitEpoch`).
+    @inline(__always)
     func observersChanged() {
-        observersVersion.wrappingAdd(1, ordering: .releasing)
+        observersVersion.store(observersVersion.load(ordering: .relaxed) &+ 1, ordering: .releasing)
     }
 
     /// The observers watching `activity` (a single activity bit) in call order, as a ready array, or nil when there
