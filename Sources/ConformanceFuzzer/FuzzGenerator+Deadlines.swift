@@ -221,10 +221,7 @@ extension Builder {
     /// TimedOut, its deadline past.
     private mutating func outerOverNested(_ lab: inout LabBlock) {
         let timeout = random.pick([0.001, 0.002])
-        lab.keeper(in: [FuzzGenerator.labMode, FuzzGenerator.deepMode])
-        lab.source()
-        if random.chance(50) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
-        lab.observer(FuzzGenerator.deepObserver, in: FuzzGenerator.deepMode)
+        let labObserver = random.chance(50)
         let nested: RunRequest
         switch random.below(3) {
         case 0: nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: .infinity, returnAfterSourceHandled: false)
@@ -233,7 +230,7 @@ extension Builder {
             nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: 10, returnAfterSourceHandled: false,
                                 took: .underTimeout(fraction: 0.5))
         }
-        lab.on("perform \(FuzzGenerator.labSource)", do: [.run(nested)])
+        labRunOverNested(&lab, timeout: timeout, nested: nested, labObserver: labObserver)
         if random.chance(50) {
             lab.on("\(FuzzGenerator.deepObserver).afterWaiting", do: [.stop])
         } else {
@@ -243,6 +240,19 @@ extension Builder {
             lab.on("\(FuzzGenerator.deepObserver).afterWaiting", do: [.thread(wait: .waiting, actions: [.stop])])
             lab.on("\(FuzzGenerator.deepObserver).beforeSources", nth: 3, do: [.mark("woken again")])
         }
+    }
+
+    /// The lab run of ``outerOverNested`` and ``outerOverTimedNested`` and its set-up: the keeper in `lab` and `deep`,
+    /// the lab source, whose perform runs `nested` (a run of `deep`), the `deep` observer (and, if asked, the lab
+    /// observer), the source's signal and the lab run with the outer deadline `timeout`, last in the scenario (the
+    /// deadline makes a wake-up). The constructions add the triggers that end the nested run, or mark its passes.
+    private mutating func labRunOverNested(_ lab: inout LabBlock, timeout: Double, nested: RunRequest,
+                                           labObserver: Bool) {
+        lab.keeper(in: [FuzzGenerator.labMode, FuzzGenerator.deepMode])
+        lab.source()
+        if labObserver { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
+        lab.observer(FuzzGenerator.deepObserver, in: FuzzGenerator.deepMode)
+        lab.on("perform \(FuzzGenerator.labSource)", do: [.run(nested)])
         lab.steps.append(.signal(FuzzGenerator.labSource))
         lab.run(FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
                 took: random.chance(50) ? .atLeastTimeout : nil)
@@ -398,18 +408,10 @@ extension Builder {
     /// BeforeSources marks it. (Last in any case: the nested run may end by its clock before its own wake-up is sent.)
     private mutating func outerOverTimedNested(_ lab: inout LabBlock) {
         let timeout = random.pick([0.001, 0.002])
-        lab.keeper(in: [FuzzGenerator.labMode, FuzzGenerator.deepMode])
-        lab.source()
-        lab.observer(FuzzGenerator.deepObserver, in: FuzzGenerator.deepMode)
-        lab.on("perform \(FuzzGenerator.labSource)",
-               do: [.run(RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: timeout * 5,
-                                    returnAfterSourceHandled: random.chance(30)))])
+        let nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: timeout * 5,
+                                returnAfterSourceHandled: random.chance(30))
+        labRunOverNested(&lab, timeout: timeout, nested: nested, labObserver: false)
         lab.on("\(FuzzGenerator.deepObserver).beforeSources", nth: 3, do: [.mark("woken again")])
-        lab.steps.append(.signal(FuzzGenerator.labSource))
-        lab.run(FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
-                took: random.chance(50) ? .atLeastTimeout : nil)
-        lab.sleeps = true
-        lab.last = true
     }
 }
 
