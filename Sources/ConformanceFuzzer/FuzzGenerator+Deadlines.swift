@@ -291,8 +291,26 @@ extension Builder {
     /// the past (it counts as now, later than the date that fired, so it is honoured) when its interval is 60 or 100 s,
     /// so that the next poll fires it again; or 100 s ahead when its interval is 1 ms, so that a poll after a stall of
     /// 2 ms, by which its grid date has passed, does not fire it. `zt` is in `lab` only (CF re-arms only the firing
-    /// mode for a date set in the callout: fuzz-known.yaml, cf.timer-redated-while-firing-not-armed).
+    /// mode for a date set in the callout: fuzz-known.yaml, cf.timer-redated-while-firing-not-armed). Or a one-shot
+    /// `zt` whose callout dates it 100 s ahead: it is invalidated after its callout all the same (rule
+    /// timer.one-shot-invalidated), which `isValid` and `contains` tell.
     private mutating func redateInCallout(_ lab: inout LabBlock) {
+        if random.chance(30) {
+            lab.items.append(LabItem(name: FuzzGenerator.labTimer,
+                                     kind: .timer(fire: -1, interval: random.pick([0.0, -1.0]), tolerance: nil,
+                                                  order: 0)))
+            lab.keeper(in: [FuzzGenerator.labMode])
+            if random.chance(40) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
+            lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)))
+            lab.on("fire \(FuzzGenerator.labTimer)",
+                   do: [.setNextFireDate(timer: FuzzGenerator.labTimer, seconds: 100)])
+            lab.run(FuzzGenerator.labMode, seconds: 0, rash: false)
+            lab.steps += [.query(.isValid(FuzzGenerator.labTimer)),
+                          .contains(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode))]
+            lab.run(FuzzGenerator.labMode, seconds: 0, rash: random.chance(30))
+            lab.steps.append(.invalidate(FuzzGenerator.labTimer))
+            return
+        }
         let earlier = random.chance(60)
         let interval = earlier ? random.pick([60.0, 100.0]) : 0.001
         lab.items.append(LabItem(name: FuzzGenerator.labTimer,
@@ -312,17 +330,21 @@ extension Builder {
     /// explains) found due when the timers change: added to `lab` dated in the past, or re-dated to the past by a
     /// step. It fires in the next poll of `lab`, as on CF, which arms at the fire date alone; a tolerance only delays a
     /// wake-up still to come. Not in a batch of fires nor a nested run, where a tolerance may delay it on ref (the
-    /// known divergence cf.timer-tolerance-ignored).
+    /// known divergence cf.timer-tolerance-ignored). A re-dated one is sometimes in `deep` too, added after `lab`,
+    /// and the poll is of `deep`: a new date moves the timer in every mode it is in (rule timer.set-next-fire-date).
     private mutating func toleranceDue(_ lab: inout LabBlock) {
         let redated = random.chance(60)
+        let twoModes = redated && random.chance(50)
+        let polled = twoModes ? FuzzGenerator.deepMode : FuzzGenerator.labMode
         lab.items.append(LabItem(name: FuzzGenerator.labTimer,
                                  kind: .timer(fire: redated ? 100 : -1, interval: random.pick([0.0, 100.0]),
                                               tolerance: random.pick([0.05, 0.2]), order: 0)))
-        lab.keeper(in: [FuzzGenerator.labMode])
+        lab.keeper(in: twoModes ? [FuzzGenerator.labMode, FuzzGenerator.deepMode] : [FuzzGenerator.labMode])
         if random.chance(40) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
         lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)))
+        if twoModes { lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.deepMode))) }
         if redated { lab.steps.append(.setNextFireDate(timer: FuzzGenerator.labTimer, seconds: -1)) }
-        lab.run(FuzzGenerator.labMode, seconds: 0, rash: random.chance(30))
+        lab.run(polled, seconds: 0, rash: random.chance(30))
     }
 
     /// A due timer `zt` (maybe after another, `zq`, made and added before it, so due first in the same batch) whose

@@ -40,7 +40,8 @@ public enum FuzzArea: String, CaseIterable, Sendable {
     case loops
     /// (1.1, 1.2) Main-thread scenarios: the case's loop is the main loop, each scenario in a worker of its own; blocks
     /// sent to the main dispatch queue (`dispatchMain`) from steps and callouts of scenarios that only poll, from the
-    /// helper thread or the ending timer's callout of sleeping ones; the main-loop and main-thread queries.
+    /// helper thread or the ending timer's callout of sleeping ones; a run nested in a main-queue block; the main-loop
+    /// and main-thread queries.
     case main
     /// (1.2) Time: a sleeping run ended by a timer that becomes due while it sleeps (dated a little after its
     /// creation, its callout stops the run), a sleeping run ended by its own short timeout (`took: atLeastTimeout`),
@@ -243,7 +244,18 @@ struct Builder {
         // An item invalidated before it is added (CF adds nothing, and creates no mode, for an invalid item).
         let invalidatable = names("source0", "source1", "timer", "observer")
         if steps.count < budget, !invalidatable.isEmpty, random.chance(12) {
-            steps.insert(.invalidate(random.pick(invalidatable)), at: 0)
+            let sources = names("source0", "source1")
+            let item = !sources.isEmpty && random.chance(50) ? random.pick(sources) : random.pick(invalidatable)
+            var first: [Action] = [.invalidate(item)]
+            // Sometimes added at once to the common modes, or to a mode that does not exist yet, and asked: CF returns
+            // before it looks a mode up for an invalid item (rule common.add-common-mode), so it is not a common item
+            // and no mode is made.
+            if has(.modes), has(.query), random.chance(50) {
+                first += random.chance(50)
+                    ? [.add(item: item, mode: .common), .contains(item: item, mode: .common)]
+                    : [.add(item: item, mode: .named(FuzzGenerator.otherMode)), .query(.allModes)]
+            }
+            steps.insert(contentsOf: first, at: 0)
         }
         if stallsPastTimer { addStalledPastTimer(steps: &steps, location: here) }
         var triggers: [Trigger] = []
@@ -327,6 +339,7 @@ struct Builder {
         if has(.deadline), steps.count + triggers.count == beforeNesting {
             addDeadlineConstruction(steps: &steps, triggers: &triggers, allowances: &allowances, location: here)
         }
+        if sendsToMainQueue, has(.nested), random.chance(50) { addRunNestedInMainQueueBlock(steps: &steps) }
         var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
                                 features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
                                 items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
@@ -620,6 +633,21 @@ struct Builder {
         default:
             return random.chance(30) ? .mark("m\(random.within(1...3))") : nil
         }
+    }
+
+    /// (main) A block sent to the main queue by the step just before the last run (a poll, which services the queue),
+    /// whose callout makes a zero-timeout run of `default`, one of the main loop's common modes, nested in it. Inside a
+    /// main-queue callout the queue is not serviced and does not count for the mode's emptiness (rule
+    /// main.nested-in-queue-callout): the nested run returns Finished at once when `default` holds nothing, and it
+    /// handles nothing for a block the callout sent before it (which runs in a later pass, or never, as the last run
+    /// is a poll), so with returnAfterSourceHandled it returns TimedOut, unless a source of `default` was signalled.
+    /// A run that serviced the queue there would return TimedOut for an empty mode and HandledSource for the block.
+    mutating func addRunNestedInMainQueueBlock(steps: inout [Action]) {
+        guard case .run? = steps.last else { return }
+        var actions: [Action] = [.mark("q4")]
+        if random.chance(75) { actions.append(.dispatchMain([.mark("q5")])) }
+        actions.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(75))))
+        steps.insert(.dispatchMain(actions), at: steps.count - 1)
     }
 
     /// A block sent to the main queue (`dispatchMain`): a mark, so the trace shows where it ran, and sometimes one more

@@ -172,6 +172,7 @@ struct FuzzTests {
     @Test func theGeneratorReachesTimeAndTheMainThread() throws {
         var mainThread = 0, sentToMainQueue = 0, endedByTimer = 0, endedByTimeout = 0, stalledPast = 0
         var calloutStalls = 0, negativeIntervals = 0, farPastRepeating = 0, invalidatedFirst = 0, unusedModeQueries = 0
+        var nestedInQueueBlock = 0, invalidAddedAndAsked = 0
         func isRun(_ action: Action) -> Bool {
             switch action {
             case .run(let request): return !Self.labModes.contains(request.mode)
@@ -208,7 +209,31 @@ struct FuzzTests {
                 if interval < 0 { negativeIntervals += 1 }
                 if interval > 0, fire < -interval { farPastRepeating += 1 }
             }
-            if case .invalidate? = scenario.steps.first { invalidatedFirst += 1 }
+            if case .invalidate(let item)? = scenario.steps.first {
+                invalidatedFirst += 1
+                // Sometimes added at once to the common modes, asked whether it is a common item, or to `work`, which
+                // does not exist yet, and the modes listed (rule common.add-common-mode).
+                if scenario.steps.count > 2, case .add(item, let mode) = scenario.steps[1] {
+                    switch scenario.steps[2] {
+                    case .contains(item, .common):
+                        invalidAddedAndAsked += 1
+                        #expect(mode == .common, "seed \(seed)")
+                    case .query(.allModes):
+                        invalidAddedAndAsked += 1
+                        #expect(mode == .named(FuzzGenerator.otherMode), "seed \(seed)")
+                    default: break
+                    }
+                }
+            }
+            // A run nested in a main-queue block sent by the step just before the last run, a poll, which services it.
+            if let step = scenario.steps.firstIndex(where: { step in
+                guard case .dispatchMain(let inner) = step else { return false }
+                return inner.contains { if case .mark("q4") = $0 { return true }; return false }
+            }) {
+                nestedInQueueBlock += 1
+                #expect(scenario.features.contains(.mainThread) && !sleeps, "seed \(seed)")
+                #expect(step == scenario.steps.count - 2 && isRun(scenario.steps[step + 1]), "seed \(seed)")
+            }
             // A block sent to the main queue from a sleeping scenario only by the helper thread or the ending timer.
             if sleeps, sends {
                 let elsewhere = scenario.steps.contains { if case .dispatchMain = $0 { return true }; return false }
@@ -278,9 +303,11 @@ struct FuzzTests {
         let counts = "main thread \(mainThread), main queue \(sentToMainQueue), ended by a timer \(endedByTimer), by a timeout "
             + "\(endedByTimeout), stalled past \(stalledPast), stalls in callouts \(calloutStalls), negative intervals "
             + "\(negativeIntervals), far-past repeating \(farPastRepeating), invalidated first \(invalidatedFirst), unused-mode "
-            + "queries \(unusedModeQueries)"
+            + "queries \(unusedModeQueries), runs nested in a main-queue block \(nestedInQueueBlock), invalid items added "
+            + "and asked \(invalidAddedAndAsked)"
         #expect([mainThread, sentToMainQueue, endedByTimer, endedByTimeout, stalledPast, calloutStalls, negativeIntervals,
-                 farPastRepeating, invalidatedFirst, unusedModeQueries].allSatisfy { $0 > 0 }, "\(counts)")
+                 farPastRepeating, invalidatedFirst, unusedModeQueries, nestedInQueueBlock,
+                 invalidAddedAndAsked].allSatisfy { $0 > 0 }, "\(counts)")
         // About one scenario in 25 is a main-thread one, each costing a worker process of its own.
         #expect(mainThread < 3000 / 10, "\(counts)")
     }
@@ -292,6 +319,7 @@ struct FuzzTests {
     @Test func theDeadlineAreaKeepsToItsOwnModes() throws {
         let labModes = Self.labModes
         var withLab = 0, last = 0, nan = 0, fullTimeout = 0, nestedInTimer = 0, crossThread = 0
+        var oneShotRedatedLater = 0, redatedInTwoModes = 0
         func isLabRun(_ action: Action) -> Bool {
             if case .run(let request) = action { return labModes.contains(request.mode) }
             return false
@@ -340,6 +368,21 @@ struct FuzzTests {
             if scenario.triggers.contains(where: { $0.event == "fire \(FuzzGenerator.labTimer)" && $0.actions.contains(where: isLabRun) }) {
                 nestedInTimer += 1
             }
+            let labTimer = scenario.items.first { $0.name == FuzzGenerator.labTimer }
+            if case .timer(_, let interval, _, _)? = labTimer?.kind, interval <= 0,
+               scenario.triggers.contains(where: { trigger in
+                   trigger.event == "fire \(FuzzGenerator.labTimer)"
+                       && trigger.actions.contains { if case .setNextFireDate(FuzzGenerator.labTimer, 100) = $0 { return true }; return false }
+               }) {
+                // A one-shot timer dated ahead in its callout: asked whether it is still valid.
+                oneShotRedatedLater += 1
+                #expect(scenario.steps.contains { if case .query(.isValid(FuzzGenerator.labTimer)) = $0 { return true }; return false },
+                        "seed \(seed)")
+            }
+            if scenario.steps.contains(where: { if case .add(FuzzGenerator.labTimer, .named(FuzzGenerator.deepMode)) = $0 { return true }; return false }),
+               scenario.steps.contains(where: { if case .setNextFireDate(FuzzGenerator.labTimer, _) = $0 { return true }; return false }) {
+                redatedInTwoModes += 1
+            }
             // Every other run (of this loop or posted to another) and helper thread comes after all the lab's runs,
             // or before all of them, and then the scenario has no helper thread.
             let others = scenario.steps.indices.filter { index in
@@ -367,8 +410,11 @@ struct FuzzTests {
             }, "seed \(seed)")
             #expect(!scenario.features.contains(.mainThread), "seed \(seed)")
         }
-        #expect([withLab, last, nan, fullTimeout, nestedInTimer, crossThread].allSatisfy { $0 > 0 },
-                "lab \(withLab), last \(last), NaN \(nan), full timeout \(fullTimeout), nested in a timer \(nestedInTimer), cross-thread \(crossThread)")
+        let counts = "lab \(withLab), last \(last), NaN \(nan), full timeout \(fullTimeout), nested in a timer "
+            + "\(nestedInTimer), cross-thread \(crossThread), one-shot re-dated later \(oneShotRedatedLater), "
+            + "re-dated in two modes \(redatedInTwoModes)"
+        #expect([withLab, last, nan, fullTimeout, nestedInTimer, crossThread, oneShotRedatedLater,
+                 redatedInTwoModes].allSatisfy { $0 > 0 }, "\(counts)")
     }
 
     /// Area `deadline`'s modes (FuzzGenerator+Deadlines.swift).
