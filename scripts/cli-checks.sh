@@ -235,6 +235,7 @@ check "mutation faults apply" 0 "set own .*faults, each text found exactly once"
 check "mutation blind faults apply" 0 "set blind .*faults, each text found exactly once" -- "$(dirname "$0")/mutation.sh" --check
 check "mutation: unknown set" 2 "is own, blind or all, not 'nope'" -- "$(dirname "$0")/mutation.sh" --set nope --check
 check "mutation: unknown fault" 2 "no fault 'nope'" -- "$(dirname "$0")/mutation.sh" --only nope
+check "mutation: a seed that is not a number" 2 "fuzz-seed needs a number" -- "$(dirname "$0")/mutation.sh" --fuzz 10 --fuzz-seed x --check
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the spec against our own semantic faults in `ref` (mutation testing).
 #
-#   scripts/mutation.sh [--set own|blind|all] [--only ID,...] [--format table|tsv] [--fuzz SECONDS] [--timeout S]
+#   scripts/mutation.sh [--set own|blind|all] [--only ID,...] [--format table|tsv] [--fuzz SECONDS [--fuzz-seed N]] [--timeout S]
 #   scripts/mutation.sh [--set own|blind|all] --list | --check
 #
 #   --set S          which faults: own (default for a run: scripts/mutation/faults.tsv), blind
@@ -15,7 +15,9 @@
 #                    --shrink-seconds 0` against each mutant: a fault is found when the fuzzer reports an unexplained
 #                    divergence (run twice, not shrunk: what is measured is how long finding takes); the table gives
 #                    the seconds it took to find it, the divergent scenario's trace length (the longer of the two
-#                    engines' traces) and the seed
+#                    engines' traces) and the seed. A divergence found when the time was up, not run again, is
+#                    "unconfirmed" and counts as not found.
+#   --fuzz-seed N    the fuzzer's first seed (default 1, as `runloop fuzz`): another seed fuzzes other scenarios
 #   --timeout S      watchdog per case for the spec runs (default 3 s: a mutant that hangs a case is killed by it)
 #
 # The faults are scripts/mutation/faults.tsv (set own) and scripts/mutation/faults-blind.tsv (set blind, written from
@@ -35,9 +37,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-mode=run only="" format=table fuzz_seconds="" case_timeout=3 set=""
+mode=run only="" format=table fuzz_seconds="" case_timeout=3 set="" fuzz_seed=1
 while (($#)); do
     case "$1" in
         --list) mode=list ;;
@@ -46,6 +48,7 @@ while (($#)); do
         --set) (($# >= 2)) || usage; set=$2; shift ;;
         --format) (($# >= 2)) || usage; format=$2; shift ;;
         --fuzz) (($# >= 2)) || usage; fuzz_seconds=$2; shift ;;
+        --fuzz-seed) (($# >= 2)) || usage; fuzz_seed=$2; shift ;;
         --timeout) (($# >= 2)) || usage; case_timeout=$2; shift ;;
         -h|--help) usage ;;
         *) echo "mutation: unknown argument '$1'" >&2; usage ;;
@@ -54,6 +57,7 @@ while (($#)); do
 done
 [[ $format == table || $format == tsv ]] || { echo "mutation: --format is table or tsv, not '$format'" >&2; exit 2; }
 [[ -z $fuzz_seconds || $fuzz_seconds =~ ^[1-9][0-9]{0,4}$ ]] || { echo "mutation: --fuzz needs a number of seconds" >&2; exit 2; }
+[[ $fuzz_seed =~ ^[0-9]{1,19}$ ]] || { echo "mutation: --fuzz-seed needs a number" >&2; exit 2; }
 [[ $case_timeout =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "mutation: --timeout needs a number of seconds" >&2; exit 2; }
 [[ -z $set || $set == own || $set == blind || $set == all ]] || { echo "mutation: --set is own, blind or all, not '$set'" >&2; exit 2; }
 # A run measures the own set unless told; listing and checking cover both files unless told.
@@ -174,15 +178,20 @@ spec_failures() {
 fuzz_finding() {
     local out=$1 json=$scratch/fuzz.json
     rm -rf "$scratch/fuzz-out"
-    "$binary" fuzz --engines cf,ref --time "$fuzz_seconds" --until-found --shrink-seconds 0 --out "$scratch/fuzz-out" --format json \
+    "$binary" fuzz --engines cf,ref --seed "$fuzz_seed" --time "$fuzz_seconds" --until-found --shrink-seconds 0 --out "$scratch/fuzz-out" --format json \
         >"$json" 2>/dev/null || true
     if ! jq -e '.findings' "$json" >/dev/null 2>&1; then
         echo "runner-error" >"$out"
         return
     fi
-    jq -r '[.findings[] | select(.explained_by == null)] |
-           if length == 0 then "missed"
-           else "found \(.[0].found_after_seconds) s, \(.[0].traces | [.[] | length] | max) lines, seed \(.[0].seed)" end' \
+    # Only a divergence run twice counts: one found when the time was up was not run again and may be
+    # nondeterministic (the mutant's trace differing from run to run), so it is "unconfirmed", not found.
+    jq -r '[.findings[] | select(.explained_by == null)] as $unexplained |
+           [$unexplained[] | select(.rechecked)] as $confirmed |
+           if ($confirmed | length) > 0 then
+               "found \($confirmed[0].found_after_seconds) s, \($confirmed[0].traces | [.[] | length] | max) lines, seed \($confirmed[0].seed)"
+           elif ($unexplained | length) > 0 then "unconfirmed"
+           else "missed" end' \
         "$json" >"$out"
 }
 
