@@ -133,6 +133,17 @@ struct FeaturelessEngine: RunLoopEngine {
 
 @Suite("Trace matching")
 struct TraceMatchingTests {
+    @Test func datesAreRelativeToTheCaseUnlessNoCaseCouldMakeThem() {
+        let epoch = 816_000_000.0
+        #expect(Trace.relative(0, epoch: epoch) == "none")
+        #expect(Trace.relative(epoch + 1.05, epoch: epoch) == "1.05")
+        #expect(Trace.relative(epoch - 250, epoch: epoch) == "-250.00")
+        // A constant wrong answer reads the same whatever the case's start.
+        #expect(Trace.relative(-1, epoch: epoch) == "absolute -1.00")
+        #expect(Trace.relative(-1, epoch: epoch + 3.7) == "absolute -1.00")
+        #expect(Trace.relative(epoch + 2e6, epoch: epoch) == "absolute 818000000.00")
+    }
+
     @Test func idleWakeCyclesAreRemovedAfterBeforeWaiting() {
         let actual = ["o.beforeWaiting", "o.afterWaiting", "o.beforeTimers", "o.beforeSources", "o.beforeWaiting",
                       "o.afterWaiting", "fire t", "o.exit"]

@@ -38,10 +38,18 @@ enum Trace {
         held ? "took \(assertion.spelling)" : "took \(seconds) (expected \(assertion.spelling))"
     }
 
-    /// Seconds relative to the case's start, to 0.01 s: cases choose dates far from a rounding boundary.
+    /// Seconds relative to the case's start, to 0.01 s: cases choose dates far from a rounding boundary. A date no
+    /// case makes, more than `farFromCase` from the case's start, is written as itself (`absolute -1.00`), so that a
+    /// constant wrong answer (-1, a date of another epoch) reads the same in every run instead of moving with the
+    /// clock.
     static func relative(_ date: Double, epoch: Double) -> String {
-        date == 0 ? "none" : String(format2: date - epoch)
+        if date == 0 { return "none" }
+        if abs(date - epoch) > farFromCase { return "absolute " + String(format2: date) }
+        return String(format2: date - epoch)
     }
+
+    /// 10^6 s, about 11.6 days: cases date timers at most an hour from their start.
+    static let farFromCase = 1e6
 
     static let queryWords: Set<String> = [
         "currentMode", "isWaiting", "allModes", "nextTimerFireDate", "fireDate", "tolerance", "isValid", "contains",
