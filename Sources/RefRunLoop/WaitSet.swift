@@ -99,14 +99,36 @@ struct WaitSet: ~Copyable {
     // MARK: Mode sets (with the loop's lock held)
 
     /// A new mode's set, holding the wake-up eventfd and a new timerfd (disarmed).
+    ///
+    /// CF's insert of its eventfd queues an entry on the new set's ready list only while a write is unread (its count
+    /// above 0). This eventfd is never read, so after its first write every insert queues an entry; one left there
+    /// would stay at the head of the list, and a later write would be reported from there, ahead of a descriptor that
+    /// became ready in between, where CF's set holds that descriptor first (case
+    /// wakeup.stale-edge.new-mode-set-nested). So unless a wake-up is pending (CF's count is above 0 then, and its
+    /// set has the entry too), the entry is taken off by a poll, the only one the new set can report (no descriptor,
+    /// the timerfd disarmed); if a claim was made meanwhile (CF's write then comes after its insert), the eventfd is
+    /// put back, which queues its entry again.
     func makeModeSet() -> ModeSet {
         let epollFD = Epoll.create()
         let timerFD = TimerFD.create()
         do {
-            try Epoll.add(epollFD, fd: wakeFD, token: Self.wakeToken)
             try Epoll.add(epollFD, fd: timerFD, token: Self.timerToken)
+            try Epoll.add(epollFD, fd: wakeFD, token: Self.wakeToken)
         } catch {
             fatalError("RefRunLoop: cannot register the wake-up and timer descriptors: \(error)")
+        }
+        let before = gate.snapshot()
+        if !before.pending {
+            _ = Epoll.waitForOne(epollFD, timeoutNanoseconds: 0)
+            let after = gate.snapshot()
+            if after.pending || after.claims != before.claims {
+                Epoll.remove(epollFD, fd: wakeFD)
+                do {
+                    try Epoll.add(epollFD, fd: wakeFD, token: Self.wakeToken)
+                } catch {
+                    fatalError("RefRunLoop: cannot register the wake-up descriptor: \(error)")
+                }
+            }
         }
         return ModeSet(epollFD: epollFD, timerFD: timerFD)
     }
