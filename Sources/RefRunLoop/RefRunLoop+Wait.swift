@@ -31,7 +31,7 @@ extension RefRunLoop {
         if !isMain && lifecycle == .open && modes.count == 1, let quiet = defaultMode.waitSet.deferralHorizon {
             horizon = quiet == .max || RefClock.nanoseconds < quiet ? quiet : nil
         }
-        waitSet.setDeferral(before: horizon)
+        waitSet.setDeferral(before: horizon, in: defaultMode.waitSet)
     }
 
     /// Before a change that could queue an edge other than the wake-up eventfd's (a mode created, a descriptor added,
@@ -39,7 +39,7 @@ extension RefRunLoop {
     /// comes first, as the write CF makes at once would. Caller holds `lock`.
     func disallowDeferralLocked() {
         lock.assertHeld()
-        waitSet.setDeferral(before: nil)
+        waitSet.setDeferral(before: nil, in: defaultMode.waitSet)
     }
 
     /// Sets whether `frame`, the innermost run, ignores wake-ups, and the gate with it. Loop thread only.

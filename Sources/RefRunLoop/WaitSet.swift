@@ -16,7 +16,7 @@
 //   `deferred`), as with libevent's active queue. CF writes at once; nothing can tell the difference, since a claim
 //   is deferred only if a clock reading after it is before the horizon (so its edge would have preceded the timer's),
 //   and any change that could put another edge in a set earlier writes a deferred wake-up first
-//   (``WaitSet/setDeferral(before:)``).
+//   (``WaitSet/setDeferral(before:in:)``).
 // - the timerfd is never read either (setting it clears its expiry count), and it is disarmed when the mode has no
 //   timer left, so removing the last timer leaves no stale expiry behind (CF's does: __CFArmNextTimerInMode 2451-63,
 //   CFRunLoop.c at swift-6.3.1-RELEASE).
@@ -89,11 +89,23 @@ struct WaitSet: ~Copyable {
     /// sets could queue an edge (the armed timerfd's time, `.max` for none); nil while one may be queued at any time.
     /// Disallowing, and changing the horizon (made with deferral disallowed: ``WakeGate/allowDeferral(before:)``),
     /// write a deferred claim now, so that its edge comes before any edge the caller's change may queue, as the write
-    /// CF makes at once would. Unchanged deferral costs one load. With the loop's lock held.
-    func setDeferral(before horizon: UInt64?) {
+    /// CF makes at once would (``writeDeferred(in:)``). `set` is the set claims are deferred for: a loop defers only
+    /// while it has one mode. Unchanged deferral costs one load. With the loop's lock held.
+    func setDeferral(before horizon: UInt64?, in set: ModeSet) {
         if let horizon, gate.allowsDeferral(before: horizon) { return }
-        if gate.disallowDeferral() { write() }
+        if gate.disallowDeferral() { writeDeferred(in: set) }
         if let horizon { gate.allowDeferral(before: horizon) }
+    }
+
+    /// Writes a deferred claim now. CF wrote it when it was made, before the horizon, so before the expiry of the
+    /// timerfd armed at the horizon; if the clock has reached that time since (a callout that ran past it), the
+    /// expiry's entry may be on `set`'s list ahead of the write's, so the timerfd is taken out and put back, which
+    /// queues its entry again behind the write's (an expired timerfd is readable). Those two are the only entries a
+    /// set that defers can hold (case wakeup.deferred.written-after-horizon-port-added). With the loop's lock held.
+    private func writeDeferred(in set: ModeSet) {
+        write()
+        guard let armed = set.armedDeadline, armed != 0, armed <= RefClock.nanoseconds else { return }
+        set.requeueTimer()
     }
 
     // MARK: Mode sets (with the loop's lock held)
@@ -136,10 +148,10 @@ struct WaitSet: ~Copyable {
     /// Arms `set`'s timerfd at `deadline` (nil: disarms it, unless it expired already), noting the expiries that may
     /// be queued on its ready list: the old arming's if it passed unreported, the new one's if it is due at `now`.
     /// A new arming moves the deferral horizon, so a deferred wake-up is written first (its edge goes first); the
-    /// caller sets the deferral again afterwards (``setDeferral(before:)``). With the loop's lock held.
+    /// caller sets the deferral again afterwards (``setDeferral(before:in:)``). With the loop's lock held.
     @inline(__always)
     func arm(_ set: ModeSet, at deadline: UInt64?, now: UInt64) {
-        if deadline != nil { setDeferral(before: nil) }
+        if deadline != nil { setDeferral(before: nil, in: set) }
         let old = set.armedDeadline.flatMap { $0 == 0 ? nil : $0 }
         if let old, old <= now { set.noteTimerEdgeQueued() }
         if let deadline, deadline <= now { set.noteTimerEdgeQueued() }
@@ -158,7 +170,7 @@ struct WaitSet: ~Copyable {
     /// descriptor) stays registered once. A descriptor the caller closed or that cannot be polled is not registered
     /// (like CF, its source just never fires). With the loop's lock held.
     func register(_ fd: Int32, in set: ModeSet, modeName: String) {
-        setDeferral(before: nil)  // the descriptor may become ready at any time
+        setDeferral(before: nil, in: set)  // the descriptor may become ready at any time
         switch Epoll.addForeign(set.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
         case 0, EEXIST:
             // EEXIST: registered already by another source with the same descriptor.
@@ -423,6 +435,18 @@ struct WaitSet: ~Copyable {
         /// The timerfd's expiry was reported: it stays expired until set again. With the loop's lock held.
         func noteExpiryReported() {
             armedDeadline = 0
+        }
+
+        /// Takes the timerfd's entry off the ready list and adds the timerfd again, which queues its entry at the
+        /// list's tail if it has expired (and at its expiry if not). With the loop's lock held.
+        func requeueTimer() {
+            Epoll.remove(epollFD, fd: timerFD)
+            do {
+                try Epoll.add(epollFD, fd: timerFD, token: WaitSet.timerToken)
+            } catch {
+                fatalError("RefRunLoop: cannot register the timer descriptor again: \(error)")
+            }
+            noteTimerEdgeQueued()
         }
 
         /// Takes a version-1 descriptor out of the set (CF: __CFPortSetRemove). With the loop's lock held.

@@ -99,7 +99,7 @@ private final class SpinFixture {
     let set = f.waitSet.makeModeSet()
     defer { set.close() }
     f.waitSet.gate.open()
-    f.waitSet.setDeferral(before: .max)
+    f.waitSet.setDeferral(before: .max, in: set)
     f.waitSet.wake()  // the loop is awake and deferrable: deferred, no write
     let written = f.waitSet.writes.load(ordering: .relaxed)
     #expect(written == 0)

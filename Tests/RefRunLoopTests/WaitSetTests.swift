@@ -111,7 +111,7 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     defer { set.close() }
     #expect(poll(f, set) == .timeout)
     f.waitSet.gate.open()
-    f.waitSet.setDeferral(before: .max)
+    f.waitSet.setDeferral(before: .max, in: set)
     f.waitSet.wake()
     #expect(writes(f) == 0)
     // Reported by the next wait without a system call, and counted as written.
@@ -138,7 +138,7 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     f.waitSet.arm(set, at: far, now: RefClock.nanoseconds)
     #expect(set.deferralHorizon == far)
     f.waitSet.gate.open()
-    f.waitSet.setDeferral(before: far)
+    f.waitSet.setDeferral(before: far, in: set)
     // Claimed an hour before the timerfd can expire: deferred, and reported by the next wait without a system call.
     f.waitSet.wake()
     #expect(writes(f) == 0)
@@ -147,10 +147,10 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     // The same horizon again changes nothing; a claim deferred under it stays deferred.
     f.waitSet.gate.open()
     f.waitSet.wake()
-    f.waitSet.setDeferral(before: far)
+    f.waitSet.setDeferral(before: far, in: set)
     #expect(writes(f) == 1)
     // A new horizon is set with deferral disallowed: the deferred claim is written first.
-    f.waitSet.setDeferral(before: far + 1)
+    f.waitSet.setDeferral(before: far + 1, in: set)
     #expect(writes(f) == 2)
     #expect(poll(f, set) == .wakeUp)
     #expect(poll(f, set) == .timeout)
@@ -165,7 +165,7 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     let now = RefClock.nanoseconds
     f.waitSet.arm(set, at: now, now: now)
     f.waitSet.gate.open()
-    f.waitSet.setDeferral(before: now)
+    f.waitSet.setDeferral(before: now, in: set)
     f.waitSet.wake()
     #expect(writes(f) == 1)
     // The timer's edge came first, so it is reported first, then the wake-up.
