@@ -142,6 +142,9 @@ struct TraceMatchingTests {
         #expect(Trace.relative(-1, epoch: epoch) == "absolute -1.00")
         #expect(Trace.relative(-1, epoch: epoch + 3.7) == "absolute -1.00")
         #expect(Trace.relative(epoch + 2e6, epoch: epoch) == "absolute 818000000.00")
+        // An engine whose dates count from the boot (a case's start 36,613 s in): -1 is still no date.
+        #expect(Trace.relative(-1, epoch: 36_613.5) == "absolute -1.00")
+        #expect(Trace.relative(36_614.5, epoch: 36_613.5) == "1.00")
     }
 
     @Test func idleWakeCyclesAreRemovedAfterBeforeWaiting() {

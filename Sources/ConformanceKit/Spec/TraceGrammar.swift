@@ -39,12 +39,13 @@ enum Trace {
     }
 
     /// Seconds relative to the case's start, to 0.01 s: cases choose dates far from a rounding boundary. A date no
-    /// case makes, more than `farFromCase` from the case's start, is written as itself (`absolute -1.00`), so that a
+    /// case makes, negative (before the engine's reference date: CF's is 2001, an engine on a monotonic clock has
+    /// the boot) or more than `farFromCase` from the case's start, is written as itself (`absolute -1.00`), so that a
     /// constant wrong answer (-1, a date of another epoch) reads the same in every run instead of moving with the
     /// clock.
     static func relative(_ date: Double, epoch: Double) -> String {
         if date == 0 { return "none" }
-        if abs(date - epoch) > farFromCase { return "absolute " + String(format2: date) }
+        if date < 0 || abs(date - epoch) > farFromCase { return "absolute " + String(format2: date) }
         return String(format2: date - epoch)
     }
 
