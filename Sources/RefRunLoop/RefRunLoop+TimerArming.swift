@@ -71,16 +71,27 @@ extension RefRunLoop {
             return
         }
         if mayDefer, let desired, let armed = set.armedDeadline, armed != 0, armed < desired, isCurrentThread {
-            // Whether the armed time has passed makes no difference, so the clock is not read: if it has, its expiry
-            // may be queued, and the re-arming before the next wait notes it, as it notes one that comes between now
-            // and that wait.
-            set.rearmPending.store(true, ordering: .relaxed)
+            // CF re-arms now. Whether the armed time has passed at this moment (read once per deferral, not per
+            // change) tells, when the re-arming is made, whether an expiry at that time is one CF's timerfd made too.
+            if !set.rearmPending.load(ordering: .relaxed) {
+                set.armedTimePassedAtDeferral = armed <= RefClock.nanoseconds
+                set.rearmPending.store(true, ordering: .relaxed)
+            }
             return
         }
+        let deferred = set.rearmPending.load(ordering: .relaxed)
         set.rearmPending.store(false, ordering: .relaxed)
+        let now = RefClock.nanoseconds
+        // The armed time passed after the deferral: its expiry, which CF's timerfd (re-armed at the deferral) never
+        // made, may be queued ahead of what became ready since. Its entry is put back after the arming, at the tail
+        // if the new time has passed too (then behind a port that became ready after that time as well, where CF's
+        // is ahead of it: the one order this cannot restore) (case timer.deferred-rearm.expiry-after-deferral).
+        let requeue = deferred && !set.armedTimePassedAtDeferral
+            && set.armedDeadline.map { armed in armed != 0 && armed <= now } == true
         // Writes a deferred wake-up first when arming (its edge goes first), and notes the expiries that may be queued;
         // then claims may be deferred again, until the new arming's time (RefRunLoop+Wait.swift, WakeGate).
-        waitSet.arm(set, at: desired, now: RefClock.nanoseconds)
+        waitSet.arm(set, at: desired, now: now)
+        if requeue { set.requeueTimer() }
         updateDeferralLocked()
     }
 

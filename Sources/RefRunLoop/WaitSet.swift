@@ -395,6 +395,11 @@ struct WaitSet: ~Copyable {
         /// with the loop's lock held; read by the loop's thread without it before each wait in this mode (only it
         /// sets the flag, so it cannot miss its own setting).
         let rearmPending = Atomic<Bool>(false)
+        /// Whether the armed time had passed when the re-arming now pending was deferred (read when `rearmPending`
+        /// is set). If it had not, an expiry at that time came after CF's re-arming, which CF's timerfd never made,
+        /// and is put behind what became ready meanwhile when the re-arming is made (``requeueTimer()``). Protected by
+        /// the owning loop's lock.
+        var armedTimePassedAtDeferral = false
         /// Whether an expiry of `timerFD` may still be queued on `epollFD`'s ready list (bit 0), and a generation
         /// (the other bits) bumped whenever one may have been queued. An expiry queues the timerfd's entry at the
         /// tail of the ready list, and it stays there, ahead of later-ready ports, until a wait on this set reaches
