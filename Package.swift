@@ -54,9 +54,9 @@ let package = Package(
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
         // Release builds skip Swift's dynamic exclusivity checks in the reference loop: every mutable property says
         // which lock protects it or which thread it is confined to, so each access is exclusive by construction, and
-        // the check is a thread-local access-set insertion per class-property access (what it cost: results/README.md,
-        // "The reference loop's history"). Debug builds, which the tests, the spec runs and the lock assertions use,
-        // keep checking every access.
+        // the check is a thread-local access-set insertion per class-property access (what it cost:
+        // journal/2026-11-27-reference-loop-history.md). Debug builds, which the tests, the spec runs and the lock
+        // assertions use, keep checking every access.
         .target(
             name: "RefRunLoop",
             dependencies: ["CRunLoopSystem", "RefRunLoopABI"],
@@ -136,5 +136,7 @@ let package = Package(
         .testTarget(name: "CompareTests", dependencies: ["ResultsKit", "CompareKit", "ReportKit", "MarkupKit"]),
         .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
+        // Keeps the docs for users: README's length, no dated figure in the user docs, every link and script path valid.
+        .testTarget(name: "DocsTests"),
     ]
 )

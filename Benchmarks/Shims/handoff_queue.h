@@ -11,7 +11,8 @@
 // out, so a wake-up posted during a drain is never lost.
 //
 // The queue counts its batches (drains that took at least one item): items per batch is how many items a wake-up of
-// the loop served, and the family's items per second follows it across engines (results/README.md: `items_per_batch`).
+// the loop served, and the family's items per second follows it across engines (Benchmarks/README.md:
+// `items_per_batch`).
 #ifndef RUNLOOPSUITE_HANDOFF_QUEUE_H
 #define RUNLOOPSUITE_HANDOFF_QUEUE_H
 

@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// Two implementations behind one `withLock`, so every caller takes and releases it the same way in both:
 /// - release builds: the standard library's `Mutex`, a futex word stored inline; creating an item allocates no
-///   mutex and an uncontended acquisition is one compare-exchange (results/README.md, "The reference loop's
-///   history", has what it saved). `assertHeld()` and `assertNotHeld()` compile to nothing;
+///   mutex and an uncontended acquisition is one compare-exchange (journal/2026-11-27-reference-loop-history.md
+///   has what it saved). `assertHeld()` and `assertNotHeld()` compile to nothing;
 /// - debug builds, which the tests, the spec runs, the mutation and coverage scripts and the ThreadSanitizer stress
 ///   runs use: a pthread mutex that records its owner thread, so that `assertHeld()` stops the process when the
 ///   calling thread does not hold the lock (a "...Locked" function called without `withLock`), and a second
@@ -93,7 +93,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     /// Checked in debug builds only (see above). Transparent, and without the debug build's parameters, so that the
     /// call is gone before the optimizer weighs its callers for inlining: an empty `@inline(__always)` function with
-    /// default arguments still changed those decisions (results/README.md, "The reference loop's history").
+    /// default arguments still changed those decisions (journal/2026-11-27-reference-loop-history.md).
     @_transparent
     borrowing func assertHeld() {}
 

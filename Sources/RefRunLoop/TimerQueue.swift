@@ -29,8 +29,8 @@
 ///
 /// The payload is a class (the loop's is its timer): an entry's deinit then releases it as one reference. With any
 /// payload type, the entry class's deinit, which Swift does not specialise, looked up the metadata of `Payload?` in
-/// the runtime's generic-metadata cache on every entry freed (results/README.md, "The reference loop's history", has
-/// what that cost).
+/// the runtime's generic-metadata cache on every entry freed (journal/2026-11-27-reference-loop-history.md has what
+/// that cost).
 ///
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload: AnyObject> {

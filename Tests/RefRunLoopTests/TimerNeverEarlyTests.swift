@@ -1,7 +1,7 @@
 // The reference loop never fires a timer before its fire date (a timer fires within [fire date, fire date +
 // tolerance]: RefRunLoopTimer.tolerance). CF on Linux does, preempted between its two clock reads (a finding of the
-// benchmarks, results/README.md); this is where ref's guarantee is checked, deterministically: every fire is
-// compared with its date on the loop's own clock, whatever the scheduling.
+// benchmarks, journal/2026-11-21-first-baseline.md); this is where ref's guarantee is checked, deterministically:
+// every fire is compared with its date on the loop's own clock, whatever the scheduling.
 
 import Foundation
 import Testing
