@@ -133,7 +133,12 @@ let package = Package(
                            "ConformanceTestSupport"]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
-        .testTarget(name: "CompareTests", dependencies: ["ResultsKit", "CompareKit", "ReportKit", "MarkupKit"]),
+        // What the ResultsKit, CompareKit and ReportKit tests share: fixture CSVs, the `runloop` binary built next to
+        // them, and checks of XML and of figures.
+        .target(name: "BenchTestSupport", dependencies: ["ResultsKit"], path: "Tests/BenchTestSupport"),
+        .testTarget(name: "ResultsKitTests", dependencies: ["ResultsKit", "BenchTestSupport"]),
+        .testTarget(name: "CompareKitTests", dependencies: ["CompareKit", "ResultsKit", "BenchTestSupport"]),
+        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ResultsKit", "MarkupKit", "BenchTestSupport"]),
         .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
         // Keeps the docs for users: README's length, no dated figure in the user docs, every link and script path valid.

@@ -302,235 +302,19 @@ public struct FuzzCampaign: Sendable {
     /// cannot be written or an output file cannot be.
     public func run(progress: (@Sendable (FuzzProgress) -> Void)? = nil,
                     onEvent: ((FuzzEvent) -> Void)? = nil) throws -> FuzzSummary {
-        let started = options.startedAt ?? WorkerProcess.monotonicNanoseconds()
-        func now() -> UInt64 { WorkerProcess.monotonicNanoseconds() }
-        func elapsed() -> Double { Double(now() &- started) / 1e9 }
-        let deadline = options.seconds.map { started + UInt64($0 * 1e9) }
-        let interrupt = options.interrupt
-        let keepGoing: @Sendable () -> Bool = {
-            if interrupt?.signal != nil { return false }
-            if let deadline, WorkerProcess.monotonicNanoseconds() >= deadline { return false }
-            return true
+        let campaign = FuzzCampaignRun(self, onEvent: onEvent)
+        while campaign.wantsMore {
+            guard var batch = try campaign.runBatch() else { break }
+            let divergent = campaign.tally(batch)
+            let fresh = campaign.setAsideKnownDefects(divergent, in: &batch)
+            for position in try campaign.recheck(fresh, in: batch) {
+                try campaign.classifyAndShrink(position)
+            }
+            progress?(campaign.progress)
+            if options.stopAtFirstUnexplained, campaign.shrunkUnexplained { break }
         }
-        let generator = FuzzGenerator(shape: options.shape)
-        let engines = options.engines.map(\.name)
-        var summary = FuzzSummary(engines: engines, firstSeed: options.seed, scenarios: 0,
-                                  skipped: 0, hung: [], failedEverywhere: [], nondeterministic: [], findings: [], seconds: 0)
-        func timed<T>(_ slot: WritableKeyPath<FuzzTiming, Double>, _ body: () throws -> T) rethrows -> T {
-            let start = now()
-            defer { summary.timing[keyPath: slot] += Double(now() - start) / 1e9 }
-            return try body()
-        }
-        /// The defects found so far, by the departures their findings' runs (as found, and shrunk) give with the
-        /// dead kinds so far, each with the seed of its first finding: a later divergence that departs the same way
-        /// is that defect and is not shrunk again. Only unexplained findings (no known divergence may explain them).
-        func knownDeparture(_ defect: String, dead: [String: [String]]) -> UInt64? {
-            for finding in summary.findings where finding.isUnexplained && finding.knownCandidates.isEmpty {
-                if case .sameDefect = finding.shrinkState { continue }
-                let asFound = FuzzDefects.defect(runs: finding.scenarioRuns, engines: engines,
-                                                 specCase: finding.scenario, explanation: nil, deadKinds: dead)
-                let shrunk = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.shrunk,
-                                                explanation: nil, deadKinds: dead)
-                if defect == asFound || defect == shrunk { return finding.seed }
-            }
-            return nil
-        }
-        // One case file per distinct case: findings that shrank to the same one point to the first one's file.
-        var written: [String: String] = [:]
-        func writeOnce(_ finding: inout FuzzFinding) throws {
-            guard let directory = options.outDirectory else { return }
-            if let file = written[finding.signature] {
-                finding.file = file
-            } else {
-                let file = try write(finding, to: directory)
-                written[finding.signature] = file
-                finding.file = file
-            }
-        }
-        /// Whether an unexplained finding has been shrunk (`stopAtFirstUnexplained`).
-        var shrunkUnexplained = false
-        while true {
-            if let count = options.count, summary.scenarios >= count { break }
-            guard keepGoing() else { break }
-            var size = min(options.batchSize, options.count.map { $0 - summary.scenarios } ?? options.batchSize)
-            if let deadline {
-                let left = Double(deadline &- now()) / 1e9
-                if summary.scenarios == 0 {
-                    size = min(size, FuzzOptions.firstBatchSize)
-                } else {
-                    let perScenario = summary.timing.running / Double(summary.scenarios)
-                    size = min(size, max(1, Int(left / 4 / max(perScenario, 0.001))))
-                }
-            }
-            let seeds = (0..<size).map { options.seed &+ UInt64(summary.scenarios + $0) }
-            let scenarios = seeds.map(generator.scenario)
-            let results = try timed(\.running) { try execute(scenarios, while: keepGoing) }
-            summary.batches += 1
-            // A batch an interrupt cut short is not counted: a signal sent to the whole process group may have
-            // reached its workers too (the command's workers ignore SIGINT and SIGTERM, other callers' may not).
-            if interrupt?.signal != nil { break }
-            summary.scenarios += results.count
-            var divergent: [Int] = []
-            for (index, runs) in results.enumerated() {
-                if runs.contains(where: \.isSkip) {
-                    summary.skipped += 1
-                } else if runs.allSatisfy({ $0.status == .ended(.timeout) }) {
-                    summary.hung.append(seeds[index])
-                } else if Self.diverges(runs) {
-                    divergent.append(index)
-                } else if runs[0].status != .done {
-                    let detail = runs[0].detail?.split(separator: "\n").first.map { ": \($0)" } ?? ""
-                    summary.failedEverywhere.append((seeds[index], "\(runs[0].status)" + detail))
-                }
-            }
-            // Each divergence is reported at once. One that departs as a defect already found (and no known
-            // divergence could explain) is that defect: counted for it, not run again, not shrunk.
-            // The census's verdict costs a pass over every distinct run so far, a cost that grows with the campaign:
-            // asked only when there is something to name. Asked after every batch, it was 61 % of a 30-minute
-            // campaign's time (the summary's "other"); 180 s campaigns, cf,ref, seed 777, 2026-11-27, loaded machine:
-            // "other" 42.9 s and 11,307 scenarios before, 7.6 s and 14,028 after.
-            let dead = divergent.isEmpty ? [:] : census.deadKinds
-            var fresh: [(index: Int, candidates: [KnownDivergence], defect: String)] = []
-            for index in divergent {
-                let candidates = FuzzKnown.candidates(in: options.known, for: scenarios[index],
-                                                      first: results[index][0].trace,
-                                                      second: results[index].count > 1 ? results[index][1].trace : [])
-                let defect = FuzzDefects.defect(runs: results[index], engines: engines, specCase: scenarios[index],
-                                                explanation: nil, deadKinds: dead)
-                if let first = knownDeparture(defect, dead: dead) {
-                    var finding = FuzzFinding(seed: seeds[index], scenario: scenarios[index], runs: results[index],
-                                              explanation: nil)
-                    finding.shrunk = Self.specCase(scenarios[index], runs: results[index], seed: seeds[index],
-                                                   engines: engines)
-                    finding.rechecked = false
-                    finding.foundAfter = elapsed()
-                    finding.defect = defect
-                    finding.knownCandidates = candidates.map(\.id)
-                    finding.shrinkState = .sameDefect(as: first)
-                    summary.findings.append(finding)
-                    onEvent?(.found(finding, newDefect: false))
-                } else {
-                    fresh.append((index, candidates, defect))
-                }
-            }
-            // Run each other divergent scenario again: an engine that disagrees with itself makes the divergence
-            // noise. Those the time limit leaves no run for are reported as found, not run again.
-            let again = try timed(\.rechecking) {
-                try execute(fresh.map { scenarios[$0.index] }, while: keepGoing)
-            }
-            let interruptedInRecheck = interrupt?.signal != nil
-            let foundAfter = elapsed()
-            // Report each at once; the first of each new departure is classified and shrunk below.
-            var toShrink: [Int] = []
-            for (position, divergence) in fresh.enumerated() {
-                let index = divergence.index
-                let rechecked = position < again.count && !interruptedInRecheck
-                if rechecked, again[position] != results[index] {
-                    summary.nondeterministic.append(seeds[index])
-                    continue
-                }
-                var finding = FuzzFinding(seed: seeds[index], scenario: scenarios[index], runs: results[index],
-                                          explanation: nil)
-                finding.shrunk = Self.specCase(scenarios[index], runs: results[index], seed: seeds[index],
-                                               engines: engines)
-                finding.rechecked = rechecked
-                finding.foundAfter = foundAfter
-                finding.knownCandidates = divergence.candidates.map(\.id)
-                finding.defect = divergence.defect
-                var newDefect = true
-                if let first = knownDeparture(finding.defect, dead: dead) {
-                    // An earlier divergence of this batch departs the same way.
-                    finding.shrinkState = .sameDefect(as: first)
-                    newDefect = false
-                } else if !keepGoing() {
-                    Self.leaveUnshrunk(&finding, candidates: divergence.candidates)
-                } else {
-                    toShrink.append(summary.findings.count)
-                }
-                summary.findings.append(finding)
-                onEvent?(.found(finding, newDefect: newDefect))
-            }
-            for position in toShrink {
-                var finding = summary.findings[position]
-                let candidates = options.known.filter { finding.knownCandidates.contains($0.id) }
-                if shrunkUnexplained, options.stopAtFirstUnexplained {
-                    Self.leaveUnshrunk(&finding, candidates: candidates)
-                    summary.findings[position] = finding
-                    continue
-                }
-                // It may depart as a finding shrunk just before it: the same defect, not classified nor shrunk.
-                if let first = knownDeparture(finding.defect, dead: census.deadKinds), first != finding.seed {
-                    finding.shrinkState = .sameDefect(as: first)
-                    summary.findings[position] = finding
-                    continue
-                }
-                // Classify first (one run per counterfactual): an explained divergence whose explanation an earlier
-                // finding has, or an unexplained one that departs as an earlier one, is not shrunk again.
-                var explanation: KnownDivergence?
-                if !candidates.isEmpty, keepGoing() {
-                    var unrun = Set<String>()
-                    explanation = try timed(\.shrinking) {
-                        try classify(finding.scenario, finding.scenarioRuns, while: keepGoing, unrun: &unrun)
-                    }
-                    if explanation == nil, unrun.isEmpty { finding.knownCandidates = [] }
-                }
-                if !keepGoing() {
-                    Self.leaveUnshrunk(&finding, candidates: candidates)
-                    if let explanation {
-                        finding.explanation = explanation
-                        finding.possibleExplanations = []
-                        finding.defect = "explained: \(explanation.id)"
-                    }
-                } else if let explanation, let first = summary.findings.first(where: {
-                    if case .sameDefect = $0.shrinkState { return false }
-                    return $0.seed != finding.seed && $0.explanation?.id == explanation.id
-                }) {
-                    finding.explanation = explanation
-                    finding.defect = "explained: \(explanation.id)"
-                    finding.shrinkState = .sameDefect(as: first.seed)
-                } else if explanation == nil, finding.knownCandidates.isEmpty,
-                          let first = knownDeparture(finding.defect, dead: census.deadKinds), first != finding.seed {
-                    // It departs as a finding shrunk before it (or classified unexplained): the same defect.
-                    finding.shrinkState = .sameDefect(as: first)
-                } else {
-                    var shrinkEnd = now() + UInt64(options.shrinkSeconds * 1e9)
-                    if let deadline { shrinkEnd = min(shrinkEnd, now() + (deadline &- now()) / 2) }
-                    var shrunk = try timed(\.shrinking) {
-                        try shrink(finding.scenario, runs: finding.scenarioRuns, seed: finding.seed,
-                                   deadline: deadline, budgetEnd: shrinkEnd,
-                                   classified: candidates.isEmpty || finding.knownCandidates.isEmpty
-                                       || explanation != nil,
-                                   explanation: explanation)
-                    }
-                    shrunk.rechecked = finding.rechecked
-                    shrunk.knownCandidates = finding.knownCandidates
-                    shrunk.foundAfter = finding.foundAfter
-                    shrunk.shrunkAfter = elapsed()
-                    finding = shrunk
-                    shrunkUnexplained = shrunkUnexplained || finding.isUnexplained
-                    try timed(\.writing) { try writeOnce(&finding) }
-                    summary.findings[position] = finding
-                    onEvent?(.shrunk(finding))
-                    continue
-                }
-                summary.findings[position] = finding
-            }
-            progress?(FuzzProgress(scenarios: summary.scenarios, divergences: summary.findings.count,
-                                   explained: summary.explained.count,
-                                   nondeterministic: summary.nondeterministic.count, elapsed: elapsed()))
-            if options.stopAtFirstUnexplained, shrunkUnexplained { break }
-        }
-        // The findings left unshrunk get their case files too.
-        for index in summary.findings.indices where summary.findings[index].file == nil {
-            if case .sameDefect = summary.findings[index].shrinkState { continue }
-            try timed(\.writing) { try writeOnce(&summary.findings[index]) }
-        }
-        summary.nameDefects(deadKinds: census.deadKinds)
-        summary.interrupted = interrupt?.signal
-        summary.reachedTimeLimit = deadline.map { now() >= $0 } ?? false
-        summary.seconds = elapsed()
-        summary.timing.total = summary.seconds
-        return summary
+        try campaign.writeUnwritten()
+        return campaign.finish()
     }
 
     /// A finding left as found (time limit, interrupt, or a campaign ending at its first unexplained divergence): not
@@ -624,36 +408,15 @@ public struct FuzzCampaign: Sendable {
                 state = reason
                 break
             }
-            let candidates = FuzzShrinker.candidates(current)
-            var start = 0
-            while start < candidates.count {
-                if let reason = stopReason() {
-                    state = reason
-                    break rounds
-                }
-                let chunk = Array(candidates[start..<min(start + 16, candidates.count)])
-                let results = try execute(chunk, while: keepGoing)
-                // Runs an interrupt overlapped are not trusted: a signal to the process group may have ended workers.
-                if interrupt?.signal != nil {
-                    state = .stoppedByInterrupt
-                    break rounds
-                }
-                for index in results.indices where results[index].map(\.status) == runs.map(\.status)
-                    && Self.diverges(results[index]) {
-                    var cut = Set<String>()
-                    guard try classify(chunk[index], results[index], while: keepGoing, unrun: &cut)?.id == target?.id,
-                          cut.isEmpty else { continue }
-                    current = chunk[index]
-                    currentRuns = results[index]
-                    continue rounds
-                }
-                if results.count < chunk.count {
-                    state = stopReason() ?? .stoppedAtBudget
-                    break rounds
-                }
-                start += chunk.count
+            switch try shrinkRound(current, runs: runs, target: target, while: keepGoing, stopReason: stopReason) {
+            case .smaller(let smaller, let smallerRuns):
+                current = smaller
+                currentRuns = smallerRuns
+            case .stopped(let reason):
+                state = reason
+            case .minimal:
+                break rounds
             }
-            break
         }
         var finding = FuzzFinding(seed: seed, scenario: scenario, runs: runs, explanation: target)
         if target == nil { finding.possibleExplanations = unrun.sorted() }
@@ -669,6 +432,42 @@ public struct FuzzCampaign: Sendable {
                                             specCase: finding.shrunk, explanation: target,
                                             deadKinds: census.deadKinds)
         return finding
+    }
+
+    /// What a round of shrinking found.
+    enum ShrinkRound {
+        /// A case one step simpler that still diverges the same way, and its runs.
+        case smaller(SpecCase, [FuzzRun])
+        /// No such case: `current` is minimal.
+        case minimal
+        /// The round stopped before it knew (time, budget, interrupt).
+        case stopped(FuzzShrinkState)
+    }
+
+    /// One round of shrinking: the one-step simplifications of `current`, run 16 at a time, up to the first that still
+    /// diverges as `runs` did (each engine ending the same way) in the class `target`.
+    func shrinkRound(_ current: SpecCase, runs: [FuzzRun], target: KnownDivergence?,
+                     while keepGoing: @escaping @Sendable () -> Bool,
+                     stopReason: () -> FuzzShrinkState?) throws -> ShrinkRound {
+        let candidates = FuzzShrinker.candidates(current)
+        var start = 0
+        while start < candidates.count {
+            if let reason = stopReason() { return .stopped(reason) }
+            let chunk = Array(candidates[start..<min(start + 16, candidates.count)])
+            let results = try execute(chunk, while: keepGoing)
+            // Runs an interrupt overlapped are not trusted: a signal to the process group may have ended workers.
+            if options.interrupt?.signal != nil { return .stopped(.stoppedByInterrupt) }
+            for index in results.indices where results[index].map(\.status) == runs.map(\.status)
+                && Self.diverges(results[index]) {
+                var cut = Set<String>()
+                guard try classify(chunk[index], results[index], while: keepGoing, unrun: &cut)?.id == target?.id,
+                      cut.isEmpty else { continue }
+                return .smaller(chunk[index], results[index])
+            }
+            if results.count < chunk.count { return .stopped(stopReason() ?? .stoppedAtBudget) }
+            start += chunk.count
+        }
+        return .minimal
     }
 
     /// `scenario` as the case written for the divergence of `seed`: its id, a rule asking for review, and the first

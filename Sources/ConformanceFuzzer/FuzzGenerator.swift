@@ -189,11 +189,43 @@ struct Builder {
     /// guard's stop would race.
     var sendsToMainQueue: Bool { mainThread && ending == .poll }
 
+    /// The scenario, phase by phase. The order of the phases is the order of the random draws, which fixes the
+    /// scenario of each seed: a phase moved, or a draw added before another, changes every seed's scenario.
     mutating func build(id: String, seed: UInt64) -> SpecCase {
         let here = SpecLocation(file: "fuzz", line: 0)
         if has(.churn), FuzzGenerator.makesChurn(seed: seed), let churn = buildChurn(id: id, seed: seed, location: here) {
             return churn
         }
+        let sleeps = drawEnding()
+        mainThread = has(.main) && random.chance(4)
+        datesVary = ending == .timer
+        copiesCommonItems = has(.modes) && random.chance(40)
+        makeItems(location: here)
+        var steps = addKeeperTimer(location: here)
+        movesTimers = has(.timer) && !names("timer").isEmpty && random.chance(40)
+        // The timer made, added and stalled past: only where a due timer cannot race a helper thread.
+        let stallsPastTimer = has(.time) && !quiet && random.chance(15)
+        if stallsPastTimer { datesVary = true }
+        if has(.nesting) { planNesting() }
+        let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0)
+                            - nesting.steps)
+        addOpeningSteps(steps: &steps, budget: budget)
+        addInvalidatedItem(steps: &steps, budget: budget)
+        if stallsPastTimer { addStalledPastTimer(steps: &steps, location: here) }
+        var triggers = randomTriggers(location: here)
+        var allowances = addLastRun(steps: &steps, triggers: &triggers, location: here)
+        let loops = addLaterConstructions(sleeps: sleeps, steps: &steps, triggers: &triggers,
+                                          allowances: &allowances, location: here)
+        var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
+                                features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
+                                items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
+        specCase.loops = loops
+        specCase.features = FuzzScenario.features(of: specCase)
+        return specCase
+    }
+
+    /// Draws how the last run ends (``Ending``) and sets what follows from it; returns whether that run sleeps.
+    mutating func drawEnding() -> Bool {
         let sleeps = has(.sleep) && random.chance(30)
         if sleeps {
             ending = random.chance(50) ? .helper : .guardObserver
@@ -204,33 +236,30 @@ struct Builder {
         }
         quiet = ending.quiet
         guarded = ending == .guardObserver
-        mainThread = has(.main) && random.chance(4)
-        datesVary = ending == .timer
-        copiesCommonItems = has(.modes) && random.chance(40)
-        makeItems(location: here)
-        let keepsTimer = mainThread && random.chance(50)
-        if keepsTimer {
-            // In half of them, a timer 100 s away in every mode, so that no mode loses its last timer: on the main
-            // loop the stale timerfd wake-up CF leaves when it does (fuzz-known.yaml, cf.stale-timer-wake-hides-port)
-            // hides the main queue's port, a known defect that main-thread scenarios would otherwise hit over and
-            // over. Not in all: a common mode of the main loop with nothing in it must not be empty (rule
-            // main.common-mode-never-empty), which a mode that always holds a timer never shows.
-            items.append(ItemDeclaration(name: FuzzGenerator.keeperName,
-                                         kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
-                                         location: here))
-        }
-        movesTimers = has(.timer) && !names("timer").isEmpty && random.chance(40)
-        // The timer made, added and stalled past: only where a due timer cannot race a helper thread.
-        let stallsPastTimer = has(.time) && !quiet && random.chance(15)
-        if stallsPastTimer { datesVary = true }
-        var steps: [Action] = keepsTimer ? [.add(item: FuzzGenerator.keeperName, mode: .common)] : []
-        if keepsTimer, has(.modes) {
+        return sleeps
+    }
+
+    /// (main) In half the main-thread scenarios, a timer 100 s away in every mode, so that no mode loses its last
+    /// timer: on the main loop the stale timerfd wake-up CF leaves when it does (fuzz-known.yaml,
+    /// cf.stale-timer-wake-hides-port) hides the main queue's port, a known defect that main-thread scenarios would
+    /// otherwise hit over and over. Not in all: a common mode of the main loop with nothing in it must not be empty
+    /// (rule main.common-mode-never-empty), which a mode that always holds a timer never shows. Returns the steps that
+    /// add it.
+    mutating func addKeeperTimer(location: SpecLocation) -> [Action] {
+        guard mainThread && random.chance(50) else { return [] }
+        items.append(ItemDeclaration(name: FuzzGenerator.keeperName,
+                                     kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                                     location: location))
+        var steps: [Action] = [.add(item: FuzzGenerator.keeperName, mode: .common)]
+        if has(.modes) {
             steps.append(.add(item: FuzzGenerator.keeperName, mode: .named(FuzzGenerator.otherMode)))
         }
-        if has(.nesting) { planNesting() }
-        let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0)
-                            - nesting.steps)
-        // Most items are added before anything else happens, as in the hand-written cases; some to a second mode.
+        return steps
+    }
+
+    /// Most items are added before anything else happens, as in the hand-written cases, some to a second mode; then
+    /// random actions, within `budget` steps.
+    mutating func addOpeningSteps(steps: inout [Action], budget: Int) {
         for item in items where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
             && steps.count < budget && random.chance(85) {
             steps.append(.add(item: item.name, mode: randomMode()))
@@ -241,23 +270,29 @@ struct Builder {
         while steps.count < budget, random.chance(88) {
             steps.append(randomAction(inCallout: false))
         }
-        // An item invalidated before it is added (CF adds nothing, and creates no mode, for an invalid item).
+    }
+
+    /// Sometimes, first of all, an item invalidated before it is added (CF adds nothing, and creates no mode, for an
+    /// invalid item).
+    mutating func addInvalidatedItem(steps: inout [Action], budget: Int) {
         let invalidatable = names("source0", "source1", "timer", "observer")
-        if steps.count < budget, !invalidatable.isEmpty, random.chance(12) {
-            let sources = names("source0", "source1")
-            let item = !sources.isEmpty && random.chance(50) ? random.pick(sources) : random.pick(invalidatable)
-            var first: [Action] = [.invalidate(item)]
-            // Sometimes added at once to the common modes, or to a mode that does not exist yet, and asked: CF returns
-            // before it looks a mode up for an invalid item (rule common.add-common-mode), so it is not a common item
-            // and no mode is made.
-            if has(.modes), has(.query), random.chance(50) {
-                first += random.chance(50)
-                    ? [.add(item: item, mode: .common), .contains(item: item, mode: .common)]
-                    : [.add(item: item, mode: .named(FuzzGenerator.otherMode)), .query(.allModes)]
-            }
-            steps.insert(contentsOf: first, at: 0)
+        guard steps.count < budget, !invalidatable.isEmpty, random.chance(12) else { return }
+        let sources = names("source0", "source1")
+        let item = !sources.isEmpty && random.chance(50) ? random.pick(sources) : random.pick(invalidatable)
+        var first: [Action] = [.invalidate(item)]
+        // Sometimes added at once to the common modes, or to a mode that does not exist yet, and asked: CF returns
+        // before it looks a mode up for an invalid item (rule common.add-common-mode), so it is not a common item
+        // and no mode is made.
+        if has(.modes), has(.query), random.chance(50) {
+            first += random.chance(50)
+                ? [.add(item: item, mode: .common), .contains(item: item, mode: .common)]
+                : [.add(item: item, mode: .named(FuzzGenerator.otherMode)), .query(.allModes)]
         }
-        if stallsPastTimer { addStalledPastTimer(steps: &steps, location: here) }
+        steps.insert(contentsOf: first, at: 0)
+    }
+
+    /// Up to four triggers on events the items can produce, each acting once (on the first or second occurrence).
+    mutating func randomTriggers(location: SpecLocation) -> [Trigger] {
         var triggers: [Trigger] = []
         for _ in 0..<random.within(0...4) {
             guard let event = randomEvent() else { break }
@@ -266,64 +301,84 @@ struct Builder {
             for _ in 0..<count { actions.append(randomAction(inCallout: true)) }
             actions = Self.withoutStopThenRun(actions)
             triggers.append(Trigger(event: event, occurrence: .nth(random.chance(75) ? 1 : 2), actions: actions,
-                                    location: here))
+                                    location: location))
         }
-        var allowances = Set<Allowance>()
+        return triggers
+    }
+
+    /// The last run, and what ends it as `ending` says; returns the allowances the case needs.
+    mutating func addLastRun(steps: inout [Action], triggers: inout [Trigger],
+                             location: SpecLocation) -> Set<Allowance> {
         switch ending {
         case .helper:
-            // The helper thread acts once the loop waits; with nothing to do, the loop first waits in the sleeping
-            // run's first pass, so the stop lands there (stop.from-other-thread-while-waiting). On the main thread
-            // it may send the stop in a block to the main queue instead, which wakes the loop and runs in that pass
-            // (main.queue-wakes-waiting-loop).
-            var ender: Action = has(.stop) && random.chance(30) ? .stopMode(ModeName.defaultModeName) : .stop
-            if mainThread, random.chance(50) { ender = .dispatchMain([.mark("main queue"), .stop]) }
-            steps.append(.thread(wait: .waiting, actions: [ender]))
-            steps.append(.run(sleepingRun()))
-            allowances.insert(.idleWakes)
+            addHelperEnding(steps: &steps)
         case .guardObserver:
-            // The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so
-            // the infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
-            items.append(ItemDeclaration(name: FuzzGenerator.guardName,
-                                         kind: .observer(activities: ActivitySet([.beforeWaiting]), repeats: true,
-                                                         order: random.within(0...2)),
-                                         location: here))
-            steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
-            triggers.append(Trigger(event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
-                                    actions: [.stop], location: here))
-            steps.append(.run(RunRequest(mode: .default, seconds: .infinity,
-                                         returnAfterSourceHandled: random.chance(30))))
-            // A wake-up that handles nothing gives a callout-free pass (rule wakeup.idle-pass); CF makes them.
-            allowances.insert(.idleWakes)
+            addGuardEnding(steps: &steps, triggers: &triggers, location: location)
         case .timer:
-            // Made and added just before the run, so no earlier run can fire it; the run's first pass handles no
-            // source (the scenario is quiet), so the timer fires after the first wait whether it became due before
-            // that wait or during it. Its callout stops the run (on the main thread, sometimes through a block sent
-            // to the main queue, which the next pass services at its top: main.queue-fast-path).
-            items.append(ItemDeclaration(name: FuzzGenerator.guardName,
-                                         kind: .timer(fire: random.pick([0.002, 0.01]),
-                                                      interval: random.pick([0.0, 0.0, -1.0, 0.001, 0.2]),
-                                                      tolerance: nil, order: 0),
-                                         location: here, createdByStep: true, firesFromCreation: true))
-            var actions: [Action] = random.chance(40) ? [randomAction(inCallout: true)] : []
-            actions.append(mainThread && random.chance(50) ? .dispatchMain([.mark("main queue"), .stop]) : .stop)
-            triggers.append(Trigger(event: "fire \(FuzzGenerator.guardName)", occurrence: .nth(1),
-                                    actions: actions, location: here))
-            steps.append(.create(FuzzGenerator.guardName))
-            let mode: ModeName = has(.modes) && random.chance(30) ? .common : .default
-            steps.append(.add(item: FuzzGenerator.guardName, mode: mode))
-            steps.append(.run(sleepingRun()))
-            allowances.insert(.idleWakes)
+            addTimerEnding(steps: &steps, triggers: &triggers, location: location)
         case .timeout:
             // Nothing else ends it: it waits until its timeout and returns timedOut. (No `took: atLeastTimeout`: a
             // mode left empty, or a stopMode made before, ends it at once, and the failed assertion's line would hold
             // the measured time.)
             steps.append(.run(RunRequest(mode: .default, seconds: random.pick([0.005, 0.01]),
                                          returnAfterSourceHandled: random.chance(30))))
-            allowances.insert(.idleWakes)
         case .poll:
             steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(30))))
+            return []
         }
-        // The format-1.1 draws come last, so that they leave the rest of a seed's scenario as it was before them.
+        // A wake-up that handles nothing gives a callout-free pass (rule wakeup.idle-pass); CF makes them.
+        return [.idleWakes]
+    }
+
+    /// The helper thread acts once the loop waits; with nothing to do, the loop first waits in the sleeping run's
+    /// first pass, so the stop lands there (stop.from-other-thread-while-waiting). On the main thread it may send the
+    /// stop in a block to the main queue instead, which wakes the loop and runs in that pass
+    /// (main.queue-wakes-waiting-loop).
+    mutating func addHelperEnding(steps: inout [Action]) {
+        var ender: Action = has(.stop) && random.chance(30) ? .stopMode(ModeName.defaultModeName) : .stop
+        if mainThread, random.chance(50) { ender = .dispatchMain([.mark("main queue"), .stop]) }
+        steps.append(.thread(wait: .waiting, actions: [ender]))
+        steps.append(.run(sleepingRun()))
+    }
+
+    /// The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so the
+    /// infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
+    mutating func addGuardEnding(steps: inout [Action], triggers: inout [Trigger], location: SpecLocation) {
+        items.append(ItemDeclaration(name: FuzzGenerator.guardName,
+                                     kind: .observer(activities: ActivitySet([.beforeWaiting]), repeats: true,
+                                                     order: random.within(0...2)),
+                                     location: location))
+        steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
+        triggers.append(Trigger(event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
+                                actions: [.stop], location: location))
+        steps.append(.run(RunRequest(mode: .default, seconds: .infinity,
+                                     returnAfterSourceHandled: random.chance(30))))
+    }
+
+    /// The ending timer, made and added just before the run, so no earlier run can fire it; the run's first pass
+    /// handles no source (the scenario is quiet), so the timer fires after the first wait whether it became due before
+    /// that wait or during it. Its callout stops the run (on the main thread, sometimes through a block sent to the
+    /// main queue, which the next pass services at its top: main.queue-fast-path).
+    mutating func addTimerEnding(steps: inout [Action], triggers: inout [Trigger], location: SpecLocation) {
+        items.append(ItemDeclaration(name: FuzzGenerator.guardName,
+                                     kind: .timer(fire: random.pick([0.002, 0.01]),
+                                                  interval: random.pick([0.0, 0.0, -1.0, 0.001, 0.2]),
+                                                  tolerance: nil, order: 0),
+                                     location: location, createdByStep: true, firesFromCreation: true))
+        var actions: [Action] = random.chance(40) ? [randomAction(inCallout: true)] : []
+        actions.append(mainThread && random.chance(50) ? .dispatchMain([.mark("main queue"), .stop]) : .stop)
+        triggers.append(Trigger(event: "fire \(FuzzGenerator.guardName)", occurrence: .nth(1),
+                                actions: actions, location: location))
+        steps.append(.create(FuzzGenerator.guardName))
+        let mode: ModeName = has(.modes) && random.chance(30) ? .common : .default
+        steps.append(.add(item: FuzzGenerator.guardName, mode: mode))
+        steps.append(.run(sleepingRun()))
+    }
+
+    /// The constructions of the later formats (1.1 and after), drawn last so that they leave the rest of a seed's
+    /// scenario as it was before them; returns the case's other loops.
+    mutating func addLaterConstructions(sleeps: Bool, steps: inout [Action], triggers: inout [Trigger],
+                                        allowances: inout Set<Allowance>, location: SpecLocation) -> [String] {
         if sleeps, ending != .timeout, has(.forever), case .run(let request)? = steps.last, request.mode == .default,
            !request.returnAfterSourceHandled, random.chance(50) {
             // CFRunLoopRun ends when an inner run returns Stopped or Finished; the sleeping run above can return
@@ -333,19 +388,14 @@ struct Builder {
         if has(.create) { createSomeLater(steps: &steps, triggers: &triggers) }
         var loops = has(.loops) ? addSecondLoop(steps: &steps) : []
         let beforeNesting = steps.count + triggers.count
-        if has(.nesting) { addNesting(steps: &steps, triggers: &triggers, loops: &loops, location: here) }
+        if has(.nesting) { addNesting(steps: &steps, triggers: &triggers, loops: &loops, location: location) }
         // One of the two last-run constructions per scenario: a nesting probe works on the last run, which a deadline
         // construction (appended as the last steps) would no longer be.
         if has(.deadline), steps.count + triggers.count == beforeNesting {
-            addDeadlineConstruction(steps: &steps, triggers: &triggers, allowances: &allowances, location: here)
+            addDeadlineConstruction(steps: &steps, triggers: &triggers, allowances: &allowances, location: location)
         }
         if sendsToMainQueue, has(.nested), random.chance(50) { addRunNestedInMainQueueBlock(steps: &steps) }
-        var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
-                                features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
-                                items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
-        specCase.loops = loops
-        specCase.features = FuzzScenario.features(of: specCase)
-        return specCase
+        return loops
     }
 
     /// The last run of a helper's or a timer's ending: an infinite timeout, or (area `time`) a finite one of 10 s

@@ -47,21 +47,40 @@ enum ShippedSpec {
 
 @Suite("Shipped spec", .serialized)
 struct ShippedSpecTests {
-    /// The shipped cases per file. A file or case lost (a bad merge, a resource left out of the package) fails here;
-    /// a case added updates its file's count.
-    static let casesPerFile: KeyValuePairs<String, Int> = [
-        "10-order.yaml": 23, "20-result.yaml": 36, "30-empty.yaml": 28, "40-stop.yaml": 36, "50-common.yaml": 34,
-        "60-source.yaml": 51, "70-block.yaml": 22, "80-timer.yaml": 53, "85-observer.yaml": 20, "90-nested.yaml": 11,
-        "95-wakeup.yaml": 20, "100-create.yaml": 12, "110-run-forever.yaml": 13, "120-timing.yaml": 13,
-        "130-multiloop.yaml": 34, "140-main.yaml": 26, "150-contexts.yaml": 29, "160-blind-gaps.yaml": 68,
-    ]
+    /// The source tree's case files (`Sources/ConformanceSpec/cases`), not the package's copy of them, so that a file
+    /// left out of the resources counts as lost.
+    static let casesSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/ConformanceSpec/cases").path
 
+    /// The ids each case file declares, read from its text without the loader: the `  - id: NAME` lines of its
+    /// `cases:` list, in file order, by file name.
+    static func declaredCases() throws -> [String: [String]] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: casesSource)
+            .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+        var declared: [String: [String]] = [:]
+        for name in names {
+            let text = try String(contentsOfFile: (casesSource as NSString).appendingPathComponent(name), encoding: .utf8)
+            declared[name] = text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
+                line.hasPrefix("  - id: ") ? line.dropFirst(8).trimmingCharacters(in: .whitespaces) : nil
+            }
+        }
+        return declared
+    }
+
+    /// Every case each shipped file declares is loaded, from that file, in its order: a file or case lost (a bad
+    /// merge, a resource left out of the package, a loader that drops one) fails here, and a case added needs no
+    /// change to this test.
     @Test func specHasEveryShippedCase() throws {
         let cases = try ShippedSpec.loaded.get()
-        let counted = Dictionary(grouping: cases) { ($0.location.file as NSString).lastPathComponent }.mapValues(\.count)
-        let expected = Dictionary(uniqueKeysWithValues: Self.casesPerFile.map { ($0.key, $0.value) })
-        #expect(counted == expected)
-        #expect(cases.count == expected.values.reduce(0, +))
+        let loaded = Dictionary(grouping: cases) { ($0.location.file as NSString).lastPathComponent }
+            .mapValues { $0.map(\.id) }
+        let declared = try Self.declaredCases()
+        #expect(!declared.isEmpty, "no case files in \(Self.casesSource)")
+        #expect(declared.filter(\.value.isEmpty).keys.sorted() == [], "files declaring no case")
+        for name in Set(declared.keys).union(loaded.keys).sorted() {
+            #expect((loaded[name] ?? []) == (declared[name] ?? []), "\(name): loaded cases differ from the file's ids")
+        }
+        #expect(cases.count == declared.values.map(\.count).reduce(0, +))
         _ = try Conformance.loadExpectations(ShippedSpec.request, engines: BuiltinEngines.catalogue.names)
     }
 

@@ -1,6 +1,7 @@
 // `runloop results` (ResultsMerge): the merge of a benchmark run's family CSVs must give what scripts/bench.sh's awk gave
 // (the expected text below is that awk's output on these files, recorded before it was replaced), error rows as
 // bench.sh wrote them, and the rows of each kind.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import ResultsKit

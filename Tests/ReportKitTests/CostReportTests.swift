@@ -1,6 +1,7 @@
 // The report's cost sections (CostReport): the machine limits, wake latency as a multiple of the nearest limit with
 // CPU per wake-up, the resident thread's trade-off and its dominated engines, and targets against a limit; from
 // doctored CSVs, no timing.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import ReportKit

@@ -1,14 +1,9 @@
 // Statistics against reference values computed with scipy 1.17.1
 // (scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method=...), numpy.percentile, scipy.stats.gmean).
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import ResultsKit
-
-/// |a - b| <= tolerance * max(1, |b|).
-func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
-    guard let a else { return false }
-    return abs(a - b) <= tolerance * max(1, abs(b))
-}
 
 @Suite struct MannWhitneyTests {
     /// One scipy reference: samples, U1, and p for method auto / asymptotic / exact.

@@ -1,5 +1,6 @@
 // The `runloop compare` entry point (CompareTool) through the library API: verdicts on a file against itself and on a
 // slower one, exit codes, formats and the plot.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import CompareKit

@@ -1,5 +1,6 @@
 // Matching and verdicts: no change, slower, faster, geometric mean, unit normalisation across files,
 // benchmarks listed apart, engine mode, direction of counters, and the threshold-only fallback.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import CompareKit
@@ -9,6 +10,16 @@ import Testing
     func report(_ base: String, _ new: String, _ settings: ComparisonSettings = ComparisonSettings()) throws -> ComparisonReport {
         try Comparator.compare(base: ResultsReader.parse(text: base, file: "base.csv"),
                                new: ResultsReader.parse(text: new, file: "new.csv"), settings: settings)
+    }
+
+    /// The engines of real Google Benchmark output compared (ResultsKit's ReaderTests reads the same file).
+    @Test func enginesOfRealGoogleBenchmarkOutput() throws {
+        let file = try ResultsReader.parse(text: Fixtures.googleBenchmark171, file: "gb.csv")
+        let engines = try Comparator.compareEngines(file: file, engines: ("cf", "ref"), settings: ComparisonSettings())
+        #expect(engines.comparisons.map(\.name) == ["BM_WakeLatency/pin:same"])
+        // scipy: mannwhitneyu([218.304, 345.86, 235.842], [177.451, 195.799, 343.815]) -> U 7.0, p 0.4
+        #expect(engines.comparisons.first?.test?.u == 7)
+        #expect(close(engines.comparisons.first?.test?.pValue, 0.4))
     }
 
     // MARK: - Verdicts

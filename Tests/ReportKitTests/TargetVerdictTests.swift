@@ -1,6 +1,7 @@
 // The targets never say "met" on missing data: doctored copies of the report fixture (ReportTests) with the subject's
 // repetitions all errors, a figure of 0, a peer missing, a counter the harness does not write, a quick run, and the
 // verdict each must get, in the report and in its text.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import ReportKit

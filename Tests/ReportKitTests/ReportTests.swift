@@ -1,5 +1,6 @@
 // The benchmark report (`runloop report`): the targets file, the targets' arithmetic, "not measured", the text, and
 // the HTML page as well-formed XML, from fixtures and from the checked-in results file.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import ReportKit
@@ -8,17 +9,6 @@ import MarkupKit
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-/// The repository's root, from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-
-/// Parses `text` as XML; returns the parser's error (with its line), or nil if it is well-formed.
-func xmlProblem(_ text: String) -> String? {
-    let parser = XMLParser(data: Data(text.utf8))
-    if parser.parse() { return nil }
-    return "line \(parser.lineNumber), column \(parser.columnNumber): \(parser.parserError.map { "\($0)" } ?? "unknown")"
-}
 
 @Suite struct ReportTests {
     /// Eight engines' worth of a small run: every family the page draws, with rows chosen so that each kind of

@@ -1,5 +1,6 @@
 // `runloop report RUN1.csv RUN2.csv ...`: each target's figure across files, its spread against the room its bound
 // leaves, and whether the verdict held in every file.
+import BenchTestSupport
 import Foundation
 import Testing
 @testable import ReportKit
