@@ -76,7 +76,8 @@ final class SiteKitTests: XCTestCase {
         let path = fixture.directory + "/c.json"
         let text = ReportFormat.json.render(try fixture.writeConformance(filter: Self.conformanceFilter, to: path))
         let cases: [(String, String)] = [
-            (String(text.prefix(text.count / 2)), "not JSON, or cut short"),
+            (String(text.prefix(text.count / 2)), "cut short: the file ends at line "),
+            ("{\"format_version\": 3,, }", "not JSON"),
             ("{\"tests\": []}", "field format_version: missing"),
             (text.replacingOccurrences(of: "\"status\" : \"PASS\"", with: "\"status\" : \"GREEN\""),
              ".status: 'GREEN' is not a status"),

@@ -40,6 +40,10 @@ public enum ConformanceJSON {
         do {
             document = try JSONDecoder().decode(Document.self, from: data)
         } catch let error as DecodingError {
+            if let open = unclosed(data) {
+                throw ConformanceJSONError(file: file, detail: "cut short: the file ends at line \(open.line) with "
+                    + "\(open.depth) bracket\(open.depth == 1 ? "" : "s") open (a run interrupted while writing?)")
+            }
             throw ConformanceJSONError(file: file, detail: describe(error))
         }
         guard readableVersions.contains(document.format_version) else {
@@ -75,6 +79,27 @@ public enum ConformanceJSON {
         }
         let used = cases.filter { seenCases.contains($0.id) }
         return ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: caseIDs, cases: used)
+    }
+
+    /// Where a truncated document ends: its last line and how many objects and arrays are still open there (outside
+    /// strings); `nil` when every bracket closes.
+    static func unclosed(_ data: Data) -> (line: Int, depth: Int)? {
+        var depth = 0, line = 1, inString = false, escaped = false
+        for byte in data {
+            if byte == UInt8(ascii: "\n") { line += 1 }
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return depth > 0 || inString ? (line, max(depth, 1)) : nil
     }
 
     /// "field results[3].status: missing", "not JSON: ...", for a decoding error.
