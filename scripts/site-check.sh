@@ -97,7 +97,8 @@ if ((screenshots)); then
         render "$site/$name.html" "$work/shot.png" 9000 || { failures=$((failures + 1)); continue; }
         convert "$work/shot.png" -trim +repage -crop 1280x3000+0+0 +repage -bordercolor white -border 24 \
             -colors 256 "PNG8:docs/screenshots/site-$name.png"
-        echo "site-check: docs/screenshots/site-$name.png ($(identify -format '%wx%h' "docs/screenshots/site-$name.png"))"
+        png=docs/screenshots/site-$name.png
+        echo "site-check: $png ($(identify -format '%wx%h' "$png"))"
     done
 fi
 
@@ -112,7 +113,8 @@ if ((self_test)); then
             echo "site-check: FAIL self-test: the check passed $planted.html" >&2
             failures=$((failures + 1))
         else
-            echo "site-check: ok self-test: caught $planted.html ($(grep -m1 'FAIL' "$work/planted.log" | sed 's/^.*: //'))"
+            reason=$(grep -m1 'FAIL' "$work/planted.log" | sed 's/^.*: //')
+            echo "site-check: ok self-test: caught $planted.html ($reason)"
         fi
     done
 fi

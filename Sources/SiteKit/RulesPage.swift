@@ -48,7 +48,9 @@ enum RulesPage {
             out += "<p>\(Markup.escape(rule.text))</p>\n<p class=\"note\">CF: \(Markup.escape(rule.cf))</p>\n"
             if let note = rule.note { out += "<p class=\"note\">Note: \(Markup.escape(note))</p>\n" }
         }
-        if let exposes = row.exposes { out += "<p class=\"note\"><b>What a violation changes:</b> \(Markup.escape(exposes))</p>\n" }
+        if let exposes = row.exposes {
+            out += "<p class=\"note\"><b>What a violation changes:</b> \(Markup.escape(exposes))</p>\n"
+        }
         let style = row.cases.count < RuleCoverage.minimumCases ? "missed" : ""
         out += "<p class=\"\(style)\">Cited by \(row.cases.count) case\(row.cases.count == 1 ? "" : "s")"
             + (row.cases.isEmpty ? "." : ", in " + Markup.escape(row.contexts.summary) + ":") + "</p>\n"

@@ -95,7 +95,8 @@ struct SiteInputs: Sendable {
             }
         }
         return SiteInputs(options: options, runs: try readRuns(options.resultsDirectory), conformance: conformance,
-                          cases: cases, catalogue: catalogue, coverage: RuleCoverage(catalogue: catalogue, cases: cases))
+                          cases: cases, catalogue: catalogue,
+                          coverage: RuleCoverage(catalogue: catalogue, cases: cases))
     }
 
     /// Every `*.csv` of `directory`, read in full (a broken one stops the site, naming its line), oldest first.

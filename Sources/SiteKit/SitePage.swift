@@ -36,7 +36,8 @@ public enum SitePage: String, CaseIterable, Sendable {
     /// The bar of links at the top of every page, `self` marked as the current one.
     var navigation: String {
         "<nav class=\"site\">" + SitePage.allCases.map { page in
-            "<a href=\"\(page.fileName)\"" + (page == self ? " class=\"here\"" : "") + ">\(Markup.escape(page.label))</a>"
+            "<a href=\"\(page.fileName)\"" + (page == self ? " class=\"here\"" : "") + ">"
+                + Markup.escape(page.label) + "</a>"
         }.joined(separator: " ") + "</nav>\n"
     }
 

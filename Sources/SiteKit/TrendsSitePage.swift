@@ -48,8 +48,8 @@ enum TrendsSitePage {
         var body = "<p class=\"note\">Each chart is one engine\u{2019}s medians per run, oldest run on the left, with "
             + "the repetitions\u{2019} interquartile band. A dotted line marks a new commit; a red line and label mark "
             + "a change point (E-divisive means with a permutation test, p &lt;= 0.05): where the level moved, and by "
-            + "how much. Runs of different machines or profiles are never mixed in one chart; a machine and profile with "
-            + "fewer than \(minimumRuns) runs of a benchmark is left out.</p>\n"
+            + "how much. Runs of different machines or profiles are never mixed in one chart; a machine and profile "
+            + "with fewer than \(minimumRuns) runs of a benchmark is left out.</p>\n"
         guard !inputs.runs.isEmpty else {
             body += "<p class=\"none\">No results CSV in <code>\(Markup.escape(inputs.options.resultsDirectory))"
                 + "</code> yet: <code>runloop bench</code> makes one.</p>\n"

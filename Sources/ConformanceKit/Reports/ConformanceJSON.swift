@@ -107,7 +107,11 @@ public enum ConformanceJSON {
         func path(_ codingPath: [any CodingKey]) -> String {
             var text = ""
             for key in codingPath {
-                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += (text.isEmpty ? "" : ".") + key.stringValue
+                }
             }
             return text.isEmpty ? "the document" : "field " + text
         }
@@ -119,8 +123,9 @@ public enum ConformanceJSON {
         case .valueNotFound(let type, let context):
             return path(context.codingPath) + ": null where a \(type) belongs"
         case .dataCorrupted(let context):
-            let underlying = (context.underlyingError as NSError?).map { ($0.userInfo[NSDebugDescriptionErrorKey] as? String)
-                ?? $0.localizedDescription }
+            let underlying = (context.underlyingError as NSError?).map {
+                ($0.userInfo[NSDebugDescriptionErrorKey] as? String) ?? $0.localizedDescription
+            }
             return context.codingPath.isEmpty
                 ? "not JSON, or cut short (" + (underlying ?? context.debugDescription) + ")"
                 : path(context.codingPath) + ": " + context.debugDescription
