@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "ResultsKit", targets: ["ResultsKit"]),
         .library(name: "CompareKit", targets: ["CompareKit"]),
         .library(name: "HistoryKit", targets: ["HistoryKit"]),
+        .library(name: "SiteKit", targets: ["SiteKit"]),
         // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
         // CFLoader's dlsym table.
         .library(name: "RefRunLoopABI", targets: ["RefRunLoopABI"]),
@@ -102,6 +103,10 @@ let package = Package(
         // trends per benchmark and engine, change points (E-divisive means) and a regression check of the newest run.
         .target(name: "HistoryKit", dependencies: ["ResultsKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
                 exclude: ["HISTORY.md"]),
+        // `runloop site`: one static results site (overview, conformance, benchmarks, trends, engines, rules) made of
+        // the other tools' pages and data, with a shared bar of links.
+        .target(name: "SiteKit", dependencies: ["ConformanceKit", "ConformanceSpec", "EngineKit", "HistoryKit",
+                                                "MarkupKit", "ReportKit", "ResultsKit"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
         .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
@@ -110,7 +115,8 @@ let package = Package(
             name: "runloop",
             dependencies: [
                 "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit", "CompareKit",
-                "ReportKit", "HistoryKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ReportKit", "HistoryKit", "SiteKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A conformance worker for the tests only: the built-in engines plus `faulty`, which crashes or hangs on
@@ -139,6 +145,8 @@ let package = Package(
         .testTarget(name: "ResultsKitTests", dependencies: ["ResultsKit", "BenchTestSupport"]),
         .testTarget(name: "CompareKitTests", dependencies: ["CompareKit", "ResultsKit", "BenchTestSupport"]),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ResultsKit", "MarkupKit", "BenchTestSupport"]),
+        .testTarget(name: "SiteKitTests", dependencies: ["SiteKit", "ConformanceKit", "ConformanceSpec", "Engines",
+                                                         "EngineKit", "RefEngine"]),
         .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
         // Keeps the docs for users: README's length, no dated figure in the user docs, every link and script path valid.

@@ -229,6 +229,25 @@ check "history: a regressed benchmark" 1 "regressed: BM_ObserverDispatch/engine:
     "$runloop" history check --db "$work/history.sqlite" --run "$results_dir/kvm-2cpu-20261127-0119.csv"
 check "history: no database" 2 "no history database here" -- "$runloop" history list --db "$work/none.sqlite"
 
+# runloop site: a conformance JSON cut short, a foreign JSON and a missing one are exit 2 naming the file (and the line
+# or field), and nothing is written; a broken results CSV names its line. The site itself: SiteKitTests and
+# scripts/site-check.sh.
+"$runloop" conform --engine ref --filter 'stop.*' --json-out "$work/conformance.json" >/dev/null
+head -c 2000 "$work/conformance.json" >"$work/cut.json"
+check "site: a JSON cut short" 2 "cut.json: cut short: the file ends at line [0-9]+" -- \
+    "$runloop" site "$work/site" --results "$results_dir" --conformance "$work/cut.json"
+echo '{"tests": []}' >"$work/foreign.json"
+check "site: a foreign JSON" 2 "foreign.json: field format_version: missing" -- \
+    "$runloop" site "$work/site" --results "$results_dir" --conformance "$work/foreign.json"
+check "site: a missing JSON" 2 "none.json: no such file" -- \
+    "$runloop" site "$work/site" --results "$results_dir" --conformance "$work/none.json"
+mkdir -p "$work/broken-results"
+printf '# date: 2026-01-01T00:00:00Z\nname,iterations,real_time,cpu_time,time_unit\n"BM_X",1,2\n' \
+    >"$work/broken-results/run.csv"
+check "site: a broken results CSV" 2 "run.csv:3: error: wrong field count" -- \
+    "$runloop" site "$work/site" --results "$work/broken-results" --conformance "$work/conformance.json"
+check "site: nothing written on bad input" 0 "" -- test ! -e "$work/site"
+
 # The mutation faults (scripts/mutation/faults.tsv and faults-blind.tsv) still apply: each text occurs exactly once in
 # its file, so a change to ref that moves one fails here instead of in the next mutation run. No build.
 check "mutation faults apply" 0 "set own .*faults, each text found exactly once" -- "$(dirname "$0")/mutation.sh" --check

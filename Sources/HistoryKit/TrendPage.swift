@@ -14,6 +14,19 @@ public enum TrendPage {
             + "Matteson and James 2014; p &lt;= 0.05). Runs of different machines, CPUs or profiles are never mixed "
             + "in one chart. \(series.count) series.</p>\n"
         if series.isEmpty { body += "<p>No series matched.</p>\n" }
+        body += charts(series, metric: metric, headingLevel: 2)
+        body += "<footer>runloop history trend \(Markup.escape(pattern)) --metric \(Markup.escape(metric)); "
+            + "\(Markup.escape(generated))</footer>\n"
+        return HTMLPage(title: "Benchmark history: \(metric)", subtitle: "benchmarks matching \(pattern)",
+                        body: body).render()
+    }
+
+    /// The charts of `series` without the page around them (a site puts several metrics on one page): a heading
+    /// per machine and profile (`<h\(headingLevel)>`), one per benchmark below it, the engines side by side, and
+    /// each change point in words.
+    public static func charts(_ series: [TrendSeries], metric: String, headingLevel: Int) -> String {
+        let (outer, inner) = ("h\(headingLevel)", "h\(headingLevel + 1)")
+        var body = ""
         var groups: [(String, [TrendSeries])] = []
         for s in series {
             let name = "\(s.machine), profile \(s.profile)"
@@ -28,12 +41,12 @@ public enum TrendPage {
         for s in series where !engines.contains(s.engine ?? "") { engines.append(s.engine ?? "") }
         engines.sort()
         for (name, members) in groups {
-            body += "<h2>\(Markup.escape(name))</h2>\n"
+            body += "<\(outer)>\(Markup.escape(name))</\(outer)>\n"
             var keys: [String] = []
             for s in members where !keys.contains(s.key) { keys.append(s.key) }
             for key in keys {
                 let row = members.filter { $0.key == key }
-                body += "<h3><code>\(Markup.escape(key))</code></h3>\n"
+                body += "<\(inner)><code>\(Markup.escape(key))</code></\(inner)>\n"
                 // Engines side by side on one run axis: the runs that measured any of them.
                 var runIDs: [Int64] = []
                 var runs: [HistoryRun] = []
@@ -56,10 +69,7 @@ public enum TrendPage {
                 }
             }
         }
-        body += "<footer>runloop history trend \(Markup.escape(pattern)) --metric \(Markup.escape(metric)); "
-            + "\(Markup.escape(generated))</footer>\n"
-        return HTMLPage(title: "Benchmark history: \(metric)", subtitle: "benchmarks matching \(pattern)",
-                        body: body).render()
+        return body
     }
 
     /// One engine's chart: x is the run's position on the shared run axis.

@@ -9,12 +9,16 @@ public struct HTMLPage: Sendable {
     public var subtitle: String
     /// The body's markup, already escaped.
     public var body: String
+    /// Markup shown above the heading, already escaped: the bar of links a page of a site shares with the others
+    /// (empty for a page on its own).
+    public var navigation: String
 
     /// Creates a page.
-    public init(title: String, subtitle: String, body: String) {
+    public init(title: String, subtitle: String, body: String, navigation: String = "") {
         self.title = title
         self.subtitle = subtitle
         self.body = body
+        self.navigation = navigation
     }
 
     /// The whole document. Well-formed XML (it parses as XHTML), served as HTML5.
@@ -31,7 +35,7 @@ public struct HTMLPage: Sendable {
         </style>
         </head>
         <body>
-        <header><h1>\(Markup.escape(title))</h1><p class="subtitle">\(Markup.escape(subtitle))</p></header>
+        \(navigation)<header><h1>\(Markup.escape(title))</h1><p class="subtitle">\(Markup.escape(subtitle))</p></header>
         \(body)
         </body>
         </html>
@@ -82,5 +86,9 @@ public struct HTMLPage: Sendable {
     .diff .del { color: var(--missed); }
     .diff .add { color: var(--met); }
     footer { color: var(--muted); margin-top: 30px; font-size: 12px; }
+    nav.site { display: flex; flex-wrap: wrap; gap: 4px 18px; padding: 6px 0 10px 0; margin-bottom: 14px;
+               border-bottom: 1px solid var(--line); }
+    nav.site a { color: #0550ae; text-decoration: none; font-weight: 600; }
+    nav.site a.here { color: var(--fg); border-bottom: 2px solid var(--fg); }
     """
 }

@@ -7,8 +7,10 @@ import ResultsKit
 
 /// Renders a `BenchReport` as HTML (well-formed XHTML: inline CSS and SVG, no script, nothing from the network).
 enum BenchPage {
-    /// The page.
-    static func html(_ report: BenchReport) -> String {
+    /// The page. `navigation` goes above the heading (a site's bar of links); `footer` replaces the line saying
+    /// which command made the page; `appendix` (markup) goes after the families.
+    static func html(_ report: BenchReport, navigation: String = "", footer: String? = nil,
+                     appendix: String = "") -> String {
         let file = report.index.file
         var body = glance(report)
         body += "<h2 id=\"context\">Machine and run</h2>\n" + context(file)
@@ -55,12 +57,14 @@ enum BenchPage {
             body += "<p class=\"none\">\(Markup.escape(table.table.title)): not measured (no rows of "
                 + "\(Markup.escape(table.table.selection.description)))</p>\n"
         }
-        body += "<footer>Made by <code>runloop report \(Markup.escape(file.path)) --html</code> from "
-            + "\(Markup.escape(report.targetsPath)). Medians over repetitions unless a target says otherwise; hover a "
-            + "point for its value.</footer>\n"
+        body += appendix
+        body += "<footer>" + (footer ?? "Made by <code>runloop report \(Markup.escape(file.path)) --html</code>")
+            + " from \(Markup.escape(report.targetsPath)). Medians over repetitions unless a target says otherwise; "
+            + "hover a point for its value.</footer>\n"
         let label = file.contextValue("label") ?? (file.path as NSString).lastPathComponent
         let date = file.contextValue("date").map { ", \($0)" } ?? ""
-        return HTMLPage(title: "Benchmark report: \(label)\(date)", subtitle: file.path, body: body).render()
+        return HTMLPage(title: "Benchmark report: \(label)\(date)", subtitle: file.path, body: body,
+                        navigation: navigation).render()
     }
 
     // MARK: - Sections
@@ -87,14 +91,25 @@ enum BenchPage {
         return "<p>" + items.joined(separator: " · ") + "</p>\n"
     }
 
+    /// The context lines shown open: what the run was and where; the others (versions, engines, CPU placement,
+    /// load) open on a click.
+    static let leadingContext: Set<String> = ["label", "date", "profile", "cpu_model", "cpus", "kernel", "commit",
+                                              "duration_s"]
+
     static func context(_ file: ResultsFile) -> String {
-        var out = "<table class=\"context\">\n"
-        var machine: [String] = []
-        for entry in file.context {
-            if entry.key == "gb" { machine.append(entry.value); continue }
-            out += "<tr><td>\(Markup.escape(entry.key))</td><td>\(Markup.escape(entry.value))</td></tr>\n"
+        func row(_ entry: ContextEntry) -> String {
+            "<tr><td>\(Markup.escape(entry.key))</td><td>\(Markup.escape(entry.value))</td></tr>\n"
         }
-        out += "</table>\n"
+        let entries = file.context.filter { $0.key != "gb" }
+        let machine = file.context.filter { $0.key == "gb" }.map(\.value)
+        let rest = entries.filter { !leadingContext.contains($0.key) }
+        var out = "<table class=\"context\">\n" + entries.filter { leadingContext.contains($0.key) }.map(row).joined()
+            + "</table>\n"
+        if !rest.isEmpty {
+            out += "<details><summary>The rest of the run\u{2019}s context: versions, engines, CPUs, load "
+                + "(\(rest.count) lines)</summary>\n<table class=\"context\">\n" + rest.map(row).joined()
+                + "</table></details>\n"
+        }
         if !machine.isEmpty {
             out += "<details><summary>Google Benchmark's own context (\(machine.count) lines)</summary>\n<pre>"
                 + Markup.escape(machine.joined(separator: "\n")) + "</pre></details>\n"

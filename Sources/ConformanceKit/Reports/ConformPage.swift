@@ -8,9 +8,11 @@ import MarkupKit
 /// Renders a `ConformanceReport` as HTML (well-formed XHTML: inline CSS, no script, nothing from the network).
 public enum ConformPage {
     /// The page. `cases` are the run's cases (their rules and sentences); `catalogue` gives the rules' text, when
-    /// it could be loaded; `specName` names the spec under the title.
+    /// it could be loaded; `specName` names the spec under the title; `navigation` goes above the heading (a site's
+    /// bar of links) and `footer` replaces the line saying which command made the page.
     public static func html(_ report: ConformanceReport, cases: [SpecCase], catalogue: RuleCatalogue?,
-                            specName: String) -> String {
+                            specName: String, navigation: String = "",
+                            footer: String = "Made by <code>runloop conform --html</code>.") -> String {
         let caseByID = Dictionary(cases.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var areas: [String] = []
         for id in report.caseIDs {
@@ -39,26 +41,32 @@ public enum ConformPage {
                                 vacuous: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine))
             }
         }
-        body += "<footer>Made by <code>runloop conform --html</code>. Legend: xFAIL = an expected failure (the "
+        body += "<footer>" + footer + " Legend: xFAIL = an expected failure (the "
             + Markup.escape("engine's expectations/<engine>.yaml") + " gives the reason), XPASS = an expected failure that passed "
             + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs, '!' = not as expected, "
             + "PASS? = passed only vacuously (the engine never made a callout the case's items could make)."
             + "</footer>\n"
         let engines = report.engines.joined(separator: ", ")
         return HTMLPage(title: "Conformance report: \(engines)",
-                        subtitle: "\(report.caseIDs.count) cases from \(specName)", body: body).render()
+                        subtitle: "\(report.caseIDs.count) cases from \(specName)", body: body,
+                        navigation: navigation).render()
     }
 
     // MARK: - Sections
 
-    static func summary(_ report: ConformanceReport, triage: Triage) -> String {
-        var out = "<table>\n<tr><th>engine</th>" + CaseStatus.allCases.map { "<th class=\"num\">\($0.rawValue)</th>" }
-            .joined() + "<th>as expected</th></tr>\n"
+    /// Per engine the results by ``ResultTally/columns`` (expected failures apart from failures) and the verdict;
+    /// `runloop site`'s overview shows the same table.
+    public static func summary(_ report: ConformanceReport, triage: Triage) -> String {
+        let labels = ResultTally([]).columns.map(\.label)
+        var out = "<table>\n<tr><th>engine</th>" + labels.map { "<th class=\"num\">\($0)</th>" }.joined()
+            + "<th>as expected</th></tr>\n"
         for engine in report.engines {
-            let counts = report.counts(engine: engine)
-            let unmet = report.outcomes.filter { $0.engine == engine && !$0.meetsExpectation }.count
-            out += "<tr><td><b>\(Markup.escape(engine))</b></td>"
-                + CaseStatus.allCases.map { "<td class=\"num\">\(counts[$0] ?? 0)</td>" }.joined()
+            let tally = ResultTally(report.outcomes.filter { $0.engine == engine }, triage: triage)
+            let unmet = tally.results - tally.asExpected
+            out += "<tr><td><b>\(Markup.escape(engine))</b></td>" + tally.columns.map { label, count in
+                let style = count == 0 ? " none" : ResultTally.isUnmet(column: label) ? " missed" : ""
+                return "<td class=\"num\(style)\">\(count)</td>"
+            }.joined()
                 + (unmet == 0 ? "<td class=\"met\">all</td>" : "<td class=\"missed\">\(unmet) not as expected</td>")
                 + "</tr>\n"
         }

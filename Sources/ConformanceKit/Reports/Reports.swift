@@ -70,6 +70,16 @@ public struct ResultTally: Sendable, Equatable {
         }
     }
 
+    /// The counts as a summary table's columns, in this order: PASS, xFAIL (expected failures), FAIL, SKIP, TIMEOUT,
+    /// CRASH, ERROR (each of those three not as expected) and XPASS (an expected failure that passed).
+    public var columns: [(label: String, count: Int)] {
+        [("PASS", pass), ("xFAIL", expectedFailures), ("FAIL", fail), ("SKIP", skip), ("TIMEOUT", timeout),
+         ("CRASH", crash), ("ERROR", error), ("XPASS", unexpectedPasses)]
+    }
+
+    /// Whether a column's results are not as expected (coloured as such on the pages).
+    public static func isUnmet(column label: String) -> Bool { !["PASS", "xFAIL", "SKIP"].contains(label) }
+
     /// "846 results, 846 as expected: 842 PASS, 4 xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS".
     public var text: String {
         let passes = "\(pass) PASS" + (vacuous > 0 ? " (\(vacuous) only vacuously)" : "")
@@ -223,8 +233,13 @@ public enum TableReport {
 }
 
 enum JSONReport {
+    /// The document's version: 3 added `engines`. ``ConformanceJSON`` reads 2 and 3.
+    static let formatVersion = 3
+
     struct Document: Encodable {
-        var format_version = 2
+        var format_version = formatVersion
+        /// The engines in the order they ran (the columns of the table).
+        var engines: [String]
         var summary: [String: [String: Int]]
         var all_as_expected: Bool
         /// The closing line's counts, over every engine.
@@ -314,7 +329,8 @@ enum JSONReport {
                     start_with: cluster.starters(), cases: cluster.caseIDs,
                     known_defect: cluster.referenceDefect.map { KnownDefect(file: $0.file, reason: $0.reason) })
         }
-        return JSONText.render(Document(summary: summary, all_as_expected: report.allMeetExpectations,
+        return JSONText.render(Document(engines: report.engines, summary: summary,
+                                        all_as_expected: report.allMeetExpectations,
                                         tally: Tally(ResultTally(report.outcomes, triage: triage)),
                                         triage: TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
                                         results: results))

@@ -1,0 +1,155 @@
+// Reading back the JSON report that `runloop conform --json-out` writes (JSONReport), so that a run's page can be
+// made later and elsewhere (`runloop site`). The outcomes come from the file; what the report knows of each case
+// beyond its outcomes (its rules, its any-order groups, the callouts its items can make) comes from the spec the
+// caller loads, as it does for a run. Traces in the file are capped (TraceCap), so a runaway trace's tail is gone.
+
+import Foundation
+
+/// A conformance JSON file that cannot be read: the file, and the field or place that is wrong.
+public struct ConformanceJSONError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let file: String
+    public let detail: String
+
+    public init(file: String, detail: String) {
+        self.file = file
+        self.detail = detail
+    }
+
+    public var description: String { "\(file): \(detail)" }
+}
+
+/// The reader of `runloop conform --format json` documents (format versions 2 and 3).
+public enum ConformanceJSON {
+    /// The versions this build reads: 3 names the engines in their order; 2 lists them only in its results.
+    public static let readableVersions = 2...JSONReport.formatVersion
+
+    /// The report in the file at `path`. `cases` (the spec the run used, or any superset) give each case's facts;
+    /// cases of the file that are not among them have none, which the triage and the page tolerate.
+    /// - Throws: ``ConformanceJSONError`` naming the file and the field for an unreadable, truncated or foreign file.
+    public static func read(path: String, cases: [SpecCase] = []) throws -> ConformanceReport {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw ConformanceJSONError(file: path, detail: exists ? "cannot read the file" : "no such file")
+        }
+        return try parse(data, file: path, cases: cases)
+    }
+
+    /// The report in `data`, read from `file` (for messages).
+    public static func parse(_ data: Data, file: String, cases: [SpecCase] = []) throws -> ConformanceReport {
+        let document: Document
+        do {
+            document = try JSONDecoder().decode(Document.self, from: data)
+        } catch let error as DecodingError {
+            if let open = unclosed(data) {
+                throw ConformanceJSONError(file: file, detail: "cut short: the file ends at line \(open.line) with "
+                    + "\(open.depth) bracket\(open.depth == 1 ? "" : "s") open (a run interrupted while writing?)")
+            }
+            throw ConformanceJSONError(file: file, detail: describe(error))
+        }
+        guard readableVersions.contains(document.format_version) else {
+            throw ConformanceJSONError(file: file, detail: "field format_version: \(document.format_version) is not "
+                + "a version this runloop reads (\(readableVersions.lowerBound) to \(readableVersions.upperBound))")
+        }
+        var engines = document.engines ?? []
+        var caseIDs: [String] = []
+        var seenCases = Set<String>()
+        var outcomes: [CaseOutcome] = []
+        for (index, result) in document.results.enumerated() {
+            func status(_ text: String, _ field: String) throws -> CaseStatus {
+                guard let status = CaseStatus(rawValue: text) else {
+                    throw ConformanceJSONError(file: file, detail: "field results[\(index)].\(field): '\(text)' is "
+                        + "not a status (" + CaseStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                }
+                return status
+            }
+            if !engines.contains(result.engine) {
+                guard document.engines == nil else {
+                    throw ConformanceJSONError(file: file, detail: "field results[\(index)].engine: '\(result.engine)' "
+                        + "is not one of the document's engines (" + engines.joined(separator: ", ") + ")")
+                }
+                engines.append(result.engine)
+            }
+            if seenCases.insert(result.id).inserted { caseIDs.append(result.id) }
+            outcomes.append(CaseOutcome(caseID: result.id, area: result.area, engine: result.engine,
+                                        status: try status(result.status, "status"),
+                                        expected: try status(result.expected, "expected"),
+                                        expectationReason: result.reason, detail: result.detail,
+                                        expectedTrace: result.expected_trace, actualTrace: result.actual_trace,
+                                        seconds: result.seconds))
+        }
+        let used = cases.filter { seenCases.contains($0.id) }
+        return ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: caseIDs, cases: used)
+    }
+
+    /// Where a truncated document ends: its last line and how many objects and arrays are still open there (outside
+    /// strings); `nil` when every bracket closes.
+    static func unclosed(_ data: Data) -> (line: Int, depth: Int)? {
+        var depth = 0, line = 1, inString = false, escaped = false
+        for byte in data {
+            if byte == UInt8(ascii: "\n") { line += 1 }
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return depth > 0 || inString ? (line, max(depth, 1)) : nil
+    }
+
+    /// "field results[3].status: missing", "not JSON: ...", for a decoding error.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            var text = ""
+            for key in codingPath {
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += (text.isEmpty ? "" : ".") + key.stringValue
+                }
+            }
+            return text.isEmpty ? "the document" : "field " + text
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return path(context.codingPath + [key]) + ": missing (not a runloop conform JSON report?)"
+        case .typeMismatch(let type, let context):
+            return path(context.codingPath) + ": not a \(type)"
+        case .valueNotFound(let type, let context):
+            return path(context.codingPath) + ": null where a \(type) belongs"
+        case .dataCorrupted(let context):
+            let underlying = (context.underlyingError as NSError?).map {
+                ($0.userInfo[NSDebugDescriptionErrorKey] as? String) ?? $0.localizedDescription
+            }
+            return context.codingPath.isEmpty
+                ? "not JSON, or cut short (" + (underlying ?? context.debugDescription) + ")"
+                : path(context.codingPath) + ": " + context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    struct Document: Decodable {
+        var format_version: Int
+        var engines: [String]?
+        var results: [Result]
+    }
+
+    struct Result: Decodable {
+        var id: String
+        var area: String
+        var engine: String
+        var status: String
+        var expected: String
+        var reason: String?
+        var detail: String?
+        var seconds: Double
+        var expected_trace: [String]
+        var actual_trace: [String]
+    }
+}
