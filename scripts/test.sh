@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need, then runs them: the Swift test suites (the whole spec on every engine, the loader's,
-# runner's and libraries' own tests), checks of the command line's exit codes and bad-input messages, and a
+# runner's and libraries' own tests, the docs' links), checks of the command line's exit codes and bad-input
+# messages, the results site in headless Chromium, and a
 # one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, and the
 # harness's loop start/stop stress under AddressSanitizer (1,000 cycles per engine and burner setting: 45-90 s
 # with the ASan build), every benchmark family once under ThreadSanitizer, and the reference loop's tests under
@@ -21,6 +22,9 @@ if ((status != 0)); then
     exit "$status"
 fi
 scripts/cli-checks.sh .build/debug/runloop
+# The results site (runloop site) in headless Chromium: every page renders, logs nothing to the console and loads no
+# missing file; the check proves first that it catches a planted script error and a planted missing image.
+scripts/site-check.sh --self-test
 scripts/bench-smoke.sh
 # The cf:PATH engine family on the toolchain's own CoreFoundation, loaded at run time like any other library.
 scripts/bench-smoke.sh --engines "cf:$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
