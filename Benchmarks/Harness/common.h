@@ -71,8 +71,7 @@ void register_limits();
 /// Registers one benchmark under `name` (the name without Google Benchmark's suffixes) that runs `body` under the
 /// watchdog (see Watchdog) and, for the hang check only, the test hang hook (`set_test_hang`). Every family
 /// registers through this, so no benchmark can hang the harness.
-benchmark::internal::Benchmark *register_guarded(const std::string &name,
-                                                 std::function<void(benchmark::State &)> body);
+benchmark::internal::Benchmark *register_guarded(const std::string &name, std::function<void(benchmark::State &)> body);
 /// Test-only: benchmarks whose name matches the extended regex `pattern` (RL_TEST_HANG) hang on purpose, so
 /// scripts can check that the watchdog turns a hang into an error row and the run goes on. False if the pattern
 /// is not a valid regex.
@@ -235,12 +234,12 @@ double mean(const std::vector<uint64_t> &samples);
 
 /// A latency distribution seen as one or two modes (split_modes).
 struct Modes {
-    int count = 1;          // 1 or 2
-    double split_ns = 0;    // the boundary between the two modes (0 when one mode)
-    double low_share = 1;   // share of the samples below the split (1 when one mode)
-    double low_p50_ns = 0;  // median of the samples below the split (the whole median when one mode)
-    double high_share = 0;  // share at or above the split (0 when one mode)
-    double high_p50_ns = 0; // median at or above the split (0 when one mode)
+    int count = 1;           // 1 or 2
+    double split_ns = 0;     // the boundary between the two modes (0 when one mode)
+    double low_share = 1;    // share of the samples below the split (1 when one mode)
+    double low_p50_ns = 0;   // median of the samples below the split (the whole median when one mode)
+    double high_share = 0;   // share at or above the split (0 when one mode)
+    double high_p50_ns = 0;  // median at or above the split (0 when one mode)
 };
 /// Splits a distribution into two modes when it has two: a histogram of log2(sample) in bins of 1/24 octave between
 /// the 1st and 99th percentiles, smoothed over 3 bins; its two peaks with the deepest valley between them are the

@@ -105,7 +105,8 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
 }  // namespace
 
 void register_wake_latency() {
-    const std::pair<Load, const char *> loads[] = {{Load::none, "none"}, {Load::idle, "idle1000"}, {Load::burn, "burn"}};
+    const std::pair<Load, const char *> loads[] = {
+        {Load::none, "none"}, {Load::idle, "idle1000"}, {Load::burn, "burn"}};
     for (const bench_engine *engine : engines()) {
         for (const WaitVariant &variant : wait_variants(engine)) {
             for (auto [pin, pin_name] : kPins) {
