@@ -84,5 +84,9 @@ let package = Package(
             path: "Harness",
             linkerSettings: [.linkedLibrary("benchmark"), .linkedLibrary("pthread")]
         ),
-    ]
+    ],
+    // The language modes the C shims and the C++ harness are written in, pinned to what the toolchain's clang picks
+    // by default today (GNU C17, GNU C++17), so a newer toolchain's default changes nothing.
+    cLanguageStandard: .gnu17,
+    cxxLanguageStandard: .gnucxx17
 )

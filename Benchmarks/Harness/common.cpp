@@ -12,10 +12,8 @@
 #include <sstream>
 
 #include <pthread.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 
 namespace rlbench {
 
@@ -177,7 +175,7 @@ LoopThread::LoopThread(const bench_engine *engine, unsigned flags, int cpu, Hook
 
 void LoopThread::body(int cpu, unsigned flags) {
     pin_calling_thread(cpu);
-    tid_.store((pid_t)syscall(SYS_gettid));
+    tid_.store((pid_t)bench_thread_id());
     pthread_getcpuclockid(pthread_self(), &cpu_clock_);
     const char *why = "the engine could not create a loop";
     loop_ = engine_->create(engine_, flags, &why);
@@ -241,7 +239,7 @@ void LoopThread::stop() {
 LoopThread::~LoopThread() { stop(); }
 
 uint64_t LoopThread::switches() const {
-    return engine_->loop_switches ? engine_->loop_switches(loop_) : voluntary_switches(tid_.load());
+    return engine_->loop_switches ? engine_->loop_switches(loop_) : bench_thread_switches_of((int)tid_.load());
 }
 
 uint64_t LoopThread::cpu_ns() const {
@@ -250,25 +248,8 @@ uint64_t LoopThread::cpu_ns() const {
 
 // MARK: measurements
 
-uint64_t voluntary_switches(pid_t tid) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-    FILE *file = fopen(path, "r");
-    if (!file) return 0;
-    char line[256];
-    unsigned long long value = 0;
-    while (fgets(line, sizeof line, file)) {
-        if (sscanf(line, "voluntary_ctxt_switches: %llu", &value) == 1) break;
-    }
-    fclose(file);
-    return value;
-}
-
 uint64_t callout_switches(const bench_engine *engine, bench_loop *loop) {
-    if (engine->loop_switches) return engine->loop_switches(loop);
-    struct rusage usage;
-    if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
-    return (uint64_t)usage.ru_nvcsw;
+    return engine->loop_switches ? engine->loop_switches(loop) : bench_thread_switches();
 }
 
 uint64_t thread_cpu_ns(clockid_t clock) {
@@ -280,24 +261,6 @@ uint64_t thread_cpu_ns(clockid_t clock) {
 double cpu_per(uint64_t before, uint64_t after, double units) {
     if (units <= 0 || after < before) return -1;
     return (double)(after - before) / units;
-}
-
-void finish_round_trips(benchmark::State &state, bool broken, const char *broken_reason, std::vector<uint64_t> &samples,
-                        const RoundTripClocks &before, const RoundTripClocks &after, bool loop_known,
-                        bool process_known) {
-    if (broken) {
-        fail(state, broken_reason);
-        return;
-    }
-    if (samples.empty()) {
-        fail(state, "no round trip was timed");
-        return;
-    }
-    const double round_trips = (double)samples.size();
-    set_latency_counters(state, samples);
-    set_cpu_counters(state, "wake", loop_known ? cpu_per(before.loop, after.loop, round_trips) : -1,
-                     cpu_per(before.post, after.post, round_trips),
-                     process_known ? cpu_per(before.process, after.process, round_trips) : -1);
 }
 
 void set_cpu_counters(benchmark::State &state, const std::string &unit, double loop, double post, double process) {

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bench_engine.h"
+#include "bench_thread.h"
 
 namespace rlbench {
 
@@ -70,8 +71,7 @@ void register_limits();
 /// Registers one benchmark under `name` (the name without Google Benchmark's suffixes) that runs `body` under the
 /// watchdog (see Watchdog) and, for the hang check only, the test hang hook (`set_test_hang`). Every family
 /// registers through this, so no benchmark can hang the harness.
-benchmark::internal::Benchmark *register_guarded(const std::string &name,
-                                                 std::function<void(benchmark::State &)> body);
+benchmark::internal::Benchmark *register_guarded(const std::string &name, std::function<void(benchmark::State &)> body);
 /// Test-only: benchmarks whose name matches the extended regex `pattern` (RL_TEST_HANG) hang on purpose, so
 /// scripts can check that the watchdog turns a hang into an error row and the run goes on. False if the pattern
 /// is not a valid regex.
@@ -213,10 +213,8 @@ class LoopThread {
 
 // MARK: measurements
 
-/// Voluntary context switches of one thread so far (it blocked that many times), from /proc.
-uint64_t voluntary_switches(pid_t tid);
 /// The voluntary context switches of the loop's thread so far, read from inside one of the loop's callouts: the
-/// calling thread's (getrusage RUSAGE_THREAD), or the engine's `loop_switches` when it has one (bench_engine.h).
+/// calling thread's (bench_thread_switches), or the engine's `loop_switches` when it has one (bench_engine.h).
 uint64_t callout_switches(const bench_engine *engine, bench_loop *loop);
 /// A thread's CPU time so far, in nanoseconds (a clock from pthread_getcpuclockid, or CLOCK_THREAD_CPUTIME_ID for
 /// the calling thread).
@@ -236,12 +234,12 @@ double mean(const std::vector<uint64_t> &samples);
 
 /// A latency distribution seen as one or two modes (split_modes).
 struct Modes {
-    int count = 1;          // 1 or 2
-    double split_ns = 0;    // the boundary between the two modes (0 when one mode)
-    double low_share = 1;   // share of the samples below the split (1 when one mode)
-    double low_p50_ns = 0;  // median of the samples below the split (the whole median when one mode)
-    double high_share = 0;  // share at or above the split (0 when one mode)
-    double high_p50_ns = 0; // median at or above the split (0 when one mode)
+    int count = 1;           // 1 or 2
+    double split_ns = 0;     // the boundary between the two modes (0 when one mode)
+    double low_share = 1;    // share of the samples below the split (1 when one mode)
+    double low_p50_ns = 0;   // median of the samples below the split (the whole median when one mode)
+    double high_share = 0;   // share at or above the split (0 when one mode)
+    double high_p50_ns = 0;  // median at or above the split (0 when one mode)
 };
 /// Splits a distribution into two modes when it has two: a histogram of log2(sample) in bins of 1/24 octave between
 /// the 1st and 99th percentiles, smoothed over 3 bins; its two peaks with the deepest valley between them are the
@@ -249,22 +247,6 @@ struct Modes {
 /// The split is the valley's lowest bin. Otherwise one mode. Reorders the samples.
 Modes split_modes(std::vector<uint64_t> &samples);
 
-/// Times a round trip per iteration of `state` (manual time, CLOCK_MONOTONIC on the calling thread) and keeps every
-/// sample: the timed loop of BM_WakeLatency and BM_Limits, one code for both. False if a round trip failed (the loop
-/// goes on, so the repetition still ends).
-template <typename RoundTrip>
-bool time_round_trips(benchmark::State &state, RoundTrip round_trip, std::vector<uint64_t> &samples) {
-    samples.reserve((size_t)state.max_iterations);
-    bool ok = true;
-    for (auto _ : state) {
-        uint64_t start = bench_now_ns();
-        if (!round_trip()) ok = false;
-        uint64_t elapsed = bench_now_ns() - start;
-        samples.push_back(elapsed);
-        state.SetIterationTime((double)elapsed / 1e9);
-    }
-    return ok;
-}
 /// The round-trip counters of BM_WakeLatency and BM_Limits: latency_mean_ns, latency_p50_ns, latency_p99_ns and the
 /// modes (split_modes): latency_modes, latency_split_ns, latency_low_share, latency_low_p50_ns, latency_high_share,
 /// latency_high_p50_ns. Reorders the samples.
@@ -274,19 +256,6 @@ void set_latency_counters(benchmark::State &state, std::vector<uint64_t> &sample
 /// loop thread's CPU time), post_cpu_ns_per_<unit> (the posting threads': the benchmark thread, or the producers) and
 /// process_cpu_ns_per_<unit> (every thread of the process). A negative figure (cpu_per: not measurable) is left out.
 void set_cpu_counters(benchmark::State &state, const std::string &unit, double loop, double post, double process);
-
-/// The CPU clocks a round-trip benchmark reads before and after its timed round trips, nanoseconds: the loop's (or
-/// the responder's) thread, the benchmark thread (own_cpu_ns) and the whole process.
-struct RoundTripClocks {
-    uint64_t loop = 0, post = 0, process = 0;
-};
-/// Ends a round-trip benchmark (BM_WakeLatency, BM_Limits) once its threads are stopped: fails it with
-/// `broken_reason` if a round trip failed, or if none was timed; else sets its latency counters and its CPU per
-/// wake-up. `loop_known` false leaves the loop's CPU out (no clock of its thread), `process_known` false the
-/// process's (a burner's CPU is in it).
-void finish_round_trips(benchmark::State &state, bool broken, const char *broken_reason, std::vector<uint64_t> &samples,
-                        const RoundTripClocks &before, const RoundTripClocks &after, bool loop_known,
-                        bool process_known);
 
 /// Sleeps until a CLOCK_MONOTONIC time.
 void sleep_until_ns(uint64_t deadline);

@@ -185,8 +185,8 @@ void busy(benchmark::State &state, const bench_engine *engine) {
 
     if (marks == 0) {
         // A monitor that never saw an activity is not a monitor that is cheap and quiet: no figure.
-        fail(state, "the monitor's observer made no callout in " + std::to_string(passes) +
-                        " passes: nothing to measure");
+        fail(state,
+             "the monitor's observer made no callout in " + std::to_string(passes) + " passes: nothing to measure");
         return;
     }
     double bare = (double)bare_ns / (double)passes, monitored = (double)monitored_ns / (double)passes;
@@ -297,9 +297,8 @@ void register_lag_monitor() {
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
         for (int ms : {50, 100, 250}) {
-            register_guarded(prefix + "/stall:" + std::to_string(ms) + "ms", [=](benchmark::State &state) {
-                stalls(state, engine, (uint64_t)ms * kMs);
-            })
+            register_guarded(prefix + "/stall:" + std::to_string(ms) + "ms",
+                             [=](benchmark::State &state) { stalls(state, engine, (uint64_t)ms * kMs); })
                 ->Iterations(profile().lag_stalls)
                 ->UseRealTime()
                 ->Unit(benchmark::kMillisecond);

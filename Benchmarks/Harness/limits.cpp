@@ -6,7 +6,7 @@
 // A responder thread, pinned to the loop's CPU (loop_cpu), answers every ping of the benchmark thread, pinned as in
 // BM_WakeLatency: to the same CPU (pin:same) or to the client CPU (pin:diff). One iteration is one round trip: the
 // benchmark thread pings and returns when the answer is there (manual time, CLOCK_MONOTONIC on the benchmark thread,
-// the timed loop of BM_WakeLatency: time_round_trips in common.h), after 200 untimed round trips.
+// the timed loop of BM_WakeLatency: measure_round_trips in round_trip.h), after 200 untimed round trips.
 //
 // Hand-offs:
 //   handoff:spin     both threads spin on one shared cache line (a counter the client makes odd and the responder
@@ -32,7 +32,6 @@
 // latency_p99_ns, the modes), and per round trip the responder's CPU time (loop_cpu_ns_per_wake: it plays the loop),
 // the benchmark thread's (post_cpu_ns_per_wake) and the process's (process_cpu_ns_per_wake). A spinning side is on a
 // CPU the whole time: its CPU per round trip is about the round trip.
-#include <cerrno>
 #include <memory>
 
 #include <linux/futex.h>
@@ -41,15 +40,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "round_trip.h"
 
 namespace rlbench {
 namespace {
 
-enum class Pin { same, diff };
 enum class Handoff { spin, futex, eventfd };
-
-constexpr int kWarmupRoundTrips = 200;
 
 /// One round trip's two sides and how the responder is stopped. `ping` runs on the benchmark thread, `serve` on the
 /// responder thread until `stop` (from the benchmark thread, after the last ping) makes it return.
@@ -161,42 +157,27 @@ class EventfdChannel : public Channel {
         if (to_client_ >= 0) close(to_client_);
     }
     bool ready() const { return to_responder_ >= 0 && to_client_ >= 0; }
-    bool ping() override { return post(to_responder_) && take(to_client_); }
+    bool ping() override { return post_eventfd(to_responder_) && take_eventfd(to_client_); }
     void serve() override {
         for (;;) {
-            if (!take(to_responder_) || stopping_.load(std::memory_order_acquire)) return;
-            post(to_client_);
+            if (!take_eventfd(to_responder_) || stopping_.load(std::memory_order_acquire)) return;
+            post_eventfd(to_client_);
         }
     }
     void stop() override {
         stopping_.store(true, std::memory_order_release);
-        post(to_responder_);
+        post_eventfd(to_responder_);
     }
 
    private:
-    static bool post(int fd) {
-        uint64_t one = 1;
-        return write(fd, &one, sizeof one) == (ssize_t)sizeof one;
-    }
-    static bool take(int fd) {
-        uint64_t value;
-        ssize_t got;
-        do {
-            got = read(fd, &value, sizeof value);
-        } while (got < 0 && errno == EINTR);
-        return got == (ssize_t)sizeof value;
-    }
     const int to_responder_, to_client_;
     std::atomic<bool> stopping_{false};
 };
 
 void limit(benchmark::State &state, Handoff handoff, Pin pin) {
-    if (pin == Pin::diff && usable_cpus().size() < 2) {
-        skip(state, "pin:diff needs two CPUs and this process may use only one");
-        return;
-    }
+    if (!pin_usable(state, pin)) return;
     const int loop_on = loop_cpu();
-    ScopedPin pinned(pin == Pin::same ? loop_on : client_cpu());
+    ScopedPin pinned(benchmark_cpu(pin));
     std::unique_ptr<Channel> channel;
     switch (handoff) {
         case Handoff::spin: channel.reset(new SpinChannel(pin == Pin::same)); break;
@@ -218,16 +199,11 @@ void limit(benchmark::State &state, Handoff handoff, Pin pin) {
     clockid_t responder_clock;
     const bool has_clock = pthread_getcpuclockid(responder.native_handle(), &responder_clock) == 0;
 
-    bool broken = false;
-    for (int i = 0; i < kWarmupRoundTrips; i++) broken |= !channel->ping();
-    std::vector<uint64_t> samples;
-    const RoundTripClocks before{has_clock ? thread_cpu_ns(responder_clock) : 0, own_cpu_ns(), process_cpu_ns()};
-    broken |= !time_round_trips(state, [&] { return channel->ping(); }, samples);
-    const RoundTripClocks after{has_clock ? thread_cpu_ns(responder_clock) : 0, own_cpu_ns(), process_cpu_ns()};
+    RoundTrips run = measure_round_trips(
+        state, [&] { return channel->ping(); }, [&] { return has_clock ? thread_cpu_ns(responder_clock) : 0; });
     channel->stop();
     responder.join();
-    finish_round_trips(state, broken, "a round trip failed (an eventfd read or write)", samples, before, after,
-                       has_clock, true);
+    finish_round_trips(state, run, "a round trip failed (an eventfd read or write)", has_clock, true);
 }
 
 }  // namespace
@@ -235,16 +211,13 @@ void limit(benchmark::State &state, Handoff handoff, Pin pin) {
 void register_limits() {
     const std::pair<Handoff, const char *> handoffs[] = {
         {Handoff::spin, "spin"}, {Handoff::futex, "futex"}, {Handoff::eventfd, "eventfd"}};
-    const std::pair<Pin, const char *> pins[] = {{Pin::same, "same"}, {Pin::diff, "diff"}};
     for (auto [handoff, handoff_name] : handoffs) {
-        for (auto [pin, pin_name] : pins) {
+        for (auto [pin, pin_name] : kPins) {
             std::string name = std::string("BM_Limits/handoff:") + handoff_name + "/pin:" + pin_name;
             // Structured bindings cannot be captured before C++20: copy them into plain locals.
             const Handoff chosen_handoff = handoff;
             const Pin chosen_pin = pin;
-            register_guarded(name, [=](benchmark::State &state) { limit(state, chosen_handoff, chosen_pin); })
-                ->UseManualTime()
-                ->Unit(benchmark::kNanosecond);
+            register_round_trip(name, [=](benchmark::State &state) { limit(state, chosen_handoff, chosen_pin); });
         }
     }
 }

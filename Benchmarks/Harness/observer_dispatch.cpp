@@ -86,8 +86,8 @@ void observer_dispatch(benchmark::State &state, const bench_engine *engine, int 
 void register_observer_dispatch() {
     for (const bench_engine *engine : engines()) {
         for (int observers : {0, 1, 8, 64, 512}) {
-            std::string name = std::string("BM_ObserverDispatch/engine:") + engine->name +
-                               "/observers:" + std::to_string(observers);
+            std::string name =
+                std::string("BM_ObserverDispatch/engine:") + engine->name + "/observers:" + std::to_string(observers);
             register_guarded(name, [=](benchmark::State &state) { observer_dispatch(state, engine, observers); })
                 ->UseRealTime()
                 ->Unit(benchmark::kNanosecond);

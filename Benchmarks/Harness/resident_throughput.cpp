@@ -229,7 +229,8 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
     state.SetItemsProcessed((int64_t)(rounds * per_round));
     state.counters["wakeups_per_item"] = handed > 0 ? (double)wakeups / handed : 0;
     state.counters["csw_per_item"] = handed > 0 ? (double)switches / handed : 0;
-    if (engine->channel_batches && batches_taken > 0) state.counters["items_per_batch"] = handed / (double)batches_taken;
+    if (engine->channel_batches && batches_taken > 0)
+        state.counters["items_per_batch"] = handed / (double)batches_taken;
     state.counters["handoff_p50_ns"] = quantile(latencies, 0.50);
     state.counters["handoff_p99_ns"] = quantile(latencies, 0.99);
     set_cpu_counters(state, "item", cpu_per(loop_cpu0, loop_cpu1, handed),
@@ -246,9 +247,8 @@ void register_resident_throughput() {
                 std::string name = std::string("BM_ResidentThroughput/engine:") + engine->name +
                                    "/producers:" + std::to_string(producers) + variant.suffix;
                 const unsigned flags = variant.flags;
-                register_guarded(name, [=](benchmark::State &state) {
-                    resident_throughput(state, engine, producers, flags);
-                })
+                register_guarded(name,
+                                 [=](benchmark::State &state) { resident_throughput(state, engine, producers, flags); })
                     ->UseManualTime()
                     ->Unit(benchmark::kMicrosecond);
             }

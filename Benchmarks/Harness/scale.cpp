@@ -55,8 +55,8 @@ void scale(benchmark::State &state, const bench_engine *engine, Kind kind, int c
         switch (kind) {
             case Kind::timer:
                 for (int i = 0; i < count; i++)
-                    items[(size_t)i] = engine->timer_add(loop, later + (uint64_t)date_slot[(size_t)i] * 1000u, 0, 0,
-                                                         nothing, nullptr);
+                    items[(size_t)i] =
+                        engine->timer_add(loop, later + (uint64_t)date_slot[(size_t)i] * 1000u, 0, 0, nothing, nullptr);
                 break;
             case Kind::observer:
                 for (int i = 0; i < count; i++) items[(size_t)i] = engine->observer_add(loop, nothing, nullptr);
@@ -100,15 +100,14 @@ void register_scale() {
                 std::string name = std::string("BM_Scale/engine:") + engine->name + "/item:" + kind_name +
                                    "/n:" + std::to_string(count);
                 const auto chosen_kind = kind;  // structured bindings cannot be captured before C++20
-                register_guarded(name, [=](benchmark::State &state) {
-                    scale(state, engine, chosen_kind, count, Order::added);
-                })
+                register_guarded(
+                    name, [=](benchmark::State &state) { scale(state, engine, chosen_kind, count, Order::added); })
                     ->UseRealTime()
                     ->Unit(benchmark::kMicrosecond);
                 if (kind != Kind::timer) continue;
-                register_guarded(name + "/order:random", [=](benchmark::State &state) {
-                    scale(state, engine, Kind::timer, count, Order::random);
-                })
+                register_guarded(
+                    name + "/order:random",
+                    [=](benchmark::State &state) { scale(state, engine, Kind::timer, count, Order::random); })
                     ->UseRealTime()
                     ->Unit(benchmark::kMicrosecond);
             }

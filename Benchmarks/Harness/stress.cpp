@@ -57,11 +57,8 @@ bool one_cycle(const bench_engine *engine, int index) {
         return false;
     }
     switch (index % 4) {
-        case 0:
-            break;
-        case 1:
-            engine->source_signal(loop_thread.loop(), cycle.source);
-            break;
+        case 0: break;
+        case 1: engine->source_signal(loop_thread.loop(), cycle.source); break;
         case 2:
             for (int i = 0; i < index % 64; i++) sched_yield();
             break;

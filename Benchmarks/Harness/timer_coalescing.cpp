@@ -64,14 +64,14 @@
 namespace rlbench {
 namespace {
 
-constexpr uint64_t kSpacingNs = 100000;   // 100 us between consecutive timers' dates: 10,000 fires a second
-constexpr uint64_t kLeadNs = 30000000;    // 30 ms before the first date, plus kLeadPerTimerNs per timer, for adding
+constexpr uint64_t kSpacingNs = 100000;  // 100 us between consecutive timers' dates: 10,000 fires a second
+constexpr uint64_t kLeadNs = 30000000;   // 30 ms before the first date, plus kLeadPerTimerNs per timer, for adding
 constexpr uint64_t kLeadPerTimerNs = 5000;
-constexpr uint64_t kSettleNs = 10000000;  // the window opens 10 ms after the first date (and after setup)
+constexpr uint64_t kSettleNs = 10000000;    // the window opens 10 ms after the first date (and after setup)
 constexpr uint64_t kLateSlackNs = 1000000;  // "lateness never beyond tolerance + 1 ms"
 constexpr uint64_t kDrainNs = 2000000000;   // how long past the window + tolerance the loop may take to catch up
-constexpr double kSaturatedShare = 0.9;     // loop_saturated: the loop thread on a CPU at least this share of the window
-constexpr double kIdleShare = 0.05;         // loop_saturated: or its CPU idle less than this share
+constexpr double kSaturatedShare = 0.9;  // loop_saturated: the loop thread on a CPU at least this share of the window
+constexpr double kIdleShare = 0.05;      // loop_saturated: or its CPU idle less than this share
 
 struct Run;
 
@@ -254,12 +254,11 @@ void register_timer_coalescing() {
         for (int count : {100, 1000, 10000}) {
             for (int tolerance : {0, 10}) {
                 for (bool burn : {false, true}) {
-                    std::string name = std::string("BM_TimerCoalescing/engine:") + engine->name + "/timers:" +
-                                       std::to_string(count) + "/tolerance:" + std::to_string(tolerance) + "pct" +
-                                       "/burn:" + (burn ? "yes" : "no");
-                    register_guarded(name, [=](benchmark::State &state) {
-                        timer_coalescing(state, engine, count, tolerance, burn);
-                    })
+                    std::string name = std::string("BM_TimerCoalescing/engine:") + engine->name +
+                                       "/timers:" + std::to_string(count) + "/tolerance:" + std::to_string(tolerance) +
+                                       "pct" + "/burn:" + (burn ? "yes" : "no");
+                    register_guarded(
+                        name, [=](benchmark::State &state) { timer_coalescing(state, engine, count, tolerance, burn); })
                         ->Iterations(1)
                         ->UseManualTime()
                         ->Unit(benchmark::kMillisecond);

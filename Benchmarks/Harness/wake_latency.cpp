@@ -33,42 +33,32 @@
 //   process_cpu_ns_per_wake  every thread of the process (not with load:burn, whose burner it would count): minus
 //                            post_cpu_ns_per_wake, an upper bound of the loop side for engines whose loop runs on
 //                            threads of their own (dispatch's manager thread included)
-#include <cerrno>
 #include <memory>
 
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "round_trip.h"
 
 namespace rlbench {
 namespace {
 
-enum class Pin { same, diff };
 enum class Load { none, idle, burn };
 
 constexpr int kIdleItems = 1000;
-constexpr int kWarmupRoundTrips = 200;
 
 struct Reply {
     int fd;
 };
 
-void reply(void *context) {
-    uint64_t one = 1;
-    ssize_t written = write(static_cast<Reply *>(context)->fd, &one, sizeof one);
-    (void)written;
-}
+void reply(void *context) { post_eventfd(static_cast<Reply *>(context)->fd); }
 
 void nothing(void *) {}
 
 void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load, unsigned flags) {
-    if (pin == Pin::diff && usable_cpus().size() < 2) {
-        skip(state, "pin:diff needs two CPUs and this process may use only one");
-        return;
-    }
+    if (!pin_usable(state, pin)) return;
     int loop_on = loop_cpu();
-    ScopedPin pinned(pin == Pin::same ? loop_on : client_cpu());
+    ScopedPin pinned(benchmark_cpu(pin));
 
     Reply replies{eventfd(0, EFD_CLOEXEC)};  // blocking: the benchmark thread sleeps in read()
     bench_item *source = nullptr;
@@ -99,37 +89,27 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
     std::unique_ptr<Burner> burner;
     if (load == Load::burn) burner.reset(new Burner(loop_on));
 
-    auto round_trip = [&]() -> bool {
-        engine->source_signal(loop_thread.loop(), source);
-        uint64_t value;
-        ssize_t got;
-        do {
-            got = read(replies.fd, &value, sizeof value);
-        } while (got < 0 && errno == EINTR);
-        return got == sizeof value;
-    };
-    // Untimed warm-up: first wakes fault pages in and grow the engines' internal arrays.
-    for (int i = 0; i < kWarmupRoundTrips; i++) round_trip();
-
-    std::vector<uint64_t> samples;
-    const RoundTripClocks before{loop_thread.cpu_ns(), own_cpu_ns(), process_cpu_ns()};
-    bool broken = !time_round_trips(state, round_trip, samples);
-    const RoundTripClocks after{loop_thread.cpu_ns(), own_cpu_ns(), process_cpu_ns()};
+    RoundTrips run = measure_round_trips(
+        state,
+        [&] {
+            engine->source_signal(loop_thread.loop(), source);
+            return take_eventfd(replies.fd);
+        },
+        [&] { return loop_thread.cpu_ns(); });
     burner.reset();
     loop_thread.stop();
     close(replies.fd);
-    finish_round_trips(state, broken, "read() on the reply eventfd failed", samples, before, after, true,
-                       load != Load::burn);
+    finish_round_trips(state, run, "read() on the reply eventfd failed", true, load != Load::burn);
 }
 
 }  // namespace
 
 void register_wake_latency() {
-    const std::pair<Pin, const char *> pins[] = {{Pin::same, "same"}, {Pin::diff, "diff"}};
-    const std::pair<Load, const char *> loads[] = {{Load::none, "none"}, {Load::idle, "idle1000"}, {Load::burn, "burn"}};
+    const std::pair<Load, const char *> loads[] = {
+        {Load::none, "none"}, {Load::idle, "idle1000"}, {Load::burn, "burn"}};
     for (const bench_engine *engine : engines()) {
         for (const WaitVariant &variant : wait_variants(engine)) {
-            for (auto [pin, pin_name] : pins) {
+            for (auto [pin, pin_name] : kPins) {
                 for (auto [load, load_name] : loads) {
                     if (variant.flags && load == Load::burn) continue;  // a spin on a CPU another thread burns
                     std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
@@ -138,11 +118,9 @@ void register_wake_latency() {
                     const Pin chosen_pin = pin;
                     const Load chosen_load = load;
                     const unsigned flags = variant.flags;
-                    register_guarded(name, [=](benchmark::State &state) {
+                    register_round_trip(name, [=](benchmark::State &state) {
                         wake_latency(state, engine, chosen_pin, chosen_load, flags);
-                    })
-                        ->UseManualTime()
-                        ->Unit(benchmark::kNanosecond);
+                    });
                 }
             }
         }

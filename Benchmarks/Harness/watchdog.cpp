@@ -44,8 +44,7 @@ void watch_thread() {
         int limit = w.limit_s;
         auto handler = w.handler;
         guard.unlock();
-        fprintf(stderr, "runloop-bench: watchdog: %s: no result after %d s; ending the process\n", what.c_str(),
-                limit);
+        fprintf(stderr, "runloop-bench: watchdog: %s: no result after %d s; ending the process\n", what.c_str(), limit);
         if (handler) handler(what, limit);
         fflush(nullptr);
         _exit(kExitStatus);  // no destructors: the hung thread still holds the loop and its locks

@@ -33,8 +33,8 @@
 //   callout does it itself.
 // - CPU (`loop_cpu_ns`): the CPU time of the workers that ran the queue's callouts since each first ran one (its
 //   CPU clock from pthread_getcpuclockid, less what it read then: a pool thread's earlier life, other loops' work
-//   included, is not this loop's), summed; a worker that exited since is no longer counted (libdispatch lets idle workers
-//   exit after seconds, longer than any measured window). The manager thread's CPU is not counted.
+//   included, is not this loop's), summed; a worker that exited since is no longer counted (libdispatch lets idle
+//   workers exit after seconds, longer than any measured window). The manager thread's CPU is not counted.
 // - Pinning: each worker, when it starts running the queue's callouts, takes the CPU affinity of the thread that
 //   created the loop (so `pin:same` and the loop CPU mean the same as for the other engines). A Dispatch user does not
 //   pin workers; without it the figures would depend on where the pool's threads happened to run.
@@ -68,12 +68,12 @@ struct bench_loop {
 
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    int stop_requested;                  // protected by lock
-    int items;                           // protected by lock: timers and sources not yet freed
+    int stop_requested;                    // protected by lock
+    int items;                             // protected by lock: timers and sources not yet freed
     clockid_t worker_clocks[kMaxWorkers];  // protected by lock
     uint64_t worker_base_ns[kMaxWorkers];  // protected by lock: each clock when its worker was adopted
-    pid_t worker_tids[kMaxWorkers];      // protected by lock
-    int workers;                         // protected by lock
+    pid_t worker_tids[kMaxWorkers];        // protected by lock
+    int workers;                           // protected by lock
 
     // The worker that ran the last callout: written on the queue (its callouts run one at a time), read by any thread.
     _Atomic pid_t last_tid;
@@ -250,7 +250,7 @@ static void dsp_destroy(bench_loop *loop) {
     while (loop->items > 0) pthread_cond_wait(&loop->changed, &loop->lock);
     pthread_mutex_unlock(&loop->lock);
     dispatch_sync_f(loop->queue, loop, suspend_inside);  // the last free has returned
-    resume(loop);  // libdispatch refuses to release a suspended queue
+    resume(loop);                                        // libdispatch refuses to release a suspended queue
     dispatch_release(loop->queue);
     pthread_cond_destroy(&loop->changed);
     pthread_mutex_destroy(&loop->lock);
@@ -460,8 +460,9 @@ const bench_engine bench_engine_dispatch = {
     .channel_remove = dsp_channel_remove,
     .channel_batches = NULL,
     .activity_observer_add = NULL,
-    .no_activity_observer = "libdispatch has no activity observers: a serial queue has no BeforeWaiting or "
-                            "AfterWaiting to mark (its workers block inside libdispatch)",
+    .no_activity_observer =
+        "libdispatch has no activity observers: a serial queue has no BeforeWaiting or "
+        "AfterWaiting to mark (its workers block inside libdispatch)",
     .loop_switches = dsp_loop_switches,
     .loop_cpu_ns = dsp_loop_cpu_ns,
 };

@@ -73,8 +73,8 @@ struct bench_loop {
     struct bench_item **heap;
     size_t timer_count, heap_capacity;
     uint64_t next_sequence;
-    uint64_t armed_due;                    // what the timerfd is armed at; 0 when disarmed
-    struct bench_item **due_batch;         // scratch for firing: collect every due timer first, then fire
+    uint64_t armed_due;             // what the timerfd is armed at; 0 when disarmed
+    struct bench_item **due_batch;  // scratch for firing: collect every due timer first, then fire
     size_t due_capacity;
 };
 
@@ -400,9 +400,7 @@ static void epoll_observer_remove(bench_loop *loop, bench_item *observer) {
     free(observer);
 }
 
-static uint64_t epoll_wakeups(bench_loop *loop) {
-    return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
-}
+static uint64_t epoll_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
 static const char *epoll_describe(const bench_engine *self) {
     (void)self;

@@ -178,9 +178,7 @@ static void levent_channel_remove(bench_loop *loop, bench_channel *channel) {
 
 static uint64_t levent_channel_batches(bench_channel *channel) { return handoff_batches(&channel->queue); }
 
-static uint64_t levent_wakeups(bench_loop *loop) {
-    return atomic_load_explicit(&loop->wakeups, memory_order_relaxed);
-}
+static uint64_t levent_wakeups(bench_loop *loop) { return atomic_load_explicit(&loop->wakeups, memory_order_relaxed); }
 
 static const char *levent_describe(const bench_engine *self) {
     (void)self;

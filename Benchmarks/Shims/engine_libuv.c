@@ -158,7 +158,7 @@ static uint64_t timeout_ms(bench_loop *loop, uint64_t due_ns) {
 }
 
 static bench_item *luv_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
-                                bench_callout callout, void *context) {
+                                 bench_callout callout, void *context) {
     (void)interval_ns;
     (void)tolerance_ns;  // libuv has no tolerance; its millisecond clock batches timers within a millisecond
     bench_item *item = new_item(callout, context, 1);
@@ -261,6 +261,7 @@ const bench_engine bench_engine_libuv = {
     .channel_remove = luv_channel_remove,
     .channel_batches = luv_channel_batches,
     .activity_observer_add = NULL,
-    .no_activity_observer = "libuv runs I/O and async callbacks inside its poll phase, between the prepare and check "
-                            "handles: a stall there looks like sleep to a prepare/check monitor (not the same monitor)",
+    .no_activity_observer =
+        "libuv runs I/O and async callbacks inside its poll phase, between the prepare and check "
+        "handles: a stall there looks like sleep to a prepare/check monitor (not the same monitor)",
 };

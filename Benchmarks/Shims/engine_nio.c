@@ -54,16 +54,18 @@ const bench_engine bench_engine_nio = {
     .timer_remove = nio_shim_timer_remove,
     .observer_add = NULL,
     .observer_remove = NULL,
-    .no_observers = "SwiftNIO's event loop has no observers of its passes (its metrics delegate reports a tick after "
-                    "it ran, nothing before the wait)",
+    .no_observers =
+        "SwiftNIO's event loop has no observers of its passes (its metrics delegate reports a tick after "
+        "it ran, nothing before the wait)",
     .wakeups = nio_shim_wakeups,
     .channel_add = nio_shim_channel_add,
     .channel_post = nio_shim_channel_post,
     .channel_remove = nio_shim_channel_remove,
     .channel_batches = NULL,
     .activity_observer_add = NULL,
-    .no_activity_observer = "SwiftNIO's event loop has no hook before its wait (BeforeWaiting) or right after it "
-                            "(AfterWaiting); its metrics delegate runs after a whole tick",
+    .no_activity_observer =
+        "SwiftNIO's event loop has no hook before its wait (BeforeWaiting) or right after it "
+        "(AfterWaiting); its metrics delegate runs after a whole tick",
     .loop_switches = nio_shim_loop_switches,
     .loop_cpu_ns = nio_shim_loop_cpu_ns,
 };

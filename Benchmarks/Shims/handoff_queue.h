@@ -25,10 +25,10 @@
 
 typedef struct {
     pthread_mutex_t lock;
-    void **items;  // protected by lock
+    void **items;            // protected by lock
     size_t count, capacity;  // protected by lock
-    void **batch;  // the loop thread's: the last batch swapped out, reused as the next empty queue
-    size_t batch_capacity;  // the loop thread's
+    void **batch;            // the loop thread's: the last batch swapped out, reused as the next empty queue
+    size_t batch_capacity;   // the loop thread's
     // Written by the loop thread only (a relaxed load and store, no locked instruction), read by any thread.
     _Atomic uint64_t batches;
     bench_item_callout callout;

@@ -119,7 +119,10 @@ cfl_library *cfl_open(const char *path, char **error) {
 #undef OPTIONAL
     // Data symbols: the address of the constant, whose value is the object.
     const cfl_ref *common = dlsym(handle, "kCFRunLoopCommonModes");
-    if (common) lib->commonModes = *common; else note_missing(missing, size, "kCFRunLoopCommonModes");
+    if (common)
+        lib->commonModes = *common;
+    else
+        note_missing(missing, size, "kCFRunLoopCommonModes");
     lib->typeArrayCallBacks = dlsym(handle, "kCFTypeArrayCallBacks");
     if (missing[0]) {
         size_t length = strlen(path) + strlen(missing) + 128;

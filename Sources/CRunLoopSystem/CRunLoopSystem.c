@@ -13,9 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int csystem_eventfd(int semaphore) {
-    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | (semaphore ? EFD_SEMAPHORE : 0));
-}
+int csystem_eventfd(int semaphore) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | (semaphore ? EFD_SEMAPHORE : 0)); }
 
 int csystem_eventfd_write(int fd, uint64_t value) { return eventfd_write(fd, value); }
 
@@ -39,9 +37,13 @@ static int epoll_ctl_op(int epfd, int op, int fd, uint64_t data, int edge) {
     return epoll_ctl(epfd, op, fd, &ev);
 }
 
-int csystem_epoll_add(int epfd, int fd, uint64_t data, int edge) { return epoll_ctl_op(epfd, EPOLL_CTL_ADD, fd, data, edge); }
+int csystem_epoll_add(int epfd, int fd, uint64_t data, int edge) {
+    return epoll_ctl_op(epfd, EPOLL_CTL_ADD, fd, data, edge);
+}
 
-int csystem_epoll_mod(int epfd, int fd, uint64_t data, int edge) { return epoll_ctl_op(epfd, EPOLL_CTL_MOD, fd, data, edge); }
+int csystem_epoll_mod(int epfd, int fd, uint64_t data, int edge) {
+    return epoll_ctl_op(epfd, EPOLL_CTL_MOD, fd, data, edge);
+}
 
 int csystem_epoll_del(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
 
@@ -81,7 +83,9 @@ int csystem_errno(void) { return errno; }
 int csystem_read_u64(int fd, uint64_t *value) {
     ssize_t n = read(fd, value, sizeof(*value));
     if (n == (ssize_t)sizeof(*value)) return 0;
-    if (n >= 0) { errno = EIO; }
+    if (n >= 0) {
+        errno = EIO;
+    }
     return -1;
 }
 
@@ -123,9 +127,11 @@ int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds) {
     return pthread_timedjoin_np((pthread_t)thread, NULL, &limit);
 }
 int csystem_poll_readable(int fd) {
-    struct pollfd entry = { .fd = fd, .events = POLLIN, .revents = 0 };
+    struct pollfd entry = {.fd = fd, .events = POLLIN, .revents = 0};
     int ready;
-    do { ready = poll(&entry, 1, 0); } while (ready < 0 && errno == EINTR);
+    do {
+        ready = poll(&entry, 1, 0);
+    } while (ready < 0 && errno == EINTR);
     if (ready < 0) return -1;
     return ready > 0 && (entry.revents & POLLIN) ? 1 : 0;
 }

@@ -62,12 +62,18 @@ static void read_defects(void) {
     if (!value || !*value) return;
     char *list = strdup(value), *save = NULL;
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        if (strcmp(item, "observers-dead") == 0) defects |= OBSERVERS_DEAD;
-        else if (strcmp(item, "stop-no-wake") == 0) defects |= STOP_NO_WAKE;
-        else if (strcmp(item, "timers-fire-at-once") == 0) defects |= TIMERS_FIRE_AT_ONCE;
-        else if (strcmp(item, "repeating-no-advance") == 0) defects |= REPEATING_NO_ADVANCE;
-        else if (strcmp(item, "signal-unscheduled-crash") == 0) defects |= SIGNAL_UNSCHEDULED_CRASH;
-        else if (strcmp(item, "repeating-spins") == 0) defects |= REPEATING_SPINS;
+        if (strcmp(item, "observers-dead") == 0)
+            defects |= OBSERVERS_DEAD;
+        else if (strcmp(item, "stop-no-wake") == 0)
+            defects |= STOP_NO_WAKE;
+        else if (strcmp(item, "timers-fire-at-once") == 0)
+            defects |= TIMERS_FIRE_AT_ONCE;
+        else if (strcmp(item, "repeating-no-advance") == 0)
+            defects |= REPEATING_NO_ADVANCE;
+        else if (strcmp(item, "signal-unscheduled-crash") == 0)
+            defects |= SIGNAL_UNSCHEDULED_CRASH;
+        else if (strcmp(item, "repeating-spins") == 0)
+            defects |= REPEATING_SPINS;
         else {
             fprintf(stderr, "defective_cf: unknown defect '%s' in DEFECTIVE_CF\n", item);
             abort();
@@ -95,17 +101,17 @@ __attribute__((constructor)) static void load(void) {
 
 // MARK: Plain forwarding
 
-#define FORWARD(ret, name, params, args)                          \
-    ret name params {                                             \
-        static ret(*function) params;                             \
-        if (!function) function = real_symbol(#name);             \
-        return function args;                                     \
+#define FORWARD(ret, name, params, args)              \
+    ret name params {                                 \
+        static ret(*function) params;                 \
+        if (!function) function = real_symbol(#name); \
+        return function args;                         \
     }
-#define FORWARD_VOID(name, params, args)                          \
-    void name params {                                            \
-        static void(*function) params;                            \
-        if (!function) function = real_symbol(#name);             \
-        function args;                                            \
+#define FORWARD_VOID(name, params, args)              \
+    void name params {                                \
+        static void(*function) params;                \
+        if (!function) function = real_symbol(#name); \
+        function args;                                \
     }
 
 FORWARD(ref, CFRunLoopGetCurrent, (void), ())
@@ -132,7 +138,8 @@ FORWARD_VOID(CFRunLoopTimerSetNextFireDate, (ref timer, double date), (timer, da
 FORWARD_VOID(CFRunLoopObserverInvalidate, (ref observer), (observer))
 FORWARD(unsigned char, CFRunLoopObserverIsValid, (ref observer), (observer))
 FORWARD(double, CFAbsoluteTimeGetCurrent, (void), ())
-FORWARD(ref, CFStringCreateWithCString, (ref allocator, const char *text, unsigned encoding), (allocator, text, encoding))
+FORWARD(ref, CFStringCreateWithCString, (ref allocator, const char *text, unsigned encoding),
+        (allocator, text, encoding))
 FORWARD(long, CFStringGetLength, (ref string), (string))
 FORWARD(long, CFStringGetMaximumSizeForEncoding, (long length, unsigned encoding), (length, encoding))
 FORWARD(unsigned char, CFStringGetCString, (ref string, char *buffer, long size, unsigned encoding),
@@ -165,7 +172,7 @@ struct block {
     int flags;
     int reserved;
     void (*invoke)(struct block *);
-    const struct { unsigned long reserved, size; } *descriptor;
+    const struct { unsigned long reserved, size; } * descriptor;
 };
 
 enum { BLOCK_IS_GLOBAL = 1 << 28, OWN_BLOCK_MARK = 0x5bc0de };
@@ -326,7 +333,10 @@ typedef void (*timer_callout)(ref timer, void *info);
 /// Repeating timers and their first fire dates (repeating-no-advance). Protected by `timers_lock`.
 enum { MAX_TIMERS = 4096 };
 static pthread_mutex_t timers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { ref timer; double first; } repeating[MAX_TIMERS];
+static struct {
+    ref timer;
+    double first;
+} repeating[MAX_TIMERS];
 static int repeating_count;
 
 ref CFRunLoopTimerCreate(ref allocator, double fireDate, double interval, unsigned long flags, long order,
@@ -428,8 +438,8 @@ ref CFRunLoopSourceCreate(ref allocator, long order, void *context) {
     }
     counted_source *source = calloc(1, sizeof *source);
     source->caller = *given;
-    source_context0 wrapped = {0, source, counted_retain, counted_release, NULL, NULL, NULL,
-                               counted_schedule, counted_cancel, counted_perform};
+    source_context0 wrapped = {0,    source, counted_retain,   counted_release, NULL,
+                               NULL, NULL,   counted_schedule, counted_cancel,  counted_perform};
     return function(allocator, order, &wrapped);
 }
 

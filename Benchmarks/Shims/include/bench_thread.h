@@ -1,6 +1,7 @@
 // Facts about the calling thread that Swift cannot reach through Glibc's module (the GNU extensions
 // sched_getaffinity, sched_setaffinity, gettid, getrusage's RUSAGE_THREAD): for the `nio` shim
-// (Benchmarks/NIOShim/NIOEngine.swift), whose loop runs on a thread of its own. Implemented in bench_thread.c.
+// (Benchmarks/NIOShim/NIOEngine.swift), whose loop runs on a thread of its own, and for the harness's per-thread
+// figures (Benchmarks/Harness/common.cpp). Implemented in bench_thread.c.
 #ifndef RUNLOOPSUITE_BENCH_THREAD_H
 #define RUNLOOPSUITE_BENCH_THREAD_H
 

@@ -114,8 +114,8 @@ typedef struct {
     void (*CFRunLoopTimerSetTolerance)(cfl_ref timer, double tolerance);
 
     // Observers
-    cfl_ref (*CFRunLoopObserverCreate)(cfl_ref allocator, unsigned long activities, unsigned char repeats,
-                                       long order, cfl_observer_callout callout, cfl_context *context);
+    cfl_ref (*CFRunLoopObserverCreate)(cfl_ref allocator, unsigned long activities, unsigned char repeats, long order,
+                                       cfl_observer_callout callout, cfl_context *context);
     void (*CFRunLoopObserverInvalidate)(cfl_ref observer);
     unsigned char (*CFRunLoopObserverIsValid)(cfl_ref observer);
 

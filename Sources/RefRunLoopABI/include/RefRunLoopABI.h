@@ -110,8 +110,8 @@ void ref_runloop_remove_source(ref_runloop *loop, ref_runloop_source *source, co
 // Timers ----------------------------------------------------------------------------------------------------------
 
 /// CFRunLoopTimerCreate. `interval` <= 0 makes a one-shot timer.
-ref_runloop_timer *ref_runloop_timer_create(double fire_date, double interval, long order,
-                                            ref_runloop_callout callout, void *info);
+ref_runloop_timer *ref_runloop_timer_create(double fire_date, double interval, long order, ref_runloop_callout callout,
+                                            void *info);
 /// CFRunLoopTimerSetTolerance (Darwin's clamp; honoured: the timer fires within [date, date + tolerance]).
 void ref_runloop_timer_set_tolerance(ref_runloop_timer *timer, double tolerance);
 /// CFRunLoopTimerSetNextFireDate.
