@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "ResultsKit", targets: ["ResultsKit"]),
         .library(name: "CompareKit", targets: ["CompareKit"]),
         .library(name: "HistoryKit", targets: ["HistoryKit"]),
+        .library(name: "BenchKit", targets: ["BenchKit"]),
         // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
         // CFLoader's dlsym table.
         .library(name: "RefRunLoopABI", targets: ["RefRunLoopABI"]),
@@ -102,6 +103,9 @@ let package = Package(
         // trends per benchmark and engine, change points (E-divisive means) and a regression check of the newest run.
         .target(name: "HistoryKit", dependencies: ["ResultsKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
                 exclude: ["HISTORY.md"]),
+        // `runloop bench`: builds the benchmark harness (Benchmarks/), runs its families with process isolation,
+        // random interleaving, watchdogs and hang handling, merges their CSVs, reports and records the run.
+        .target(name: "BenchKit", dependencies: ["ResultsKit", "ReportKit", "HistoryKit"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
         .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
@@ -110,7 +114,8 @@ let package = Package(
             name: "runloop",
             dependencies: [
                 "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit", "CompareKit",
-                "ReportKit", "HistoryKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ReportKit", "HistoryKit", "BenchKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A conformance worker for the tests only: the built-in engines plus `faulty`, which crashes or hangs on
@@ -134,6 +139,7 @@ let package = Package(
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
         .testTarget(name: "CompareTests", dependencies: ["ResultsKit", "CompareKit", "ReportKit", "MarkupKit"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ResultsKit"]),
         .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
     ]
