@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
                 chosen.coalescing_window_ns = 200000000u;  // 2,000 fires per repetition
                 chosen.scale_max = 10000;
                 chosen.watchdog_s = 120;
-                chosen.lag_stalls = 2;
+                chosen.lag_stalls = 1;
             } else if (value == "quick") {
                 chosen.coalescing_window_ns = 100000000u;  // 1,000 fires per repetition
                 chosen.scale_max = 10000;

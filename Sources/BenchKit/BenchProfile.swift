@@ -43,7 +43,7 @@ public struct BenchProfile: Sendable, Equatable {
         processLimitSeconds: 900, purpose: "about 3 minutes, not baseline quality")
     /// The default: every target of Benchmarks/targets.yaml judged with its full bound, at most about 8 minutes on
     /// a 2-CPU VM. The targets read the scale family at N = 10,000 only, so it stops there (the harness's side);
-    /// coalescing windows of 0.2 s (2,000 fires a repetition) and two lag stalls a repetition; min_time 0.05 s is
+    /// coalescing windows of 0.2 s (2,000 fires a repetition) and one lag stall a repetition; min_time 0.05 s is
     /// thousands of round trips per wake-latency process.
     public static let standard = BenchProfile(
         name: "standard", minTime: "0.05", repetitions: 5, fixedRepetitions: nil, wakeRepetitions: 9,

@@ -66,7 +66,8 @@ public final class BenchRun {
         let parts = familiesPhase(harness, plans)
         guard !parts.isEmpty else {
             progress.finish()
-            BenchRun.printError(interruption.isSet ? "bench: interrupted before any benchmark ran" : "bench: nothing ran")
+            BenchRun.printError(interruption.isSet ? "bench: interrupted before any benchmark ran"
+                                                   : "bench: nothing ran")
             return 1
         }
         try writePhase(out, context: context, parts: parts)
@@ -106,9 +107,9 @@ public final class BenchRun {
         var plans: [FamilyPlan] = []
         for (index, family) in families.enumerated() {
             let benchmarks = try harness.benchmarks(family: family.name, arguments: commonArguments + selection)
+            let repetitions = options.profile.repetitions(of: family.name, asked: options.repetitions)
             plans.append(FamilyPlan(index: index, count: families.count, family: family, benchmarks: benchmarks,
-                                    repetitions: options.profile.repetitions(of: family.name, asked: options.repetitions),
-                                    isolated: options.profile.isIsolated(family.name)))
+                                    repetitions: repetitions, isolated: options.profile.isIsolated(family.name)))
         }
         progress.expect(plans.reduce(0) { $0 + $1.units })
         return plans
@@ -140,7 +141,8 @@ public final class BenchRun {
             parts += outcome.parts
             if outcome.failed { status = 1 }
             let seconds = Int(Date().timeIntervalSince(familyStart))
-            progress.line(plan.prefix + (outcome.interrupted ? "interrupted after \(seconds) s" : "done in \(seconds) s")
+            let ended = outcome.interrupted ? "interrupted after \(seconds) s" : "done in \(seconds) s"
+            progress.line(plan.prefix + ended
                 + " (\(outcome.count(.measured)) measured rows, \(outcome.count(.skipped)) skipped rows, "
                 + "\(outcome.count(.error)) error rows)")
         }

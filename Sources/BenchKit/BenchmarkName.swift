@@ -5,14 +5,14 @@ import Foundation
 public enum BenchmarkName {
     /// The name without Google Benchmark's suffixes: the name the harness registers and its watchdog writes.
     public static func base(_ name: String) -> String {
-        var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeAll { $0 == "manual_time" || $0 == "real_time" || isIterations($0) }
-        var joined = parts.joined(separator: "/")
-        for suffix in ["_mean", "_median", "_stddev", "_cv"] where joined.hasSuffix(suffix) {
-            joined.removeLast(suffix.count)
+        var name = name
+        for suffix in ["_mean", "_median", "_stddev", "_cv"] where name.hasSuffix(suffix) {
+            name.removeLast(suffix.count)
             break
         }
-        return joined
+        var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        parts.removeAll { $0 == "manual_time" || $0 == "real_time" || isIterations($0) }
+        return parts.joined(separator: "/")
     }
 
     /// The engine argument of a name (`BM_X/engine:NAME/...`), or nil (the machine limits, a family's error row).

@@ -185,8 +185,8 @@ public struct FamilyRunner {
             let done = Set(outcome.parts.flatMap { $0.rows.map { BenchmarkName.base($0.name) } })
             var rest = all.subtracting(done).sorted()
             // The benchmark that hung is the last row of this attempt's CSV ("error: no result after N s").
-            if let hung = file.rows.last(where: { $0.status == .error && $0.message.hasPrefix("error: no result after") }),
-               let engine = hangs.note(hung.name) {
+            let hung = file.rows.last { $0.status == .error && $0.message.hasPrefix("error: no result after") }
+            if let hung, let engine = hangs.note(hung.name) {
                 progress.line(plan.prefix + "engine \(engine) hung twice: its other benchmarks in this family are "
                     + "skipped")
                 let skipped = rest.filter { BenchmarkName.engine($0) == engine }

@@ -170,7 +170,8 @@ public enum RunContext {
             lines.append((key, value))
         }
         lines.append(("swiftnio", "\(facts.swiftNIO) (SwiftPM's resolution for Benchmarks/Package.swift)"))
-        lines.append(("libdispatch", "the Swift toolchain's (the swift line; its path and build id in engine_dispatch)"))
+        lines.append(("libdispatch",
+                      "the Swift toolchain's (the swift line; its path and build id in engine_dispatch)"))
         return lines.map { "# \($0.0): \($0.1)" } + describe
     }
 

@@ -16,8 +16,8 @@ struct BenchCommand: ParsableCommand {
         results/history.sqlite and prints the check against the previous run of the same machine and profile \
         (informational).
 
-        Profiles: \(BenchProfile.all.map { ($0 == .standard ? "standard (no flag)" : "--" + $0.name) + ": " + $0.purpose }
-            .joined(separator: "; ")).
+        Profiles: \(BenchProfile.all.map { ($0 == .standard ? "standard (no flag)" : "--" + $0.name) + ": "
+            + $0.purpose }.joined(separator: "; ")).
 
         SIGINT or SIGTERM ends the running benchmark and writes the rows measured so far, marked \
         '# partial: interrupted after N s'.

@@ -5,11 +5,13 @@ import Testing
 
 @Suite struct NameTests {
     @Test func baseNames() {
-        #expect(BenchmarkName.base("BM_Scale/engine:ref/item:source/n:100/real_time") == "BM_Scale/engine:ref/item:source/n:100")
+        #expect(BenchmarkName.base("BM_Scale/engine:ref/item:source/n:100/real_time")
+                == "BM_Scale/engine:ref/item:source/n:100")
         #expect(BenchmarkName.base("BM_WakeLatency/engine:cf/pin:same/manual_time_median")
                 == "BM_WakeLatency/engine:cf/pin:same")
         #expect(BenchmarkName.base("BM_TimerCoalescing/engine:ref/timers:100/tolerance:0pct/burn:no/iterations:1/"
-                                   + "manual_time") == "BM_TimerCoalescing/engine:ref/timers:100/tolerance:0pct/burn:no")
+                                   + "manual_time")
+                == "BM_TimerCoalescing/engine:ref/timers:100/tolerance:0pct/burn:no")
         #expect(BenchmarkName.base("harness/family:wake") == "harness/family:wake")
     }
 
