@@ -194,10 +194,16 @@ public final class BenchRun {
         }
         let database = root + "/" + HistoryTool.defaultDatabase
         var outcomes: [HistoryOutcome] = []
+        let results = root + "/results"
         if !FileManager.default.fileExists(atPath: database) {
-            outcomes.append(HistoryTool.rebuild(database: database, directories: [root + "/results"]))
+            outcomes.append(HistoryTool.rebuild(database: database, directories: [results]))
         }
-        outcomes.append(HistoryTool.add(database: database, files: [out]))
+        // A rebuild from results/ has recorded a CSV written there already.
+        let inResults = URL(fileURLWithPath: out).deletingLastPathComponent().standardizedFileURL.path
+            == URL(fileURLWithPath: results).standardizedFileURL.path
+        if outcomes.isEmpty || !inResults {
+            outcomes.append(HistoryTool.add(database: database, files: [out]))
+        }
         if outcomes.allSatisfy({ $0.exitCode == 0 }) {
             outcomes.append(HistoryTool.check(database: database, runFile: out, metric: "real_time",
                                               thresholdPercent: 10, alpha: 0.05))

@@ -63,9 +63,16 @@ public struct FamilyOutcome: Sendable {
     /// The run was interrupted during the family.
     public var interrupted = false
 
-    /// The rows of `parts` of `status`.
+    /// The rows of `parts` of `status`, Google Benchmark's aggregate rows (`_mean`, `_median`, ...) not counted.
     public func count(_ status: RawResultRow.Status) -> Int {
-        parts.reduce(0) { $0 + $1.rows.filter { $0.status == status && !$0.name.hasSuffix("_cv") }.count }
+        parts.reduce(0) { sum, part in
+            sum + part.rows.filter { $0.status == status && !FamilyOutcome.isAggregate($0.name) }.count
+        }
+    }
+
+    /// Whether `name` is an aggregate row's (`..._mean`, `_median`, `_stddev`, `_cv`).
+    static func isAggregate(_ name: String) -> Bool {
+        ["_mean", "_median", "_stddev", "_cv"].contains { name.hasSuffix($0) }
     }
 }
 
@@ -133,7 +140,8 @@ public struct FamilyRunner {
                 let invocation = self.invocation(run, ["--benchmark_filter=^\(name)$", "--benchmark_repetitions=1"])
                 let end = invoke(invocation)
                 progress.advance()
-                let file = read(invocation.csv, &outcome)
+                // A process ended by the interruption may have left half a file: its rows are not kept.
+                let file = end == .interrupted ? nil : read(invocation.csv, &outcome)
                 if let file { outcome.parts.append(file) }
                 if end.succeeded { continue }
                 outcome.failed = true
@@ -166,7 +174,7 @@ public struct FamilyRunner {
             progress.running(plan.family.title + (attempt > 1 ? " (attempt \(attempt))" : ""))
             let invocation = self.invocation(attempt, filter + ["--benchmark_repetitions=\(plan.repetitions)"])
             let end = invoke(invocation)
-            let file = read(invocation.csv, &outcome)
+            let file = end == .interrupted ? nil : read(invocation.csv, &outcome)
             if let file { outcome.parts.append(file) }
             if end.succeeded { break }
             outcome.failed = true
