@@ -111,7 +111,7 @@ for case in "--family wake,nope|--family: unknown family 'nope' \(families: wake
     read -r -a flags <<<"${case%%|*}"
     output=$(bench "${flags[@]}" --out "$kept/bad.csv" 2>&1)
     code=$?
-    if ((code == 2)) && grep -qE "${case#*|}" <<<"$output"; then
+    if ((code == 2)) && grep -qE -- "${case#*|}" <<<"$output"; then
         echo "bench-smoke: bad input check passed: ${flags[*]} is exit 2 naming it"
     else
         echo "$output"
