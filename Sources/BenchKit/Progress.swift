@@ -14,6 +14,10 @@ public final class Progress {
     let write: (String) -> Void
     /// When the run started.
     let start: Date
+    /// The time now (a test's own clock).
+    let now: () -> Date
+    /// When the benchmarks started (``expect(_:)``): the estimate leaves the build and the listing out.
+    private var unitsStart: Date?
     /// Units to run and run (benchmark repetitions).
     private(set) var total = 0
     private(set) var done = 0
@@ -22,10 +26,11 @@ public final class Progress {
     /// Whether a status line is on the screen.
     private var drawn = false
 
-    public init(terminal: Bool = isatty(2) != 0, start: Date = Date(),
+    public init(terminal: Bool = isatty(2) != 0, start: Date = Date(), now: @escaping () -> Date = Date.init,
                 write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
         self.terminal = terminal
         self.start = start
+        self.now = now
         self.write = write
     }
 
@@ -37,7 +42,10 @@ public final class Progress {
     }
 
     /// The units the whole run has.
-    public func expect(_ units: Int) { total = units }
+    public func expect(_ units: Int) {
+        total = units
+        unitsStart = now()
+    }
 
     /// What runs now.
     public func running(_ text: String) {
@@ -58,14 +66,15 @@ public final class Progress {
     public func finish() { clear() }
 
     /// Seconds since the start.
-    public var elapsed: Int { Int(Date().timeIntervalSince(start)) }
+    public var elapsed: Int { Int(now().timeIntervalSince(start)) }
 
     /// `1:05 elapsed, 12/40 runs, about 3:20 left`: the estimate is the time per unit so far times the units left.
     public func status() -> String {
-        var text = "\(Progress.clock(elapsed)) elapsed, \(done)/\(total) runs"
+        var text = "\(Progress.clock(elapsed)) elapsed"
+        if total > 0 { text += ", \(done)/\(total) runs" }
         if done > 0, total > done {
-            let left = Double(elapsed) / Double(done) * Double(total - done)
-            text += ", about \(Progress.clock(Int(left))) left"
+            let spent = now().timeIntervalSince(unitsStart ?? start)
+            text += ", about \(Progress.clock(Int(spent / Double(done) * Double(total - done)))) left"
         }
         return text + (current.isEmpty ? "" : ": " + current)
     }
