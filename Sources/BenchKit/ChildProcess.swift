@@ -77,7 +77,7 @@ public enum ChildProcess {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // A group of its own (so that ending it ends its children too, and a terminal's ^C reaches only us); the
-        // signals we ignore or block are back to their defaults in it.
+        // signals Interruption blocks, and any an invoking shell ignored, are back to their defaults in it.
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for number in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, number) }

@@ -1,6 +1,5 @@
-// SIGINT and SIGTERM during `runloop bench`: noted, not acted on in the handler. The process that waits for a child
+// SIGINT and SIGTERM during `runloop bench`: noted, not acted on where they arrive. The thread that waits for a child
 // sees the note on its next poll (ChildProcess), ends the child's process group, and the run writes what it has.
-import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,28 +7,34 @@ import Glibc
 
 /// Whether the run was asked to stop, and by which signal.
 public final class Interruption: @unchecked Sendable {
-    /// Protects `received` and `sources`: the signal sources' handlers run on `queue`, the run's thread reads.
+    /// Protects `received`: the signal thread writes it, the run's thread reads it.
     private let lock = NSLock()
     /// The first signal received, if any (protected by `lock`).
     private var received: Int32?
-    /// The installed signal sources, kept alive (protected by `lock`).
-    private var sources: [DispatchSourceSignal] = []
-    /// Where the signal handlers run.
-    private let queue = DispatchQueue(label: "runloop.bench.signals")
+    /// The signals noted.
+    static let signals = [SIGINT, SIGTERM]
 
     public init() {}
 
-    /// From now on SIGINT and SIGTERM are noted here instead of ending the process. Their default action is turned
-    /// off (SIG_IGN) so that the dispatch sources see them; ChildProcess restores the default in every child.
+    /// From now on SIGINT and SIGTERM are noted here instead of ending the process: they are blocked in the calling
+    /// thread (call it before any other thread starts: threads inherit the mask) and taken by a thread of their own
+    /// with `sigtimedwait`, a second at a time. ChildProcess unblocks them in every child.
     public func install() {
-        let installed = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            _ = Glibc.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [weak self] in self?.note(number) }
-            source.resume()
-            return source
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in Interruption.signals { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let watched = set
+        let thread = Thread { [weak self] in
+            var set = watched
+            var second = timespec(tv_sec: 1, tv_nsec: 0)
+            while self != nil {
+                let number = sigtimedwait(&set, nil, &second)
+                if number > 0 { self?.note(number) }
+            }
         }
-        lock.withLock { sources += installed }
+        thread.name = "runloop-bench-signals"
+        thread.start()
     }
 
     /// Records `signal` (the first one counts).
