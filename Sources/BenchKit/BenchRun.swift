@@ -13,7 +13,7 @@ public final class BenchRun {
     let root: String
     let interruption: Interruption
     let progress: Progress
-    /// Where the processes' CSVs and logs go (removed at the end unless something failed).
+    /// Where the processes' CSVs and logs go (removed at the end of the run).
     let work: String
     let started = Date()
     /// 0, or 1 once anything failed.
@@ -37,6 +37,8 @@ public final class BenchRun {
             }
             let work = FileManager.default.temporaryDirectory.appendingPathComponent("runloop-bench-\(UUID())").path
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            // The processes' CSVs and logs: what a failure says is printed, the files go with the run.
+            defer { try? FileManager.default.removeItem(atPath: work) }
             let interruption = Interruption()
             interruption.install()
             let run = BenchRun(options: options, root: root, interruption: interruption, progress: Progress(),
@@ -75,7 +77,6 @@ public final class BenchRun {
         historyPhase(out)
         progress.line("bench: total \(progress.elapsed) s; CSV: \(out)")
         progress.finish()
-        cleanUp()
         return interruption.isSet ? 1 : status
     }
 
@@ -221,11 +222,6 @@ public final class BenchRun {
     /// `--out`, else results/<label>-<date>.csv in the checkout.
     func outputPath(label: String) -> String {
         options.out ?? root + "/results/\(label)-\(RunContext.fileStamp(started)).csv"
-    }
-
-    /// Removes the work directory.
-    func cleanUp() {
-        try? FileManager.default.removeItem(atPath: work)
     }
 
     /// The checkout: the current directory or one above it with Benchmarks/Package.swift, else one above the
