@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "CompareKit", targets: ["CompareKit"]),
         .library(name: "HistoryKit", targets: ["HistoryKit"]),
         .library(name: "SiteKit", targets: ["SiteKit"]),
+        .library(name: "BenchKit", targets: ["BenchKit"]),
         // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
         // CFLoader's dlsym table.
         .library(name: "RefRunLoopABI", targets: ["RefRunLoopABI"]),
@@ -107,6 +108,9 @@ let package = Package(
         // the other tools' pages and data, with a shared bar of links.
         .target(name: "SiteKit", dependencies: ["ConformanceKit", "ConformanceSpec", "EngineKit", "HistoryKit",
                                                 "MarkupKit", "ReportKit", "ResultsKit"]),
+        // `runloop bench`: builds the benchmark harness (Benchmarks/), runs its families with process isolation,
+        // random interleaving, watchdogs and hang handling, merges their CSVs, reports and records the run.
+        .target(name: "BenchKit", dependencies: ["ResultsKit", "ReportKit", "HistoryKit"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
         .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
@@ -115,7 +119,7 @@ let package = Package(
             name: "runloop",
             dependencies: [
                 "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit", "CompareKit",
-                "ReportKit", "HistoryKit", "SiteKit",
+                "ReportKit", "HistoryKit", "SiteKit", "BenchKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -147,6 +151,7 @@ let package = Package(
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ResultsKit", "MarkupKit", "BenchTestSupport"]),
         .testTarget(name: "SiteKitTests", dependencies: ["SiteKit", "ConformanceKit", "ConformanceSpec", "Engines",
                                                          "EngineKit", "RefEngine"]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ResultsKit"]),
         .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
                                                          .product(name: "GRDB", package: "GRDB.swift")]),
         // Keeps the docs for users: README's length, no dated figure in the user docs, every link and script path valid.

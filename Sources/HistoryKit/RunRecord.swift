@@ -71,7 +71,7 @@ public struct RunRecord: Sendable {
                 let purpose = RunRecord.requiredContext.first { $0.key == key }?.purpose ?? ""
                 throw HistoryError.file(path, "missing context line '# \(key): ...' (it \(purpose)); a run in the "
                     + "history needs # " + RunRecord.requiredContext.map(\.key).joined(separator: ", # ")
-                    + " before the header, as scripts/bench.sh writes them")
+                    + " before the header, as `runloop bench` writes them")
             }
             return value
         }

@@ -91,7 +91,7 @@ import FoundationXML
         return benchmarks
     }
 
-    /// The fixture's CSV, with the context scripts/bench.sh writes (`extra` lines added to it).
+    /// The fixture's CSV, with the context `runloop bench` writes (`extra` lines added to it).
     static func results(profile: String = "full", _ benchmarks: [FixtureBenchmark] = benchmarks(),
                         filter: String = "(all)", extra: [String] = []) -> String {
         let context = ["# label: fixture <&>", "# profile: \(profile) (repetitions 9)", "# filter: \(filter)",
