@@ -56,17 +56,21 @@ public struct BenchOptions: Sendable, Equatable {
     public func validate() throws {
         if let repetitions, profile.fixedRepetitions == nil {
             guard repetitions >= profile.repetitions else {
-                throw BenchInputError(field: "--repetitions", "at least \(profile.repetitions) (every repetition "
-                    + "is kept; the wake family takes at least \(profile.wakeRepetitions)), not \(repetitions)")
+                throw BenchInputError(
+                    field: "--repetitions",
+                    "at least \(profile.repetitions) (every repetition "
+                        + "is kept; the wake family takes at least \(profile.wakeRepetitions)), not \(repetitions)")
             }
             guard repetitions <= BenchOptions.maximumRepetitions else {
-                throw BenchInputError(field: "--repetitions",
-                                      "at most \(BenchOptions.maximumRepetitions), not \(repetitions)")
+                throw BenchInputError(
+                    field: "--repetitions",
+                    "at most \(BenchOptions.maximumRepetitions), not \(repetitions)")
             }
         }
         if let watchdog, !(1...BenchOptions.maximumWatchdog).contains(watchdog) {
-            throw BenchInputError(field: "--watchdog",
-                                  "a number of seconds from 1 to \(BenchOptions.maximumWatchdog), not \(watchdog)")
+            throw BenchInputError(
+                field: "--watchdog",
+                "a number of seconds from 1 to \(BenchOptions.maximumWatchdog), not \(watchdog)")
         }
         if let engines {
             let names = engines.split(separator: ",", omittingEmptySubsequences: false)
@@ -91,8 +95,10 @@ public struct BenchOptions: Sendable, Equatable {
     public func selectedFamilies(_ known: [HarnessFamily]) throws -> [HarnessFamily] {
         guard let families else { return known }
         for name in families where !known.contains(where: { $0.name == name }) {
-            throw BenchInputError(field: "--family", "unknown family '\(name)' (families: "
-                + known.map(\.name).joined(separator: ", ") + ")")
+            throw BenchInputError(
+                field: "--family",
+                "unknown family '\(name)' (families: "
+                    + known.map(\.name).joined(separator: ", ") + ")")
         }
         return known.filter { families.contains($0.name) }
     }

@@ -32,8 +32,11 @@ public final class BenchRun {
         do {
             try options.validate()
             guard let root = checkoutRoot() else {
-                throw BenchInputError(field: "<checkout>", "Benchmarks/Package.swift not found in the current "
-                    + "directory or above it, nor above the runloop executable: run it inside a RunLoopSuite checkout")
+                throw BenchInputError(
+                    field: "<checkout>",
+                    "Benchmarks/Package.swift not found in the current "
+                        + "directory or above it, nor above the runloop executable: run it inside a RunLoopSuite checkout"
+                )
             }
             let work = FileManager.default.temporaryDirectory.appendingPathComponent("runloop-bench-\(UUID())").path
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -41,8 +44,9 @@ public final class BenchRun {
             defer { try? FileManager.default.removeItem(atPath: work) }
             let interruption = Interruption()
             interruption.install()
-            let run = BenchRun(options: options, root: root, interruption: interruption, progress: Progress(),
-                               work: work)
+            let run = BenchRun(
+                options: options, root: root, interruption: interruption, progress: Progress(),
+                work: work)
             return try run.phases()
         } catch let error as BenchInputError {
             BenchRun.printError(error.description)
@@ -62,14 +66,17 @@ public final class BenchRun {
         let facts = MachineFacts.gather(root: root)
         let label = options.label ?? RunContext.defaultLabel(facts, profile: options.profile)
         let out = outputPath(label: label)
-        let context = RunContext.lines(options: options, label: label, date: started, facts: facts,
-                                       describe: describe)
+        let context = RunContext.lines(
+            options: options, label: label, date: started, facts: facts,
+            describe: describe)
         let plans = try planPhase(harness, families)
         let parts = familiesPhase(harness, plans)
         guard !parts.isEmpty else {
             progress.finish()
-            BenchRun.printError(interruption.isSet ? "bench: interrupted before any benchmark ran"
-                                                   : "bench: nothing ran")
+            BenchRun.printError(
+                interruption.isSet
+                    ? "bench: interrupted before any benchmark ran"
+                    : "bench: nothing ran")
             return 1
         }
         try writePhase(out, context: context, parts: parts)
@@ -94,8 +101,10 @@ public final class BenchRun {
 
     /// The arguments every harness process gets.
     var commonArguments: [String] {
-        ["--rl_profile=" + options.profile.name, "--benchmark_min_time=" + options.profile.minTime,
-         "--benchmark_enable_random_interleaving=true"]
+        [
+            "--rl_profile=" + options.profile.name, "--benchmark_min_time=" + options.profile.minTime,
+            "--benchmark_enable_random_interleaving=true",
+        ]
             + (options.engines.map { ["--rl_engines=" + $0] } ?? [])
             + (options.watchdog.map { ["--rl_watchdog_s=\($0)"] } ?? [])
     }
@@ -109,8 +118,10 @@ public final class BenchRun {
         for (index, family) in families.enumerated() {
             let benchmarks = try harness.benchmarks(family: family.name, arguments: commonArguments + selection)
             let repetitions = options.profile.repetitions(of: family.name, asked: options.repetitions)
-            plans.append(FamilyPlan(index: index, count: families.count, family: family, benchmarks: benchmarks,
-                                    repetitions: repetitions, isolated: options.profile.isIsolated(family.name)))
+            plans.append(
+                FamilyPlan(
+                    index: index, count: families.count, family: family, benchmarks: benchmarks,
+                    repetitions: repetitions, isolated: options.profile.isIsolated(family.name)))
         }
         progress.expect(plans.reduce(0) { $0 + $1.units })
         return plans
@@ -132,9 +143,10 @@ public final class BenchRun {
                 plan: plan, common: commonArguments, selection: selection,
                 limit: options.profile.processLimitSeconds, work: work,
                 invoke: { [progress, interruption] invocation in
-                    let end = try? ChildProcess.run(harness.path, invocation.arguments, output: invocation.log,
-                                                    limit: Double(invocation.limit), interruption: interruption,
-                                                    tick: progress.tick)
+                    let end = try? ChildProcess.run(
+                        harness.path, invocation.arguments, output: invocation.log,
+                        limit: Double(invocation.limit), interruption: interruption,
+                        tick: progress.tick)
                     return end ?? .exited(127)
                 },
                 progress: progress, interruption: interruption)
@@ -143,9 +155,10 @@ public final class BenchRun {
             if outcome.failed { status = 1 }
             let seconds = Int(Date().timeIntervalSince(familyStart))
             let ended = outcome.interrupted ? "interrupted after \(seconds) s" : "done in \(seconds) s"
-            progress.line(plan.prefix + ended
-                + " (\(outcome.count(.measured)) measured rows, \(outcome.count(.skipped)) skipped rows, "
-                + "\(outcome.count(.error)) error rows)")
+            progress.line(
+                plan.prefix + ended
+                    + " (\(outcome.count(.measured)) measured rows, \(outcome.count(.skipped)) skipped rows, "
+                    + "\(outcome.count(.error)) error rows)")
         }
         return parts
     }
@@ -156,8 +169,9 @@ public final class BenchRun {
         if let signal = interruption.signal {
             progress.line("bench: interrupted (signal \(signal)): writing the rows measured so far")
         }
-        let closing = RunContext.closingLines(seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(),
-                                              interruptedAfter: interruptedAfter)
+        let closing = RunContext.closingLines(
+            seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(),
+            interruptedAfter: interruptedAfter)
         let text = (context + closing).map { $0 + "\n" }.joined() + ResultsMerge.merge(parts)
         let directory = (out as NSString).deletingLastPathComponent
         if !directory.isEmpty {
@@ -189,8 +203,9 @@ public final class BenchRun {
     func historyPhase(_ out: String) {
         guard options.history else { return }
         guard options.profile != .smoke, !interruption.isSet else {
-            progress.line("bench: not added to the history (" + (interruption.isSet ? "a partial run" : "a smoke run")
-                + ")")
+            progress.line(
+                "bench: not added to the history (" + (interruption.isSet ? "a partial run" : "a smoke run")
+                    + ")")
             return
         }
         let database = root + "/" + HistoryTool.defaultDatabase
@@ -200,14 +215,17 @@ public final class BenchRun {
             outcomes.append(HistoryTool.rebuild(database: database, directories: [results]))
         }
         // A rebuild from results/ has recorded a CSV written there already.
-        let inResults = URL(fileURLWithPath: out).deletingLastPathComponent().standardizedFileURL.path
+        let inResults =
+            URL(fileURLWithPath: out).deletingLastPathComponent().standardizedFileURL.path
             == URL(fileURLWithPath: results).standardizedFileURL.path
         if outcomes.isEmpty || !inResults {
             outcomes.append(HistoryTool.add(database: database, files: [out]))
         }
         if outcomes.allSatisfy({ $0.exitCode == 0 }) {
-            outcomes.append(HistoryTool.check(database: database, runFile: out, metric: "real_time",
-                                              thresholdPercent: 10, alpha: 0.05))
+            outcomes.append(
+                HistoryTool.check(
+                    database: database, runFile: out, metric: "real_time",
+                    thresholdPercent: 10, alpha: 0.05))
         }
         FileHandle.standardOutput.write(Data("\n".utf8))
         for outcome in outcomes {

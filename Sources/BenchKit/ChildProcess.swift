@@ -1,6 +1,7 @@
 // Running a program with a deadline: in a process group of its own, its output to a file, ended (the whole group:
 // SIGTERM, then SIGKILL) at its limit or when the run is interrupted. Nothing here waits without a deadline.
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,27 +46,34 @@ public enum ChildProcess {
     /// Runs `executable` (searched in PATH when it has no '/') with `arguments`, stdin from /dev/null and stdout and
     /// stderr to the file `output` (truncated), in a process group of its own, and waits at most `limit` seconds.
     /// `tick`, if given, is called about once a second while it runs.
-    public static func run(_ executable: String, _ arguments: [String], output: String, limit: Double,
-                           environment: [String: String]? = nil, interruption: Interruption? = nil,
-                           tick: (() -> Void)? = nil) throws -> ChildEnd {
+    public static func run(
+        _ executable: String, _ arguments: [String], output: String, limit: Double,
+        environment: [String: String]? = nil, interruption: Interruption? = nil,
+        tick: (() -> Void)? = nil
+    ) throws -> ChildEnd {
         let pid = try spawn(executable, arguments, output: output, environment: environment)
         return wait(pid, limit: limit, interruption: interruption, tick: tick)
     }
 
     /// Runs a short query (`git rev-parse`, `dpkg-query`) and returns its output, or nil when it failed or could not
     /// start. At most `limit` seconds.
-    public static func output(_ executable: String, _ arguments: [String], limit: Double = 30,
-                              environment: [String: String]? = nil) -> String? {
+    public static func output(
+        _ executable: String, _ arguments: [String], limit: Double = 30,
+        environment: [String: String]? = nil
+    ) -> String? {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("runloop-bench-query-\(getpid())-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         guard let end = try? run(executable, arguments, output: file, limit: limit, environment: environment),
-              end.succeeded else { return nil }
+            end.succeeded
+        else { return nil }
         return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
     }
 
-    static func spawn(_ executable: String, _ arguments: [String], output: String,
-                      environment: [String: String]?) throws -> pid_t {
+    static func spawn(
+        _ executable: String, _ arguments: [String], output: String,
+        environment: [String: String]?
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -86,8 +94,11 @@ public enum ChildProcess {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF
-                                                    | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(
+                POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF
+                    | POSIX_SPAWN_SETSIGMASK))
 
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment ?? [:] { merged[key] = value }
@@ -98,7 +109,8 @@ public enum ChildProcess {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let status = executable.contains("/")
+        let status =
+            executable.contains("/")
             ? posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
             : posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {

@@ -32,8 +32,10 @@ public struct FamilyPlan: Sendable, Equatable {
     public let repetitions: Int
     public let isolated: Bool
 
-    public init(index: Int, count: Int, family: HarnessFamily, benchmarks: [String], repetitions: Int,
-                isolated: Bool) {
+    public init(
+        index: Int, count: Int, family: HarnessFamily, benchmarks: [String], repetitions: Int,
+        isolated: Bool
+    ) {
         self.index = index
         self.count = count
         self.family = family
@@ -94,8 +96,10 @@ public struct FamilyRunner {
     /// Whether the run was asked to stop.
     public let interruption: Interruption?
 
-    public init(plan: FamilyPlan, common: [String], selection: [String], limit: Int, work: String,
-                invoke: @escaping (HarnessInvocation) -> ChildEnd, progress: Progress, interruption: Interruption?) {
+    public init(
+        plan: FamilyPlan, common: [String], selection: [String], limit: Int, work: String,
+        invoke: @escaping (HarnessInvocation) -> ChildEnd, progress: Progress, interruption: Interruption?
+    ) {
         self.plan = plan
         self.common = common
         self.selection = selection
@@ -121,8 +125,10 @@ public struct FamilyRunner {
 
     // MARK: - Isolated: one process per benchmark and repetition
 
-    func runIsolated<R: RandomNumberGenerator>(_ outcome: inout FamilyOutcome, _ hangs: inout HangBook,
-                                               _ generator: inout R) {
+    func runIsolated<R: RandomNumberGenerator>(
+        _ outcome: inout FamilyOutcome, _ hangs: inout HangBook,
+        _ generator: inout R
+    ) {
         var run = 0
         for (round, names) in plan.rounds(using: &generator).enumerated() {
             for name in names {
@@ -151,8 +157,9 @@ public struct FamilyRunner {
                 }
                 report(failureOf: invocation, name: name, watchdogLinesOnly: false)
                 if end == .exited(3), let engine = hangs.note(name) {
-                    progress.line(plan.prefix + "engine \(engine) hung twice: its other benchmarks in this family "
-                        + "are skipped")
+                    progress.line(
+                        plan.prefix + "engine \(engine) hung twice: its other benchmarks in this family "
+                            + "are skipped")
                 }
                 let base = BenchmarkName.base(name)
                 if !(file?.rows.contains { BenchmarkName.base($0.name) == base } ?? false) {
@@ -185,8 +192,10 @@ public struct FamilyRunner {
             guard end == .exited(3), let file, !file.rows.isEmpty else {
                 report(failureOf: invocation, name: nil, watchdogLinesOnly: false)
                 progress.line(plan.prefix + end.describe("the harness", limit: limit) + " (its last lines above)")
-                outcome.parts.append(rows(["harness/family:\(plan.family.name)"],
-                                          "error: " + end.describe("the harness", limit: limit)))
+                outcome.parts.append(
+                    rows(
+                        ["harness/family:\(plan.family.name)"],
+                        "error: " + end.describe("the harness", limit: limit)))
                 break
             }
             report(failureOf: invocation, name: nil, watchdogLinesOnly: true)
@@ -195,8 +204,9 @@ public struct FamilyRunner {
             // The benchmark that hung is the last row of this attempt's CSV ("error: no result after N s").
             let hung = file.rows.last { $0.status == .error && $0.message.hasPrefix("error: no result after") }
             if let hung, let engine = hangs.note(hung.name) {
-                progress.line(plan.prefix + "engine \(engine) hung twice: its other benchmarks in this family are "
-                    + "skipped")
+                progress.line(
+                    plan.prefix + "engine \(engine) hung twice: its other benchmarks in this family are "
+                        + "skipped")
                 let skipped = rest.filter { BenchmarkName.engine($0) == engine }
                 if !skipped.isEmpty { outcome.parts.append(rows(skipped, HangBook.skipMessage)) }
                 rest.removeAll { BenchmarkName.engine($0) == engine }
@@ -245,7 +255,8 @@ public struct FamilyRunner {
 
     /// One error row per name with `message` ("error: ..." or "skipped: ...").
     func rows(_ names: [String], _ message: String) -> RawResultsFile {
-        RawResultsFile(contextLines: [], counters: [],
-                       rows: names.map { RawResultRow(errorNamed: $0, message: message) })
+        RawResultsFile(
+            contextLines: [], counters: [],
+            rows: names.map { RawResultRow(errorNamed: $0, message: message) })
     }
 }

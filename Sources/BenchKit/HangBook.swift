@@ -7,7 +7,8 @@ public struct HangBook: Sendable, Equatable {
     /// Expiries of one engine in a family after which its other benchmarks there are skipped.
     public static let hangsPerEngine = 2
     /// The message of the rows of a hung engine's benchmarks not run.
-    public static let skipMessage = "skipped: engine hung twice in this family (watchdog); its other benchmarks here "
+    public static let skipMessage =
+        "skipped: engine hung twice in this family (watchdog); its other benchmarks here "
         + "were not run"
 
     /// Expiries by engine.

@@ -50,41 +50,50 @@ public struct Harness: Sendable {
         let (end, output) = try query(["--rl_list_families"], name: "families")
         let families = HarnessFamily.parse(output)
         guard end.succeeded, !families.isEmpty else {
-            throw BenchFailure("bench: the harness lists no benchmark family (--rl_list_families: "
-                + end.describe(path, limit: Int(Harness.queryLimitSeconds)) + ")\n" + output)
+            throw BenchFailure(
+                "bench: the harness lists no benchmark family (--rl_list_families: "
+                    + end.describe(path, limit: Int(Harness.queryLimitSeconds)) + ")\n" + output)
         }
         return families
     }
 
     /// Its `# key: value` lines on the engines and CPUs. An engine list it refuses is bad input (exit 2 naming it).
     public func describe(engines: String?) throws -> [String] {
-        let (end, output) = try query(["--rl_describe"] + (engines.map { ["--rl_engines=" + $0] } ?? []),
-                                      name: "describe")
+        let (end, output) = try query(
+            ["--rl_describe"] + (engines.map { ["--rl_engines=" + $0] } ?? []),
+            name: "describe")
         if end == .exited(2), let engines {
             let why = output.split(separator: "\n").last.map(String.init) ?? "refused"
-            throw BenchInputError(field: "--engines", "'\(engines)': "
-                + why.replacingOccurrences(of: "runloop-bench: ", with: ""))
+            throw BenchInputError(
+                field: "--engines",
+                "'\(engines)': "
+                    + why.replacingOccurrences(of: "runloop-bench: ", with: ""))
         }
         guard end.succeeded else {
-            throw BenchFailure("bench: the harness could not describe the engines ("
-                + end.describe(path, limit: Int(Harness.queryLimitSeconds)) + ")\n" + output)
+            throw BenchFailure(
+                "bench: the harness could not describe the engines ("
+                    + end.describe(path, limit: Int(Harness.queryLimitSeconds)) + ")\n" + output)
         }
         return output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("#") }
     }
 
     /// The benchmarks of `family` that `arguments` select (Google Benchmark's `--benchmark_list_tests`).
     public func benchmarks(family: String, arguments: [String]) throws -> [String] {
-        let (end, output) = try query(["--rl_family=" + family] + arguments + ["--benchmark_list_tests=true"],
-                                      name: "list-" + family)
+        let (end, output) = try query(
+            ["--rl_family=" + family] + arguments + ["--benchmark_list_tests=true"],
+            name: "list-" + family)
         let names = output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("BM_") }
         // A filter that matches nothing is no error (the family is skipped); one Google Benchmark cannot compile is.
         if names.isEmpty, output.contains("Could not compile") {
-            throw BenchInputError(field: "--filter", "not a regular expression Google Benchmark accepts: "
-                + output.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw BenchInputError(
+                field: "--filter",
+                "not a regular expression Google Benchmark accepts: "
+                    + output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         guard end.succeeded || names.isEmpty else {
-            throw BenchFailure("bench: the harness could not list the benchmarks of family \(family) ("
-                + end.describe(path, limit: Int(Harness.queryLimitSeconds)) + ")\n" + output)
+            throw BenchFailure(
+                "bench: the harness could not list the benchmarks of family \(family) ("
+                    + end.describe(path, limit: Int(Harness.queryLimitSeconds)) + ")\n" + output)
         }
         return names
     }

@@ -24,16 +24,20 @@ public enum HarnessBuild {
     /// lines are in the error.
     public static func build(root: String, log: String, interruption: Interruption?) throws -> String {
         let arguments = buildArguments(root: root)
-        let end = try ChildProcess.run("swift", arguments + ["--product", "runloop-bench"], output: log,
-                                       limit: limitSeconds, interruption: interruption)
+        let end = try ChildProcess.run(
+            "swift", arguments + ["--product", "runloop-bench"], output: log,
+            limit: limitSeconds, interruption: interruption)
         guard end.succeeded else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             let tail = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
-            throw BenchFailure(tail + "\nbench: " + end.describe("the build of runloop-bench", limit: Int(limitSeconds))
-                + " (its last 40 lines above)")
+            throw BenchFailure(
+                tail + "\nbench: " + end.describe("the build of runloop-bench", limit: Int(limitSeconds))
+                    + " (its last 40 lines above)")
         }
-        guard let binPath = ChildProcess.output("swift", arguments + ["--show-bin-path"], limit: 120)?
-            .trimmingCharacters(in: .whitespacesAndNewlines), !binPath.isEmpty else {
+        guard
+            let binPath = ChildProcess.output("swift", arguments + ["--show-bin-path"], limit: 120)?
+                .trimmingCharacters(in: .whitespacesAndNewlines), !binPath.isEmpty
+        else {
             throw BenchFailure("bench: swift build --show-bin-path did not say where runloop-bench is")
         }
         return binPath + "/runloop-bench"

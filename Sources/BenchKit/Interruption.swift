@@ -1,6 +1,7 @@
 // SIGINT and SIGTERM during `runloop bench`: noted, not acted on where they arrive. The thread that waits for a child
 // sees the note on its next poll (ChildProcess), ends the child's process group, and the run writes what it has.
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@
 // terminal, a status line under them rewritten in place with the time so far and an estimate of what is left from
 // the benchmark runs done (a benchmark's repetition is one unit). Elsewhere (a log, a pipe) only the lines.
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,8 +27,10 @@ public final class Progress {
     /// Whether a status line is on the screen.
     private var drawn = false
 
-    public init(terminal: Bool = isatty(2) != 0, start: Date = Date(), now: @escaping () -> Date = Date.init,
-                write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    public init(
+        terminal: Bool = isatty(2) != 0, start: Date = Date(), now: @escaping () -> Date = Date.init,
+        write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
         self.terminal = terminal
         self.start = start
         self.now = now

@@ -2,6 +2,7 @@
 // results/README.md lists). Gathering the facts (files, short commands with deadlines) is apart from writing the
 // lines, which tests check.
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +48,8 @@ public struct MachineFacts: Sendable, Equatable {
         }
         facts.cpus = ProcessInfo.processInfo.activeProcessorCount
         if let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
-           let colon = line.firstIndex(of: ":") {
+            let colon = line.firstIndex(of: ":")
+        {
             facts.cpuModel = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         facts.kernel = kernelName()
@@ -58,8 +60,10 @@ public struct MachineFacts: Sendable, Equatable {
             facts.commit = head.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         // GIT_OPTIONAL_LOCKS=0: reading the status must not rewrite the index of a repository others work in.
-        if let status = ChildProcess.output("git", ["-C", root, "status", "--porcelain"],
-                                            environment: ["GIT_OPTIONAL_LOCKS": "0"]) {
+        if let status = ChildProcess.output(
+            "git", ["-C", root, "status", "--porcelain"],
+            environment: ["GIT_OPTIONAL_LOCKS": "0"])
+        {
             facts.uncommittedPaths = status.split(separator: "\n").count
         }
         if let version = ChildProcess.output("swift", ["--version"]) {
@@ -70,7 +74,8 @@ public struct MachineFacts: Sendable, Equatable {
             facts.packages[package] = version.flatMap { $0.isEmpty ? nil : $0 } ?? "not installed"
         }
         let state = root + "/" + HarnessBuild.scratch + "/workspace-state.json"
-        facts.swiftNIO = FileManager.default.contents(atPath: state)
+        facts.swiftNIO =
+            FileManager.default.contents(atPath: state)
             .flatMap { resolvedVersion(workspaceState: $0, identity: "swift-nio") } ?? "unknown"
         return facts
     }
@@ -95,8 +100,9 @@ public struct MachineFacts: Sendable, Equatable {
             let object: Object
         }
         guard let state = try? JSONDecoder().decode(State.self, from: workspaceState),
-              let dependency = state.object.dependencies.first(where: { $0.packageRef.identity == identity }),
-              let checkout = dependency.state.checkoutState else { return nil }
+            let dependency = state.object.dependencies.first(where: { $0.packageRef.identity == identity }),
+            let checkout = dependency.state.checkoutState
+        else { return nil }
         return checkout.version ?? checkout.revision.map { "revision " + $0 }
     }
 
@@ -140,8 +146,10 @@ public enum RunContext {
     }
 
     /// The lines before the families run, the harness's own description (`--rl_describe`) last.
-    public static func lines(options: BenchOptions, label: String, date: Date, facts: MachineFacts,
-                             describe: [String]) -> [String] {
+    public static func lines(
+        options: BenchOptions, label: String, date: Date, facts: MachineFacts,
+        describe: [String]
+    ) -> [String] {
         var lines = [
             ("label", label),
             ("date", timestamp(date)),
@@ -163,15 +171,19 @@ public enum RunContext {
         for (key, package) in MachineFacts.packageLines {
             var value = facts.packages[package] ?? "not installed"
             if key == "libbenchmark" {
-                value += " (Debian's build is a DEBUG build: Google Benchmark prints \"Library was built as DEBUG\"; "
+                value +=
+                    " (Debian's build is a DEBUG build: Google Benchmark prints \"Library was built as DEBUG\"; "
                     + "the timed loops are this harness's own, compiled -O, only GB's bookkeeping between iterations "
                     + "is unoptimised)"
             }
             lines.append((key, value))
         }
         lines.append(("swiftnio", "\(facts.swiftNIO) (SwiftPM's resolution for Benchmarks/Package.swift)"))
-        lines.append(("libdispatch",
-                      "the Swift toolchain's (the swift line; its path and build id in engine_dispatch)"))
+        lines.append(
+            (
+                "libdispatch",
+                "the Swift toolchain's (the swift line; its path and build id in engine_dispatch)"
+            ))
         return lines.map { "# \($0.0): \($0.1)" } + describe
     }
 

@@ -9,7 +9,8 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "List the rule catalogue's rules with the cases that cite each.",
-        discussion: "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments."
+        discussion:
+            "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments."
     )
 
     @Option(name: .long, help: "Output format: table or json.")

@@ -3,6 +3,7 @@
 // machine's speed.
 import Foundation
 import Testing
+
 @testable import BenchKit
 
 @Suite struct ChildProcessTests {
@@ -12,25 +13,32 @@ import Testing
 
     @Test func exitStatusAndOutput() throws {
         let file = Self.output()
-        #expect(try ChildProcess.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], output: file,
-                                     limit: 60) == .exited(3))
+        #expect(
+            try ChildProcess.run(
+                "/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], output: file,
+                limit: 60) == .exited(3))
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "out\nerr\n")
         #expect(ChildProcess.output("/bin/sh", ["-c", "printf %s \"$X\""], environment: ["X": "given"]) == "given")
         #expect(ChildProcess.output("/bin/sh", ["-c", "exit 1"]) == nil)
     }
 
     @Test func aSignal() throws {
-        #expect(try ChildProcess.run("/bin/sh", ["-c", "kill -9 $$"], output: Self.output(), limit: 60)
+        #expect(
+            try ChildProcess.run("/bin/sh", ["-c", "kill -9 $$"], output: Self.output(), limit: 60)
                 == .signalled(9))
     }
 
     @Test func theLimitEndsTheWholeGroup() throws {
         // The shell's child sleeps too: ending only the shell would leave it behind.
         let pidFile = Self.output()
-        #expect(try ChildProcess.run("/bin/sh", ["-c", "sleep 30 & echo $! >\(pidFile); wait"], output: Self.output(),
-                                     limit: 2) == .timedOut)
-        let pid = try #require(Int((try String(contentsOfFile: pidFile, encoding: .utf8))
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(
+            try ChildProcess.run(
+                "/bin/sh", ["-c", "sleep 30 & echo $! >\(pidFile); wait"], output: Self.output(),
+                limit: 2) == .timedOut)
+        let pid = try #require(
+            Int(
+                (try String(contentsOfFile: pidFile, encoding: .utf8))
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         // Gone, or a zombie its new parent has not reaped yet: not sleeping any more (looked at for up to 10 s).
         var running = true
         for _ in 0..<100 where running {
@@ -44,8 +52,10 @@ import Testing
     @Test func anInterruptionEndsIt() throws {
         let interruption = Interruption()
         interruption.note(SIGINT)
-        #expect(try ChildProcess.run("/bin/sh", ["-c", "sleep 30"], output: Self.output(), limit: 60,
-                                     interruption: interruption) == .interrupted)
+        #expect(
+            try ChildProcess.run(
+                "/bin/sh", ["-c", "sleep 30"], output: Self.output(), limit: 60,
+                interruption: interruption) == .interrupted)
         #expect(interruption.signal == SIGINT)
     }
 
@@ -57,7 +67,8 @@ import Testing
 
     @Test func descriptions() {
         #expect(ChildEnd.exited(134).describe("the harness", limit: 300) == "the harness exited with status 134")
-        #expect(ChildEnd.timedOut.describe("the harness", limit: 300)
+        #expect(
+            ChildEnd.timedOut.describe("the harness", limit: 300)
                 == "the harness did not finish in 300 s (outer watchdog)")
     }
 }

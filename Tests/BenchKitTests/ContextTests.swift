@@ -1,6 +1,7 @@
 // The context lines of a run, the partial mark, and the version SwiftPM resolved.
 import Foundation
 import Testing
+
 @testable import BenchKit
 
 @Suite struct ContextTests {
@@ -26,12 +27,16 @@ import Testing
         options.arguments = ["--engines", "ref,libuv"]
         options.engines = "ref,libuv"
         let date = Date(timeIntervalSince1970: 1_764_260_562)  // 2025-11-27T16:22:42Z
-        let lines = RunContext.lines(options: options, label: "kvm-2cpu-standard", date: date, facts: Self.facts,
-                                     describe: ["# engine_ref: RefRunLoop"])
+        let lines = RunContext.lines(
+            options: options, label: "kvm-2cpu-standard", date: date, facts: Self.facts,
+            describe: ["# engine_ref: RefRunLoop"])
         let keys = lines.map { String($0.dropFirst(2).prefix { $0 != ":" }) }
-        #expect(keys == ["label", "date", "profile", "command", "filter", "cpu_model", "cpus", "kernel", "os",
-                         "clocksource", "load_average_before", "commit", "swift", "libbenchmark", "libglib2.0",
-                         "libuv1", "libevent", "swiftnio", "libdispatch", "engine_ref"])
+        #expect(
+            keys == [
+                "label", "date", "profile", "command", "filter", "cpu_model", "cpus", "kernel", "os",
+                "clocksource", "load_average_before", "commit", "swift", "libbenchmark", "libglib2.0",
+                "libuv1", "libevent", "swiftnio", "libdispatch", "engine_ref",
+            ])
         #expect(lines[1] == "# date: 2025-11-27T16:22:42Z")
         #expect(lines[2].hasPrefix("# profile: standard (repetitions 5, wake latency 9, min_time 0.05 s"))
         #expect(lines[3] == "# command: runloop bench --engines ref,libuv")
@@ -60,14 +65,17 @@ import Testing
     }
 
     @Test func partialRunsAreMarked() {
-        #expect(RunContext.closingLines(seconds: 42, loadAverage: "1 2 3", interruptedAfter: nil)
+        #expect(
+            RunContext.closingLines(seconds: 42, loadAverage: "1 2 3", interruptedAfter: nil)
                 == ["# duration_s: 42", "# load_average_after: 1 2 3"])
-        #expect(RunContext.closingLines(seconds: 42, loadAverage: "1 2 3", interruptedAfter: 41).last
+        #expect(
+            RunContext.closingLines(seconds: 42, loadAverage: "1 2 3", interruptedAfter: 41).last
                 == "# partial: interrupted after 41 s")
     }
 
     @Test func theResolvedVersionOfADependency() {
-        let state = Data("""
+        let state = Data(
+            """
             {"object": {"dependencies": [
               {"packageRef": {"identity": "swift-atomics"}, "state": {"checkoutState": {"version": "1.2.0"}}},
               {"packageRef": {"identity": "swift-nio"}, "state": {"checkoutState": {"version": "2.101.3",
@@ -84,7 +92,8 @@ import Testing
     }
 
     @Test func osRelease() {
-        #expect(MachineFacts.osRelease("NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n")
+        #expect(
+            MachineFacts.osRelease("NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n")
                 == "Debian GNU/Linux 12 (bookworm)")
         #expect(MachineFacts.osRelease("NAME=x\n") == nil)
     }

@@ -3,6 +3,7 @@
 import Foundation
 import ResultsKit
 import Testing
+
 @testable import BenchKit
 
 /// SplitMix64: a seeded generator, so that an order drawn in a test is the same every time.
@@ -41,7 +42,8 @@ final class FakeHarness: @unchecked Sendable {
             guard let regex else { return true }
             return regex.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
         }
-        let repetitions = invocation.arguments.first { $0.hasPrefix("--benchmark_repetitions=") }
+        let repetitions =
+            invocation.arguments.first { $0.hasPrefix("--benchmark_repetitions=") }
             .flatMap { Int($0.dropFirst("--benchmark_repetitions=".count)) } ?? 1
         processes.append(selected.map(BenchmarkName.base))
         var lines = [ResultsMerge.header(counters: ["c"])]
@@ -71,9 +73,10 @@ final class FakeHarness: @unchecked Sendable {
     }
 
     static func runner(_ plan: FamilyPlan, _ fake: FakeHarness, work: String, lines: Output) -> FamilyRunner {
-        FamilyRunner(plan: plan, common: ["--rl_profile=smoke"], selection: [], limit: 300, work: work,
-                     invoke: fake.invoke, progress: Progress(terminal: false, write: { lines.text += $0 }),
-                     interruption: nil)
+        FamilyRunner(
+            plan: plan, common: ["--rl_profile=smoke"], selection: [], limit: 300, work: work,
+            invoke: fake.invoke, progress: Progress(terminal: false, write: { lines.text += $0 }),
+            interruption: nil)
     }
 
     final class Output: @unchecked Sendable {
@@ -81,14 +84,17 @@ final class FakeHarness: @unchecked Sendable {
     }
 
     static func plan(_ benchmarks: [String], repetitions: Int, isolated: Bool) -> FamilyPlan {
-        FamilyPlan(index: 1, count: 6, family: HarnessFamily(name: "observers", title: "observer dispatch"),
-                   benchmarks: benchmarks, repetitions: repetitions, isolated: isolated)
+        FamilyPlan(
+            index: 1, count: 6, family: HarnessFamily(name: "observers", title: "observer dispatch"),
+            benchmarks: benchmarks, repetitions: repetitions, isolated: isolated)
     }
 
     @Test func roundsAreSeededPermutations() {
         let names = (0..<8).map { "BM_S/engine:ref/n:\($0)" }
         let plan = Self.plan(names, repetitions: 5, isolated: true)
-        var first = SeededGenerator(state: 42), second = SeededGenerator(state: 42), other = SeededGenerator(state: 7)
+        var first = SeededGenerator(state: 42)
+        var second = SeededGenerator(state: 42)
+        var other = SeededGenerator(state: 7)
         let rounds = plan.rounds(using: &first)
         #expect(rounds.count == 5)
         for round in rounds { #expect(round.sorted() == names.sorted()) }
@@ -99,13 +105,17 @@ final class FakeHarness: @unchecked Sendable {
     }
 
     @Test func groupedRerunsWhatAHangLeftAndSkipsAnEngineThatHungTwice() throws {
-        let names = ["BM_O/engine:epoll/observers:0", "BM_O/engine:ref/observers:0", "BM_O/engine:epoll/observers:8",
-                     "BM_O/engine:ref/observers:8", "BM_O/engine:epoll/observers:64", "BM_O/engine:ref/observers:64"]
+        let names = [
+            "BM_O/engine:epoll/observers:0", "BM_O/engine:ref/observers:0", "BM_O/engine:epoll/observers:8",
+            "BM_O/engine:ref/observers:8", "BM_O/engine:epoll/observers:64", "BM_O/engine:ref/observers:64",
+        ]
         let fake = FakeHarness(benchmarks: names, hanging: ["epoll"])
         let lines = Output()
         var generator = SeededGenerator(state: 1)
-        let outcome = Self.runner(Self.plan(names, repetitions: 1, isolated: false), fake, work: try Self.work(),
-                                  lines: lines).run(using: &generator)
+        let outcome = Self.runner(
+            Self.plan(names, repetitions: 1, isolated: false), fake, work: try Self.work(),
+            lines: lines
+        ).run(using: &generator)
         // Everything (epoll's first hangs at once), then all but that one (ref's first runs, epoll's second hangs),
         // then ref's other two: epoll's third is skipped.
         #expect(fake.processes.count == 3)
@@ -127,8 +137,10 @@ final class FakeHarness: @unchecked Sendable {
         let names = ["BM_O/engine:ref/observers:0", "BM_O/engine:ref/observers:8"]
         let fake = FakeHarness(benchmarks: names, crashing: ["BM_O/engine:ref/observers:8"])
         var generator = SeededGenerator(state: 1)
-        let outcome = Self.runner(Self.plan(names, repetitions: 5, isolated: false), fake, work: try Self.work(),
-                                  lines: Output()).run(using: &generator)
+        let outcome = Self.runner(
+            Self.plan(names, repetitions: 5, isolated: false), fake, work: try Self.work(),
+            lines: Output()
+        ).run(using: &generator)
         let errors = outcome.parts.flatMap(\.rows).filter { $0.status == .error }
         #expect(errors.map(\.name) == ["harness/family:observers"])
         #expect(errors.first?.message == "error: the harness exited with status 134")
@@ -136,9 +148,11 @@ final class FakeHarness: @unchecked Sendable {
     }
 
     @Test func isolatedRunsEachRepetitionAloneAndBoundsAHungEngine() throws {
-        let names = ["BM_S/engine:ref/n:100/real_time", "BM_S/engine:epoll/n:100/real_time",
-                     "BM_S/engine:epoll/n:1000/real_time", "BM_S/engine:epoll/n:10000/real_time",
-                     "BM_S/engine:libuv/n:100/real_time"]
+        let names = [
+            "BM_S/engine:ref/n:100/real_time", "BM_S/engine:epoll/n:100/real_time",
+            "BM_S/engine:epoll/n:1000/real_time", "BM_S/engine:epoll/n:10000/real_time",
+            "BM_S/engine:libuv/n:100/real_time",
+        ]
         let fake = FakeHarness(benchmarks: names, hanging: ["epoll"], crashing: ["BM_S/engine:libuv/n:100"])
         var generator = SeededGenerator(state: 3)
         let plan = Self.plan(names, repetitions: 3, isolated: true)
@@ -159,14 +173,19 @@ final class FakeHarness: @unchecked Sendable {
     }
 
     @Test func theMergeOfMeasuredSkipAndErrorRowsReadsAsResults() throws {
-        let names = ["BM_O/engine:epoll/observers:0", "BM_O/engine:epoll/observers:8", "BM_O/engine:epoll/observers:9",
-                     "BM_O/engine:ref/observers:0"]
+        let names = [
+            "BM_O/engine:epoll/observers:0", "BM_O/engine:epoll/observers:8", "BM_O/engine:epoll/observers:9",
+            "BM_O/engine:ref/observers:0",
+        ]
         let fake = FakeHarness(benchmarks: names, hanging: ["epoll"])
         var generator = SeededGenerator(state: 1)
         let work = try Self.work()
-        let outcome = Self.runner(Self.plan(names, repetitions: 2, isolated: false), fake, work: work,
-                                  lines: Output()).run(using: &generator)
-        let merged = RunContext.closingLines(seconds: 5, loadAverage: "0.1 0.2 0.3", interruptedAfter: nil)
+        let outcome = Self.runner(
+            Self.plan(names, repetitions: 2, isolated: false), fake, work: work,
+            lines: Output()
+        ).run(using: &generator)
+        let merged =
+            RunContext.closingLines(seconds: 5, loadAverage: "0.1 0.2 0.3", interruptedAfter: nil)
             .map { $0 + "\n" }.joined() + ResultsMerge.merge(outcome.parts)
         let path = work + "/merged.csv"
         try merged.write(toFile: path, atomically: true, encoding: .utf8)

@@ -1,16 +1,21 @@
 // Benchmark names, the hang bookkeeping and the progress line.
 import Foundation
 import Testing
+
 @testable import BenchKit
 
 @Suite struct NameTests {
     @Test func baseNames() {
-        #expect(BenchmarkName.base("BM_Scale/engine:ref/item:source/n:100/real_time")
+        #expect(
+            BenchmarkName.base("BM_Scale/engine:ref/item:source/n:100/real_time")
                 == "BM_Scale/engine:ref/item:source/n:100")
-        #expect(BenchmarkName.base("BM_WakeLatency/engine:cf/pin:same/manual_time_median")
+        #expect(
+            BenchmarkName.base("BM_WakeLatency/engine:cf/pin:same/manual_time_median")
                 == "BM_WakeLatency/engine:cf/pin:same")
-        #expect(BenchmarkName.base("BM_TimerCoalescing/engine:ref/timers:100/tolerance:0pct/burn:no/iterations:1/"
-                                   + "manual_time")
+        #expect(
+            BenchmarkName.base(
+                "BM_TimerCoalescing/engine:ref/timers:100/tolerance:0pct/burn:no/iterations:1/"
+                    + "manual_time")
                 == "BM_TimerCoalescing/engine:ref/timers:100/tolerance:0pct/burn:no")
         #expect(BenchmarkName.base("harness/family:wake") == "harness/family:wake")
     }
@@ -23,7 +28,8 @@ import Testing
     }
 
     @Test func theRestFilter() {
-        #expect(BenchmarkName.filter(selecting: ["BM_A/engine:ref", "BM_A/engine:cf"])
+        #expect(
+            BenchmarkName.filter(selecting: ["BM_A/engine:ref", "BM_A/engine:cf"])
                 == "^(BM_A/engine:ref|BM_A/engine:cf)(/|$)")
     }
 }

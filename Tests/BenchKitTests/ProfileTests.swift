@@ -1,5 +1,6 @@
 // The profile table and the checks of `runloop bench`'s arguments that need no harness.
 import Testing
+
 @testable import BenchKit
 
 @Suite struct ProfileTests {
@@ -30,7 +31,8 @@ import Testing
     @Test func theProfileLineStartsWithItsName() {
         // ReportKit and HistoryKit read the first word: quick is judged against quick bounds, smoke not at all.
         let line = BenchProfile.standard.contextValue(asked: nil)
-        #expect(line == "standard (repetitions 5, wake latency 9, min_time 0.05 s, random interleaving, every "
+        #expect(
+            line == "standard (repetitions 5, wake latency 9, min_time 0.05 s, random interleaving, every "
                 + "repetition kept)")
         #expect(BenchProfile.full.contextValue(asked: 7).hasPrefix("full (repetitions 7, wake latency 9,"))
         #expect(BenchProfile.smoke.contextValue(asked: nil).hasPrefix("smoke (repetitions 1, wake latency 1,"))
@@ -58,7 +60,11 @@ import Testing
     @Test func theDefaultsAreValid() {
         #expect(error { _ in } == nil)
         #expect(error { $0.repetitions = 5 } == nil)
-        #expect(error { $0.watchdog = 2; $0.engines = "ref,cf:/x/libFoundation.so" } == nil)
+        #expect(
+            error {
+                $0.watchdog = 2
+                $0.engines = "ref,cf:/x/libFoundation.so"
+            } == nil)
     }
 
     @Test func tooFewRepetitionsNameTheField() {
@@ -68,7 +74,11 @@ import Testing
         #expect(error { $0.repetitions = 0 }?.field == "--repetitions")
         #expect(error { $0.repetitions = 100_000 }?.field == "--repetitions")
         // Smoke runs once whatever is asked: nothing to refuse.
-        #expect(error { $0.profile = .smoke; $0.repetitions = 3 } == nil)
+        #expect(
+            error {
+                $0.profile = .smoke
+                $0.repetitions = 3
+            } == nil)
     }
 
     @Test func otherFields() {
@@ -81,8 +91,9 @@ import Testing
     }
 
     @Test func familiesAreCheckedAgainstTheHarnessList() throws {
-        let known = HarnessFamily.parse("wake\tmachine limits and wake latency\nobservers\tobserver dispatch\n"
-            + "scale\tscale\n")
+        let known = HarnessFamily.parse(
+            "wake\tmachine limits and wake latency\nobservers\tobserver dispatch\n"
+                + "scale\tscale\n")
         #expect(known.map(\.name) == ["wake", "observers", "scale"])
         var options = BenchOptions()
         #expect(try options.selectedFamilies(known) == known)
@@ -90,8 +101,11 @@ import Testing
         options.families = ["scale", "wake"]
         #expect(try options.selectedFamilies(known).map(\.name) == ["wake", "scale"])
         options.families = ["wake", "nope"]
-        #expect(throws: BenchInputError(field: "--family",
-                                         "unknown family 'nope' (families: wake, observers, scale)")) {
+        #expect(
+            throws: BenchInputError(
+                field: "--family",
+                "unknown family 'nope' (families: wake, observers, scale)")
+        ) {
             try options.selectedFamilies(known)
         }
     }

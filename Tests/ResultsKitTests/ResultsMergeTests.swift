@@ -4,6 +4,7 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import ResultsKit
 
 @Suite struct ResultsMergeTests {
@@ -78,8 +79,9 @@ import Testing
     }
 
     @Test func errorRowsAreWrittenAsGoogleBenchmarkWritesThem() {
-        let row = RawResultRow(errorNamed: "harness/family:observers",
-                               message: "error: the harness exited with status 134")
+        let row = RawResultRow(
+            errorNamed: "harness/family:observers",
+            message: "error: the harness exited with status 134")
         #expect(row.csvLine(counters: []) == Self.failures.split(separator: "\n")[1])
         #expect(row.status == .error)
     }
@@ -88,18 +90,22 @@ import Testing
         let rows = try Self.files().flatMap(\.rows)
         // Every row the files have, `_cv` rows included (only the merge leaves them out).
         #expect(rows.filter { $0.status == .measured }.count == 5)
-        #expect(rows.filter { $0.status == .error }.map(\.name)
+        #expect(
+            rows.filter { $0.status == .error }.map(\.name)
                 == ["BM_WakeLatency/engine:epoll/pin:same/manual_time", "harness/family:observers"])
-        #expect(rows.filter { $0.status == .skipped }.map(\.name)
+        #expect(
+            rows.filter { $0.status == .skipped }.map(\.name)
                 == ["BM_ObserverDispatch/engine:libevent/observers:8", "BM_ObserverDispatch/engine:epoll/observers:64"])
     }
 
     @Test func aFileThatIsNotAGoogleBenchmarkCSVIsAnInputError() throws {
         let path = try Fixtures.write("name,real_time,cpu_time,time_unit\n\"BM_A\",1,2,ns\n", name: "other.csv")
         #expect(throws: InputError.self) { try RawResultsFile.read(path: path) }
-        let long = try Fixtures.write(ResultsMerge.header(counters: []) + "\n\"BM_A\",1,2,3,ns,,,,,,9\n", name: "long.csv")
+        let long = try Fixtures.write(
+            ResultsMerge.header(counters: []) + "\n\"BM_A\",1,2,3,ns,,,,,,9\n", name: "long.csv")
         #expect(throws: InputError.self) { try RawResultsFile.read(path: long) }
-        let short = try Fixtures.write(ResultsMerge.header(counters: ["c"]) + "\n\"BM_A\",1,2,3,ns,,,,,\n", name: "short.csv")
+        let short = try Fixtures.write(
+            ResultsMerge.header(counters: ["c"]) + "\n\"BM_A\",1,2,3,ns,,,,,\n", name: "short.csv")
         #expect(throws: InputError.self) { try RawResultsFile.read(path: short) }
     }
 }

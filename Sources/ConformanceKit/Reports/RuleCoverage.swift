@@ -89,7 +89,8 @@ public struct RuleCoverage: Sendable {
         }
         self.catalogue = catalogue
         rows = catalogue.rules.map {
-            Row(rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
+            Row(
+                rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
                 caseContexts: entries[$0.id] ?? [], exposes: $0.exposes)
         }
         unknownCitations = unknown
@@ -122,21 +123,27 @@ public struct RuleCoverage: Sendable {
         lines.append("")
         lines.append("\(rows.count) rules in \(catalogue.path) (CF source: \(catalogue.cfSource))")
         let thin = thinRules
-        lines.append(thin.isEmpty ? "rules with fewer than \(Self.minimumCases) cases: none"
-                     : "rules with fewer than \(Self.minimumCases) cases (\(thin.count)): "
-                       + thin.map { "\($0.rule) (\($0.cases.count))" }.joined(separator: ", "))
+        lines.append(
+            thin.isEmpty
+                ? "rules with fewer than \(Self.minimumCases) cases: none"
+                : "rules with fewer than \(Self.minimumCases) cases (\(thin.count)): "
+                    + thin.map { "\($0.rule) (\($0.cases.count))" }.joined(separator: ", "))
         let polls = pollOnlyRules
-        lines.append(polls.isEmpty ? "rules pinned only in polls: none"
-                     : "rules pinned only in polls (\(polls.count)): " + polls.map(\.rule).joined(separator: ", "))
+        lines.append(
+            polls.isEmpty
+                ? "rules pinned only in polls: none"
+                : "rules pinned only in polls (\(polls.count)): " + polls.map(\.rule).joined(separator: ", "))
         let silent = rulesWithoutExposes
         if !silent.isEmpty {
             lines.append("rules without exposes (\(silent.count)): \(silent.joined(separator: ", "))")
         }
         for citation in unknownCitations {
-            lines.append("\(citation.location): case '\(citation.caseID)': field 'rules': unknown rule '\(citation.rule)'")
+            lines.append(
+                "\(citation.location): case '\(citation.caseID)': field 'rules': unknown rule '\(citation.rule)'")
         }
         if !casesWithoutRules.isEmpty {
-            lines.append("cases citing no rule (\(casesWithoutRules.count)): \(casesWithoutRules.joined(separator: ", "))")
+            lines.append(
+                "cases citing no rule (\(casesWithoutRules.count)): \(casesWithoutRules.joined(separator: ", "))")
         }
         return lines.joined(separator: "\n")
     }
@@ -168,14 +175,15 @@ public struct RuleCoverage: Sendable {
     /// The same as JSON: `rules` (id, cases, contexts, each case's contexts and exposes per rule), `thin_rules`,
     /// `poll_only_rules`, `rules_without_exposes`, `unknown_citations`, `cases_without_rules`.
     public func renderJSON() -> String {
-        let report = JSONReport(catalogue: catalogue.path, cfSource: catalogue.cfSource, minimumCases: Self.minimumCases,
-                                rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
-                                rulesWithoutExposes: rulesWithoutExposes, unknownCitations: unknownCitations,
-                                casesWithoutRules: casesWithoutRules)
+        let report = JSONReport(
+            catalogue: catalogue.path, cfSource: catalogue.cfSource, minimumCases: Self.minimumCases,
+            rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
+            rulesWithoutExposes: rulesWithoutExposes, unknownCitations: unknownCitations,
+            casesWithoutRules: casesWithoutRules)
         return JSONText.render(report)
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
