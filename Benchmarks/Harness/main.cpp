@@ -192,7 +192,8 @@ int main(int argc, char **argv) {
                 chosen.resident_items = 1000;
                 chosen.lag_stalls = 1;
             } else if (value != "full") {
-                fprintf(stderr, "runloop-bench: --rl_profile must be full, standard, quick or smoke, not '%s'\n", value.c_str());
+                fprintf(stderr, "runloop-bench: --rl_profile must be full, standard, quick or smoke, not '%s'\n",
+                        value.c_str());
                 return 2;
             }
         } else if (strncmp(arg, "--rl_family=", 12) == 0) {
