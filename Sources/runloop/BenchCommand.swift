@@ -34,15 +34,15 @@ struct BenchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Comma-separated engines of the harness (ref,cf,glib,libuv,libevent,dispatch,nio,"
-                + "epoll), and cf:PATH for a CoreFoundation library (default: every built-in one).",
+            "Comma-separated engines of the harness, and cf:PATH for a CoreFoundation library (default: "
+                + "every built-in one; an unknown engine is exit 2, naming the harness's engines).",
             valueName: "list"))
     var engines: String?
 
     @Option(
         help: ArgumentHelp(
-            "Comma-separated families (wake, observers, coalescing, scale, resident, lag; "
-                + "default: every one).", valueName: "list"))
+            "Comma-separated families of the harness (default: every one; an unknown family is exit 2, "
+                + "naming the harness's families).", valueName: "list"))
     var family: String?
 
     @Option(
