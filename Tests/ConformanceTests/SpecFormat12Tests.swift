@@ -192,11 +192,11 @@ struct SpecFormat12Tests {
     /// case's contexts, and names the rules whose catalogue entry lacks `exposes`.
     @Test func ruleCoveragePollOnlyRules() throws {
         let catalogue = try RuleCatalogue.parse("""
-            catalogue_version: 1
+            catalogue_version: 2
             cf_source: {repository: r, tag: t, file: f}
             rules:
-              - {id: a.polled, text: x, cf: y, exposes: z}
-              - {id: a.slept, text: x, cf: y}
+              - {id: a.polled, text: x, cf: y, level: cf, exposes: z}
+              - {id: a.slept, text: x, cf: y, level: cf}
             """, file: "catalogue.yaml")
         func specCase(_ id: String, rules: String, run: String) throws -> SpecCase {
             try SpecLoader.$ruleCheck.withValue(.none) {
