@@ -38,7 +38,10 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Run only cases whose id matches this glob, e.g. 'stop.*'.")
     var filter: String?
 
-    @Option(name: .long, help: ArgumentHelp("Run only cases of these levels, comma-separated: api, cf, platform (a case's level is the most specific of its rules'; `runloop rules` lists them).", valueName: "levels"))
+    @Option(name: .long, help: ArgumentHelp("""
+        Run only cases of these levels, comma-separated: api, cf, platform (a case's level is the most specific of \
+        its rules'; `runloop rules` lists them).
+        """, valueName: "levels"))
     var level: String?
 
     @Option(name: .long, help: "Output format.")

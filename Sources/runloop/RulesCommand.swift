@@ -18,7 +18,8 @@ struct RulesCommand: ParsableCommand {
     @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
     var spec: String?
 
-    @Option(name: .long, help: ArgumentHelp("A rule catalogue to read instead of the shipped one (its format: INTERPRETING.md).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp(
+        "A rule catalogue to read instead of the shipped one (its format: INTERPRETING.md).", valueName: "file"))
     var catalogue: String?
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

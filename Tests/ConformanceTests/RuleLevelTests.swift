@@ -2,11 +2,12 @@
 // cites a platform-conditional branch, an api or cf rule none), the loader refuses an unknown level, `--level` selects
 // cases by level and the reports count results per level.
 
-@testable import ConformanceKit
 import ConformanceSpec
 import ConformanceTestSupport
 import Foundation
 import Testing
+
+@testable import ConformanceKit
 
 /// The platform-conditional branches of the pinned CFRunLoop.c (Sources/ConformanceSpec/cf-platform-branches.yaml,
 /// made by scripts/cf-platform-branches.py; the tests cannot fetch the file itself).
@@ -36,7 +37,8 @@ struct PlatformBranches {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             func value(_ key: String) -> String? {
                 for prefix in ["- \(key): ", "\(key): "] where trimmed.hasPrefix(prefix) {
-                    return String(trimmed.dropFirst(prefix.count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    return String(trimmed.dropFirst(prefix.count)).trimmingCharacters(
+                        in: CharacterSet(charactersIn: "\""))
                 }
                 return nil
             }
@@ -56,7 +58,9 @@ struct PlatformBranches {
 
     /// The platform-specific branch that holds every line of `range`, if any.
     func branch(holding range: ClosedRange<Int>) -> Branch? {
-        branches.first { $0.isPlatformSpecific && $0.lines.contains(range.lowerBound) && $0.lines.contains(range.upperBound) }
+        branches.first {
+            $0.isPlatformSpecific && $0.lines.contains(range.lowerBound) && $0.lines.contains(range.upperBound)
+        }
     }
 
     /// The line ranges a catalogue field cites: "3305-12" (3305 to 3312), "3689-3729", "3416"; numbers that are part
@@ -73,7 +77,10 @@ struct PlatformBranches {
         while index < characters.count {
             let before = index > 0 ? characters[index - 1] : " "
             guard characters[index].isNumber, !(before.isLetter || before.isNumber || before == "_" || before == ".")
-            else { index += 1; continue }
+            else {
+                index += 1
+                continue
+            }
             let (first, end) = digits(from: index)
             index = end
             guard first.count >= 2, let start = Int(first) else { continue }
@@ -106,8 +113,9 @@ struct PlatformBranches {
             case .api, .cf:
                 for range in Self.ranges(in: rule.cf) {
                     if let inside = branch(holding: range) {
-                        problems.append("\(rule.id): \(rule.level.rawValue) rule cites \(range), inside the branch "
-                                        + "\(inside.lines) (\(inside.directive))")
+                        problems.append(
+                            "\(rule.id): \(rule.level.rawValue) rule cites \(range), inside the branch "
+                                + "\(inside.lines) (\(inside.directive))")
                     }
                 }
             }
@@ -132,7 +140,8 @@ struct RuleLevelTests {
     }
 
     @Test func citedRanges() {
-        #expect(PlatformBranches.ranges(in: "CFRunLoopRunSpecific 3305-12; f 3689-3729, 3416 (x)")
+        #expect(
+            PlatformBranches.ranges(in: "CFRunLoopRunSpecific 3305-12; f 3689-3729, 3416 (x)")
                 == [3305...3312, 3689...3729, 3416...3416])
         #expect(PlatformBranches.ranges(in: "TARGET_OS_WIN32 || TARGET_OS_LINUX 130-131") == [130...131])
     }
@@ -208,17 +217,20 @@ struct RuleLevelTests {
         #expect(unknown.contains("rule 'a.rule': unknown level 'kernel' (one of api, cf, platform)"), "\(unknown)")
         #expect(message(Self.catalogue(level: "cf")) == nil)
         #expect(message(Self.catalogue(level: "platform"))?.contains("needs a 'platform' field") == true)
-        #expect(message(Self.catalogue(level: "platform", extra: "\n    platform: \"TARGET_OS_LINUX 1-2\""))?
-            .contains("needs a 'note'") == true)
+        #expect(
+            message(Self.catalogue(level: "platform", extra: "\n    platform: \"TARGET_OS_LINUX 1-2\""))?
+                .contains("needs a 'note'") == true)
         #expect(message(Self.catalogue(level: "platform", extra: "\n    platform: \"P 1-2\"\n    note: n")) == nil)
         #expect(message(Self.catalogue(level: "api"))?.contains("which documentation states it") == true)
-        #expect(message(Self.catalogue(level: "cf", extra: "\n    platform: \"P 1-2\""))?
-            .contains("only a platform rule") == true)
+        #expect(
+            message(Self.catalogue(level: "cf", extra: "\n    platform: \"P 1-2\""))?
+                .contains("only a platform rule") == true)
         let missing = Self.catalogue(level: "cf").replacingOccurrences(of: "    level: cf\n", with: "")
             .replacingOccurrences(of: "    level: cf", with: "")
         #expect(message(missing)?.contains("level") == true)
-        #expect(message(Self.catalogue(level: "cf").replacingOccurrences(of: "version: 2", with: "version: 1"))?
-            .contains("catalogue_version 1 is not supported") == true)
+        #expect(
+            message(Self.catalogue(level: "cf").replacingOccurrences(of: "version: 2", with: "version: 1"))?
+                .contains("catalogue_version 1 is not supported") == true)
     }
 
     @Test func levelLists() throws {
@@ -257,7 +269,8 @@ struct RuleLevelTests {
         #expect(try Conformance.selectCases(request).count == all.filter { $0.level != .platform }.count)
         // A platform case is one that cites a platform rule, whatever else it cites.
         let platformRules = Set(catalogue.rules.filter { $0.level == .platform }.map(\.id))
-        #expect(all.filter { $0.level == .platform }.map(\.id)
+        #expect(
+            all.filter { $0.level == .platform }.map(\.id)
                 == all.filter { !platformRules.isDisjoint(with: $0.rules) }.map(\.id))
     }
 
@@ -269,14 +282,18 @@ struct RuleLevelTests {
             try #require(all.first { $0.level == level })
         }
         func outcome(_ specCase: SpecCase, _ engine: String, _ status: CaseStatus) -> CaseOutcome {
-            CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine, status: status, expected: .pass,
-                        expectationReason: nil, detail: nil, expectedTrace: [], actualTrace: [], seconds: 0)
+            CaseOutcome(
+                caseID: specCase.id, area: specCase.area, engine: engine, status: status, expected: .pass,
+                expectationReason: nil, detail: nil, expectedTrace: [], actualTrace: [], seconds: 0)
         }
-        let outcomes = [outcome(picked[0], "cf", .pass), outcome(picked[1], "cf", .pass),
-                        outcome(picked[2], "cf", .fail), outcome(picked[0], "ref", .pass),
-                        outcome(picked[1], "ref", .fail), outcome(picked[2], "ref", .pass)]
-        let report = ConformanceReport(engines: ["cf", "ref"], outcomes: outcomes, caseIDs: picked.map(\.id),
-                                       cases: picked)
+        let outcomes = [
+            outcome(picked[0], "cf", .pass), outcome(picked[1], "cf", .pass),
+            outcome(picked[2], "cf", .fail), outcome(picked[0], "ref", .pass),
+            outcome(picked[1], "ref", .fail), outcome(picked[2], "ref", .pass),
+        ]
+        let report = ConformanceReport(
+            engines: ["cf", "ref"], outcomes: outcomes, caseIDs: picked.map(\.id),
+            cases: picked)
         let summary = LevelSummary(report)
         #expect(summary.levels == RuleLevel.allCases)
         #expect(summary.notAsExpected(level: .api) == 0)
@@ -289,8 +306,9 @@ struct RuleLevelTests {
         #expect(table.contains("Not as expected by level: api 0, cf 1, platform 1"), "\(table)")
         #expect(table.contains("  platform on cf: 1 result, 0 as expected"), "\(table)")
 
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(ReportFormat.json.render(report).utf8))
-                                as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(ReportFormat.json.render(report).utf8))
+                as? [String: Any])
         let levels = try #require(json["levels"] as? [String: [String: [String: Any]]])
         #expect(levels["cf"]?["ref"]?["fail"] as? Int == 1)
         #expect(levels["api"]?["cf"]?["as_expected"] as? Int == 1)
@@ -309,13 +327,16 @@ struct RuleLevelTests {
     /// `runloop rules --catalogue` with an unknown level exits 2 naming the file, the line and the rule; `runloop
     /// rules` prints the count of rules per level; `runloop conform --level` refuses an unknown level with exit 2.
     @Test func commandLine() throws {
-        let runloop = URL(fileURLWithPath: TestWorker.path).deletingLastPathComponent().appendingPathComponent("runloop")
-        try #require(FileManager.default.isExecutableFile(atPath: runloop.path), "runloop is not built beside the tests")
+        let runloop = URL(fileURLWithPath: TestWorker.path).deletingLastPathComponent().appendingPathComponent(
+            "runloop")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: runloop.path), "runloop is not built beside the tests")
         func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
             let process = Process()
             process.executableURL = runloop
             process.arguments = arguments
-            let out = Pipe(), err = Pipe()
+            let out = Pipe()
+            let err = Pipe()
             process.standardOutput = out
             process.standardError = err
             try process.run()
@@ -336,7 +357,8 @@ struct RuleLevelTests {
 
         let rules = try run(["rules"])
         let counts = try RuleCatalogue.shipped().levelCounts.map { "\($0.level.rawValue) \($0.rules)" }
-        #expect(rules.stdout.contains("rules per level: " + counts.joined(separator: ", ")), "\(rules.stdout.suffix(400))")
+        #expect(
+            rules.stdout.contains("rules per level: " + counts.joined(separator: ", ")), "\(rules.stdout.suffix(400))")
 
         let level = try run(["conform", "--engine", "ref", "--level", "api,kernel"])
         #expect(level.status == 2)

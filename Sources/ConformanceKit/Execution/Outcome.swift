@@ -74,7 +74,9 @@ public struct ConformanceReport: Sendable {
     public func level(caseID: String) -> RuleLevel? { facts[caseID]?.level }
 
     /// The levels the report's cases have, from the most general.
-    public var levels: [RuleLevel] { RuleLevel.allCases.filter { level in caseIDs.contains { self.level(caseID: $0) == level } } }
+    public var levels: [RuleLevel] {
+        RuleLevel.allCases.filter { level in caseIDs.contains { self.level(caseID: $0) == level } }
+    }
 
     public func outcome(caseID: String, engine: String) -> CaseOutcome? {
         outcomes.first { $0.caseID == caseID && $0.engine == engine }
@@ -99,8 +101,8 @@ public struct CaseFacts: Sendable {
     /// The callout kinds of the trace lines its triggers wait for.
     public var triggerKinds: Set<String>
 
-    public init(rule: String, rules: [String] = [], level: RuleLevel? = nil, unorderedRanges: [Range<Int>] = [], idleWakes: Bool = false,
-                calloutKinds: Set<String> = [], triggerKinds: Set<String> = []) {
+    public init(rule: String, rules: [String] = [], level: RuleLevel? = nil, unorderedRanges: [Range<Int>] = [],
+                idleWakes: Bool = false, calloutKinds: Set<String> = [], triggerKinds: Set<String> = []) {
         self.rule = rule
         self.rules = rules
         self.level = level
@@ -111,8 +113,8 @@ public struct CaseFacts: Sendable {
     }
 
     public init(_ specCase: SpecCase) {
-        self.init(rule: specCase.rule, rules: specCase.rules, level: specCase.level, unorderedRanges: specCase.unorderedRanges,
-                  idleWakes: specCase.allowances.contains(.idleWakes),
+        self.init(rule: specCase.rule, rules: specCase.rules, level: specCase.level,
+                  unorderedRanges: specCase.unorderedRanges, idleWakes: specCase.allowances.contains(.idleWakes),
                   calloutKinds: Set(specCase.items.flatMap { TraceKind.callouts(of: $0.kind) }),
                   triggerKinds: Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) }))
     }

@@ -28,9 +28,12 @@ public struct LevelSummary: Sendable {
         engines = report.engines
         cells = levels.flatMap { level in
             report.engines.map { engine in
-                Cell(level: level, engine: engine, tally: ResultTally(report.outcomes.filter {
-                    $0.engine == engine && report.level(caseID: $0.caseID) == level
-                }, triage: triage))
+                Cell(
+                    level: level, engine: engine,
+                    tally: ResultTally(
+                        report.outcomes.filter {
+                            $0.engine == engine && report.level(caseID: $0.caseID) == level
+                        }, triage: triage))
             }
         }
         unleveled = report.outcomes.filter { report.level(caseID: $0.caseID) == nil }.count
@@ -49,7 +52,8 @@ public struct LevelSummary: Sendable {
     /// case has a level.
     public var verdict: String? {
         guard !levels.isEmpty else { return nil }
-        return "Not as expected by level: " + levels.map { "\($0.rawValue) \(notAsExpected(level: $0))" }
+        return "Not as expected by level: "
+            + levels.map { "\($0.rawValue) \(notAsExpected(level: $0))" }
             .joined(separator: ", ") + " (levels: INTERPRETING.md, \u{201C}The rule catalogue\u{201D})"
     }
 
@@ -57,26 +61,32 @@ public struct LevelSummary: Sendable {
     public var textLines: [String] {
         guard let verdict else { return [] }
         let width = levels.map(\.rawValue.count).max() ?? 0
-        return [verdict] + cells.map { cell in
-            "  " + cell.level.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
-                + " on \(cell.engine): \(cell.tally.text)"
-        }
+        return [verdict]
+            + cells.map { cell in
+                "  " + cell.level.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + " on \(cell.engine): \(cell.tally.text)"
+            }
     }
 
     /// A table of levels by engines (results, as expected, not as expected) and the verdict; empty when no case has
     /// a level.
     public var html: String {
         guard let verdict else { return "" }
-        var out = "<h2 id=\"levels\">By level</h2>\n<p class=\"note\">A case\u{2019}s level is the most specific of "
-            + "its rules\u{2019}: api (Apple\u{2019}s documented contract), cf (CF\u{2019}s shared algorithm), platform "
-            + "(the wait mechanism of the platform it ran on).</p>\n"
+        var out =
+            "<h2 id=\"levels\">By level</h2>\n<p class=\"note\">A case\u{2019}s level is the most specific of "
+            + "its rules\u{2019}: api (Apple\u{2019}s documented contract), cf (CF\u{2019}s shared algorithm), "
+            + "platform (the wait mechanism of the platform it ran on).</p>\n"
         out += "<table>\n<tr><th>level</th>" + engines.map { "<th>\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
         for level in levels {
             out += "<tr><td><b>\(level.rawValue)</b></td>"
             for engine in engines {
-                guard let cell = cell(level: level, engine: engine) else { out += "<td></td>"; continue }
+                guard let cell = cell(level: level, engine: engine) else {
+                    out += "<td></td>"
+                    continue
+                }
                 let unmet = cell.notAsExpected
-                out += "<td class=\"\(unmet == 0 ? "met" : "missed")\">\(cell.tally.asExpected) of "
+                out +=
+                    "<td class=\"\(unmet == 0 ? "met" : "missed")\">\(cell.tally.asExpected) of "
                     + "\(cell.tally.results) as expected" + (unmet == 0 ? "" : ", \(unmet) not") + "</td>"
             }
             out += "</tr>\n"

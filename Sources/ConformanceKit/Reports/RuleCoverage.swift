@@ -179,8 +179,9 @@ public struct RuleCoverage: Sendable {
         }
     }
 
-    /// The same as JSON: `levels` (rules per level), `rules` (id, level, cases, contexts, each case's contexts and exposes per rule), `thin_rules`,
-    /// `poll_only_rules`, `rules_without_exposes`, `unknown_citations`, `cases_without_rules`.
+    /// The same as JSON: `levels` (rules per level), `rules` (id, level, cases, contexts, each case's contexts and
+    /// exposes per rule), `thin_rules`, `poll_only_rules`, `rules_without_exposes`, `unknown_citations`,
+    /// `cases_without_rules`.
     public func renderJSON() -> String {
         let levels = Dictionary(uniqueKeysWithValues: catalogue.levelCounts.map { ($0.level.rawValue, $0.rules) })
         let report = JSONReport(catalogue: catalogue.path, cfSource: catalogue.cfSource, levels: levels,

@@ -119,14 +119,17 @@ public struct RuleCatalogue: Sendable {
         try fields.finish(allowed: ["id", "text", "cf", "level", "platform", "note", "exposes"])
         // A platform rule names its branches and what Darwin does instead; an api rule names its documentation.
         if level == .platform, platform == nil {
-            throw levelValue.error("rule '\(id)': a platform rule needs a 'platform' field naming its #if branches and lines")
+            throw levelValue.error(
+                "rule '\(id)': a platform rule needs a 'platform' field naming its #if branches and lines")
         }
         if let platformValue, level != .platform {
-            throw platformValue.error("rule '\(id)': only a platform rule has a 'platform' field (this one is \(level.rawValue))")
+            throw platformValue.error(
+                "rule '\(id)': only a platform rule has a 'platform' field (this one is \(level.rawValue))")
         }
         if level != .cf, note == nil {
-            throw levelValue.error("rule '\(id)': a\(level == .api ? "n api" : " platform") rule needs a 'note' saying "
-                                   + (level == .api ? "which documentation states it" : "what Darwin's branch does instead"))
+            let what = level == .api ? "which documentation states it" : "what Darwin's branch does instead"
+            let article = level == .api ? "an api" : "a platform"
+            throw levelValue.error("rule '\(id)': \(article) rule needs a 'note' saying \(what)")
         }
         return CatalogueRule(id: id, text: text, cf: cf, level: level, platform: platform, note: note, exposes: exposes,
                              location: value.location)
