@@ -81,8 +81,9 @@ let package = Package(
         ),
         // The scenario fuzzer behind `runloop fuzz`: generates scenarios, runs them on engines through ConformanceKit's
         // worker sessions, shrinks divergences and writes them as spec cases.
-        .target(name: "ConformanceFuzzer", dependencies: ["ConformanceKit", "EngineKit", "YAMLKit"],
-                exclude: ["FUZZING.md"]),
+        .target(
+            name: "ConformanceFuzzer", dependencies: ["ConformanceKit", "EngineKit", "YAMLKit"],
+            exclude: ["FUZZING.md"]),
         // Typed reading of YAML files (Yams's composed tree) with errors naming the file, line and field, for the spec
         // loader and the benchmark targets file.
         .target(name: "YAMLKit", dependencies: [.product(name: "Yams", package: "Yams")]),
@@ -94,19 +95,26 @@ let package = Package(
         .target(name: "ResultsKit", dependencies: ["MarkupKit"]),
         // `runloop compare`: two runs, two machines or two engines, benchmark by benchmark (Mann-Whitney U, a
         // regression gate, a chart).
-        .target(name: "CompareKit", dependencies: ["ResultsKit", "MarkupKit"],
-                exclude: ["COMPARING.md"]),
+        .target(
+            name: "CompareKit", dependencies: ["ResultsKit", "MarkupKit"],
+            exclude: ["COMPARING.md"]),
         // `runloop report`: one results file's tables, findings and targets, and its page, as Benchmarks/targets.yaml
         // defines them.
         .target(name: "ReportKit", dependencies: ["ResultsKit", "MarkupKit", "YAMLKit"]),
         // The benchmark history: every results CSV indexed in an SQLite database (the CSVs stay the source of truth),
         // trends per benchmark and engine, change points (E-divisive means) and a regression check of the newest run.
-        .target(name: "HistoryKit", dependencies: ["ResultsKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
-                exclude: ["HISTORY.md"]),
+        .target(
+            name: "HistoryKit",
+            dependencies: ["ResultsKit", "MarkupKit", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["HISTORY.md"]),
         // `runloop site`: one static results site (overview, conformance, benchmarks, trends, engines, rules) made of
         // the other tools' pages and data, with a shared bar of links.
-        .target(name: "SiteKit", dependencies: ["ConformanceKit", "ConformanceSpec", "EngineKit", "HistoryKit",
-                                                "MarkupKit", "ReportKit", "ResultsKit"]),
+        .target(
+            name: "SiteKit",
+            dependencies: [
+                "ConformanceKit", "ConformanceSpec", "EngineKit", "HistoryKit",
+                "MarkupKit", "ReportKit", "ResultsKit",
+            ]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
         .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
@@ -114,7 +122,8 @@ let package = Package(
         .executableTarget(
             name: "runloop",
             dependencies: [
-                "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit", "CompareKit",
+                "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit",
+                "CompareKit",
                 "ReportKit", "HistoryKit", "SiteKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -130,13 +139,17 @@ let package = Package(
         .target(name: "ConformanceTestSupport", dependencies: ["ConformanceKit"], path: "Tests/ConformanceTestSupport"),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
-                           "EngineKit", "ConformanceTestSupport"]
+            dependencies: [
+                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
+                "EngineKit", "ConformanceTestSupport",
+            ]
         ),
         .testTarget(
             name: "ConformanceFuzzerTests",
-            dependencies: ["ConformanceFuzzer", "ConformanceKit", "ConformanceSpec", "EngineKit",
-                           "ConformanceTestSupport"]
+            dependencies: [
+                "ConformanceFuzzer", "ConformanceKit", "ConformanceSpec", "EngineKit",
+                "ConformanceTestSupport",
+            ]
         ),
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
         // What the ResultsKit, CompareKit and ReportKit tests share: fixture CSVs, the `runloop` binary built next to
@@ -144,11 +157,20 @@ let package = Package(
         .target(name: "BenchTestSupport", dependencies: ["ResultsKit"], path: "Tests/BenchTestSupport"),
         .testTarget(name: "ResultsKitTests", dependencies: ["ResultsKit", "BenchTestSupport"]),
         .testTarget(name: "CompareKitTests", dependencies: ["CompareKit", "ResultsKit", "BenchTestSupport"]),
-        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ResultsKit", "MarkupKit", "BenchTestSupport"]),
-        .testTarget(name: "SiteKitTests", dependencies: ["SiteKit", "ConformanceKit", "ConformanceSpec", "Engines",
-                                                         "EngineKit", "RefEngine"]),
-        .testTarget(name: "HistoryTests", dependencies: ["HistoryKit", "ResultsKit", "MarkupKit",
-                                                         .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "ReportKitTests", dependencies: ["ReportKit", "ResultsKit", "MarkupKit", "BenchTestSupport"]),
+        .testTarget(
+            name: "SiteKitTests",
+            dependencies: [
+                "SiteKit", "ConformanceKit", "ConformanceSpec", "Engines",
+                "EngineKit", "RefEngine",
+            ]),
+        .testTarget(
+            name: "HistoryTests",
+            dependencies: [
+                "HistoryKit", "ResultsKit", "MarkupKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // Keeps the docs for users: README's length, no dated figure in the user docs, every link and script path valid.
         .testTarget(name: "DocsTests"),
     ]

@@ -34,7 +34,7 @@ let toolchainSwiftLib: String = {
 let package = Package(
     name: "RunLoopBenchmarks",
     products: [
-        .executable(name: "runloop-bench", targets: ["RunLoopBench"]),
+        .executable(name: "runloop-bench", targets: ["RunLoopBench"])
     ],
     dependencies: [
         // RunLoopSuite: ref (RefRunLoop and its C ABI) and CFLoader.
@@ -44,12 +44,15 @@ let package = Package(
     ],
     targets: [
         // The peer event loops, from Debian packages through pkg-config.
-        .systemLibrary(name: "CGLib", path: "System/CGLib", pkgConfig: "glib-2.0",
-                       providers: [.apt(["libglib2.0-dev"])]),
-        .systemLibrary(name: "CLibUV", path: "System/CLibUV", pkgConfig: "libuv",
-                       providers: [.apt(["libuv1-dev"])]),
-        .systemLibrary(name: "CLibEvent", path: "System/CLibEvent", pkgConfig: "libevent_pthreads",
-                       providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(
+            name: "CGLib", path: "System/CGLib", pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(
+            name: "CLibUV", path: "System/CLibUV", pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(
+            name: "CLibEvent", path: "System/CLibEvent", pkgConfig: "libevent_pthreads",
+            providers: [.apt(["libevent-dev"])]),
         // One C shim per engine behind one interface (include/bench_engine.h): ref (its C ABI, RefRunLoopABI and
         // RefRunLoop), cf and cf:PATH (CoreFoundation's C API through CFLoader's dlsym table: the linked
         // libFoundation.so, or any library loaded at run time), glib, libuv, libevent, libdispatch (the toolchain's,

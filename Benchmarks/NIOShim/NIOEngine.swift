@@ -57,7 +57,8 @@ final class NIOBenchLoop: @unchecked Sendable {
     init(counting: Bool, cpus: bench_cpu_mask) throws {
         let ticks = counting ? TickCounter() : nil
         self.ticks = ticks
-        self.group = ticks.map { MultiThreadedEventLoopGroup(numberOfThreads: 1, metricsDelegate: $0) }
+        self.group =
+            ticks.map { MultiThreadedEventLoopGroup(numberOfThreads: 1, metricsDelegate: $0) }
             ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
         let pin = CPUMask(value: cpus)
@@ -225,8 +226,10 @@ public func nioShimLoopCPUNanoseconds(_ loop: OpaquePointer?) -> UInt64 {
 // MARK: sources
 
 @_cdecl("nio_shim_source_add")
-public func nioShimSourceAdd(_ loop: OpaquePointer?, _ callout: bench_callout?,
-                             _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+public func nioShimSourceAdd(
+    _ loop: OpaquePointer?, _ callout: bench_callout?,
+    _ context: UnsafeMutableRawPointer?
+) -> OpaquePointer? {
     retained(NIOBenchItem(owner: unretained(loop, as: NIOBenchLoop.self), callout: callout!, context: context))
 }
 
@@ -245,8 +248,10 @@ public func nioShimSourceRemove(_ loop: OpaquePointer?, _ source: OpaquePointer?
 // MARK: timers
 
 @_cdecl("nio_shim_timer_add")
-public func nioShimTimerAdd(_ loop: OpaquePointer?, _ due: UInt64, _ interval: UInt64, _ tolerance: UInt64,
-                            _ callout: bench_callout?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+public func nioShimTimerAdd(
+    _ loop: OpaquePointer?, _ due: UInt64, _ interval: UInt64, _ tolerance: UInt64,
+    _ callout: bench_callout?, _ context: UnsafeMutableRawPointer?
+) -> OpaquePointer? {
     let item = NIOBenchItem(owner: unretained(loop, as: NIOBenchLoop.self), callout: callout!, context: context)
     item.schedule(at: due)  // interval: the harness re-arms from the callout; tolerance: NIO has none
     return retained(item)
@@ -273,8 +278,10 @@ public func nioShimTimerRemove(_ loop: OpaquePointer?, _ timer: OpaquePointer?) 
 // MARK: resident-thread hand-off
 
 @_cdecl("nio_shim_channel_add")
-public func nioShimChannelAdd(_ loop: OpaquePointer?, _ callout: bench_item_callout?,
-                              _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+public func nioShimChannelAdd(
+    _ loop: OpaquePointer?, _ callout: bench_item_callout?,
+    _ context: UnsafeMutableRawPointer?
+) -> OpaquePointer? {
     retained(NIOBenchChannel(callout: callout!, context: context))
 }
 

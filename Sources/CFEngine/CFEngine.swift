@@ -171,16 +171,20 @@ public struct CoreFoundationEngine: RunLoopEngine {
         switch feature {
         case .source1: missing = []
         case .blocks:
-            missing = [fn.CFRunLoopPerformBlock == nil ? "CFRunLoopPerformBlock" : nil,
-                       fn.CFArrayCreate == nil ? "CFArrayCreate" : nil,
-                       fn.typeArrayCallBacks == nil ? "kCFTypeArrayCallBacks" : nil].compactMap { $0 }
+            missing = [
+                fn.CFRunLoopPerformBlock == nil ? "CFRunLoopPerformBlock" : nil,
+                fn.CFArrayCreate == nil ? "CFArrayCreate" : nil,
+                fn.typeArrayCallBacks == nil ? "kCFTypeArrayCallBacks" : nil,
+            ].compactMap { $0 }
         case .stopMode: missing = fn._CFRunLoopStopMode == nil ? ["_CFRunLoopStopMode"] : []
         // A library built without libdispatch has CFRunLoopGetMain and no main queue, which no symbol shows:
         // `--without main-queue` says so.
         case .mainThread, .mainQueue: missing = fn.CFRunLoopGetMain == nil ? ["CFRunLoopGetMain"] : []
         case .timerTolerance:
-            missing = [fn.CFRunLoopTimerGetTolerance == nil ? "CFRunLoopTimerGetTolerance" : nil,
-                       fn.CFRunLoopTimerSetTolerance == nil ? "CFRunLoopTimerSetTolerance" : nil].compactMap { $0 }
+            missing = [
+                fn.CFRunLoopTimerGetTolerance == nil ? "CFRunLoopTimerGetTolerance" : nil,
+                fn.CFRunLoopTimerSetTolerance == nil ? "CFRunLoopTimerSetTolerance" : nil,
+            ].compactMap { $0 }
         }
         return missing.isEmpty ? nil : "\(library.path) has no \(missing.joined(separator: ", "))"
     }

@@ -13,9 +13,12 @@ private final class CalloutInfo {
     let activity: @Sendable (Activity) -> Void
     let fd: Int32
 
-    init(library: CFLibrary, perform: @escaping @Sendable () -> Void = {},
-         schedule: @escaping @Sendable (String) -> Void = { _ in }, cancel: @escaping @Sendable (String) -> Void = { _ in },
-         activity: @escaping @Sendable (Activity) -> Void = { _ in }, fd: Int32 = -1) {
+    init(
+        library: CFLibrary, perform: @escaping @Sendable () -> Void = {},
+        schedule: @escaping @Sendable (String) -> Void = { _ in },
+        cancel: @escaping @Sendable (String) -> Void = { _ in },
+        activity: @escaping @Sendable (Activity) -> Void = { _ in }, fd: Int32 = -1
+    ) {
         self.library = library
         self.perform = perform
         self.schedule = schedule
@@ -57,8 +60,9 @@ class CFObject: @unchecked Sendable {
 final class CFSourceItem: CFObject, EngineSource, @unchecked Sendable {
     /// A version-0 source whose perform, schedule and cancel callouts call `callbacks`.
     convenience init(library: CFLibrary, order: Int, callbacks: Source0Callbacks) {
-        let info = CalloutInfo(library: library, perform: callbacks.perform, schedule: callbacks.schedule,
-                               cancel: callbacks.cancel)
+        let info = CalloutInfo(
+            library: library, perform: callbacks.perform, schedule: callbacks.schedule,
+            cancel: callbacks.cancel)
         var context = cfl_source_context0()
         context.version = 0
         context.info = info.pointer
@@ -97,15 +101,20 @@ final class CFSourceItem: CFObject, EngineSource, @unchecked Sendable {
 }
 
 final class CFTimerItem: CFObject, EngineTimer, @unchecked Sendable {
-    convenience init(library: CFLibrary, fireDate: Double, interval: Double, order: Int,
-                     callout: @escaping @Sendable () -> Void) {
+    convenience init(
+        library: CFLibrary, fireDate: Double, interval: Double, order: Int,
+        callout: @escaping @Sendable () -> Void
+    ) {
         let info = CalloutInfo(library: library, perform: callout)
-        var context = cfl_context(version: 0, info: info.pointer, retain: retainInfo, release: releaseInfo,
-                                  copyDescription: nil)
+        var context = cfl_context(
+            version: 0, info: info.pointer, retain: retainInfo, release: releaseInfo,
+            copyDescription: nil)
         let ref = withExtendedLifetime(info) {
-            library.fn.CFRunLoopTimerCreate(nil, fireDate, interval, 0, order, { _, info in
-                CalloutInfo.from(info).perform()
-            }, &context)
+            library.fn.CFRunLoopTimerCreate(
+                nil, fireDate, interval, 0, order,
+                { _, info in
+                    CalloutInfo.from(info).perform()
+                }, &context)
         }
         self.init(library: library, ref: ref, creator: "CFRunLoopTimerCreate")
     }
@@ -126,19 +135,24 @@ final class CFTimerItem: CFObject, EngineTimer, @unchecked Sendable {
 }
 
 final class CFObserverItem: CFObject, EngineObserver, @unchecked Sendable {
-    convenience init(library: CFLibrary, activities: ActivitySet, repeats: Bool, order: Int,
-                     callout: @escaping @Sendable (Activity) -> Void) {
+    convenience init(
+        library: CFLibrary, activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) {
         let info = CalloutInfo(library: library, activity: callout)
-        var context = cfl_context(version: 0, info: info.pointer, retain: retainInfo, release: releaseInfo,
-                                  copyDescription: nil)
+        var context = cfl_context(
+            version: 0, info: info.pointer, retain: retainInfo, release: releaseInfo,
+            copyDescription: nil)
         let ref = withExtendedLifetime(info) {
-            library.fn.CFRunLoopObserverCreate(nil, activities.rawValue, repeats ? 1 : 0, order, { _, activity, info in
-                let info = CalloutInfo.from(info)
-                guard let known = Activity(bit: activity) else {
-                    fatalError("\(info.library.path) reported an unknown activity bit \(activity)")
-                }
-                info.activity(known)
-            }, &context)
+            library.fn.CFRunLoopObserverCreate(
+                nil, activities.rawValue, repeats ? 1 : 0, order,
+                { _, activity, info in
+                    let info = CalloutInfo.from(info)
+                    guard let known = Activity(bit: activity) else {
+                        fatalError("\(info.library.path) reported an unknown activity bit \(activity)")
+                    }
+                    info.activity(known)
+                }, &context)
         }
         self.init(library: library, ref: ref, creator: "CFRunLoopObserverCreate")
     }

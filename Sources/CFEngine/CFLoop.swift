@@ -31,13 +31,17 @@ final class CFLoop: EngineLoop, @unchecked Sendable {
         CFSourceItem(library: library, order: order, fd: fd, perform: perform)
     }
 
-    func makeTimer(fireDate: Double, interval: Double, order: Int,
-                   callout: @escaping @Sendable () -> Void) -> any EngineTimer {
+    func makeTimer(
+        fireDate: Double, interval: Double, order: Int,
+        callout: @escaping @Sendable () -> Void
+    ) -> any EngineTimer {
         CFTimerItem(library: library, fireDate: fireDate, interval: interval, order: order, callout: callout)
     }
 
-    func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
-                      callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver {
+    func makeObserver(
+        activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) -> any EngineObserver {
         CFObserverItem(library: library, activities: activities, repeats: repeats, order: order, callout: callout)
     }
 
@@ -98,9 +102,11 @@ final class CFLoop: EngineLoop, @unchecked Sendable {
         // A block of the suite's own making, flagged global, so the library's blocks runtime, whichever it is, neither
         // copies nor frees it (cfl_perform_block); the closure's box is released after its one call.
         let box = Unmanaged.passRetained(BlockBox(block)).toOpaque()
-        cfl_perform_block(library.table, loop, modeArgument, { context in
-            Unmanaged<BlockBox>.fromOpaque(context!).takeRetainedValue().body()
-        }, box)
+        cfl_perform_block(
+            library.table, loop, modeArgument,
+            { context in
+                Unmanaged<BlockBox>.fromOpaque(context!).takeRetainedValue().body()
+            }, box)
         fn.CFRelease(modeArgument)
     }
 

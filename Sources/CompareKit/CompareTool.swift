@@ -23,8 +23,10 @@ public struct CompareOptions: Sendable, Equatable {
     var plotPath: String?
 
     /// Creates options; the defaults match the command's defaults.
-    public init(files: [String], metric: String = "real_time", thresholdPercent: Double = 5, alpha: Double = 0.05,
-                format: String = "table", engines: String? = nil, higherIsBetter: Bool? = nil, plotPath: String? = nil) {
+    public init(
+        files: [String], metric: String = "real_time", thresholdPercent: Double = 5, alpha: Double = 0.05,
+        format: String = "table", engines: String? = nil, higherIsBetter: Bool? = nil, plotPath: String? = nil
+    ) {
         self.files = files
         self.metric = metric
         self.thresholdPercent = thresholdPercent
@@ -66,8 +68,9 @@ public enum CompareTool {
             if let plotPath = options.plotPath {
                 try RatioPlot.write(report, to: plotPath)
             }
-            return CompareOutcome(output: ComparisonRenderer.render(report, as: format), diagnostics: diagnostics,
-                                  exitCode: report.exitCode, report: report)
+            return CompareOutcome(
+                output: ComparisonRenderer.render(report, as: format), diagnostics: diagnostics,
+                exitCode: report.exitCode, report: report)
         } catch let error as InputError {
             return CompareOutcome(output: "", diagnostics: [error.description], exitCode: badInputExitCode, report: nil)
         } catch {
@@ -80,42 +83,53 @@ public enum CompareTool {
     static func compare(_ options: CompareOptions) throws -> (ComparisonReport, OutputFormat) {
         let arguments = "<arguments>"
         guard let format = OutputFormat(rawValue: options.format) else {
-            throw InputError(.invalidArgument, file: arguments, field: "--format",
-                                    detail: "'\(options.format)' is not one of table, markdown, json, csv")
+            throw InputError(
+                .invalidArgument, file: arguments, field: "--format",
+                detail: "'\(options.format)' is not one of table, markdown, json, csv")
         }
         guard options.thresholdPercent.isFinite, options.thresholdPercent >= 0 else {
-            throw InputError(.invalidArgument, file: arguments, field: "--threshold",
-                                    detail: "the threshold must be a percentage >= 0, not \(options.thresholdPercent)")
+            throw InputError(
+                .invalidArgument, file: arguments, field: "--threshold",
+                detail: "the threshold must be a percentage >= 0, not \(options.thresholdPercent)")
         }
         guard options.alpha > 0, options.alpha < 1 else {
-            throw InputError(.invalidArgument, file: arguments, field: "--alpha",
-                                    detail: "alpha must be between 0 and 1 (exclusive), not \(options.alpha)")
+            throw InputError(
+                .invalidArgument, file: arguments, field: "--alpha",
+                detail: "alpha must be between 0 and 1 (exclusive), not \(options.alpha)")
         }
         let metricName = options.metric.trimmingCharacters(in: .whitespaces)
         guard !metricName.isEmpty, !metricName.contains(","),
-              !["name", "iterations", "time_unit", "label", "error_occurred", "error_message"].contains(metricName) else {
-            throw InputError(.invalidArgument, file: arguments, field: "--metric",
-                                    detail: "'\(options.metric)' is not real_time, cpu_time or a counter column")
+            !["name", "iterations", "time_unit", "label", "error_occurred", "error_message"].contains(metricName)
+        else {
+            throw InputError(
+                .invalidArgument, file: arguments, field: "--metric",
+                detail: "'\(options.metric)' is not real_time, cpu_time or a counter column")
         }
-        let settings = ComparisonSettings(metric: Metric(metricName), thresholdPercent: options.thresholdPercent,
-                                          alpha: options.alpha, higherIsBetter: options.higherIsBetter)
+        let settings = ComparisonSettings(
+            metric: Metric(metricName), thresholdPercent: options.thresholdPercent,
+            alpha: options.alpha, higherIsBetter: options.higherIsBetter)
         if let engines = options.engines {
             let names = engines.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard names.count == 2, !names[0].isEmpty, !names[1].isEmpty, names[0] != names[1] else {
-                throw InputError(.invalidArgument, file: arguments, field: "--engines",
-                                        detail: "expected two different engine names such as 'cf,ref', not '\(engines)'")
+                throw InputError(
+                    .invalidArgument, file: arguments, field: "--engines",
+                    detail: "expected two different engine names such as 'cf,ref', not '\(engines)'")
             }
             guard options.files.count == 1 else {
-                throw InputError(.invalidArgument, file: arguments, field: "FILE",
-                                        detail: "--engines takes exactly one results file, got \(options.files.count)")
+                throw InputError(
+                    .invalidArgument, file: arguments, field: "FILE",
+                    detail: "--engines takes exactly one results file, got \(options.files.count)")
             }
             let file = try ResultsReader.read(path: options.files[0])
-            return (try Comparator.compareEngines(file: file, engines: (names[0], names[1]), settings: settings), format)
+            return (
+                try Comparator.compareEngines(file: file, engines: (names[0], names[1]), settings: settings), format
+            )
         }
         guard options.files.count == 2 else {
-            throw InputError(.invalidArgument, file: arguments, field: "FILE",
-                                    detail: "expected BASE.csv and NEW.csv (or one file with --engines A,B), "
-                                        + "got \(options.files.count) file(s)")
+            throw InputError(
+                .invalidArgument, file: arguments, field: "FILE",
+                detail: "expected BASE.csv and NEW.csv (or one file with --engines A,B), "
+                    + "got \(options.files.count) file(s)")
         }
         let base = try ResultsReader.read(path: options.files[0])
         let new = try ResultsReader.read(path: options.files[1])

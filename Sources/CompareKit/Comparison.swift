@@ -15,8 +15,10 @@ struct ComparisonSettings: Sendable, Equatable {
     var higherIsBetter: Bool?
 
     /// Creates settings; the defaults are `real_time`, 5 %, alpha 0.05, direction from the metric.
-    init(metric: Metric = .realTime, thresholdPercent: Double = 5, alpha: Double = 0.05,
-                higherIsBetter: Bool? = nil) {
+    init(
+        metric: Metric = .realTime, thresholdPercent: Double = 5, alpha: Double = 0.05,
+        higherIsBetter: Bool? = nil
+    ) {
         self.metric = metric
         self.thresholdPercent = thresholdPercent
         self.alpha = alpha
@@ -62,7 +64,8 @@ struct SampleSummary: Sendable, Codable, Equatable {
     init?(_ samples: BenchmarkSamples) {
         let values = samples.values
         guard let median = Statistics.median(values), let minimum = values.min(), let maximum = values.max(),
-              let q1 = Statistics.quantile(values, 0.25), let q3 = Statistics.quantile(values, 0.75) else { return nil }
+            let q1 = Statistics.quantile(values, 0.25), let q3 = Statistics.quantile(values, 0.75)
+        else { return nil }
         count = values.count
         self.median = median
         self.minimum = minimum
@@ -217,8 +220,10 @@ enum Comparator {
     /// Compares engine `engines.1` against engine `engines.0` within one file: rows named with
     /// `engine:A` and `engine:B` that share family and parameters are paired; ratio = B / A.
     /// - Throws: `InputError` if the metric's column is missing or neither engine occurs.
-    static func compareEngines(file: ResultsFile, engines: (String, String),
-                                      settings: ComparisonSettings) throws -> ComparisonReport {
+    static func compareEngines(
+        file: ResultsFile, engines: (String, String),
+        settings: ComparisonSettings
+    ) throws -> ComparisonReport {
         try file.requireColumn(for: settings.metric)
         let samples = file.samples(of: settings.metric)
         let seen = Set(file.rows.compactMap { BenchmarkName($0.benchmark).engine })
@@ -238,16 +243,20 @@ enum Comparator {
                 pairs.append((sample.name.withoutEngine, sample.name, sample, other))
             }
         }
-        let ignored = samples.filter { $0.name.engine == nil || ($0.name.engine != engines.0 && $0.name.engine != engines.1) }
+        let ignored = samples.filter {
+            $0.name.engine == nil || ($0.name.engine != engines.0 && $0.name.engine != engines.1)
+        }
         var warnings: [String] = []
         if !ignored.isEmpty {
-            warnings.append("\(ignored.count) benchmark(s) without engine:\(engines.0) or engine:\(engines.1) were ignored")
+            warnings.append(
+                "\(ignored.count) benchmark(s) without engine:\(engines.0) or engine:\(engines.1) were ignored")
         }
         let context = summary(file, label: engines.0)
         return assemble(
             mode: .engines, pairs: pairs, settings: settings,
             base: context,
-            new: FileSummary(path: file.path, label: engines.1, context: context.context, otherContext: context.otherContext),
+            new: FileSummary(
+                path: file.path, label: engines.1, context: context.context, otherContext: context.otherContext),
             onlyInBase: first.map(\.name.withoutEngine).filter { secondByKey[$0] == nil },
             onlyInNew: second.map(\.name.withoutEngine).filter { !firstKeys.contains($0) },
             withoutValues: file.benchmarksWithoutValues(of: settings.metric),
@@ -255,8 +264,10 @@ enum Comparator {
     }
 
     /// Compares one pair of samples: medians, ratio, U test and verdict.
-    static func compare(name: String, benchmark: BenchmarkName, base: BenchmarkSamples,
-                               new: BenchmarkSamples, settings: ComparisonSettings) -> BenchmarkComparison? {
+    static func compare(
+        name: String, benchmark: BenchmarkName, base: BenchmarkSamples,
+        new: BenchmarkSamples, settings: ComparisonSettings
+    ) -> BenchmarkComparison? {
         guard let baseSummary = SampleSummary(base), let newSummary = SampleSummary(new) else { return nil }
         let ratio: Double?
         if baseSummary.median != 0 {
@@ -266,14 +277,17 @@ enum Comparator {
         }
         let change = ratio.map { $0 - 1 }
         // Like compare.py, no test with fewer than 2 repetitions on a side (p would always be 1).
-        let bothRepetitions = base.source == .repetitions && new.source == .repetitions
+        let bothRepetitions =
+            base.source == .repetitions && new.source == .repetitions
             && min(base.values.count, new.values.count) >= 2
         let test = bothRepetitions ? Statistics.mannWhitneyU(base.values, new.values) : nil
-        let testable = test != nil && bothRepetitions
+        let testable =
+            test != nil && bothRepetitions
             && Statistics.smallestPossiblePValue(n1: base.values.count, n2: new.values.count) < settings.alpha
         let higher = settings.resolvedHigherIsBetter
         let threshold = settings.thresholdPercent / 100
-        let worse: Bool, better: Bool
+        let worse: Bool
+        let better: Bool
         if let change {
             worse = higher ? change < -threshold : change > threshold
             better = higher ? change > threshold : change < -threshold
@@ -301,10 +315,12 @@ enum Comparator {
     }
 
     /// Builds the report from matched pairs.
-    static func assemble(mode: ComparisonMode, pairs: [(String, BenchmarkName, BenchmarkSamples, BenchmarkSamples)],
-                         settings: ComparisonSettings, base: FileSummary, new: FileSummary,
-                         onlyInBase: [String], onlyInNew: [String], withoutValues: [String],
-                         errored: [ErroredRow], extraWarnings: [String]) -> ComparisonReport {
+    static func assemble(
+        mode: ComparisonMode, pairs: [(String, BenchmarkName, BenchmarkSamples, BenchmarkSamples)],
+        settings: ComparisonSettings, base: FileSummary, new: FileSummary,
+        onlyInBase: [String], onlyInNew: [String], withoutValues: [String],
+        errored: [ErroredRow], extraWarnings: [String]
+    ) -> ComparisonReport {
         let comparisons = pairs.compactMap {
             compare(name: $0.0, benchmark: $0.1, base: $0.2, new: $0.3, settings: settings)
         }.sorted { BenchmarkName.naturalOrder($0.name, $1.name) }
@@ -326,19 +342,22 @@ enum Comparator {
         let few = comparisons.filter(\.fewRepetitions)
         if !few.isEmpty {
             let smallest = few.map { min($0.base.count, $0.new.count) }.min() ?? 0
-            warnings.append("\(few.count) of \(comparisons.count) benchmark(s) have fewer than \(recommendedRepetitions) "
-                + "repetitions on a side (fewest: \(smallest)): results unreliable, "
-                + "\(recommendedRepetitions)+ repetitions recommended (--benchmark_repetitions)")
+            warnings.append(
+                "\(few.count) of \(comparisons.count) benchmark(s) have fewer than \(recommendedRepetitions) "
+                    + "repetitions on a side (fewest: \(smallest)): results unreliable, "
+                    + "\(recommendedRepetitions)+ repetitions recommended (--benchmark_repetitions)")
         }
         let thresholdOnly = comparisons.filter(\.thresholdOnly)
         if !thresholdOnly.isEmpty {
-            warnings.append("\(thresholdOnly.count) benchmark(s) (marked *) were judged by the \(formatPercent(settings.thresholdPercent)) "
-                + "threshold alone: with so few repetitions the U test cannot reach p < \(settings.alpha)")
+            warnings.append(
+                "\(thresholdOnly.count) benchmark(s) (marked *) were judged by the \(formatPercent(settings.thresholdPercent)) "
+                    + "threshold alone: with so few repetitions the U test cannot reach p < \(settings.alpha)")
         }
         let aggregates = comparisons.filter { $0.base.source != .repetitions || $0.new.source != .repetitions }
         if !aggregates.isEmpty {
-            warnings.append("\(aggregates.count) benchmark(s) have no repetition rows on a side; "
-                + "the _median (or _mean) aggregate row was used and no test was run")
+            warnings.append(
+                "\(aggregates.count) benchmark(s) have no repetition rows on a side; "
+                    + "the _median (or _mean) aggregate row was used and no test was run")
         }
         if !errored.isEmpty {
             warnings.append("\(errored.count) row(s) report error_occurred=true and were not compared")

@@ -43,9 +43,11 @@ enum ComparisonRenderer {
                 let new = report.mode == .files ? TextTable.wrap(row.new, width: width) : []
                 for index in 0..<max(base.count, new.count) {
                     let key = index == 0 ? row.key : ""
-                    let left = index < base.count ? base[index] : "", right = index < new.count ? new[index] : ""
-                    rows.append(report.mode == .files
-                        ? [key, left, right, index == 0 && row.differs ? "<- differs" : ""] : [key, left])
+                    let left = index < base.count ? base[index] : ""
+                    let right = index < new.count ? new[index] : ""
+                    rows.append(
+                        report.mode == .files
+                            ? [key, left, right, index == 0 && row.differs ? "<- differs" : ""] : [key, left])
                 }
             }
             out += TextTable.aligned(rows, indent: "  ") + "\n"
@@ -81,7 +83,8 @@ enum ComparisonRenderer {
             }
             out += "\n"
         }
-        out += "| Benchmark | \(escapeMarkdown(report.base.label)) | \(escapeMarkdown(report.new.label)) "
+        out +=
+            "| Benchmark | \(escapeMarkdown(report.base.label)) | \(escapeMarkdown(report.new.label)) "
             + "| Change | p-value | n | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n"
         for comparison in report.comparisons {
             var row = cells(comparison, metric: report.metric, time: report.unit != nil).map(escapeMarkdown)
@@ -89,14 +92,18 @@ enum ComparisonRenderer {
             if comparison.verdict == .slower { row[6] = "**\(row[6])**" }
             out += "| " + row.joined(separator: " | ") + " |\n"
         }
-        out += "\n" + summaryLines(report).map { line in
-            line.hasPrefix("  ") ? "  - " + line.trimmingCharacters(in: .whitespaces) : "- " + line
-        }.joined(separator: "\n") + "\n"
+        out +=
+            "\n"
+            + summaryLines(report).map { line in
+                line.hasPrefix("  ") ? "  - " + line.trimmingCharacters(in: .whitespaces) : "- " + line
+            }.joined(separator: "\n") + "\n"
         for (title, items) in apartLists(report, summarised: true) where !items.isEmpty {
             out += "\n**\(title)**:\n\n" + items.map { "- `\($0)`" }.joined(separator: "\n") + "\n"
         }
         if !report.warnings.isEmpty {
-            out += "\n> **Warnings**\n" + report.warnings.map { "> - \(escapeMarkdown($0))" }.joined(separator: "\n") + "\n"
+            out +=
+                "\n> **Warnings**\n" + report.warnings.map { "> - \(escapeMarkdown($0))" }.joined(separator: "\n")
+                + "\n"
         }
         return out + "\n**" + resultLine(report) + "**\n"
     }
@@ -146,8 +153,10 @@ enum ComparisonRenderer {
         for (names, verdict) in [(report.onlyInBase, "only in base"), (report.onlyInNew, "only in new")] {
             for name in names {
                 let benchmark = BenchmarkName(name)
-                let fields = [name, benchmark.family, benchmark.parameters, report.metric, unit,
-                              "", "", "", "", "", "", "", "", "", verdict, ""]
+                let fields = [
+                    name, benchmark.family, benchmark.parameters, report.metric, unit,
+                    "", "", "", "", "", "", "", "", "", verdict, "",
+                ]
                 lines.append(fields.map(escapeCSV).joined(separator: ","))
             }
         }
@@ -164,7 +173,8 @@ enum ComparisonRenderer {
         case .files:
             what = "\(report.new.path) against \(report.base.path)"
         case .engines:
-            what = "engine \(report.new.label) against engine \(report.base.label) in \(report.base.path) "
+            what =
+                "engine \(report.new.label) against engine \(report.base.label) in \(report.base.path) "
                 + "(ratio = \(report.new.label) / \(report.base.label))"
         }
         return "runloop compare: \(what): \(report.metric) (\(direction)), threshold "
@@ -213,15 +223,20 @@ enum ComparisonRenderer {
         var lines: [String] = []
         let ratioName = report.mode == .engines ? "\(report.new.label)/\(report.base.label)" : "new/base"
         if let mean = report.geometricMean {
-            lines.append("Geometric mean of \(report.comparisons.count) ratio(s) (\(ratioName)): "
-                + String(format: "%.4f", mean) + " (\(NumberText.signedPercent(mean - 1)))")
+            lines.append(
+                "Geometric mean of \(report.comparisons.count) ratio(s) (\(ratioName)): "
+                    + String(format: "%.4f", mean) + " (\(NumberText.signedPercent(mean - 1)))")
         } else {
             lines.append("Geometric mean of ratios: n/a (no positive ratios)")
         }
         if report.families.count > 1 || report.mode == .engines {
             for family in report.families {
-                let mean = family.geometricMean.map { String(format: "%.4f", $0) + " (\(NumberText.signedPercent($0 - 1)))" } ?? "n/a"
-                lines.append("  \(family.family): \(mean) over \(family.count), \(family.slower) slower, \(family.faster) faster")
+                let mean =
+                    family.geometricMean.map { String(format: "%.4f", $0) + " (\(NumberText.signedPercent($0 - 1)))" }
+                    ?? "n/a"
+                lines.append(
+                    "  \(family.family): \(mean) over \(family.count), \(family.slower) slower, \(family.faster) faster"
+                )
             }
         }
         let counts = Verdict.allCases.map { verdict in
@@ -245,7 +260,8 @@ enum ComparisonRenderer {
                 counts[family, default: 0] += 1
             }
             withoutValues = order.map { "\($0): \(counts[$0] ?? 0) benchmark(s)" }
-            withoutTitle = "No value for \(report.metric): \(report.withoutValues.count) benchmark(s) in "
+            withoutTitle =
+                "No value for \(report.metric): \(report.withoutValues.count) benchmark(s) in "
                 + "\(order.count) famil\(order.count == 1 ? "y" : "ies")"
         }
         let errored = ErroredRow.lines(report.errored)

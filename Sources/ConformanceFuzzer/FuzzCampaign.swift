@@ -41,8 +41,10 @@ public struct FuzzOptions: Sendable {
     /// the summary holds what was found before.
     public var interrupt: FuzzInterrupt?
 
-    public init(engines: [EngineDescription], seed: UInt64, count: Int?, seconds: Double?, shape: FuzzShape,
-                outDirectory: String?, timeout: Double = 3, known: [KnownDivergence] = []) {
+    public init(
+        engines: [EngineDescription], seed: UInt64, count: Int?, seconds: Double?, shape: FuzzShape,
+        outDirectory: String?, timeout: Double = 3, known: [KnownDivergence] = []
+    ) {
         self.engines = engines
         self.seed = seed
         self.count = count
@@ -267,8 +269,9 @@ public struct FuzzSummary: Sendable {
             if case .sameDefect(let seed) = finding.shrinkState, let same = bySeed[seed] {
                 defect = same
             } else {
-                defect = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.shrunk,
-                                            explanation: finding.explanation, deadKinds: deadKinds)
+                defect = FuzzDefects.defect(
+                    runs: finding.runs, engines: engines, specCase: finding.shrunk,
+                    explanation: finding.explanation, deadKinds: deadKinds)
             }
             findings[index].defect = defect
             if bySeed[finding.seed] == nil { bySeed[finding.seed] = defect }
@@ -285,8 +288,9 @@ public struct FuzzCampaign: Sendable {
 
     public init(options: FuzzOptions, launcher: WorkerLauncher) {
         self.options = options
-        self.executor = FuzzExecutor(launcher: launcher, engines: options.engines, timeout: options.timeout,
-                                     directory: NSTemporaryDirectory())
+        self.executor = FuzzExecutor(
+            launcher: launcher, engines: options.engines, timeout: options.timeout,
+            directory: NSTemporaryDirectory())
         self.census = FuzzCalloutCensus(engines: options.engines.map(\.name))
     }
 
@@ -300,8 +304,10 @@ public struct FuzzCampaign: Sendable {
     /// Runs until `count` scenarios, the time limit or an interrupt. `onEvent` sees each divergence as soon as it is
     /// found (before shrinking) and each new defect's finding once shrunk. Throws ``WorkerError`` when a batch file
     /// cannot be written or an output file cannot be.
-    public func run(progress: (@Sendable (FuzzProgress) -> Void)? = nil,
-                    onEvent: ((FuzzEvent) -> Void)? = nil) throws -> FuzzSummary {
+    public func run(
+        progress: (@Sendable (FuzzProgress) -> Void)? = nil,
+        onEvent: ((FuzzEvent) -> Void)? = nil
+    ) throws -> FuzzSummary {
         let campaign = FuzzCampaignRun(self, onEvent: onEvent)
         while campaign.wantsMore {
             guard var batch = try campaign.runBatch() else { break }
@@ -339,29 +345,37 @@ public struct FuzzCampaign: Sendable {
     /// conditions hold and, if it has a counterfactual, on whose changed case every engine completes with the same
     /// trace (one more run of the engines), or with a divergence that the other entries explain (two known defects in
     /// one case: the stale timer wake and the tolerance CF does not store, say).
-    func classify(_ specCase: SpecCase, _ runs: [FuzzRun], excluding used: Set<String> = []) throws -> KnownDivergence? {
+    func classify(_ specCase: SpecCase, _ runs: [FuzzRun], excluding used: Set<String> = []) throws -> KnownDivergence?
+    {
         var unrun = Set<String>()
         return try classify(specCase, runs, excluding: used, while: nil, unrun: &unrun)
     }
 
     /// ``classify(_:_:excluding:)`` making its counterfactual runs only while `keepGoing` holds; the entries whose
     /// counterfactual could not be run are added to `unrun`.
-    func classify(_ specCase: SpecCase, _ runs: [FuzzRun], excluding used: Set<String> = [],
-                  while keepGoing: (@Sendable () -> Bool)?, unrun: inout Set<String>) throws -> KnownDivergence? {
+    func classify(
+        _ specCase: SpecCase, _ runs: [FuzzRun], excluding used: Set<String> = [],
+        while keepGoing: (@Sendable () -> Bool)?, unrun: inout Set<String>
+    ) throws -> KnownDivergence? {
         guard runs.count >= 2 else { return nil }
-        for entry in FuzzKnown.candidates(in: options.known, for: specCase, first: runs[0].trace,
-                                          second: runs[1].trace) where !used.contains(entry.id) {
+        for entry in FuzzKnown.candidates(
+            in: options.known, for: specCase, first: runs[0].trace,
+            second: runs[1].trace) where !used.contains(entry.id)
+        {
             guard let counterfactual = entry.counterfactual else { return entry }
             let changedCase = FuzzKnown.apply(counterfactual, to: specCase)
             guard let changed = try execute([changedCase], while: keepGoing).first,
-                  options.interrupt?.signal == nil else {
+                options.interrupt?.signal == nil
+            else {
                 unrun.insert(entry.id)
                 continue
             }
             guard changed.allSatisfy({ $0.status == .done }) else { continue }
             if !Self.diverges(changed) { return entry }
-            if try classify(changedCase, changed, excluding: used.union([entry.id]), while: keepGoing,
-                            unrun: &unrun) != nil {
+            if try classify(
+                changedCase, changed, excluding: used.union([entry.id]), while: keepGoing,
+                unrun: &unrun) != nil
+            {
                 return entry
             }
         }
@@ -379,9 +393,11 @@ public struct FuzzCampaign: Sendable {
     /// them (the shrunk case's check run may go past `budgetEnd`, not past `deadline`).
     /// With `classified`, `explanation` is the divergence's class already (the campaign classified it), and the
     /// scenario is not classified again.
-    func shrink(_ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, deadline: UInt64? = nil,
-                budgetEnd: UInt64? = nil, classified: Bool = false,
-                explanation: KnownDivergence? = nil) throws -> FuzzFinding {
+    func shrink(
+        _ scenario: SpecCase, runs: [FuzzRun], seed: UInt64, deadline: UInt64? = nil,
+        budgetEnd: UInt64? = nil, classified: Bool = false,
+        explanation: KnownDivergence? = nil
+    ) throws -> FuzzFinding {
         let started = WorkerProcess.monotonicNanoseconds()
         let budgetEnd = budgetEnd ?? started + UInt64(options.shrinkSeconds * 1e9)
         let interrupt = options.interrupt
@@ -428,9 +444,10 @@ public struct FuzzCampaign: Sendable {
         finding.runs = currentRuns
         finding.shrinkSeconds = Double(WorkerProcess.monotonicNanoseconds() - started) / 1e9
         finding.shrinkState = state
-        finding.defect = FuzzDefects.defect(runs: currentRuns, engines: options.engines.map(\.name),
-                                            specCase: finding.shrunk, explanation: target,
-                                            deadKinds: census.deadKinds)
+        finding.defect = FuzzDefects.defect(
+            runs: currentRuns, engines: options.engines.map(\.name),
+            specCase: finding.shrunk, explanation: target,
+            deadKinds: census.deadKinds)
         return finding
     }
 
@@ -446,9 +463,11 @@ public struct FuzzCampaign: Sendable {
 
     /// One round of shrinking: the one-step simplifications of `current`, run 16 at a time, up to the first that still
     /// diverges as `runs` did (each engine ending the same way) in the class `target`.
-    func shrinkRound(_ current: SpecCase, runs: [FuzzRun], target: KnownDivergence?,
-                     while keepGoing: @escaping @Sendable () -> Bool,
-                     stopReason: () -> FuzzShrinkState?) throws -> ShrinkRound {
+    func shrinkRound(
+        _ current: SpecCase, runs: [FuzzRun], target: KnownDivergence?,
+        while keepGoing: @escaping @Sendable () -> Bool,
+        stopReason: () -> FuzzShrinkState?
+    ) throws -> ShrinkRound {
         let candidates = FuzzShrinker.candidates(current)
         var start = 0
         while start < candidates.count {
@@ -457,11 +476,14 @@ public struct FuzzCampaign: Sendable {
             let results = try execute(chunk, while: keepGoing)
             // Runs an interrupt overlapped are not trusted: a signal to the process group may have ended workers.
             if options.interrupt?.signal != nil { return .stopped(.stoppedByInterrupt) }
-            for index in results.indices where results[index].map(\.status) == runs.map(\.status)
-                && Self.diverges(results[index]) {
+            for index in results.indices
+            where results[index].map(\.status) == runs.map(\.status)
+                && Self.diverges(results[index])
+            {
                 var cut = Set<String>()
                 guard try classify(chunk[index], results[index], while: keepGoing, unrun: &cut)?.id == target?.id,
-                      cut.isEmpty else { continue }
+                    cut.isEmpty
+                else { continue }
                 return .smaller(chunk[index], results[index])
             }
             if results.count < chunk.count { return .stopped(stopReason() ?? .stoppedAtBudget) }
@@ -477,7 +499,8 @@ public struct FuzzCampaign: Sendable {
         written.id = FuzzGenerator.caseID(seed: seed)
         written.expectedTrace = runs[0].rawTrace
         written.unorderedRanges = FuzzScenario.unorderedRanges(in: written.expectedTrace)
-        written.rule = "Engines \(engines.joined(separator: " and ")) diverge on this scenario (runloop fuzz, seed \(seed)): "
+        written.rule =
+            "Engines \(engines.joined(separator: " and ")) diverge on this scenario (runloop fuzz, seed \(seed)): "
             + "review it, say the rule it checks, and rename it before moving it into cases/."
         return written
     }

@@ -58,8 +58,9 @@ final class FuzzCampaignRun {
         }
         generator = FuzzGenerator(shape: options.shape)
         engines = options.engines.map(\.name)
-        summary = FuzzSummary(engines: engines, firstSeed: options.seed, scenarios: 0, skipped: 0, hung: [],
-                              failedEverywhere: [], nondeterministic: [], findings: [], seconds: 0)
+        summary = FuzzSummary(
+            engines: engines, firstSeed: options.seed, scenarios: 0, skipped: 0, hung: [],
+            failedEverywhere: [], nondeterministic: [], findings: [], seconds: 0)
     }
 
     func now() -> UInt64 { WorkerProcess.monotonicNanoseconds() }
@@ -138,11 +139,13 @@ final class FuzzCampaignRun {
         var fresh: [Divergence] = []
         for index in divergent {
             let results = batch.results[index]
-            let candidates = FuzzKnown.candidates(in: options.known, for: batch.scenarios[index],
-                                                  first: results[0].trace,
-                                                  second: results.count > 1 ? results[1].trace : [])
-            let defect = FuzzDefects.defect(runs: results, engines: engines, specCase: batch.scenarios[index],
-                                            explanation: nil, deadKinds: batch.dead)
+            let candidates = FuzzKnown.candidates(
+                in: options.known, for: batch.scenarios[index],
+                first: results[0].trace,
+                second: results.count > 1 ? results[1].trace : [])
+            let defect = FuzzDefects.defect(
+                runs: results, engines: engines, specCase: batch.scenarios[index],
+                explanation: nil, deadKinds: batch.dead)
             if let first = knownDeparture(defect, dead: batch.dead) {
                 var finding = asFound(index, in: batch)
                 finding.rechecked = false
@@ -223,15 +226,18 @@ final class FuzzCampaignRun {
                 finding.possibleExplanations = []
                 finding.defect = "explained: \(explanation.id)"
             }
-        } else if let explanation, let first = summary.findings.first(where: {
-            if case .sameDefect = $0.shrinkState { return false }
-            return $0.seed != finding.seed && $0.explanation?.id == explanation.id
-        }) {
+        } else if let explanation,
+            let first = summary.findings.first(where: {
+                if case .sameDefect = $0.shrinkState { return false }
+                return $0.seed != finding.seed && $0.explanation?.id == explanation.id
+            })
+        {
             finding.explanation = explanation
             finding.defect = "explained: \(explanation.id)"
             finding.shrinkState = .sameDefect(as: first.seed)
         } else if explanation == nil, finding.knownCandidates.isEmpty,
-                  let first = knownDeparture(finding.defect, dead: campaign.census.deadKinds), first != finding.seed {
+            let first = knownDeparture(finding.defect, dead: campaign.census.deadKinds), first != finding.seed
+        {
             // It departs as a finding shrunk before it (or classified unexplained): the same defect.
             finding.shrinkState = .sameDefect(as: first)
         } else {
@@ -256,16 +262,19 @@ final class FuzzCampaignRun {
     }
 
     /// Shrinks the finding within its budget (`shrinkSeconds`, and at most half the time left) and writes its case.
-    func shrinkAndWrite(_ finding: inout FuzzFinding, candidates: [KnownDivergence],
-                        explanation: KnownDivergence?) throws {
+    func shrinkAndWrite(
+        _ finding: inout FuzzFinding, candidates: [KnownDivergence],
+        explanation: KnownDivergence?
+    ) throws {
         var shrinkEnd = now() + UInt64(options.shrinkSeconds * 1e9)
         if let deadline { shrinkEnd = min(shrinkEnd, now() + (deadline &- now()) / 2) }
         let found = finding
         var shrunk = try timed(\.shrinking) {
-            try campaign.shrink(found.scenario, runs: found.scenarioRuns, seed: found.seed, deadline: deadline,
-                                budgetEnd: shrinkEnd,
-                                classified: candidates.isEmpty || found.knownCandidates.isEmpty || explanation != nil,
-                                explanation: explanation)
+            try campaign.shrink(
+                found.scenario, runs: found.scenarioRuns, seed: found.seed, deadline: deadline,
+                budgetEnd: shrinkEnd,
+                classified: candidates.isEmpty || found.knownCandidates.isEmpty || explanation != nil,
+                explanation: explanation)
         }
         shrunk.rechecked = found.rechecked
         shrunk.knownCandidates = found.knownCandidates
@@ -278,9 +287,10 @@ final class FuzzCampaignRun {
 
     /// The counts for a progress line.
     var progress: FuzzProgress {
-        FuzzProgress(scenarios: summary.scenarios, divergences: summary.findings.count,
-                     explained: summary.explained.count, nondeterministic: summary.nondeterministic.count,
-                     elapsed: elapsed())
+        FuzzProgress(
+            scenarios: summary.scenarios, divergences: summary.findings.count,
+            explained: summary.explained.count, nondeterministic: summary.nondeterministic.count,
+            elapsed: elapsed())
     }
 
     // MARK: - The end
@@ -309,10 +319,12 @@ final class FuzzCampaignRun {
 
     /// The finding of the batch's scenario `index` as found: not explained, its case the scenario itself.
     func asFound(_ index: Int, in batch: Batch) -> FuzzFinding {
-        var finding = FuzzFinding(seed: batch.seeds[index], scenario: batch.scenarios[index],
-                                  runs: batch.results[index], explanation: nil)
-        finding.shrunk = FuzzCampaign.specCase(batch.scenarios[index], runs: batch.results[index],
-                                               seed: batch.seeds[index], engines: engines)
+        var finding = FuzzFinding(
+            seed: batch.seeds[index], scenario: batch.scenarios[index],
+            runs: batch.results[index], explanation: nil)
+        finding.shrunk = FuzzCampaign.specCase(
+            batch.scenarios[index], runs: batch.results[index],
+            seed: batch.seeds[index], engines: engines)
         return finding
     }
 
@@ -322,10 +334,12 @@ final class FuzzCampaignRun {
     func knownDeparture(_ defect: String, dead: [String: [String]]) -> UInt64? {
         for finding in summary.findings where finding.isUnexplained && finding.knownCandidates.isEmpty {
             if case .sameDefect = finding.shrinkState { continue }
-            let asFound = FuzzDefects.defect(runs: finding.scenarioRuns, engines: engines,
-                                             specCase: finding.scenario, explanation: nil, deadKinds: dead)
-            let shrunk = FuzzDefects.defect(runs: finding.runs, engines: engines, specCase: finding.shrunk,
-                                            explanation: nil, deadKinds: dead)
+            let asFound = FuzzDefects.defect(
+                runs: finding.scenarioRuns, engines: engines,
+                specCase: finding.scenario, explanation: nil, deadKinds: dead)
+            let shrunk = FuzzDefects.defect(
+                runs: finding.runs, engines: engines, specCase: finding.shrunk,
+                explanation: nil, deadKinds: dead)
             if defect == asFound || defect == shrunk { return finding.seed }
         }
         return nil

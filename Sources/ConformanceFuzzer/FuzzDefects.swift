@@ -47,8 +47,9 @@ public final class FuzzCalloutCensus: Sendable {
             for row in rows where row.count == engines.count && !row.contains(where: \.isSkip) {
                 let expected = Self.oneLinePerKind(row[0].rawTrace)
                 for index in row.indices.dropFirst() {
-                    let key = Reduced(expected: expected, actual: Self.oneLinePerKind(row[index].rawTrace),
-                                      completed: row[index].status == .done)
+                    let key = Reduced(
+                        expected: expected, actual: Self.oneLinePerKind(row[index].rawTrace),
+                        completed: row[index].status == .done)
                     let seen = reduced[index - 1][key, default: 0]
                     if seen < Triage.deadEvidence { reduced[index - 1][key] = seen + 1 }
                 }
@@ -63,8 +64,9 @@ public final class FuzzCalloutCensus: Sendable {
             for (index, runs) in reduced.enumerated() {
                 var expanded: [(expected: [String], actual: [String], completed: Bool)] = []
                 for (run, times) in runs {
-                    expanded += Array(repeating: (expected: run.expected, actual: run.actual, completed: run.completed),
-                                      count: times)
+                    expanded += Array(
+                        repeating: (expected: run.expected, actual: run.actual, completed: run.completed),
+                        count: times)
                 }
                 let kinds = Triage.deadKinds(runs: expanded)
                 if !kinds.isEmpty { result[engines[index + 1]] = kinds }
@@ -88,11 +90,14 @@ public enum FuzzDefects {
     /// The defect that `runs` (one per engine, in `engines` order) of `specCase` come down to: the known divergence
     /// that explains it ("explained: <id>"); else for the first engine that disagrees with the first one, its dead
     /// kinds' defect or where its trace first departs (module comment); "none" when no engine disagrees.
-    public static func defect(runs: [FuzzRun], engines: [String], specCase: SpecCase, explanation: KnownDivergence?,
-                              deadKinds: [String: [String]]) -> String {
+    public static func defect(
+        runs: [FuzzRun], engines: [String], specCase: SpecCase, explanation: KnownDivergence?,
+        deadKinds: [String: [String]]
+    ) -> String {
         if let explanation { return "explained: \(explanation.id)" }
         guard let reference = runs.first,
-              let index = runs.indices.dropFirst().first(where: { runs[$0] != reference }) else { return "none" }
+            let index = runs.indices.dropFirst().first(where: { runs[$0] != reference })
+        else { return "none" }
         let other = runs[index]
         let engine = engines[index]
         guard reference.status == .done else {
@@ -124,8 +129,9 @@ public enum FuzzDefects {
                 return "\(engine): hung (TIMEOUT) where \(engines[0]) goes on to \(next)"
             }
         }
-        let title = Triage.departureTitle(expected: reference.trace, actual: other.trace, status: status,
-                                          detail: other.detail, deadKinds: Set(dead), triggerKinds: triggerKinds)
+        let title = Triage.departureTitle(
+            expected: reference.trace, actual: other.trace, status: status,
+            detail: other.detail, deadKinds: Set(dead), triggerKinds: triggerKinds)
         if let title { return "\(engine): \(title)" }
         guard !dead.isEmpty else { return "\(engine): differs from \(engines[0])" }
         // Only dead kinds' lines differ, or a trigger waits for a dead kind: the dead kinds the case involves.

@@ -67,17 +67,20 @@ public struct FuzzExecutor: Sendable {
             let session = WorkerSession(launcher: launcher, specPath: path, engine: engine)
             defer { session.close() }
             let mainThreadScenarios = renamed.indices.filter { renamed[$0].features.contains(.mainThread) }
-            let mainThread = MainThreadWorkers(launcher: launcher, specPath: path, engine: engine,
-                                               scenarios: mainThreadScenarios, ahead: Self.mainThreadWorkersAhead)
+            let mainThread = MainThreadWorkers(
+                launcher: launcher, specPath: path, engine: engine,
+                scenarios: mainThreadScenarios, ahead: Self.mainThreadWorkersAhead)
             defer { mainThread.close() }
             for (index, scenario) in renamed.enumerated() {
                 if let keepGoing, !keepGoing() { break }
                 let outcome = (mainThread.session(for: index) ?? session).run(scenario, limit: timeout)
                 let status = FuzzRunStatus(outcome.status)
-                results.set(index, engineIndex, FuzzRun(
-                    status: status,
-                    trace: FuzzScenario.comparable(outcome.actualTrace, allowances: scenario.allowances),
-                    rawTrace: outcome.actualTrace, detail: status == .done ? nil : outcome.detail))
+                results.set(
+                    index, engineIndex,
+                    FuzzRun(
+                        status: status,
+                        trace: FuzzScenario.comparable(outcome.actualTrace, allowances: scenario.allowances),
+                        rawTrace: outcome.actualTrace, detail: status == .done ? nil : outcome.detail))
             }
         }
         return results.rows

@@ -56,9 +56,10 @@ extension Builder {
         case .sources: churnSources(steps: &steps, triggers: &triggers, allowances: &allowances, location: here)
         case .blocks: churnBlocks(steps: &steps, triggers: &triggers, location: here)
         }
-        var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
-                                features: [], allowances: allowances, timeout: nil, items: items, steps: steps,
-                                triggers: triggers, expectedTrace: [], location: here)
+        var specCase = SpecCase(
+            id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
+            features: [], allowances: allowances, timeout: nil, items: items, steps: steps,
+            triggers: triggers, expectedTrace: [], location: here)
         specCase.loops = loops
         specCase.features = FuzzScenario.features(of: specCase)
         return specCase
@@ -147,10 +148,13 @@ extension Builder {
         for index in 1...count {
             let name = "o\(index)"
             names.append(name)
-            items.append(ItemDeclaration(name: name,
-                                         kind: .observer(activities: ActivitySet([activity]), repeats: true,
-                                                         order: sharedOrder ?? random.within(0...1)),
-                                         location: location))
+            items.append(
+                ItemDeclaration(
+                    name: name,
+                    kind: .observer(
+                        activities: ActivitySet([activity]), repeats: true,
+                        order: sharedOrder ?? random.within(0...1)),
+                    location: location))
         }
         // Keeps the default mode from being empty (observers do not count), so that its runs call out.
         items.append(ItemDeclaration(name: "sk", kind: .source0(order: 0, callouts: false), location: location))
@@ -206,8 +210,10 @@ extension Builder {
     /// first fire removes or invalidates every repeating timer left (the one-shot ones are invalidated after they
     /// fire): the mode loses its last timer in that pass, and the run returns Finished at its end (rule
     /// result.finished-at-end-of-pass); nothing else ends it, and nothing else can happen first.
-    mutating func churnTimers(steps: inout [Action], triggers: inout [Trigger], allowances: inout Set<Allowance>,
-                              location: SpecLocation) {
+    mutating func churnTimers(
+        steps: inout [Action], triggers: inout [Trigger], allowances: inout Set<Allowance>,
+        location: SpecLocation
+    ) {
         let count = churnCount()
         var names: [String] = []
         var repeating: Set<String> = []
@@ -216,10 +222,13 @@ extension Builder {
             names.append(name)
             let interval = random.chance(25) ? random.pick([60.0, 100.0]) : random.pick([0.0, 0.0, -1.0])
             if interval > 0 { repeating.insert(name) }
-            items.append(ItemDeclaration(name: name,
-                                         kind: .timer(fire: random.pick([-1.0, -2.0]), interval: interval,
-                                                      tolerance: nil, order: 0),
-                                         location: location))
+            items.append(
+                ItemDeclaration(
+                    name: name,
+                    kind: .timer(
+                        fire: random.pick([-1.0, -2.0]), interval: interval,
+                        tolerance: nil, order: 0),
+                    location: location))
         }
         let present = churn(names, steps: &steps, reserve: 3, checkpoint: [])
         // Due in creation order: the first left fires first.
@@ -230,8 +239,10 @@ extension Builder {
                 actions.append(random.chance(60) ? .remove(item: name, mode: .default) : .invalidate(name))
             }
             if actions.isEmpty { actions.append(.mark("fired first")) }
-            triggers.append(Trigger(event: "fire \(first)", occurrence: .nth(1), actions: random.shuffle(actions),
-                                    location: location))
+            triggers.append(
+                Trigger(
+                    event: "fire \(first)", occurrence: .nth(1), actions: random.shuffle(actions),
+                    location: location))
             steps.append(.run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: false)))
             allowances.insert(.idleWakes)
         } else {
@@ -251,34 +262,45 @@ extension Builder {
     /// waits), or take every source out of the mode, which a sleeping run must then end with Finished at the end of
     /// that pass, before it would wait (rule result.finished-at-end-of-pass). An observer of every activity shows the
     /// passes.
-    mutating func churnSources(steps: inout [Action], triggers: inout [Trigger], allowances: inout Set<Allowance>,
-                               location: SpecLocation) {
+    mutating func churnSources(
+        steps: inout [Action], triggers: inout [Trigger], allowances: inout Set<Allowance>,
+        location: SpecLocation
+    ) {
         let count = churnCount()
         let sharedOrder = random.chance(60) ? random.within(0...2) : nil
         var names: [String] = []
         var orders: [String: Int] = [:]
-        items.append(ItemDeclaration(name: "o1",
-                                     kind: .observer(activities: .all, repeats: true, order: random.within(0...2)),
-                                     location: location))
+        items.append(
+            ItemDeclaration(
+                name: "o1",
+                kind: .observer(activities: .all, repeats: true, order: random.within(0...2)),
+                location: location))
         steps.append(.add(item: "o1", mode: .default))
         for index in 1...count {
             let name = "s\(index)"
             names.append(name)
             let order = sharedOrder ?? random.within(0...1)
             orders[name] = order
-            items.append(ItemDeclaration(name: name, kind: .source0(order: order, callouts: random.chance(15)),
-                                         location: location))
+            items.append(
+                ItemDeclaration(
+                    name: name, kind: .source0(order: order, callouts: random.chance(15)),
+                    location: location))
         }
         let sleeps = has(.sleep) && random.chance(50)
         if sleeps {
             // The guard (FuzzGenerator's ending `guardObserver`): no nested run, stop or wake-up anywhere else.
-            items.append(ItemDeclaration(name: FuzzGenerator.guardName,
-                                         kind: .observer(activities: ActivitySet([.beforeWaiting]), repeats: true,
-                                                         order: random.within(0...2)),
-                                         location: location))
+            items.append(
+                ItemDeclaration(
+                    name: FuzzGenerator.guardName,
+                    kind: .observer(
+                        activities: ActivitySet([.beforeWaiting]), repeats: true,
+                        order: random.within(0...2)),
+                    location: location))
             steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
-            triggers.append(Trigger(event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
-                                    actions: [.stop], location: location))
+            triggers.append(
+                Trigger(
+                    event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
+                    actions: [.stop], location: location))
             allowances.insert(.idleWakes)
         }
         let present = churn(names, steps: &steps, reserve: 11, checkpoint: [])
@@ -303,8 +325,12 @@ extension Builder {
                 // the pass does not wait, and a sleeping run returns Finished at its end.
                 for name in present { actions.append(.remove(item: name, mode: .default)) }
             case 1:
-                for name in present { actions.append(random.chance(70) ? .remove(item: name, mode: .default)
-                                                                        : .invalidate(name)) }
+                for name in present {
+                    actions.append(
+                        random.chance(70)
+                            ? .remove(item: name, mode: .default)
+                            : .invalidate(name))
+                }
             default:
                 // Often the batch's last: invalidated, it leaves the batch "not handled" (CF reports the last source
                 // it examined), so a sleeping pass waits.
@@ -317,15 +343,23 @@ extension Builder {
                 }
                 if actions.isEmpty { actions.append(.remove(item: first, mode: .default)) }
             }
-            triggers.append(Trigger(event: "perform \(first)", occurrence: .nth(1), actions: actions,
-                                    location: location))
+            triggers.append(
+                Trigger(
+                    event: "perform \(first)", occurrence: .nth(1), actions: actions,
+                    location: location))
         }
         if sleeps {
-            steps.append(.run(RunRequest(mode: .default, seconds: .infinity,
-                                         returnAfterSourceHandled: returnAfterSourceHandled)))
+            steps.append(
+                .run(
+                    RunRequest(
+                        mode: .default, seconds: .infinity,
+                        returnAfterSourceHandled: returnAfterSourceHandled)))
         } else {
-            steps.append(.run(RunRequest(mode: .default, seconds: 0,
-                                         returnAfterSourceHandled: returnAfterSourceHandled)))
+            steps.append(
+                .run(
+                    RunRequest(
+                        mode: .default, seconds: 0,
+                        returnAfterSourceHandled: returnAfterSourceHandled)))
             if returnAfterSourceHandled || random.chance(30) {
                 steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false)))
             }
@@ -342,11 +376,17 @@ extension Builder {
         let count = random.within(3...6)
         let names = (1...count).map { "b\($0)" }
         for name in names { items.append(ItemDeclaration(name: name, kind: .block, location: location)) }
-        items.append(ItemDeclaration(name: "o1", kind: .observer(activities: ActivitySet([.entry]), repeats: true,
-                                                                 order: 0),
-                                     location: location))
-        items.append(ItemDeclaration(name: "tk", kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
-                                     location: location))
+        items.append(
+            ItemDeclaration(
+                name: "o1",
+                kind: .observer(
+                    activities: ActivitySet([.entry]), repeats: true,
+                    order: 0),
+                location: location))
+        items.append(
+            ItemDeclaration(
+                name: "tk", kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                location: location))
         let work = ModeName.named(FuzzGenerator.otherMode)
         for mode in [ModeName.default, work] {
             steps.append(.add(item: "o1", mode: mode))
@@ -362,17 +402,21 @@ extension Builder {
         steps.append(.perform(block: names[1], modes: .one(first)))
         var queued: [Action] = [.perform(block: names[2], modes: .one(other))]
         if random.chance(50) { queued.append(.perform(block: random.pick(names), modes: anyModes(&random))) }
-        triggers.append(Trigger(event: "block \(names[1])", occurrence: .nth(1), actions: random.shuffle(queued),
-                                location: location))
+        triggers.append(
+            Trigger(
+                event: "block \(names[1])", occurrence: .nth(1), actions: random.shuffle(queued),
+                location: location))
         for name in names.dropFirst(3) where random.chance(70) {
             steps.append(.perform(block: name, modes: anyModes(&random)))
         }
         // Another callout that queues a block (each trigger acts once, so the queue stays finite).
         if random.chance(50) {
             let host = random.pick(Array(names.dropFirst(2)))
-            triggers.append(Trigger(event: "block \(host)", occurrence: .nth(1),
-                                    actions: [.perform(block: random.pick(names), modes: anyModes(&random))],
-                                    location: location))
+            triggers.append(
+                Trigger(
+                    event: "block \(host)", occurrence: .nth(1),
+                    actions: [.perform(block: random.pick(names), modes: anyModes(&random))],
+                    location: location))
         }
         var mode = first
         for _ in 0..<random.within(2...4) {

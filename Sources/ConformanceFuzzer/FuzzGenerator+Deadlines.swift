@@ -38,8 +38,11 @@ extension FuzzGenerator {
     /// Blocks queued for `lab` by the construction's callouts.
     static let labBlocks = ["zb", "zc"]
     /// The items only the area's constructions use; no random action names them.
-    static let deadlineNames: Set<String> = Set([labKeeper, labObserver, deepObserver, labSource, labTimer,
-                                                 labOtherTimer] + labBlocks)
+    static let deadlineNames: Set<String> = Set(
+        [
+            labKeeper, labObserver, deepObserver, labSource, labTimer,
+            labOtherTimer,
+        ] + labBlocks)
 }
 
 /// The constructions of area `deadline`.
@@ -78,8 +81,10 @@ extension Builder {
     /// Area `deadline`'s draws, made after everything else so that the rest of a seed's scenario stays as it was: a NaN
     /// timeout for some last sleeping runs, `took: atLeastTimeout` for some timeout endings, and (in about a third of
     /// the scenarios) one construction of ``DeadlineConstruction``.
-    mutating func addDeadlineConstruction(steps: inout [Action], triggers: inout [Trigger],
-                                          allowances: inout Set<Allowance>, location: SpecLocation) {
+    mutating func addDeadlineConstruction(
+        steps: inout [Action], triggers: inout [Trigger],
+        allowances: inout Set<Allowance>, location: SpecLocation
+    ) {
         // A NaN timeout sets no deadline, as +infinity (rule timeout.infinite): every sleeping run with an infinite
         // timeout ends by a stop, so a NaN one must too.
         if case .run(var request)? = steps.last, request.seconds == .infinity, random.chance(25) {
@@ -100,34 +105,51 @@ extension Builder {
         // of their own (`sink`), which takes a pending one, if any (no thread is left to send one, and no run with a
         // deadline is left whose timeout could). The constructions without wake-ups (polls and stalls) come before the
         // first run.
-        let helper = steps.contains { if case .thread = $0 { return true }; return false }
+        let helper = steps.contains {
+            if case .thread = $0 { return true }
+            return false
+        }
         var choices: [DeadlineConstruction] = [.repeatAfterStall, .redateInCallout, .toleranceDue]
         if !helper {
-            choices += [.onlyTimeout, .deadlineInObserver, .deadlineInSource, .outerOverNested, .outerOverNested,
-                        .outerOverTimedNested, .firingNested, .firingNested, .redateCrossThread]
+            choices += [
+                .onlyTimeout, .deadlineInObserver, .deadlineInSource, .outerOverNested, .outerOverNested,
+                .outerOverTimedNested, .firingNested, .firingNested, .redateCrossThread,
+            ]
         }
         guard random.chance(40) else { return }
         var lab = LabBlock()
         switch random.pick(choices) {
         case .onlyTimeout: onlyTimeout(&lab)
         case .deadlineInObserver: deadlineInObserver(&lab)
-        case .outerOverNested: lab.drain(); outerOverNested(&lab)
+        case .outerOverNested:
+            lab.drain()
+            outerOverNested(&lab)
         case .repeatAfterStall: repeatAfterStall(&lab)
         case .redateInCallout: redateInCallout(&lab)
         case .toleranceDue: toleranceDue(&lab)
-        case .firingNested: lab.drain(); firingNested(&lab)
-        case .redateCrossThread: lab.drain(); redateCrossThread(&lab)
+        case .firingNested:
+            lab.drain()
+            firingNested(&lab)
+        case .redateCrossThread:
+            lab.drain()
+            redateCrossThread(&lab)
         case .deadlineInSource: deadlineInSource(&lab)
-        case .outerOverTimedNested: lab.drain(); outerOverTimedNested(&lab)
+        case .outerOverTimedNested:
+            lab.drain()
+            outerOverTimedNested(&lab)
         }
         // The keeper may be declared already (keepTimeoutRunFull).
         for item in lab.items where !items.contains(where: { $0.name == item.name }) {
-            items.append(ItemDeclaration(name: item.name, kind: item.kind, location: location,
-                                         createdByStep: item.later))
+            items.append(
+                ItemDeclaration(
+                    name: item.name, kind: item.kind, location: location,
+                    createdByStep: item.later))
         }
         for trigger in lab.triggers {
-            triggers.append(Trigger(event: trigger.event, occurrence: .nth(trigger.nth), actions: trigger.actions,
-                                    location: location))
+            triggers.append(
+                Trigger(
+                    event: trigger.event, occurrence: .nth(trigger.nth), actions: trigger.actions,
+                    location: location))
         }
         if lab.last {
             steps += lab.steps
@@ -135,12 +157,13 @@ extension Builder {
             // Before the first step that runs this loop, or another loop, or starts a helper thread, so that no run
             // has left a wake-up pending and no other thread acts while the lab runs (and not between a post and its
             // join): every step that creates an item comes before it, and the lab's own runs before any other.
-            let first = steps.firstIndex { step in
-                switch step {
-                case .run, .runForever, .post, .thread: return true
-                default: return false
-                }
-            } ?? steps.count
+            let first =
+                steps.firstIndex { step in
+                    switch step {
+                    case .run, .runForever, .post, .thread: return true
+                    default: return false
+                    }
+                } ?? steps.count
             steps.insert(contentsOf: lab.steps, at: first)
         }
         if lab.sleeps { allowances.insert(.idleWakes) }
@@ -152,7 +175,8 @@ extension Builder {
     /// source is handled and nothing stops the run: only its timeout ends it.
     private mutating func keepTimeoutRunFull(steps: inout [Action], triggers: [Trigger]) {
         guard !mainThread, case .run(var request)? = steps.last, request.mode == .default, request.seconds > 0,
-              random.chance(60) else { return }
+            random.chance(60)
+        else { return }
         func stopsDefault(_ actions: [Action]) -> Bool {
             actions.contains { action in
                 switch action {
@@ -165,9 +189,11 @@ extension Builder {
         }
         guard !stopsDefault(steps), !triggers.contains(where: { stopsDefault($0.actions) }) else { return }
         if !items.contains(where: { $0.name == FuzzGenerator.labKeeper }) {
-            items.append(ItemDeclaration(name: FuzzGenerator.labKeeper,
-                                         kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
-                                         location: SpecLocation(file: "fuzz", line: 0)))
+            items.append(
+                ItemDeclaration(
+                    name: FuzzGenerator.labKeeper,
+                    kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                    location: SpecLocation(file: "fuzz", line: 0)))
         }
         request.took = .atLeastTimeout
         steps[steps.count - 1] = .run(request)
@@ -182,8 +208,9 @@ extension Builder {
     private mutating func onlyTimeout(_ lab: inout LabBlock) {
         lab.keeper(in: [FuzzGenerator.labMode])
         if random.chance(70) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
-        lab.run(FuzzGenerator.labMode, seconds: random.pick([0.001, 0.002]), rash: random.chance(30),
-                took: .atLeastTimeout)
+        lab.run(
+            FuzzGenerator.labMode, seconds: random.pick([0.001, 0.002]), rash: random.chance(30),
+            took: .atLeastTimeout)
         lab.sleeps = true
         lab.last = true
     }
@@ -203,11 +230,13 @@ extension Builder {
         if random.chance(50) {
             let block = FuzzGenerator.labBlocks[0]
             lab.items.append(LabItem(name: block, kind: .block))
-            lab.on("\(FuzzGenerator.labObserver).beforeWaiting",
-                   do: [.perform(block: block, modes: .one(.named(FuzzGenerator.labMode)))])
+            lab.on(
+                "\(FuzzGenerator.labObserver).beforeWaiting",
+                do: [.perform(block: block, modes: .one(.named(FuzzGenerator.labMode)))])
         }
-        lab.run(FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
-                took: random.chance(50) ? .atLeastTimeout : nil)
+        lab.run(
+            FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
+            took: random.chance(50) ? .atLeastTimeout : nil)
         lab.sleeps = true
         lab.last = true
     }
@@ -224,11 +253,15 @@ extension Builder {
         let labObserver = random.chance(50)
         let nested: RunRequest
         switch random.below(3) {
-        case 0: nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: .infinity, returnAfterSourceHandled: false)
-        case 1: nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: .nan, returnAfterSourceHandled: false)
+        case 0:
+            nested = RunRequest(
+                mode: .named(FuzzGenerator.deepMode), seconds: .infinity, returnAfterSourceHandled: false)
+        case 1:
+            nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: .nan, returnAfterSourceHandled: false)
         default:
-            nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: 10, returnAfterSourceHandled: false,
-                                took: .underTimeout(fraction: 0.5))
+            nested = RunRequest(
+                mode: .named(FuzzGenerator.deepMode), seconds: 10, returnAfterSourceHandled: false,
+                took: .underTimeout(fraction: 0.5))
         }
         labRunOverNested(&lab, timeout: timeout, nested: nested, labObserver: labObserver)
         if random.chance(50) {
@@ -246,16 +279,19 @@ extension Builder {
     /// the lab source, whose perform runs `nested` (a run of `deep`), the `deep` observer (and, if asked, the lab
     /// observer), the source's signal and the lab run with the outer deadline `timeout`, last in the scenario (the
     /// deadline makes a wake-up). The constructions add the triggers that end the nested run, or mark its passes.
-    private mutating func labRunOverNested(_ lab: inout LabBlock, timeout: Double, nested: RunRequest,
-                                           labObserver: Bool) {
+    private mutating func labRunOverNested(
+        _ lab: inout LabBlock, timeout: Double, nested: RunRequest,
+        labObserver: Bool
+    ) {
         lab.keeper(in: [FuzzGenerator.labMode, FuzzGenerator.deepMode])
         lab.source()
         if labObserver { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
         lab.observer(FuzzGenerator.deepObserver, in: FuzzGenerator.deepMode)
         lab.on("perform \(FuzzGenerator.labSource)", do: [.run(nested)])
         lab.steps.append(.signal(FuzzGenerator.labSource))
-        lab.run(FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
-                took: random.chance(50) ? .atLeastTimeout : nil)
+        lab.run(
+            FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
+            took: random.chance(50) ? .atLeastTimeout : nil)
         lab.sleeps = true
         lab.last = true
     }
@@ -270,19 +306,29 @@ extension Builder {
     /// depends on how late it is.
     private mutating func repeatAfterStall(_ lab: inout LabBlock) {
         // The interval, the stall that makes `zt` late (three intervals or more), the one before the second poll.
-        let (interval, late, again) = random.pick([(0.001, 0.003, 0.0015), (0.001, 0.005, 0.0015),
-                                                   (0.002, 0.006, 0.003), (0.002, 0.009, 0.003)])
-        lab.items.append(LabItem(name: FuzzGenerator.labTimer,
-                                 kind: .timer(fire: -1, interval: interval, tolerance: nil, order: 0)))
-        lab.items.append(LabItem(name: FuzzGenerator.labOtherTimer,
-                                 kind: .timer(fire: -1, interval: 0, tolerance: nil, order: 0), later: true))
-        lab.steps += [.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)),
-                      .stall(late),
-                      .create(FuzzGenerator.labOtherTimer),
-                      .add(item: FuzzGenerator.labOtherTimer, mode: .named(FuzzGenerator.deepMode))]
+        let (interval, late, again) = random.pick([
+            (0.001, 0.003, 0.0015), (0.001, 0.005, 0.0015),
+            (0.002, 0.006, 0.003), (0.002, 0.009, 0.003),
+        ])
+        lab.items.append(
+            LabItem(
+                name: FuzzGenerator.labTimer,
+                kind: .timer(fire: -1, interval: interval, tolerance: nil, order: 0)))
+        lab.items.append(
+            LabItem(
+                name: FuzzGenerator.labOtherTimer,
+                kind: .timer(fire: -1, interval: 0, tolerance: nil, order: 0), later: true))
+        lab.steps += [
+            .add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)),
+            .stall(late),
+            .create(FuzzGenerator.labOtherTimer),
+            .add(item: FuzzGenerator.labOtherTimer, mode: .named(FuzzGenerator.deepMode)),
+        ]
         lab.run(FuzzGenerator.labMode, seconds: 0, rash: false)
-        lab.steps += [.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.deepMode)),
-                      .stall(again)]
+        lab.steps += [
+            .add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.deepMode)),
+            .stall(again),
+        ]
         lab.run(FuzzGenerator.deepMode, seconds: 0, rash: random.chance(30))
         lab.steps.append(.invalidate(FuzzGenerator.labTimer))
     }
@@ -296,25 +342,33 @@ extension Builder {
     /// timer.one-shot-invalidated), which `isValid` and `contains` tell.
     private mutating func redateInCallout(_ lab: inout LabBlock) {
         if random.chance(30) {
-            lab.items.append(LabItem(name: FuzzGenerator.labTimer,
-                                     kind: .timer(fire: -1, interval: random.pick([0.0, -1.0]), tolerance: nil,
-                                                  order: 0)))
+            lab.items.append(
+                LabItem(
+                    name: FuzzGenerator.labTimer,
+                    kind: .timer(
+                        fire: -1, interval: random.pick([0.0, -1.0]), tolerance: nil,
+                        order: 0)))
             lab.keeper(in: [FuzzGenerator.labMode])
             if random.chance(40) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
             lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)))
-            lab.on("fire \(FuzzGenerator.labTimer)",
-                   do: [.setNextFireDate(timer: FuzzGenerator.labTimer, seconds: 100)])
+            lab.on(
+                "fire \(FuzzGenerator.labTimer)",
+                do: [.setNextFireDate(timer: FuzzGenerator.labTimer, seconds: 100)])
             lab.run(FuzzGenerator.labMode, seconds: 0, rash: false)
-            lab.steps += [.query(.isValid(FuzzGenerator.labTimer)),
-                          .contains(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode))]
+            lab.steps += [
+                .query(.isValid(FuzzGenerator.labTimer)),
+                .contains(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)),
+            ]
             lab.run(FuzzGenerator.labMode, seconds: 0, rash: random.chance(30))
             lab.steps.append(.invalidate(FuzzGenerator.labTimer))
             return
         }
         let earlier = random.chance(60)
         let interval = earlier ? random.pick([60.0, 100.0]) : 0.001
-        lab.items.append(LabItem(name: FuzzGenerator.labTimer,
-                                 kind: .timer(fire: -1, interval: interval, tolerance: nil, order: 0)))
+        lab.items.append(
+            LabItem(
+                name: FuzzGenerator.labTimer,
+                kind: .timer(fire: -1, interval: interval, tolerance: nil, order: 0)))
         if random.chance(40) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
         lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)))
         var actions: [Action] = [.setNextFireDate(timer: FuzzGenerator.labTimer, seconds: earlier ? -1 : 100)]
@@ -336,9 +390,12 @@ extension Builder {
         let redated = random.chance(60)
         let twoModes = redated && random.chance(50)
         let polled = twoModes ? FuzzGenerator.deepMode : FuzzGenerator.labMode
-        lab.items.append(LabItem(name: FuzzGenerator.labTimer,
-                                 kind: .timer(fire: redated ? 100 : -1, interval: random.pick([0.0, 100.0]),
-                                              tolerance: random.pick([0.05, 0.2]), order: 0)))
+        lab.items.append(
+            LabItem(
+                name: FuzzGenerator.labTimer,
+                kind: .timer(
+                    fire: redated ? 100 : -1, interval: random.pick([0.0, 100.0]),
+                    tolerance: random.pick([0.05, 0.2]), order: 0)))
         lab.keeper(in: twoModes ? [FuzzGenerator.labMode, FuzzGenerator.deepMode] : [FuzzGenerator.labMode])
         if random.chance(40) { lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode) }
         lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)))
@@ -359,18 +416,28 @@ extension Builder {
         lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode)
         // Made before `zt` (items are made in declaration order), so dated before it: it fires first.
         if random.chance(50) {
-            lab.items.append(LabItem(name: FuzzGenerator.labOtherTimer,
-                                     kind: .timer(fire: -1, interval: 0, tolerance: nil, order: 0)))
+            lab.items.append(
+                LabItem(
+                    name: FuzzGenerator.labOtherTimer,
+                    kind: .timer(fire: -1, interval: 0, tolerance: nil, order: 0)))
             lab.steps.append(.add(item: FuzzGenerator.labOtherTimer, mode: .named(FuzzGenerator.labMode)))
         }
-        lab.items.append(LabItem(name: FuzzGenerator.labTimer,
-                                 kind: .timer(fire: -1, interval: random.pick([0.0, 100.0]),
-                                              tolerance: random.chance(40) ? 0.05 : nil, order: 0)))
+        lab.items.append(
+            LabItem(
+                name: FuzzGenerator.labTimer,
+                kind: .timer(
+                    fire: -1, interval: random.pick([0.0, 100.0]),
+                    tolerance: random.chance(40) ? 0.05 : nil, order: 0)))
         lab.steps.append(.add(item: FuzzGenerator.labTimer, mode: .named(FuzzGenerator.labMode)))
         if keeperLast { lab.keeper(in: [FuzzGenerator.labMode]) }
-        lab.on("fire \(FuzzGenerator.labTimer)",
-               do: [.run(RunRequest(mode: .named(FuzzGenerator.labMode), seconds: 0.002,
-                                    returnAfterSourceHandled: random.chance(30)))])
+        lab.on(
+            "fire \(FuzzGenerator.labTimer)",
+            do: [
+                .run(
+                    RunRequest(
+                        mode: .named(FuzzGenerator.labMode), seconds: 0.002,
+                        returnAfterSourceHandled: random.chance(30)))
+            ])
         lab.on("\(FuzzGenerator.labObserver).beforeSources", nth: 3, do: [.mark("woken for the firing timer")])
         lab.run(FuzzGenerator.labMode, seconds: 0, rash: false)
         lab.sleeps = true
@@ -385,12 +452,17 @@ extension Builder {
         lab.keeper(in: random.chance(30) ? [FuzzGenerator.labMode, FuzzGenerator.deepMode] : [FuzzGenerator.labMode])
         lab.observer(FuzzGenerator.labObserver, in: FuzzGenerator.labMode)
         lab.on("\(FuzzGenerator.labObserver).afterWaiting", do: [.stop])
-        lab.steps.append(.thread(wait: .waiting, actions: [
-            .setNextFireDate(timer: FuzzGenerator.labKeeper, seconds: random.pick([50.0, 200.0]))]))
+        lab.steps.append(
+            .thread(
+                wait: .waiting,
+                actions: [
+                    .setNextFireDate(timer: FuzzGenerator.labKeeper, seconds: random.pick([50.0, 200.0]))
+                ]))
         switch random.below(3) {
         case 0: lab.run(FuzzGenerator.labMode, seconds: .infinity, rash: random.chance(30))
         case 1: lab.run(FuzzGenerator.labMode, seconds: .nan, rash: random.chance(30))
-        default: lab.run(FuzzGenerator.labMode, seconds: 10, rash: random.chance(30), took: .underTimeout(fraction: 0.5))
+        default:
+            lab.run(FuzzGenerator.labMode, seconds: 10, rash: random.chance(30), took: .underTimeout(fraction: 0.5))
         }
         lab.sleeps = true
         lab.last = true
@@ -416,8 +488,9 @@ extension Builder {
         lab.on("perform \(FuzzGenerator.labSource)", do: perform)
         lab.on("block \(first)", do: block)
         lab.steps.append(.signal(FuzzGenerator.labSource))
-        lab.run(FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
-                took: random.chance(50) ? .atLeastTimeout : nil)
+        lab.run(
+            FuzzGenerator.labMode, seconds: timeout, rash: random.chance(30),
+            took: random.chance(50) ? .atLeastTimeout : nil)
         // It polls, but an engine that waited would make idle passes, as a sleeping run.
         lab.sleeps = true
         lab.last = true
@@ -430,8 +503,9 @@ extension Builder {
     /// BeforeSources marks it. (Last in any case: the nested run may end by its clock before its own wake-up is sent.)
     private mutating func outerOverTimedNested(_ lab: inout LabBlock) {
         let timeout = random.pick([0.001, 0.002])
-        let nested = RunRequest(mode: .named(FuzzGenerator.deepMode), seconds: timeout * 5,
-                                returnAfterSourceHandled: random.chance(30))
+        let nested = RunRequest(
+            mode: .named(FuzzGenerator.deepMode), seconds: timeout * 5,
+            returnAfterSourceHandled: random.chance(30))
         labRunOverNested(&lab, timeout: timeout, nested: nested, labObserver: false)
         lab.on("\(FuzzGenerator.deepObserver).beforeSources", nth: 3, do: [.mark("woken again")])
     }
@@ -466,8 +540,10 @@ struct LabBlock {
 
     /// The keeper timer, added to each of `modes`.
     mutating func keeper(in modes: [String]) {
-        items.append(LabItem(name: FuzzGenerator.labKeeper,
-                             kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0)))
+        items.append(
+            LabItem(
+                name: FuzzGenerator.labKeeper,
+                kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0)))
         for mode in modes { steps.append(.add(item: FuzzGenerator.labKeeper, mode: .named(mode))) }
     }
 

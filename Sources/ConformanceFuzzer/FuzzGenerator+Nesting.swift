@@ -41,8 +41,10 @@ extension Builder {
 
     /// Makes the planned constructions, after everything else is drawn. The probe comes last: its adds are the steps
     /// just before the last run. Each keeps within the most steps a scenario may have.
-    mutating func addNesting(steps: inout [Action], triggers: inout [Trigger], loops: inout [String],
-                             location: SpecLocation) {
+    mutating func addNesting(
+        steps: inout [Action], triggers: inout [Trigger], loops: inout [String],
+        location: SpecLocation
+    ) {
         if nesting.commonAgain { addCommonModeAgain(steps: &steps) }
         if nesting.threadExit { addThreadExit(steps: &steps, triggers: triggers, loops: &loops) }
         if nesting.probe { addNestedRunProbe(steps: &steps, triggers: &triggers, location: location) }
@@ -89,24 +91,32 @@ extension Builder {
         // (copiesCommonItems).
         var activities: [Activity] = [.entry, .beforeTimers, .beforeSources, .exit]
         if guarded { activities += [.beforeWaiting, .afterWaiting] }
-        let usedOrders = Set(items.compactMap { item -> Int? in
-            if case .observer(_, _, let order) = item.kind, item.name != FuzzGenerator.guardName { return order }
-            return nil
-        })
+        let usedOrders = Set(
+            items.compactMap { item -> Int? in
+                if case .observer(_, _, let order) = item.kind, item.name != FuzzGenerator.guardName { return order }
+                return nil
+            })
         let freeOrders = (0...5).filter { !usedOrders.contains($0) }
         let insideOrder = copiesCommonItems ? freeOrders[0] : random.within(0...1)
         let order = copiesCommonItems ? freeOrders[1] : random.within((insideOrder + 1)...2)
         let probe = FuzzGenerator.probeName
         let inside = FuzzGenerator.insideName
-        items.append(ItemDeclaration(name: probe,
-                                     kind: .observer(activities: ActivitySet(activities), repeats: true, order: order),
-                                     location: location))
+        items.append(
+            ItemDeclaration(
+                name: probe,
+                kind: .observer(activities: ActivitySet(activities), repeats: true, order: order),
+                location: location))
         if observesInner {
-            items.append(ItemDeclaration(name: inside,
-                                         kind: .observer(activities: ActivitySet([.entry, .beforeTimers,
-                                                                                  .beforeSources, .exit]),
-                                                         repeats: true, order: insideOrder),
-                                         location: location))
+            items.append(
+                ItemDeclaration(
+                    name: inside,
+                    kind: .observer(
+                        activities: ActivitySet([
+                            .entry, .beforeTimers,
+                            .beforeSources, .exit,
+                        ]),
+                        repeats: true, order: insideOrder),
+                    location: location))
         }
         var added: [Action] = []
         // The probe source keeps `work` from being empty, and makes the literal mode one that a wrong engine would
@@ -150,14 +160,17 @@ extension Builder {
         } else if random.chance(25) {
             // Not one that names an item a callout creates (createSomeLater): it may not exist yet.
             let action = randomAction(inCallout: true)
-            let madeByCallouts = Set(items.filter(\.createdByStep).map(\.name)).subtracting(steps.compactMap { step in
-                if case .create(let name) = step { return name }
-                return nil
-            })
+            let madeByCallouts = Set(items.filter(\.createdByStep).map(\.name)).subtracting(
+                steps.compactMap { step in
+                    if case .create(let name) = step { return name }
+                    return nil
+                })
             if FuzzScenario.references(of: action).isDisjoint(with: madeByCallouts) { outerActions.append(action) }
         }
-        triggers.append(Trigger(event: "\(probe).\(host.rawValue)", occurrence: .nth(1),
-                                actions: Self.withoutStopThenRun(outerActions), location: location))
+        triggers.append(
+            Trigger(
+                event: "\(probe).\(host.rawValue)", occurrence: .nth(1),
+                actions: Self.withoutStopThenRun(outerActions), location: location))
 
         // What is done inside the nested run, on the n-th callout of `v` that is the nested run's (counted from the
         // outer run's Entry; the outer run's first BeforeTimers or BeforeSources comes before the nested run when
@@ -212,14 +225,18 @@ extension Builder {
         if random.chance(40), !(event == "\(probe).exit" && nth == outerExit) {
             var exitActions: [Action] = [.run(RunRequest(mode: outer, seconds: 0, returnAfterSourceHandled: false))]
             if has(.query), random.chance(30) { exitActions.append(.query(.currentMode)) }
-            triggers.append(Trigger(event: "\(probe).exit", occurrence: .nth(outerExit), actions: exitActions,
-                                    location: location))
+            triggers.append(
+                Trigger(
+                    event: "\(probe).exit", occurrence: .nth(outerExit), actions: exitActions,
+                    location: location))
         }
         // In a run the guard ends: its first BeforeWaiting and AfterWaiting, where isWaiting is false too.
         if guarded, has(.query), random.chance(50) {
             let activity = random.pick([Activity.beforeWaiting, .beforeWaiting, .afterWaiting])
-            triggers.append(Trigger(event: "\(probe).\(activity.rawValue)", occurrence: .nth(1),
-                                    actions: [.query(.isWaiting)], location: location))
+            triggers.append(
+                Trigger(
+                    event: "\(probe).\(activity.rawValue)", occurrence: .nth(1),
+                    actions: [.query(.isWaiting)], location: location))
         }
     }
 

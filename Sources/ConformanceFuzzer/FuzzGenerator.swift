@@ -193,7 +193,8 @@ struct Builder {
     /// scenario of each seed: a phase moved, or a draw added before another, changes every seed's scenario.
     mutating func build(id: String, seed: UInt64) -> SpecCase {
         let here = SpecLocation(file: "fuzz", line: 0)
-        if has(.churn), FuzzGenerator.makesChurn(seed: seed), let churn = buildChurn(id: id, seed: seed, location: here) {
+        if has(.churn), FuzzGenerator.makesChurn(seed: seed), let churn = buildChurn(id: id, seed: seed, location: here)
+        {
             return churn
         }
         let sleeps = drawEnding()
@@ -207,18 +208,22 @@ struct Builder {
         let stallsPastTimer = has(.time) && !quiet && random.chance(15)
         if stallsPastTimer { datesVary = true }
         if has(.nesting) { planNesting() }
-        let budget = max(1, shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0)
-                            - nesting.steps)
+        let budget = max(
+            1,
+            shape.maxSteps - (ending == .timer ? 3 : sleeps ? 2 : 1) - (stallsPastTimer ? 3 : 0)
+                - nesting.steps)
         addOpeningSteps(steps: &steps, budget: budget)
         addInvalidatedItem(steps: &steps, budget: budget)
         if stallsPastTimer { addStalledPastTimer(steps: &steps, location: here) }
         var triggers = randomTriggers(location: here)
         var allowances = addLastRun(steps: &steps, triggers: &triggers, location: here)
-        let loops = addLaterConstructions(sleeps: sleeps, steps: &steps, triggers: &triggers,
-                                          allowances: &allowances, location: here)
-        var specCase = SpecCase(id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
-                                features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
-                                items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
+        let loops = addLaterConstructions(
+            sleeps: sleeps, steps: &steps, triggers: &triggers,
+            allowances: &allowances, location: here)
+        var specCase = SpecCase(
+            id: id, rule: "Fuzzer scenario of seed \(seed) (runloop fuzz).", source: "observed",
+            features: mainThread ? [.mainThread] : [], allowances: allowances, timeout: nil,
+            items: items, steps: steps, triggers: triggers, expectedTrace: [], location: here)
         specCase.loops = loops
         specCase.features = FuzzScenario.features(of: specCase)
         return specCase
@@ -247,9 +252,11 @@ struct Builder {
     /// add it.
     mutating func addKeeperTimer(location: SpecLocation) -> [Action] {
         guard mainThread && random.chance(50) else { return [] }
-        items.append(ItemDeclaration(name: FuzzGenerator.keeperName,
-                                     kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
-                                     location: location))
+        items.append(
+            ItemDeclaration(
+                name: FuzzGenerator.keeperName,
+                kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                location: location))
         var steps: [Action] = [.add(item: FuzzGenerator.keeperName, mode: .common)]
         if has(.modes) {
             steps.append(.add(item: FuzzGenerator.keeperName, mode: .named(FuzzGenerator.otherMode)))
@@ -260,8 +267,10 @@ struct Builder {
     /// Most items are added before anything else happens, as in the hand-written cases, some to a second mode; then
     /// random actions, within `budget` steps.
     mutating func addOpeningSteps(steps: inout [Action], budget: Int) {
-        for item in items where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
-            && steps.count < budget && random.chance(85) {
+        for item in items
+        where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
+            && steps.count < budget && random.chance(85)
+        {
             steps.append(.add(item: item.name, mode: randomMode()))
             if has(.modes), steps.count < budget, random.chance(15) {
                 steps.append(.add(item: item.name, mode: randomMode()))
@@ -284,7 +293,8 @@ struct Builder {
         // before it looks a mode up for an invalid item (rule common.add-common-mode), so it is not a common item
         // and no mode is made.
         if has(.modes), has(.query), random.chance(50) {
-            first += random.chance(50)
+            first +=
+                random.chance(50)
                 ? [.add(item: item, mode: .common), .contains(item: item, mode: .common)]
                 : [.add(item: item, mode: .named(FuzzGenerator.otherMode)), .query(.allModes)]
         }
@@ -300,15 +310,19 @@ struct Builder {
             var actions: [Action] = []
             for _ in 0..<count { actions.append(randomAction(inCallout: true)) }
             actions = Self.withoutStopThenRun(actions)
-            triggers.append(Trigger(event: event, occurrence: .nth(random.chance(75) ? 1 : 2), actions: actions,
-                                    location: location))
+            triggers.append(
+                Trigger(
+                    event: event, occurrence: .nth(random.chance(75) ? 1 : 2), actions: actions,
+                    location: location))
         }
         return triggers
     }
 
     /// The last run, and what ends it as `ending` says; returns the allowances the case needs.
-    mutating func addLastRun(steps: inout [Action], triggers: inout [Trigger],
-                             location: SpecLocation) -> Set<Allowance> {
+    mutating func addLastRun(
+        steps: inout [Action], triggers: inout [Trigger],
+        location: SpecLocation
+    ) -> Set<Allowance> {
         switch ending {
         case .helper:
             addHelperEnding(steps: &steps)
@@ -320,8 +334,11 @@ struct Builder {
             // Nothing else ends it: it waits until its timeout and returns timedOut. (No `took: atLeastTimeout`: a
             // mode left empty, or a stopMode made before, ends it at once, and the failed assertion's line would hold
             // the measured time.)
-            steps.append(.run(RunRequest(mode: .default, seconds: random.pick([0.005, 0.01]),
-                                         returnAfterSourceHandled: random.chance(30))))
+            steps.append(
+                .run(
+                    RunRequest(
+                        mode: .default, seconds: random.pick([0.005, 0.01]),
+                        returnAfterSourceHandled: random.chance(30))))
         case .poll:
             steps.append(.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: random.chance(30))))
             return []
@@ -344,15 +361,23 @@ struct Builder {
     /// The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so the
     /// infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
     mutating func addGuardEnding(steps: inout [Action], triggers: inout [Trigger], location: SpecLocation) {
-        items.append(ItemDeclaration(name: FuzzGenerator.guardName,
-                                     kind: .observer(activities: ActivitySet([.beforeWaiting]), repeats: true,
-                                                     order: random.within(0...2)),
-                                     location: location))
+        items.append(
+            ItemDeclaration(
+                name: FuzzGenerator.guardName,
+                kind: .observer(
+                    activities: ActivitySet([.beforeWaiting]), repeats: true,
+                    order: random.within(0...2)),
+                location: location))
         steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
-        triggers.append(Trigger(event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
-                                actions: [.stop], location: location))
-        steps.append(.run(RunRequest(mode: .default, seconds: .infinity,
-                                     returnAfterSourceHandled: random.chance(30))))
+        triggers.append(
+            Trigger(
+                event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
+                actions: [.stop], location: location))
+        steps.append(
+            .run(
+                RunRequest(
+                    mode: .default, seconds: .infinity,
+                    returnAfterSourceHandled: random.chance(30))))
     }
 
     /// The ending timer, made and added just before the run, so no earlier run can fire it; the run's first pass
@@ -360,15 +385,20 @@ struct Builder {
     /// that wait or during it. Its callout stops the run (on the main thread, sometimes through a block sent to the
     /// main queue, which the next pass services at its top: main.queue-fast-path).
     mutating func addTimerEnding(steps: inout [Action], triggers: inout [Trigger], location: SpecLocation) {
-        items.append(ItemDeclaration(name: FuzzGenerator.guardName,
-                                     kind: .timer(fire: random.pick([0.002, 0.01]),
-                                                  interval: random.pick([0.0, 0.0, -1.0, 0.001, 0.2]),
-                                                  tolerance: nil, order: 0),
-                                     location: location, createdByStep: true, firesFromCreation: true))
+        items.append(
+            ItemDeclaration(
+                name: FuzzGenerator.guardName,
+                kind: .timer(
+                    fire: random.pick([0.002, 0.01]),
+                    interval: random.pick([0.0, 0.0, -1.0, 0.001, 0.2]),
+                    tolerance: nil, order: 0),
+                location: location, createdByStep: true, firesFromCreation: true))
         var actions: [Action] = random.chance(40) ? [randomAction(inCallout: true)] : []
         actions.append(mainThread && random.chance(50) ? .dispatchMain([.mark("main queue"), .stop]) : .stop)
-        triggers.append(Trigger(event: "fire \(FuzzGenerator.guardName)", occurrence: .nth(1),
-                                actions: actions, location: location))
+        triggers.append(
+            Trigger(
+                event: "fire \(FuzzGenerator.guardName)", occurrence: .nth(1),
+                actions: actions, location: location))
         steps.append(.create(FuzzGenerator.guardName))
         let mode: ModeName = has(.modes) && random.chance(30) ? .common : .default
         steps.append(.add(item: FuzzGenerator.guardName, mode: mode))
@@ -377,10 +407,13 @@ struct Builder {
 
     /// The constructions of the later formats (1.1 and after), drawn last so that they leave the rest of a seed's
     /// scenario as it was before them; returns the case's other loops.
-    mutating func addLaterConstructions(sleeps: Bool, steps: inout [Action], triggers: inout [Trigger],
-                                        allowances: inout Set<Allowance>, location: SpecLocation) -> [String] {
+    mutating func addLaterConstructions(
+        sleeps: Bool, steps: inout [Action], triggers: inout [Trigger],
+        allowances: inout Set<Allowance>, location: SpecLocation
+    ) -> [String] {
         if sleeps, ending != .timeout, has(.forever), case .run(let request)? = steps.last, request.mode == .default,
-           !request.returnAfterSourceHandled, random.chance(50) {
+            !request.returnAfterSourceHandled, random.chance(50)
+        {
             // CFRunLoopRun ends when an inner run returns Stopped or Finished; the sleeping run above can return
             // nothing else (no timeout, no returnAfterSourceHandled), so the same stop ends both.
             steps[steps.count - 1] = .runForever(took: nil)
@@ -403,8 +436,9 @@ struct Builder {
     mutating func sleepingRun() -> RunRequest {
         let returnAfterSourceHandled = random.chance(30)
         if has(.time), random.chance(30) {
-            return RunRequest(mode: .default, seconds: 10, returnAfterSourceHandled: returnAfterSourceHandled,
-                              took: .underTimeout(fraction: 0.5))
+            return RunRequest(
+                mode: .default, seconds: 10, returnAfterSourceHandled: returnAfterSourceHandled,
+                took: .underTimeout(fraction: 0.5))
         }
         return RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: returnAfterSourceHandled)
     }
@@ -415,18 +449,23 @@ struct Builder {
     /// has become due is on trial. Actions and triggers may name it from then on.
     mutating func addStalledPastTimer(steps: inout [Action], location: SpecLocation) {
         let name = FuzzGenerator.stalledTimerName
-        items.append(ItemDeclaration(name: name,
-                                     kind: .timer(fire: 0.002, interval: random.pick([0.0, 0.0, -1.0, 100.0]),
-                                                  tolerance: nil, order: random.within(0...1)),
-                                     location: location, createdByStep: true, firesFromCreation: true))
-        let firstRun = steps.firstIndex { step in
-            switch step {
-            case .run, .runForever: return true
-            default: return false
-            }
-        } ?? steps.count
-        steps.insert(contentsOf: [.create(name), .add(item: name, mode: randomMode()), .stall(0.005)],
-                     at: random.within(0...firstRun))
+        items.append(
+            ItemDeclaration(
+                name: name,
+                kind: .timer(
+                    fire: 0.002, interval: random.pick([0.0, 0.0, -1.0, 100.0]),
+                    tolerance: nil, order: random.within(0...1)),
+                location: location, createdByStep: true, firesFromCreation: true))
+        let firstRun =
+            steps.firstIndex { step in
+                switch step {
+                case .run, .runForever: return true
+                default: return false
+                }
+            } ?? steps.count
+        steps.insert(
+            contentsOf: [.create(name), .add(item: name, mode: randomMode()), .stall(0.005)],
+            at: random.within(0...firstRun))
     }
 
     /// Sometimes gives the case a second loop and inserts, within the step budget and before the last run (and before
@@ -451,25 +490,41 @@ struct Builder {
                 switch random.below(5) {
                 case 0, 1: call = .add(item: item, mode: randomMode())
                 case 2: call = .remove(item: item, mode: randomMode())
-                case 3: call = has(.query) ? .contains(item: item, mode: randomMode()) : .add(item: item, mode: .default)
+                case 3:
+                    call = has(.query) ? .contains(item: item, mode: randomMode()) : .add(item: item, mode: .default)
                 default: call = sources.isEmpty || quiet ? .wakeUp : .signal(random.pick(sources))
                 }
                 group = [.target(loop: loop, actions: [call])]
             } else {
                 let mode: ModeName = has(.modes) && random.chance(30) ? .named(FuzzGenerator.otherMode) : .default
-                group = [.post(loop: loop, actions: [.run(RunRequest(mode: mode, seconds: 0,
-                                                                     returnAfterSourceHandled: random.chance(30)))]),
-                         .join(loop)]
+                group = [
+                    .post(
+                        loop: loop,
+                        actions: [
+                            .run(
+                                RunRequest(
+                                    mode: mode, seconds: 0,
+                                    returnAfterSourceHandled: random.chance(30)))
+                        ]),
+                    .join(loop),
+                ]
             }
-            let limit = steps.firstIndex { step in
-                if case .thread = step { return true }
-                return false
-            } ?? steps.count - 1
+            let limit =
+                steps.firstIndex { step in
+                    if case .thread = step { return true }
+                    return false
+                } ?? steps.count - 1
             guard steps.count + group.count <= shape.maxSteps else { break }
             // A posted run calls out, so the triggers act there: after every step that creates an item, which a
             // trigger may name (createSomeLater puts those steps before the case thread's first run only).
-            let runs = group.contains { if case .post = $0 { return true }; return false }
-            let lastCreate = steps.lastIndex { if case .create = $0 { return true }; return false }
+            let runs = group.contains {
+                if case .post = $0 { return true }
+                return false
+            }
+            let lastCreate = steps.lastIndex {
+                if case .create = $0 { return true }
+                return false
+            }
             // Never between a post and its join, where the case thread would act while the other loop runs.
             let positions = (0...max(0, limit)).filter { position in
                 if runs, let lastCreate, position <= lastCreate { return false }
@@ -477,7 +532,10 @@ struct Builder {
                 // due (addStalledPastTimer): a trigger of a posted run could add it to that loop.
                 if position < steps.count, case .stall = steps[position] { return false }
                 if position > 0, case .create(let made) = steps[position - 1],
-                   items.contains(where: { $0.name == made && $0.firesFromCreation }) { return false }
+                    items.contains(where: { $0.name == made && $0.firesFromCreation })
+                {
+                    return false
+                }
                 guard position > 0, case .post = steps[position - 1] else { return true }
                 return false
             }
@@ -491,7 +549,12 @@ struct Builder {
     /// Drops any `run` after a `stop` in one callout's list: CF loses such a stop (fuzz-known.yaml,
     /// `cf.stop-then-nested-run`), so the generator does not make it.
     static func withoutStopThenRun(_ actions: [Action]) -> [Action] {
-        guard let stop = actions.firstIndex(where: { if case .stop = $0 { return true }; return false }) else {
+        guard
+            let stop = actions.firstIndex(where: {
+                if case .stop = $0 { return true }
+                return false
+            })
+        else {
             return actions
         }
         return actions.enumerated().filter { index, action in
@@ -504,17 +567,20 @@ struct Builder {
     /// before the first run and before its first use is there for every action that names it. An item no action
     /// names may instead be created and added inside a trigger that fires once (rule item.added-mid-pass).
     mutating func createSomeLater(steps: inout [Action], triggers: inout [Trigger]) {
-        for index in items.indices where items[index].kind.isModeItem
-            && !FuzzGenerator.reservedNames.contains(items[index].name) && !items[index].createdByStep {
+        for index in items.indices
+        where items[index].kind.isModeItem
+            && !FuzzGenerator.reservedNames.contains(items[index].name) && !items[index].createdByStep
+        {
             guard random.chance(25) else { continue }
             let name = items[index].name
             let stepUses = steps.indices.filter { FuzzScenario.references(of: steps[$0]).contains(name) }
-            let firstRun = steps.firstIndex { step in
-                switch step {
-                case .run, .runForever: return true
-                default: return false
-                }
-            } ?? steps.count
+            let firstRun =
+                steps.firstIndex { step in
+                    switch step {
+                    case .run, .runForever: return true
+                    default: return false
+                    }
+                } ?? steps.count
             let triggerUses = triggers.contains { trigger in
                 trigger.actions.contains { FuzzScenario.references(of: $0).contains(name) }
             }
@@ -524,19 +590,24 @@ struct Builder {
             items[index].createdByStep = true
             if stepUses.isEmpty, !triggerUses, !hosts.isEmpty, random.chance(60) {
                 let host = random.pick(hosts)
-                triggers[host].actions.insert(contentsOf: [.create(name), .add(item: name, mode: randomMode())],
-                                              at: random.within(0...triggers[host].actions.count))
+                triggers[host].actions.insert(
+                    contentsOf: [.create(name), .add(item: name, mode: randomMode())],
+                    at: random.within(0...triggers[host].actions.count))
             } else {
                 var position = random.within(0...min(stepUses.first ?? steps.count, firstRun))
                 // Not between the make of the stalled-past timer and its stall: CF dates a timer made with a date in
                 // the past at its creation (CFRunLoopTimerCreate, RL 4534-41), so one made there could come before or
                 // after the stalled-past timer in the order of due timers, by how fast the steps ran.
                 if let made = steps.firstIndex(where: { step in
-                       if case .create(FuzzGenerator.stalledTimerName) = step { return true }
-                       return false
-                   }),
-                   let stall = steps[made...].firstIndex(where: { if case .stall = $0 { return true }; return false }),
-                   position > made, position <= stall {
+                    if case .create(FuzzGenerator.stalledTimerName) = step { return true }
+                    return false
+                }),
+                    let stall = steps[made...].firstIndex(where: {
+                        if case .stall = $0 { return true }
+                        return false
+                    }),
+                    position > made, position <= stall
+                {
                     position = made
                 }
                 steps.insert(.create(name), at: position)
@@ -578,8 +649,12 @@ struct Builder {
         if has(.timer) {
             add("t", random.within(0...2)) { builder in
                 // Already due (two dates, so the order of due timers is tested) or far beyond the case.
-                var fire = builder.quiet ? 100 : builder.copiesCommonItems ? distinctDates.removeFirst()
-                    : builder.random.pick([-1.0, -2.0, 100.0])
+                var fire =
+                    builder.quiet
+                    ? 100
+                    : builder.copiesCommonItems
+                        ? distinctDates.removeFirst()
+                        : builder.random.pick([-1.0, -2.0, 100.0])
                 // One-shot, repeating far beyond the case, or a negative interval (CFRunLoopTimerCreate makes it 0:
                 // one-shot).
                 let interval = builder.random.pick([0.0, 0.0, 100.0, 60.0, -1.0])

@@ -66,18 +66,21 @@ public struct KnownDivergence: Sendable {
     /// Whether this entry's static conditions hold for the divergence of `specCase` between the traces `first` and
     /// `second`. An entry with a ``counterfactual`` explains it only if the engines also agree on the changed case.
     public func explains(_ specCase: SpecCase, first: [String], second: [String]) -> Bool {
-        if let actions, !FuzzKnown.actionLists(of: specCase, inCallout: inCallout)
-            .contains(where: { FuzzKnown.contains($0, inOrder: actions) }) {
+        if let actions,
+            !FuzzKnown.actionLists(of: specCase, inCallout: inCallout)
+                .contains(where: { FuzzKnown.contains($0, inOrder: actions) })
+        {
             return false
         }
         if let removes {
             let kinds = Dictionary(uniqueKeysWithValues: specCase.items.map { ($0.name, $0.kind.word) })
-            var removed = Set(FuzzScenario.allActions(of: specCase).compactMap { action -> String? in
-                switch action {
-                case .remove(let item, _), .invalidate(let item): return kinds[item]
-                default: return nil
-                }
-            })
+            var removed = Set(
+                FuzzScenario.allActions(of: specCase).compactMap { action -> String? in
+                    switch action {
+                    case .remove(let item, _), .invalidate(let item): return kinds[item]
+                    default: return nil
+                    }
+                })
             // A timer that fires leaves every mode's arming while its callout runs (__CFArmNextTimerInMode skips
             // firing timers, RL 2390-91), and a one-shot timer for good (CF invalidates it after its callout, RL 2548).
             let timers = specCase.items.compactMap { item -> String? in
@@ -152,21 +155,27 @@ public enum FuzzKnown {
                 return word
             }
             guard lines != nil || actions != nil || removes != nil else {
-                throw value.error("a known divergence needs 'lines', 'actions' or 'removes', or it would explain everything")
+                throw value.error(
+                    "a known divergence needs 'lines', 'actions' or 'removes', or it would explain everything")
             }
-            try fields.finish(allowed: ["id", "engine", "reason", "lines", "actions", "in_callout", "removes",
-                                        "counterfactual"])
-            return KnownDivergence(id: id, engine: engine, reason: reason, lines: lines, actions: actions,
-                                   inCallout: inCallout, removes: removes, counterfactual: counterfactual,
-                                   location: value.location)
+            try fields.finish(allowed: [
+                "id", "engine", "reason", "lines", "actions", "in_callout", "removes",
+                "counterfactual",
+            ])
+            return KnownDivergence(
+                id: id, engine: engine, reason: reason, lines: lines, actions: actions,
+                inCallout: inCallout, removes: removes, counterfactual: counterfactual,
+                location: value.location)
         }
         try top.finish(allowed: ["spec_version", "known"])
         return entries
     }
 
     /// The entries whose static conditions hold for the divergence, in file order.
-    public static func candidates(in known: [KnownDivergence], for specCase: SpecCase, first: [String],
-                                  second: [String]) -> [KnownDivergence] {
+    public static func candidates(
+        in known: [KnownDivergence], for specCase: SpecCase, first: [String],
+        second: [String]
+    ) -> [KnownDivergence] {
         known.filter { $0.explains(specCase, first: first, second: second) }
     }
 
@@ -201,7 +210,9 @@ public enum FuzzKnown {
             }
             var changed = specCase
             changed.steps = strip(specCase.steps)
-            if changed.steps.isEmpty { changed.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))] }
+            if changed.steps.isEmpty {
+                changed.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))]
+            }
             changed.triggers = specCase.triggers.compactMap { trigger in
                 var copy = trigger
                 copy.actions = strip(trigger.actions)
@@ -212,7 +223,8 @@ public enum FuzzKnown {
             // In the common modes (the default mode and every mode made common, also later), and in every other mode
             // the case names, before anything else happens.
             var changed = withKeepTimer(specCase)
-            changed.steps.insert(contentsOf: modesNamed(by: specCase).map { Action.add(item: keepTimerName, mode: $0) }, at: 0)
+            changed.steps.insert(
+                contentsOf: modesNamed(by: specCase).map { Action.add(item: keepTimerName, mode: $0) }, at: 0)
             return changed
         case .rearmBetweenSteps:
             var changed = withKeepTimer(specCase)
@@ -253,9 +265,11 @@ public enum FuzzKnown {
     /// `specCase` with the keep timer declared (first), not yet in any mode.
     private static func withKeepTimer(_ specCase: SpecCase) -> SpecCase {
         var changed = specCase
-        changed.items.insert(ItemDeclaration(name: keepTimerName,
-                                             kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
-                                             location: specCase.location), at: 0)
+        changed.items.insert(
+            ItemDeclaration(
+                name: keepTimerName,
+                kind: .timer(fire: 100, interval: 0, tolerance: nil, order: 0),
+                location: specCase.location), at: 0)
         return changed
     }
 

@@ -59,7 +59,7 @@ public enum FuzzScenario {
             return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
         case .waitUntilSlept(_, _, let observer): return [observer]
         case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .sleep, .query, .join,
-             .waitUntilWaiting, .end:
+            .waitUntilWaiting, .end:
             return []
         }
     }

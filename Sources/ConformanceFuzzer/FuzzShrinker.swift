@@ -44,7 +44,8 @@ public enum FuzzShrinker {
                 if stallsPastTimer(specCase, at: index) { continue }
                 var copy = specCase
                 if case .post(let loop, _) = specCase.steps[index], index + 1 < specCase.steps.count,
-                   case .join(loop) = specCase.steps[index + 1] {
+                    case .join(loop) = specCase.steps[index + 1]
+                {
                     copy.steps.remove(at: index + 1)
                 }
                 copy.steps.remove(at: index)
@@ -89,7 +90,9 @@ public enum FuzzShrinker {
             kept.actions = withoutCreate(trigger.actions)
             return kept.actions.isEmpty ? nil : kept
         }
-        if copy.steps.isEmpty { copy.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))] }
+        if copy.steps.isEmpty {
+            copy.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))]
+        }
         return copy
     }
 
@@ -105,7 +108,9 @@ public enum FuzzShrinker {
             kept.actions = without(name, in: trigger.actions)
             return kept.actions.isEmpty ? nil : kept
         }
-        if copy.steps.isEmpty { copy.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))] }
+        if copy.steps.isEmpty {
+            copy.steps = [.run(RunRequest(mode: .default, seconds: 0, returnAfterSourceHandled: false))]
+        }
         return copy
     }
 
@@ -149,8 +154,12 @@ public enum FuzzShrinker {
                 let present = Activity.allCases.filter(activities.contains)
                 if present.count > 1 {
                     // Drop an activity only if no trigger listens for it.
-                    for activity in present where !specCase.triggers.contains(where: { $0.event == "\(item.name).\(activity.rawValue)" }) {
-                        with(.observer(activities: ActivitySet(present.filter { $0 != activity }), repeats: repeats, order: order))
+                    for activity in present
+                    where !specCase.triggers.contains(where: { $0.event == "\(item.name).\(activity.rawValue)" }) {
+                        with(
+                            .observer(
+                                activities: ActivitySet(present.filter { $0 != activity }), repeats: repeats,
+                                order: order))
                     }
                 }
                 if !repeats { with(.observer(activities: activities, repeats: true, order: order)) }
@@ -204,11 +213,16 @@ public enum FuzzShrinker {
     /// Whether `trigger` is a lab observer's stop (area `deadline`): it ends a lab run that nothing else ends.
     static func stopsLabRun(_ trigger: Trigger) -> Bool {
         guard let item = FuzzScenario.eventItem(trigger.event),
-              [FuzzGenerator.labObserver, FuzzGenerator.deepObserver].contains(item) else { return false }
+            [FuzzGenerator.labObserver, FuzzGenerator.deepObserver].contains(item)
+        else { return false }
         return trigger.actions.contains { action in
             switch action {
             case .stop: return true
-            case .thread(_, let inner): return inner.contains { if case .stop = $0 { return true }; return false }
+            case .thread(_, let inner):
+                return inner.contains {
+                    if case .stop = $0 { return true }
+                    return false
+                }
             default: return false
             }
         }

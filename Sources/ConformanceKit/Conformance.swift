@@ -31,8 +31,10 @@ public struct ConformanceRequest: Sendable {
     /// it).
     public var jobs: Int = 1
 
-    public init(specPath: String, expectationsPath: String?, filter: String? = nil, timeout: Double = 5,
-                repetitions: Int = 1) {
+    public init(
+        specPath: String, expectationsPath: String?, filter: String? = nil, timeout: Double = 5,
+        repetitions: Int = 1
+    ) {
         self.specPath = specPath
         self.expectationsPath = expectationsPath
         self.filter = filter
@@ -53,13 +55,16 @@ public enum Conformance {
 
     /// Loads each engine's expectations, checked against every case id of the spec.
     /// The user's expectations (``ConformanceRequest/userExpectationsPath``) add to the others.
-    public static func loadExpectations(_ request: ConformanceRequest,
-                                        engines: [String]) throws -> [String: EngineExpectations] {
+    public static func loadExpectations(
+        _ request: ConformanceRequest,
+        engines: [String]
+    ) throws -> [String: EngineExpectations] {
         guard request.expectationsPath != nil || request.userExpectationsPath != nil else { return [:] }
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
-        var result = try request.expectationsPath.map {
-            try loadExpectations(at: $0, engines: engines, known: known, unknownIDs: request.unknownExpectationIDs)
-        } ?? [:]
+        var result =
+            try request.expectationsPath.map {
+                try loadExpectations(at: $0, engines: engines, known: known, unknownIDs: request.unknownExpectationIDs)
+            } ?? [:]
         if let user = request.userExpectationsPath {
             for (engine, own) in try loadExpectations(at: user, engines: engines, known: known, unknownIDs: .reject) {
                 var merged = result[engine] ?? EngineExpectations(engine: engine)
@@ -76,44 +81,55 @@ public enum Conformance {
     public static func loadReferenceExpectations(_ request: ConformanceRequest) throws -> EngineExpectations {
         var isDirectory: ObjCBool = false
         guard let directory = request.expectationsPath,
-              FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             return EngineExpectations(engine: Triage.referenceEngine)
         }
         let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
-        return try EngineExpectations.load(directory: directory, engine: Triage.referenceEngine, knownIDs: known,
-                                           unknownIDs: request.unknownExpectationIDs)
+        return try EngineExpectations.load(
+            directory: directory, engine: Triage.referenceEngine, knownIDs: known,
+            unknownIDs: request.unknownExpectationIDs)
     }
 
     /// The expectations in one directory of `<engine>.yaml` files, or in one file.
-    static func loadExpectations(at directory: String, engines: [String], known: Set<String>,
-                                 unknownIDs: EngineExpectations.UnknownIDs) throws -> [String: EngineExpectations] {
+    static func loadExpectations(
+        at directory: String, engines: [String], known: Set<String>,
+        unknownIDs: EngineExpectations.UnknownIDs
+    ) throws -> [String: EngineExpectations] {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
-            let file = try EngineExpectations.load(file: directory, engine: nil, knownIDs: known,
-                                                   unknownIDs: unknownIDs)
+            let file = try EngineExpectations.load(
+                file: directory, engine: nil, knownIDs: known,
+                unknownIDs: unknownIDs)
             guard engines.contains(file.engine) else {
-                throw SpecError(SpecLocation(file: directory, line: 0), "this file is for engine '\(file.engine)', "
-                                + "which is not selected (selected: \(engines.joined(separator: ", ")))")
+                throw SpecError(
+                    SpecLocation(file: directory, line: 0),
+                    "this file is for engine '\(file.engine)', "
+                        + "which is not selected (selected: \(engines.joined(separator: ", ")))")
             }
             return [file.engine: file]
         }
         var result: [String: EngineExpectations] = [:]
         for engine in engines {
-            result[engine] = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: known,
-                                                         unknownIDs: unknownIDs)
+            result[engine] = try EngineExpectations.load(
+                directory: directory, engine: engine, knownIDs: known,
+                unknownIDs: unknownIDs)
         }
         return result
     }
 
     /// Loads, selects and runs each case in a worker process of `launcher` (one per engine at a time), so that an
     /// engine that crashes or hangs costs one case. Throws ``SpecError`` for a malformed spec or expectations file.
-    public static func run(_ request: ConformanceRequest, launcher: WorkerLauncher, engines: [EngineDescription],
-                           progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
+    public static func run(
+        _ request: ConformanceRequest, launcher: WorkerLauncher, engines: [EngineDescription],
+        progress: (@Sendable (CaseOutcome) -> Void)? = nil
+    ) throws -> ConformanceReport {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines.map(\.name))
         let reference = try loadReferenceExpectations(request)
-        var runner = IsolatedRunner(launcher: launcher, defaultTimeout: request.timeout,
-                                    repetitions: request.repetitions, progress: progress)
+        var runner = IsolatedRunner(
+            launcher: launcher, defaultTimeout: request.timeout,
+            repetitions: request.repetitions, progress: progress)
         runner.jobs = request.jobs
         var report = runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)
         report.referenceExpectations = reference
@@ -122,13 +138,16 @@ public enum Conformance {
 
     /// Loads, selects and runs every case in this process (`--isolation none`: for a debugger; a crash ends the run
     /// and a timed-out case leaves its thread behind). Throws ``SpecError`` for a malformed spec or expectations file.
-    public static func runInProcess(_ request: ConformanceRequest, engines: [any RunLoopEngine],
-                                    progress: (@Sendable (CaseOutcome) -> Void)? = nil) throws -> ConformanceReport {
+    public static func runInProcess(
+        _ request: ConformanceRequest, engines: [any RunLoopEngine],
+        progress: (@Sendable (CaseOutcome) -> Void)? = nil
+    ) throws -> ConformanceReport {
         let cases = try selectCases(request)
         let expectations = try loadExpectations(request, engines: engines.map(\.name))
         let reference = try loadReferenceExpectations(request)
-        let runner = ConformanceRunner(defaultTimeout: request.timeout, repetitions: request.repetitions,
-                                       progress: progress)
+        let runner = ConformanceRunner(
+            defaultTimeout: request.timeout, repetitions: request.repetitions,
+            progress: progress)
         var report = runner.run(cases: cases, engines: engines, expectations: expectations)
         report.referenceExpectations = reference
         return report

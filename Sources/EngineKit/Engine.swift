@@ -76,8 +76,10 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
         var features = Set<EngineFeature>()
         for word in list.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !word.isEmpty {
             guard let feature = EngineFeature(optionName: word) else {
-                return .failure(FeatureListError(description: "unknown feature '\(word)' (known: "
-                                                 + allCases.map(\.optionName).joined(separator: ", ") + ")"))
+                return .failure(
+                    FeatureListError(
+                        description: "unknown feature '\(word)' (known: "
+                            + allCases.map(\.optionName).joined(separator: ", ") + ")"))
             }
             features.insert(feature)
         }
@@ -104,11 +106,15 @@ public protocol EngineLoop: AnyObject, Sendable {
     /// 8 bytes from it and calls `perform`. Needs ``EngineFeature/source1``.
     func makeSource1(order: Int, fd: Int32, perform: @escaping @Sendable () -> Void) -> any EngineSource
     /// CFRunLoopTimerCreateWithHandler. `fireDate` is absolute in ``now``'s clock; `interval` <= 0 means one-shot.
-    func makeTimer(fireDate: Double, interval: Double, order: Int,
-                   callout: @escaping @Sendable () -> Void) -> any EngineTimer
+    func makeTimer(
+        fireDate: Double, interval: Double, order: Int,
+        callout: @escaping @Sendable () -> Void
+    ) -> any EngineTimer
     /// CFRunLoopObserverCreateWithHandler.
-    func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
-                      callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver
+    func makeObserver(
+        activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) -> any EngineObserver
 
     /// CFRunLoopAddSource / AddTimer / AddObserver. Any thread.
     func add(_ item: EngineItem, mode: ModeName)
@@ -193,9 +199,11 @@ public struct Source0Callbacks: Sendable {
     public var schedule: @Sendable (String) -> Void
     public var cancel: @Sendable (String) -> Void
 
-    public init(perform: @escaping @Sendable () -> Void,
-                schedule: @escaping @Sendable (String) -> Void = { _ in },
-                cancel: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        perform: @escaping @Sendable () -> Void,
+        schedule: @escaping @Sendable (String) -> Void = { _ in },
+        cancel: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.perform = perform
         self.schedule = schedule
         self.cancel = cancel

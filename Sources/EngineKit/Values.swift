@@ -70,7 +70,10 @@ public struct ActivitySet: OptionSet, Hashable, Sendable {
 
 /// The result of one run (CFRunLoopRunResult).
 public enum RunResult: Int, Sendable, CaseIterable, CustomStringConvertible {
-    case finished = 1, stopped = 2, timedOut = 3, handledSource = 4
+    case finished = 1
+    case stopped = 2
+    case timedOut = 3
+    case handledSource = 4
 
     public var description: String {
         switch self {

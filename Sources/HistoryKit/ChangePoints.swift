@@ -77,8 +77,9 @@ public struct EDivisive: Sendable {
         return found.enumerated().map { position, point in
             let before = Array(values[cuts[position]..<point.index])
             let after = Array(values[point.index..<cuts[position + 2]])
-            return ChangePoint(index: point.index, pValue: point.p, before: EDivisive.median(before),
-                               after: EDivisive.median(after))
+            return ChangePoint(
+                index: point.index, pValue: point.p, before: EDivisive.median(before),
+                after: EDivisive.median(after))
         }
     }
 
@@ -100,7 +101,8 @@ public struct EDivisive: Sendable {
         let length = end - start
         guard length >= 2 * minimumSegment else { return nil }
         // before[t]: sum of d(i, t) for i < t; after[t]: sum of d(t, j) for j > t (indices within the segment).
-        var before = [Double](repeating: 0, count: length), after = [Double](repeating: 0, count: length)
+        var before = [Double](repeating: 0, count: length)
+        var after = [Double](repeating: 0, count: length)
         values.withUnsafeBufferPointer { v in
             for i in 0..<length {
                 let x = v[start + i]
@@ -114,15 +116,18 @@ public struct EDivisive: Sendable {
             }
         }
         // within[t] = sum over pairs inside [0, t); withinAfter[t] = sum over pairs inside [t, length).
-        var within = [Double](repeating: 0, count: length + 1), withinAfter = [Double](repeating: 0, count: length + 1)
+        var within = [Double](repeating: 0, count: length + 1)
+        var withinAfter = [Double](repeating: 0, count: length + 1)
         for t in 0..<length { within[t + 1] = within[t] + before[t] }
         for t in stride(from: length - 1, through: 0, by: -1) { withinAfter[t] = withinAfter[t + 1] + after[t] }
         let total = within[length]
         var best: (index: Int, strength: Double)?
         for tau in minimumSegment...(length - minimumSegment) {
-            let m = Double(tau), n = Double(length - tau)
+            let m = Double(tau)
+            let n = Double(length - tau)
             let between = total - within[tau] - withinAfter[tau]
-            let divergence = 2 / (m * n) * between - 2 / (m * (m - 1)) * within[tau] - 2 / (n * (n - 1)) * withinAfter[tau]
+            let divergence =
+                2 / (m * n) * between - 2 / (m * (m - 1)) * within[tau] - 2 / (n * (n - 1)) * withinAfter[tau]
             let strength = m * n / (m + n) * divergence
             if strength > (best?.strength ?? -.infinity) { best = (start + tau, strength) }
         }

@@ -63,20 +63,29 @@ public final class HistoryDatabase: Sendable {
     static func checkAndMigrate(_ queue: DatabaseQueue, path: String) throws {
         let migrator = HistorySchema.migrator
         let (superseded, tables, applied) = try queue.read { db in
-            (try migrator.hasBeenSuperseded(db), try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master
-                WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'
-                """), try migrator.appliedIdentifiers(db))
+            (
+                try migrator.hasBeenSuperseded(db),
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT name FROM sqlite_master
+                        WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'
+                        """), try migrator.appliedIdentifiers(db)
+            )
         }
         if superseded {
             let unknown = applied.filter { !migrator.migrations.contains($0) }.sorted()
-            throw HistoryError.database(path, "the history database has schema versions this runloop does not "
-                + "know (\(unknown.joined(separator: ", "))): it was written by a newer runloop. Use that one, or "
-                + "rebuild this index from the CSVs: runloop history rebuild --db \(path) DIR")
+            throw HistoryError.database(
+                path,
+                "the history database has schema versions this runloop does not "
+                    + "know (\(unknown.joined(separator: ", "))): it was written by a newer runloop. Use that one, or "
+                    + "rebuild this index from the CSVs: runloop history rebuild --db \(path) DIR")
         }
         if applied.isEmpty, !tables.isEmpty {
-            throw HistoryError.database(path, "not a benchmark history database (it has tables "
-                + tables.sorted().joined(separator: ", ") + " and no schema version); choose another --db path")
+            throw HistoryError.database(
+                path,
+                "not a benchmark history database (it has tables "
+                    + tables.sorted().joined(separator: ", ") + " and no schema version); choose another --db path")
         }
         try migrator.migrate(queue)
     }
@@ -102,67 +111,69 @@ public enum HistorySchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-runs-and-measurements") { db in
             // One row per imported results CSV, with the context lines the history groups and orders runs by.
-            try db.execute(sql: """
-                CREATE TABLE run (
-                    id INTEGER PRIMARY KEY,
-                    file TEXT NOT NULL,
-                    content_hash TEXT NOT NULL UNIQUE,
-                    date TEXT NOT NULL,
-                    machine TEXT NOT NULL,
-                    cpu TEXT NOT NULL,
-                    commit_id TEXT NOT NULL,
-                    uncommitted_paths INTEGER,
-                    profile TEXT NOT NULL,
-                    profile_detail TEXT NOT NULL,
-                    filter TEXT,
-                    row_count INTEGER NOT NULL,
-                    error_rows INTEGER NOT NULL
-                );
-                CREATE INDEX run_by_machine ON run(machine, cpu, profile, date);
-                CREATE TABLE run_context (
-                    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL,
-                    key TEXT NOT NULL,
-                    value TEXT NOT NULL,
-                    PRIMARY KEY (run_id, position)
-                ) WITHOUT ROWID;
-                CREATE TABLE series (
-                    id INTEGER PRIMARY KEY,
-                    benchmark TEXT NOT NULL,
-                    metric TEXT NOT NULL,
-                    family TEXT NOT NULL,
-                    engine TEXT,
-                    parameters TEXT NOT NULL,
-                    UNIQUE (benchmark, metric)
-                );
-                CREATE TABLE measurement (
-                    series_id INTEGER NOT NULL REFERENCES series(id),
-                    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
-                    count INTEGER NOT NULL,
-                    median REAL NOT NULL,
-                    q1 REAL NOT NULL,
-                    q3 REAL NOT NULL,
-                    minimum REAL NOT NULL,
-                    maximum REAL NOT NULL,
-                    samples BLOB NOT NULL,
-                    PRIMARY KEY (series_id, run_id)
-                ) WITHOUT ROWID;
-                CREATE INDEX measurement_by_run ON measurement(run_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE run (
+                        id INTEGER PRIMARY KEY,
+                        file TEXT NOT NULL,
+                        content_hash TEXT NOT NULL UNIQUE,
+                        date TEXT NOT NULL,
+                        machine TEXT NOT NULL,
+                        cpu TEXT NOT NULL,
+                        commit_id TEXT NOT NULL,
+                        uncommitted_paths INTEGER,
+                        profile TEXT NOT NULL,
+                        profile_detail TEXT NOT NULL,
+                        filter TEXT,
+                        row_count INTEGER NOT NULL,
+                        error_rows INTEGER NOT NULL
+                    );
+                    CREATE INDEX run_by_machine ON run(machine, cpu, profile, date);
+                    CREATE TABLE run_context (
+                        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        key TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        PRIMARY KEY (run_id, position)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE series (
+                        id INTEGER PRIMARY KEY,
+                        benchmark TEXT NOT NULL,
+                        metric TEXT NOT NULL,
+                        family TEXT NOT NULL,
+                        engine TEXT,
+                        parameters TEXT NOT NULL,
+                        UNIQUE (benchmark, metric)
+                    );
+                    CREATE TABLE measurement (
+                        series_id INTEGER NOT NULL REFERENCES series(id),
+                        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                        count INTEGER NOT NULL,
+                        median REAL NOT NULL,
+                        q1 REAL NOT NULL,
+                        q3 REAL NOT NULL,
+                        minimum REAL NOT NULL,
+                        maximum REAL NOT NULL,
+                        samples BLOB NOT NULL,
+                        PRIMARY KEY (series_id, run_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX measurement_by_run ON measurement(run_id);
+                    """)
         }
         migrator.registerMigration("v2-engine-versions") { db in
             // Each run's engines and what they were (the `engine_<name>` context lines), for `history list --engine`;
             // filled from the context rows a version-1 database already holds.
-            try db.execute(sql: """
-                CREATE TABLE run_engine (
-                    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
-                    engine TEXT NOT NULL,
-                    version TEXT NOT NULL,
-                    PRIMARY KEY (run_id, engine)
-                ) WITHOUT ROWID;
-                INSERT OR IGNORE INTO run_engine (run_id, engine, version)
-                    SELECT run_id, substr(key, 8), value FROM run_context WHERE key LIKE 'engine\\_%' ESCAPE '\\';
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE run_engine (
+                        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                        engine TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        PRIMARY KEY (run_id, engine)
+                    ) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO run_engine (run_id, engine, version)
+                        SELECT run_id, substr(key, 8), value FROM run_context WHERE key LIKE 'engine\\_%' ESCAPE '\\';
+                    """)
         }
         return migrator
     }

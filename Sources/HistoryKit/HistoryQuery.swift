@@ -41,8 +41,10 @@ public struct RunFilter: Sendable, Equatable {
     /// Runs before this date (same form).
     public var until: String?
 
-    public init(machine: String? = nil, profile: String? = nil, engine: String? = nil, since: String? = nil,
-                until: String? = nil) {
+    public init(
+        machine: String? = nil, profile: String? = nil, engine: String? = nil, since: String? = nil,
+        until: String? = nil
+    ) {
         self.machine = machine
         self.profile = profile
         self.engine = engine
@@ -87,9 +89,11 @@ extension HistoryDatabase {
     /// searched in the full name), one per benchmark, engine, machine and profile, each with its change points.
     /// `acrossMachines` puts the runs of every machine and CPU in one series per profile (only when asked: levels
     /// differ between machines, so their change points are then mostly the machine changing).
-    public func trend(pattern: String, metric: String = "real_time", engine: String? = nil,
-                      filter: RunFilter = RunFilter(), acrossMachines: Bool = false,
-                      detector: EDivisive = EDivisive()) throws -> [TrendSeries] {
+    public func trend(
+        pattern: String, metric: String = "real_time", engine: String? = nil,
+        filter: RunFilter = RunFilter(), acrossMachines: Bool = false,
+        detector: EDivisive = EDivisive()
+    ) throws -> [TrendSeries] {
         let regex: Regex<AnyRegexOutput>
         do {
             regex = try Regex(pattern)
@@ -97,8 +101,9 @@ extension HistoryDatabase {
             throw HistoryError.usage("'\(pattern)' is not a benchmark name or a regular expression: \(error)")
         }
         var series = try read { db -> [TrendSeries] in
-            let all = try Row.fetchAll(db, sql: "SELECT id, benchmark, engine FROM series WHERE metric = ?",
-                                       arguments: [metric])
+            let all = try Row.fetchAll(
+                db, sql: "SELECT id, benchmark, engine FROM series WHERE metric = ?",
+                arguments: [metric])
             var chosen = all.filter { ($0["benchmark"] as String) == pattern }
             if chosen.isEmpty { chosen = all.filter { ($0["benchmark"] as String).contains(regex) } }
             if let engine { chosen = chosen.filter { ($0["engine"] as String?) == engine } }
@@ -106,11 +111,13 @@ extension HistoryDatabase {
             let names = Dictionary(uniqueKeysWithValues: chosen.map { ($0["id"] as Int64, $0["benchmark"] as String) })
             let runs = Dictionary(uniqueKeysWithValues: try self.runs(filter, db).map { ($0.id, $0) })
             let ids = names.keys.map(String.init).joined(separator: ",")
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT m.series_id, m.run_id, m.count, m.median, m.q1, m.q3, m.minimum, m.maximum
-                FROM measurement m JOIN run r ON r.id = m.run_id
-                WHERE m.series_id IN (\(ids)) ORDER BY r.date, r.id
-                """)
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT m.series_id, m.run_id, m.count, m.median, m.q1, m.q3, m.minimum, m.maximum
+                    FROM measurement m JOIN run r ON r.id = m.run_id
+                    WHERE m.series_id IN (\(ids)) ORDER BY r.date, r.id
+                    """)
             var grouped: [String: (benchmark: String, machine: String, profile: String, points: [TrendPoint])] = [:]
             var order: [String] = []
             while let row = try rows.next() {
@@ -121,14 +128,17 @@ extension HistoryDatabase {
                     grouped[key] = (benchmark, machine, run.profile, [])
                     order.append(key)
                 }
-                grouped[key]!.points.append(TrendPoint(run: run, count: row["count"], median: row["median"],
-                                                       q1: row["q1"], q3: row["q3"], minimum: row["minimum"],
-                                                       maximum: row["maximum"]))
+                grouped[key]!.points.append(
+                    TrendPoint(
+                        run: run, count: row["count"], median: row["median"],
+                        q1: row["q1"], q3: row["q3"], minimum: row["minimum"],
+                        maximum: row["maximum"]))
             }
             return order.compactMap { grouped[$0] }.map { group in
                 let name = BenchmarkName(group.benchmark)
-                return TrendSeries(benchmark: group.benchmark, key: name.withoutEngine, engine: name.engine,
-                                   machine: group.machine, profile: group.profile, points: group.points)
+                return TrendSeries(
+                    benchmark: group.benchmark, key: name.withoutEngine, engine: name.engine,
+                    machine: group.machine, profile: group.profile, points: group.points)
             }
         }
         // Machines and profiles with the newest run first (the machine in use now leads), then benchmarks in natural
@@ -139,7 +149,8 @@ extension HistoryDatabase {
             newest[group] = max(newest[group] ?? "", s.points.last?.run.date ?? "")
         }
         series.sort {
-            let left = $0.machine + "\u{0}" + $0.profile, right = $1.machine + "\u{0}" + $1.profile
+            let left = $0.machine + "\u{0}" + $0.profile
+            let right = $1.machine + "\u{0}" + $1.profile
             if left != right { return (newest[left] ?? "", right) > (newest[right] ?? "", left) }
             return $0.key != $1.key ? BenchmarkName.naturalOrder($0.key, $1.key) : ($0.engine ?? "") < ($1.engine ?? "")
         }
@@ -166,16 +177,30 @@ extension HistoryDatabase {
     }
 
     func runs(_ filter: RunFilter, _ db: Database) throws -> [HistoryRun] {
-        var conditions: [String] = [], arguments: [any DatabaseValueConvertible] = []
-        if let machine = filter.machine { conditions.append("machine = ?"); arguments.append(machine) }
-        if let profile = filter.profile { conditions.append("profile = ?"); arguments.append(profile) }
-        if let since = filter.since { conditions.append("date >= ?"); arguments.append(since) }
-        if let until = filter.until { conditions.append("date < ?"); arguments.append(until) }
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let machine = filter.machine {
+            conditions.append("machine = ?")
+            arguments.append(machine)
+        }
+        if let profile = filter.profile {
+            conditions.append("profile = ?")
+            arguments.append(profile)
+        }
+        if let since = filter.since {
+            conditions.append("date >= ?")
+            arguments.append(since)
+        }
+        if let until = filter.until {
+            conditions.append("date < ?")
+            arguments.append(until)
+        }
         if let engine = filter.engine {
             conditions.append("id IN (SELECT run_id FROM run_engine WHERE engine = ?)")
             arguments.append(engine)
         }
-        let sql = "SELECT * FROM run" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+        let sql =
+            "SELECT * FROM run" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY date, id"
         let engines = try HistoryDatabase.engines(db)
         return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map {
@@ -192,8 +217,9 @@ extension HistoryDatabase {
     }
 
     static func run(_ row: Row, engines: [String: String]) -> HistoryRun {
-        HistoryRun(id: row["id"], file: row["file"], date: row["date"], machine: row["machine"], cpu: row["cpu"],
-                   commit: row["commit_id"], uncommittedPaths: row["uncommitted_paths"], profile: row["profile"],
-                   filter: row["filter"], rowCount: row["row_count"], errorRows: row["error_rows"], engines: engines)
+        HistoryRun(
+            id: row["id"], file: row["file"], date: row["date"], machine: row["machine"], cpu: row["cpu"],
+            commit: row["commit_id"], uncommittedPaths: row["uncommitted_paths"], profile: row["profile"],
+            filter: row["filter"], rowCount: row["row_count"], errorRows: row["error_rows"], engines: engines)
     }
 }

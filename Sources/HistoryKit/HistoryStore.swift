@@ -31,11 +31,14 @@ extension HistoryDatabase {
         var files: [String] = []
         for directory in directories {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw HistoryError.file(directory, "not a directory")
             }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            files += names.filter { $0.hasSuffix(".csv") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
+            files += names.filter { $0.hasSuffix(".csv") }.sorted().map {
+                (directory as NSString).appendingPathComponent($0)
+            }
         }
         let records = try files.map(RunRecord.read(path:))
         return try write { db in
@@ -70,28 +73,38 @@ extension HistoryDatabase {
         for row in try Row.fetchAll(db, sql: "SELECT id, benchmark, metric FROM series") {
             seriesIDs[(row["benchmark"] as String) + "\u{0}" + (row["metric"] as String)] = row["id"]
         }
-        let insertSeries = try db.makeStatement(sql: """
-            INSERT INTO series (benchmark, metric, family, engine, parameters) VALUES (?, ?, ?, ?, ?)
-            """)
-        let insertMeasurement = try db.makeStatement(sql: """
-            INSERT INTO measurement (series_id, run_id, count, median, q1, q3, minimum, maximum, samples)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let insertContext = try db.makeStatement(sql: "INSERT INTO run_context (run_id, position, key, value) VALUES (?, ?, ?, ?)")
-        let insertEngine = try db.makeStatement(sql: "INSERT OR IGNORE INTO run_engine (run_id, engine, version) VALUES (?, ?, ?)")
+        let insertSeries = try db.makeStatement(
+            sql: """
+                INSERT INTO series (benchmark, metric, family, engine, parameters) VALUES (?, ?, ?, ?, ?)
+                """)
+        let insertMeasurement = try db.makeStatement(
+            sql: """
+                INSERT INTO measurement (series_id, run_id, count, median, q1, q3, minimum, maximum, samples)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        let insertContext = try db.makeStatement(
+            sql: "INSERT INTO run_context (run_id, position, key, value) VALUES (?, ?, ?, ?)")
+        let insertEngine = try db.makeStatement(
+            sql: "INSERT OR IGNORE INTO run_engine (run_id, engine, version) VALUES (?, ?, ?)")
         for record in records {
-            if let existing = try String.fetchOne(db, sql: "SELECT file FROM run WHERE content_hash = ?",
-                                                  arguments: [record.contentHash]) {
+            if let existing = try String.fetchOne(
+                db, sql: "SELECT file FROM run WHERE content_hash = ?",
+                arguments: [record.contentHash])
+            {
                 summary.alreadyPresent.append((record.file, existing))
                 continue
             }
-            try db.execute(sql: """
-                INSERT INTO run (file, content_hash, date, machine, cpu, commit_id, uncommitted_paths, profile,
-                                 profile_detail, filter, row_count, error_rows)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [record.file, record.contentHash, record.date, record.machine, record.cpu,
-                                 record.commit, record.uncommittedPaths, record.profile, record.profileDetail,
-                                 record.filter, record.rowCount, record.errorRows])
+            try db.execute(
+                sql: """
+                    INSERT INTO run (file, content_hash, date, machine, cpu, commit_id, uncommitted_paths, profile,
+                                     profile_detail, filter, row_count, error_rows)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    record.file, record.contentHash, record.date, record.machine, record.cpu,
+                    record.commit, record.uncommittedPaths, record.profile, record.profileDetail,
+                    record.filter, record.rowCount, record.errorRows,
+                ])
             let runID = db.lastInsertedRowID
             for (position, entry) in record.context.enumerated() {
                 try insertContext.execute(arguments: [runID, position, entry.key, entry.value])
@@ -106,14 +119,18 @@ extension HistoryDatabase {
                     seriesID = known
                 } else {
                     let name = BenchmarkName(measurement.benchmark)
-                    try insertSeries.execute(arguments: [measurement.benchmark, measurement.metric, name.family,
-                                                         name.engine, name.parameters])
+                    try insertSeries.execute(arguments: [
+                        measurement.benchmark, measurement.metric, name.family,
+                        name.engine, name.parameters,
+                    ])
                     seriesID = db.lastInsertedRowID
                     seriesIDs[key] = seriesID
                 }
                 let s = measurement.summary
-                try insertMeasurement.execute(arguments: [seriesID, runID, measurement.samples.count, s.median, s.q1,
-                                                          s.q3, s.minimum, s.maximum, measurement.blob])
+                try insertMeasurement.execute(arguments: [
+                    seriesID, runID, measurement.samples.count, s.median, s.q1,
+                    s.q3, s.minimum, s.maximum, measurement.blob,
+                ])
             }
             summary.added.append(record.file)
         }

@@ -37,8 +37,10 @@ public enum HistoryText {
         guard !runs.isEmpty else { return "no runs\n" }
         var rows: [[String]] = [["date", "machine", "cpu", "profile", "commit", "rows", "errors", "engines", "file"]]
         for run in runs {
-            rows.append([run.date, run.machine, run.cpu, run.profile, run.shortCommit, String(run.rowCount),
-                         String(run.errorRows), run.engines.keys.sorted().joined(separator: ","), run.file])
+            rows.append([
+                run.date, run.machine, run.cpu, run.profile, run.shortCommit, String(run.rowCount),
+                String(run.errorRows), run.engines.keys.sorted().joined(separator: ","), run.file,
+            ])
         }
         return table(rows) + "\(runs.count) run\(runs.count == 1 ? "" : "s")\n"
     }
@@ -61,10 +63,12 @@ public enum HistoryText {
             for (index, point) in s.points.enumerated() {
                 let commitChanged = index > 0 && s.points[index - 1].run.commit != point.run.commit
                 let mark = starts.contains(index) ? ">>" : commitChanged ? "|" : ""
-                rows.append([mark, point.run.date, point.run.shortCommit, value(point.median, metric: metric),
-                             value(point.q1, metric: metric) + " - " + value(point.q3, metric: metric),
-                             value(point.minimum, metric: metric) + " - " + value(point.maximum, metric: metric),
-                             String(point.count)])
+                rows.append([
+                    mark, point.run.date, point.run.shortCommit, value(point.median, metric: metric),
+                    value(point.q1, metric: metric) + " - " + value(point.q3, metric: metric),
+                    value(point.minimum, metric: metric) + " - " + value(point.maximum, metric: metric),
+                    String(point.count),
+                ])
             }
             out += table(rows, indent: "  ")
             if s.changePoints.isEmpty {
@@ -79,7 +83,8 @@ public enum HistoryText {
 
     /// `b990f9c..fe1b8f7 (2026-11-26T13:20:11Z .. 2026-11-26T16:31:02Z): 671 ns -> 597 ns, -11.0 %, p = 0.005`.
     public static func changePoint(_ point: ChangePoint, in series: TrendSeries, metric: String) -> String {
-        let before = series.points[point.index - 1].run, after = series.points[point.index].run
+        let before = series.points[point.index - 1].run
+        let after = series.points[point.index].run
         return "\(before.shortCommit)..\(after.shortCommit) (\(before.date) .. \(after.date)): "
             + "\(value(point.before, metric: metric)) -> \(value(point.after, metric: metric)), "
             + "\(percent(point.change)), p = \(String(format: "%.3f", point.pValue))"
@@ -88,32 +93,38 @@ public enum HistoryText {
     /// The check's regressions first, then the improvements, then a summary line.
     public static func check(_ report: CheckReport) -> String {
         let run = report.run
-        var out = "history check: \(run.file) (\(run.date), \(run.shortCommit)) against the previous run"
+        var out =
+            "history check: \(run.file) (\(run.date), \(run.shortCommit)) against the previous run"
             + " of \(run.machineKey), profile \(run.profile)\n"
         for baseline in report.baselines {
-            out += "  baseline: \(baseline.file) (\(baseline.date), \(baseline.shortCommit)); commits "
+            out +=
+                "  baseline: \(baseline.file) (\(baseline.date), \(baseline.shortCommit)); commits "
                 + "\(String(baseline.commit.prefix(7)))..\(String(run.commit.prefix(7)))\n"
         }
-        out += "  \(report.changes.count) benchmarks of \(report.changes.first?.metric ?? "real_time") compared: "
+        out +=
+            "  \(report.changes.count) benchmarks of \(report.changes.first?.metric ?? "real_time") compared: "
             + "Mann-Whitney U, alpha \(report.alpha), threshold \(HistoryText.significant(report.thresholdPercent)) %\n"
         for (title, changes) in [("REGRESSED", report.regressions), ("improved", report.improvements)]
         where !changes.isEmpty {
             out += "\n\(title) (\(changes.count)):\n"
             var rows: [[String]] = [["benchmark", "before", "now", "change", "p", "n", "commits"]]
             for change in changes {
-                rows.append([change.benchmark, value(change.baseMedian, metric: change.metric),
-                             value(change.newMedian, metric: change.metric), percent(change.change),
-                             (change.test.map { String(format: "%.4f", $0.pValue) } ?? "-")
-                                 + (change.thresholdOnly ? " *" : ""),
-                             "\(change.baseCount)/\(change.newCount)",
-                             "\(String(change.baseline.commit.prefix(7)))..\(String(run.commit.prefix(7)))"])
+                rows.append([
+                    change.benchmark, value(change.baseMedian, metric: change.metric),
+                    value(change.newMedian, metric: change.metric), percent(change.change),
+                    (change.test.map { String(format: "%.4f", $0.pValue) } ?? "-")
+                        + (change.thresholdOnly ? " *" : ""),
+                    "\(change.baseCount)/\(change.newCount)",
+                    "\(String(change.baseline.commit.prefix(7)))..\(String(run.commit.prefix(7)))",
+                ])
             }
             out += table(rows, indent: "  ")
         }
         if report.changes.contains(where: \.thresholdOnly) {
             out += "  * too few repetitions for the test to reach alpha: judged on the threshold alone\n"
         }
-        out += "\nresult: \(report.regressions.count) regressed, \(report.improvements.count) improved, "
+        out +=
+            "\nresult: \(report.regressions.count) regressed, \(report.improvements.count) improved, "
             + "\(report.changes.count - report.regressions.count - report.improvements.count) unchanged\n"
         return out
     }

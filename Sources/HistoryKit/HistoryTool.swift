@@ -30,7 +30,9 @@ public enum HistoryTool {
     /// `history rebuild DIR...`.
     public static func rebuild(database: String?, directories: [String]) -> HistoryOutcome {
         run { outcome in
-            guard !directories.isEmpty else { throw HistoryError.usage("history rebuild needs a directory of results CSVs") }
+            guard !directories.isEmpty else {
+                throw HistoryError.usage("history rebuild needs a directory of results CSVs")
+            }
             let db = try HistoryDatabase(path: database ?? defaultDatabase)
             let summary = try db.rebuild(directories: directories)
             outcome.output = importLines(summary, db: db.path)
@@ -46,25 +48,31 @@ public enum HistoryTool {
     }
 
     /// `history trend PATTERN`: the text, and the page when `htmlPath` is set.
-    public static func trend(database: String?, pattern: String, metric: String, engine: String?, filter: RunFilter,
-                             acrossMachines: Bool = false, htmlPath: String?) -> HistoryOutcome {
+    public static func trend(
+        database: String?, pattern: String, metric: String, engine: String?, filter: RunFilter,
+        acrossMachines: Bool = false, htmlPath: String?
+    ) -> HistoryOutcome {
         run { outcome in
             let db = try open(database)
-            let series = try db.trend(pattern: pattern, metric: metric, engine: engine, filter: filter,
-                                      acrossMachines: acrossMachines)
+            let series = try db.trend(
+                pattern: pattern, metric: metric, engine: engine, filter: filter,
+                acrossMachines: acrossMachines)
             if series.isEmpty {
                 let metrics = try db.metrics()
                 guard metrics.contains(metric) else {
-                    throw HistoryError.usage("no values of metric '\(metric)' in the history; it has "
-                        + metrics.joined(separator: ", "))
+                    throw HistoryError.usage(
+                        "no values of metric '\(metric)' in the history; it has "
+                            + metrics.joined(separator: ", "))
                 }
-                throw HistoryError.usage("no benchmark matches '\(pattern)'"
-                    + (engine.map { " on engine \($0)" } ?? "") + " in the runs selected")
+                throw HistoryError.usage(
+                    "no benchmark matches '\(pattern)'"
+                        + (engine.map { " on engine \($0)" } ?? "") + " in the runs selected")
             }
             outcome.output = HistoryText.trend(series, metric: metric)
             if let htmlPath {
-                let page = TrendPage.html(series, metric: metric, pattern: pattern,
-                                          generated: "from \(db.path), \(Set(series.flatMap { $0.points.map(\.run.id) }).count) runs")
+                let page = TrendPage.html(
+                    series, metric: metric, pattern: pattern,
+                    generated: "from \(db.path), \(Set(series.flatMap { $0.points.map(\.run.id) }).count) runs")
                 do {
                     try page.write(toFile: htmlPath, atomically: true, encoding: .utf8)
                 } catch {
@@ -76,12 +84,17 @@ public enum HistoryTool {
     }
 
     /// `history check [--latest | --run FILE]`: exit 1 naming each regressed benchmark.
-    public static func check(database: String?, runFile: String?, metric: String, thresholdPercent: Double,
-                             alpha: Double) -> HistoryOutcome {
+    public static func check(
+        database: String?, runFile: String?, metric: String, thresholdPercent: Double,
+        alpha: Double
+    ) -> HistoryOutcome {
         run { outcome in
             let db = try open(database)
-            guard let report = try db.check(runFile: runFile, metric: metric, thresholdPercent: thresholdPercent,
-                                            alpha: alpha) else {
+            guard
+                let report = try db.check(
+                    runFile: runFile, metric: metric, thresholdPercent: thresholdPercent,
+                    alpha: alpha)
+            else {
                 outcome.output = "history check: no earlier run of the same machine, CPU and profile to compare with\n"
                 return
             }
@@ -100,17 +113,22 @@ public enum HistoryTool {
     static func open(_ database: String?) throws -> HistoryDatabase {
         let path = database ?? defaultDatabase
         guard FileManager.default.fileExists(atPath: path) else {
-            throw HistoryError.database(path, "no history database here; create it with runloop history add FILE... "
-                + "or runloop history rebuild DIR (or name another with --db)")
+            throw HistoryError.database(
+                path,
+                "no history database here; create it with runloop history add FILE... "
+                    + "or runloop history rebuild DIR (or name another with --db)")
         }
         return try HistoryDatabase(path: path)
     }
 
     static func importLines(_ summary: ImportSummary, db: String) -> String {
-        var lines = summary.alreadyPresent.map { "already in the history: \($0.file)"
-            + ($0.file == $0.recordedAs ? "" : " (the same content as \($0.recordedAs))") }
-        lines.append("\(db): \(summary.added.count) run\(summary.added.count == 1 ? "" : "s") added, "
-            + "\(summary.alreadyPresent.count) already present")
+        var lines = summary.alreadyPresent.map {
+            "already in the history: \($0.file)"
+                + ($0.file == $0.recordedAs ? "" : " (the same content as \($0.recordedAs))")
+        }
+        lines.append(
+            "\(db): \(summary.added.count) run\(summary.added.count == 1 ? "" : "s") added, "
+                + "\(summary.alreadyPresent.count) already present")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -46,8 +46,10 @@ public struct CheckReport: Sendable {
 extension HistoryDatabase {
     /// Checks `runFile`'s run (by its content), or the newest run, against the previous runs of its machine, CPU and
     /// profile. Nil when there is no earlier run to compare with.
-    public func check(runFile: String? = nil, metric: String = "real_time", thresholdPercent: Double = 10,
-                      alpha: Double = 0.05) throws -> CheckReport? {
+    public func check(
+        runFile: String? = nil, metric: String = "real_time", thresholdPercent: Double = 10,
+        alpha: Double = 0.05
+    ) throws -> CheckReport? {
         guard thresholdPercent >= 0, alpha > 0, alpha < 1 else {
             throw HistoryError.usage("--threshold must be at least 0 and --alpha between 0 and 1")
         }
@@ -55,10 +57,14 @@ extension HistoryDatabase {
         let all = try runs()
         if let runFile {
             let record = try RunRecord.read(path: runFile)
-            guard let id = try read({ db in
-                try Int64.fetchOne(db, sql: "SELECT id FROM run WHERE content_hash = ?", arguments: [record.contentHash])
-            }), let run = all.first(where: { $0.id == id }) else {
-                throw HistoryError.file(runFile, "this file is not in the history \(path): add it first (runloop history add)")
+            guard
+                let id = try read({ db in
+                    try Int64.fetchOne(
+                        db, sql: "SELECT id FROM run WHERE content_hash = ?", arguments: [record.contentHash])
+                }), let run = all.first(where: { $0.id == id })
+            else {
+                throw HistoryError.file(
+                    runFile, "this file is not in the history \(path): add it first (runloop history add)")
             }
             target = run
         } else {
@@ -75,38 +81,45 @@ extension HistoryDatabase {
         let byID = Dictionary(uniqueKeysWithValues: earlier.map { ($0.id, $0) })
         let changes = try read { db -> [BenchmarkChange] in
             var result: [BenchmarkChange] = []
-            let current = try Row.fetchAll(db, sql: """
-                SELECT s.id, s.benchmark, m.samples FROM measurement m JOIN series s ON s.id = m.series_id
-                WHERE m.run_id = ? AND s.metric = ?
-                """, arguments: [target.id, metric])
-            let previous = try db.makeStatement(sql: """
-                SELECT m.run_id, m.samples FROM measurement m JOIN run r ON r.id = m.run_id
-                WHERE m.series_id = ? AND m.run_id IN (\(earlier.map { String($0.id) }.joined(separator: ",")))
-                ORDER BY r.date DESC, r.id DESC LIMIT 1
-                """)
+            let current = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.id, s.benchmark, m.samples FROM measurement m JOIN series s ON s.id = m.series_id
+                    WHERE m.run_id = ? AND s.metric = ?
+                    """, arguments: [target.id, metric])
+            let previous = try db.makeStatement(
+                sql: """
+                    SELECT m.run_id, m.samples FROM measurement m JOIN run r ON r.id = m.run_id
+                    WHERE m.series_id = ? AND m.run_id IN (\(earlier.map { String($0.id) }.joined(separator: ",")))
+                    ORDER BY r.date DESC, r.id DESC LIMIT 1
+                    """)
             for row in current {
                 guard let base = try Row.fetchOne(previous, arguments: [row["id"] as Int64]),
-                      let baseline = byID[base["run_id"]] else { continue }
+                    let baseline = byID[base["run_id"]]
+                else { continue }
                 let new = Measurement.samples(fromBlob: row["samples"])
                 let old = Measurement.samples(fromBlob: base["samples"])
                 guard let newMedian = Statistics.median(new), let baseMedian = Statistics.median(old) else { continue }
                 let test = Statistics.mannWhitneyU(old, new)
-                let thresholdOnly = test == nil
+                let thresholdOnly =
+                    test == nil
                     || Statistics.smallestPossiblePValue(n1: old.count, n2: new.count) >= alpha
                 let significant = thresholdOnly || (test?.pValue ?? 1) < alpha
                 let change = baseMedian != 0 ? newMedian / baseMedian - 1 : 0
                 let worse = higherIsBetter ? change < -threshold : change > threshold
                 let better = higherIsBetter ? change > threshold : change < -threshold
-                result.append(BenchmarkChange(
-                    benchmark: row["benchmark"], metric: metric, baseline: baseline, baseMedian: baseMedian,
-                    newMedian: newMedian, baseCount: old.count, newCount: new.count, test: test,
-                    regressed: significant && worse, improved: significant && better, thresholdOnly: thresholdOnly))
+                result.append(
+                    BenchmarkChange(
+                        benchmark: row["benchmark"], metric: metric, baseline: baseline, baseMedian: baseMedian,
+                        newMedian: newMedian, baseCount: old.count, newCount: new.count, test: test,
+                        regressed: significant && worse, improved: significant && better, thresholdOnly: thresholdOnly))
             }
             return result.sorted { BenchmarkName.naturalOrder($0.benchmark, $1.benchmark) }
         }
         var baselineIDs: [Int64] = []
         for change in changes where !baselineIDs.contains(change.baseline.id) { baselineIDs.append(change.baseline.id) }
-        return CheckReport(run: target, baselines: baselineIDs.compactMap { byID[$0] }, changes: changes,
-                           thresholdPercent: thresholdPercent, alpha: alpha)
+        return CheckReport(
+            run: target, baselines: baselineIDs.compactMap { byID[$0] }, changes: changes,
+            thresholdPercent: thresholdPercent, alpha: alpha)
     }
 }

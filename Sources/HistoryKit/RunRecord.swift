@@ -69,17 +69,21 @@ public struct RunRecord: Sendable {
         func required(_ key: String) throws -> String {
             guard let value = results.contextValue(key), !value.isEmpty else {
                 let purpose = RunRecord.requiredContext.first { $0.key == key }?.purpose ?? ""
-                throw HistoryError.file(path, "missing context line '# \(key): ...' (it \(purpose)); a run in the "
-                    + "history needs # " + RunRecord.requiredContext.map(\.key).joined(separator: ", # ")
-                    + " before the header, as scripts/bench.sh writes them")
+                throw HistoryError.file(
+                    path,
+                    "missing context line '# \(key): ...' (it \(purpose)); a run in the "
+                        + "history needs # " + RunRecord.requiredContext.map(\.key).joined(separator: ", # ")
+                        + " before the header, as scripts/bench.sh writes them")
             }
             return value
         }
         let date = try required("date")
         let line = (results.contextLines.firstIndex { $0.hasPrefix("# date:") } ?? 0) + 1
         guard RunRecord.parseDate(date) != nil else {
-            throw HistoryError.file(path, line: line, "context line 'date': '\(date)' is not an ISO 8601 date "
-                + "such as 2026-11-27T01:19:11Z")
+            throw HistoryError.file(
+                path, line: line,
+                "context line 'date': '\(date)' is not an ISO 8601 date "
+                    + "such as 2026-11-27T01:19:11Z")
         }
         let commitLine = try required("commit")
         let commit = String(commitLine.split(separator: " ").first ?? "")
@@ -135,19 +139,25 @@ public struct Measurement: Sendable, Equatable {
 
     /// The median, quartiles and extremes of the samples.
     public var summary: (median: Double, q1: Double, q3: Double, minimum: Double, maximum: Double) {
-        (Statistics.median(samples) ?? .nan, Statistics.quantile(samples, 0.25) ?? .nan,
-         Statistics.quantile(samples, 0.75) ?? .nan, samples.min() ?? .nan, samples.max() ?? .nan)
+        (
+            Statistics.median(samples) ?? .nan, Statistics.quantile(samples, 0.25) ?? .nan,
+            Statistics.quantile(samples, 0.75) ?? .nan, samples.min() ?? .nan, samples.max() ?? .nan
+        )
     }
 
     /// `real_time` and every counter that has values, for every benchmark of the file (error rows never count).
     static func all(of results: ResultsFile) -> [Measurement] {
         // Google Benchmark's own rate column is a figure too (the resident thread's items per second).
-        let counters = results.columns.filter { !ResultsReader.standardColumns.contains($0) || $0 == "items_per_second" }
+        let counters = results.columns.filter {
+            !ResultsReader.standardColumns.contains($0) || $0 == "items_per_second"
+        }
         var result: [Measurement] = []
         for metric in [Metric.realTime] + counters.map(Metric.counter) {
             for samples in results.samples(of: metric) where !samples.values.isEmpty {
-                result.append(Measurement(benchmark: samples.name.full, metric: metric.description,
-                                          samples: samples.values))
+                result.append(
+                    Measurement(
+                        benchmark: samples.name.full, metric: metric.description,
+                        samples: samples.values))
             }
         }
         return result

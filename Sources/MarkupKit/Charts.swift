@@ -53,15 +53,21 @@ public struct ChartAxis {
         self.logarithmic = logarithmic
         if logarithmic {
             let positive = values.filter { $0 > 0 && $0.isFinite }
-            let minimum = positive.min() ?? 1, maximum = positive.max() ?? 10
-            var low = minimum / 1.25, high = maximum * 1.25
-            if high / low < 3 { low /= 1.6; high *= 1.6 }
+            let minimum = positive.min() ?? 1
+            let maximum = positive.max() ?? 10
+            var low = minimum / 1.25
+            var high = maximum * 1.25
+            if high / low < 3 {
+                low /= 1.6
+                high *= 1.6
+            }
             self.low = low
             self.high = high
             ticks = Charts.logTicks(low: low, high: high)
         } else {
             let finite = values.filter(\.isFinite)
-            var minimum = finite.min() ?? 0, maximum = finite.max() ?? 1
+            var minimum = finite.min() ?? 0
+            var maximum = finite.max() ?? 1
             if includeZero { minimum = min(minimum, 0) }
             if maximum == minimum { maximum = minimum + 1 }
             let step = Charts.niceStep((maximum - minimum) / 5)
@@ -83,17 +89,21 @@ public struct ChartAxis {
 /// The SVG pieces.
 public enum Charts {
     /// Colours for series, by their position in a list.
-    static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#e377c2", "#17becf",
-                          "#bcbd22", "#d62728"]
+    static let palette = [
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#e377c2", "#17becf",
+        "#bcbd22", "#d62728",
+    ]
 
     /// The colour of the series at `position`.
     public static func color(_ position: Int) -> String { palette[position % palette.count] }
 
     /// A line chart. Points with a non-positive coordinate on a log axis are left out.
-    public static func lineChart(title: String, subtitle: String, xLabel: String, yLabel: String, series: [ChartSeries],
-                          xStyle: AxisStyle,
-                          yStyle: AxisStyle, logX: Bool = true, logY: Bool = true, width: Double = 374,
-                          height: Double = 280) -> String {
+    public static func lineChart(
+        title: String, subtitle: String, xLabel: String, yLabel: String, series: [ChartSeries],
+        xStyle: AxisStyle,
+        yStyle: AxisStyle, logX: Bool = true, logY: Bool = true, width: Double = 374,
+        height: Double = 280
+    ) -> String {
         let plotted = series.map { line -> ChartSeries in
             var line = line
             line.points = line.points.filter { (!logX || $0.x > 0) && (!logY || $0.y > 0) && $0.y.isFinite }
@@ -104,43 +114,55 @@ public enum Charts {
         let distinct = Set(plotted.flatMap { $0.points.map(\.x) }).sorted()
         if distinct.count <= 8 { xAxis.ticks = distinct }
         let yAxis = ChartAxis(plotted.flatMap { $0.points.map(\.y) }, logarithmic: logY, includeZero: !logY)
-        let left = 66.0, right = width - 14, top = subtitle.isEmpty ? 34.0 : 48.0, bottom = height - 44
+        let left = 66.0
+        let right = width - 14
+        let top = subtitle.isEmpty ? 34.0 : 48.0
+        let bottom = height - 44
         func px(_ x: Double) -> Double { left + xAxis.fraction(x) * (right - left) }
         func py(_ y: Double) -> Double { bottom - yAxis.fraction(y) * (bottom - top) }
         var svg = SVG.open(width: width, height: height)
         svg += SVG.text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
         if !subtitle.isEmpty {
-            svg += SVG.text(x: 10, y: 36, Markup.escape(subtitle), size: 11, fill: "#555",
-                        family: "DejaVu Sans Mono, monospace")
+            svg += SVG.text(
+                x: 10, y: 36, Markup.escape(subtitle), size: 11, fill: "#555",
+                family: "DejaVu Sans Mono, monospace")
         }
         for tick in yAxis.ticks where tick >= yAxis.low && tick <= yAxis.high {
             svg += SVG.line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
-            svg += SVG.text(x: left - 6, y: py(tick) + 4, Markup.escape(yStyle.label(tick)), size: 10, anchor: "end",
-                        fill: "#444")
+            svg += SVG.text(
+                x: left - 6, y: py(tick) + 4, Markup.escape(yStyle.label(tick)), size: 10, anchor: "end",
+                fill: "#444")
         }
         for tick in xAxis.ticks where tick >= xAxis.low && tick <= xAxis.high {
             svg += SVG.line(px(tick), top, px(tick), bottom, stroke: "#eeeeee")
-            svg += SVG.text(x: px(tick), y: bottom + 15, Markup.escape(xStyle.label(tick)), size: 10, anchor: "middle",
-                        fill: "#444")
+            svg += SVG.text(
+                x: px(tick), y: bottom + 15, Markup.escape(xStyle.label(tick)), size: 10, anchor: "middle",
+                fill: "#444")
         }
-        svg += "<rect x=\"\(SVG.f(left))\" y=\"\(SVG.f(top))\" width=\"\(SVG.f(right - left))\" height=\"\(SVG.f(bottom - top))\" "
+        svg +=
+            "<rect x=\"\(SVG.f(left))\" y=\"\(SVG.f(top))\" width=\"\(SVG.f(right - left))\" height=\"\(SVG.f(bottom - top))\" "
             + "fill=\"none\" stroke=\"#999\"/>\n"
-        svg += SVG.text(x: (left + right) / 2, y: height - 10,
-                    Markup.escape(xLabel + (logX ? " (log)" : "")), size: 11, anchor: "middle")
-        svg += "<text x=\"14\" y=\"\(SVG.f((top + bottom) / 2))\" font-size=\"11\" text-anchor=\"middle\" "
+        svg += SVG.text(
+            x: (left + right) / 2, y: height - 10,
+            Markup.escape(xLabel + (logX ? " (log)" : "")), size: 11, anchor: "middle")
+        svg +=
+            "<text x=\"14\" y=\"\(SVG.f((top + bottom) / 2))\" font-size=\"11\" text-anchor=\"middle\" "
             + "transform=\"rotate(-90 14 \(SVG.f((top + bottom) / 2)))\">\(Markup.escape(yLabel + (logY ? " (log)" : "")))</text>\n"
         if plotted.allSatisfy({ $0.points.isEmpty }) {
-            svg += SVG.text(x: (left + right) / 2, y: (top + bottom) / 2, "no values", size: 12, anchor: "middle",
-                        fill: "#999")
+            svg += SVG.text(
+                x: (left + right) / 2, y: (top + bottom) / 2, "no values", size: 12, anchor: "middle",
+                fill: "#999")
         }
         for line in plotted where !line.points.isEmpty {
             let sorted = line.points.sorted { $0.x < $1.x }
             let path = sorted.map { "\(SVG.f(px($0.x))),\(SVG.f(py($0.y)))" }.joined(separator: " ")
-            svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"\(line.dashed ? "1.5" : "2")\""
+            svg +=
+                "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"\(line.dashed ? "1.5" : "2")\""
                 + (line.dashed ? " stroke-dasharray=\"6,4\"" : "") + "/>\n"
             guard !line.dashed else { continue }
             for point in sorted {
-                svg += "<circle cx=\"\(SVG.f(px(point.x)))\" cy=\"\(SVG.f(py(point.y)))\" r=\"3.2\" fill=\"\(line.color)\">"
+                svg +=
+                    "<circle cx=\"\(SVG.f(px(point.x)))\" cy=\"\(SVG.f(py(point.y)))\" r=\"3.2\" fill=\"\(line.color)\">"
                     + "<title>\(Markup.escape("\(line.name): \(xStyle.label(point.x)) → \(yStyle.label(point.y))"))</title></circle>\n"
             }
         }
@@ -168,9 +190,15 @@ public enum Charts {
 
     /// A dot plot: groups of rows, a filled dot at the median and a hollow one at the tail joined by a line, on a
     /// log axis of times; an optional vertical reference line (a threshold).
-    public static func dotPlot(title: String, centerName: String, tailName: String, groups: [(label: String, rows: [DotRow])],
-                        xLabel: String, reference: (value: Double, label: String)? = nil, width: Double = 860) -> String {
-        let rowHeight = 17.0, groupGap = 10.0, top = 52.0, left = 260.0, right = width - 150
+    public static func dotPlot(
+        title: String, centerName: String, tailName: String, groups: [(label: String, rows: [DotRow])],
+        xLabel: String, reference: (value: Double, label: String)? = nil, width: Double = 860
+    ) -> String {
+        let rowHeight = 17.0
+        let groupGap = 10.0
+        let top = 52.0
+        let left = 260.0
+        let right = width - 150
         let rowCount = Double(groups.reduce(0) { $0 + $1.rows.count })
         let height = top + rowCount * rowHeight + Double(groups.count) * groupGap + 44
         var values = groups.flatMap { $0.rows.flatMap { [$0.center, $0.tail].compactMap { $0 } } }
@@ -181,51 +209,63 @@ public enum Charts {
         svg += SVG.text(x: 10, y: 20, Markup.escape(title), size: 13, weight: "bold")
         svg += "<circle cx=\"16\" cy=\"36\" r=\"4\" fill=\"#333\"/>"
         svg += SVG.text(x: 24, y: 40, Markup.escape(centerName), size: 11)
-        svg += "<circle cx=\"\(SVG.f(40 + Double(centerName.count) * 6.5))\" cy=\"36\" r=\"4\" fill=\"white\" stroke=\"#333\" stroke-width=\"1.5\"/>"
+        svg +=
+            "<circle cx=\"\(SVG.f(40 + Double(centerName.count) * 6.5))\" cy=\"36\" r=\"4\" fill=\"white\" stroke=\"#333\" stroke-width=\"1.5\"/>"
         svg += SVG.text(x: 48 + Double(centerName.count) * 6.5, y: 40, Markup.escape(tailName), size: 11)
         let plotBottom = height - 40
         for tick in axis.ticks where tick >= axis.low && tick <= axis.high {
             svg += SVG.line(px(tick), top - 6, px(tick), plotBottom, stroke: "#e4e4e4")
-            svg += SVG.text(x: px(tick), y: plotBottom + 14, Markup.escape(AxisStyle.time.label(tick)), size: 10,
-                        anchor: "middle", fill: "#444")
+            svg += SVG.text(
+                x: px(tick), y: plotBottom + 14, Markup.escape(AxisStyle.time.label(tick)), size: 10,
+                anchor: "middle", fill: "#444")
         }
-        svg += SVG.text(x: (left + right) / 2, y: height - 10, Markup.escape(xLabel + " (log)"), size: 11, anchor: "middle")
+        svg += SVG.text(
+            x: (left + right) / 2, y: height - 10, Markup.escape(xLabel + " (log)"), size: 11, anchor: "middle")
         if let reference {
-            svg += SVG.line(px(reference.value), top - 6, px(reference.value), plotBottom, stroke: "#cf222e", dash: "5,4")
-            svg += SVG.text(x: px(reference.value) + 4, y: top - 10, Markup.escape(reference.label), size: 10, fill: "#cf222e")
+            svg += SVG.line(
+                px(reference.value), top - 6, px(reference.value), plotBottom, stroke: "#cf222e", dash: "5,4")
+            svg += SVG.text(
+                x: px(reference.value) + 4, y: top - 10, Markup.escape(reference.label), size: 10, fill: "#cf222e")
         }
         var y = top
         for (index, group) in groups.enumerated() {
             if index % 2 == 0 {
-                svg += "<rect x=\"0\" y=\"\(SVG.f(y - 3))\" width=\"\(SVG.f(width))\" "
+                svg +=
+                    "<rect x=\"0\" y=\"\(SVG.f(y - 3))\" width=\"\(SVG.f(width))\" "
                     + "height=\"\(SVG.f(Double(group.rows.count) * rowHeight + 6))\" fill=\"#f6f8fa\"/>\n"
             }
-            svg += SVG.text(x: 10, y: y + 12, Markup.escape(group.label), size: 11.5, weight: "bold",
-                        family: "DejaVu Sans Mono, monospace")
+            svg += SVG.text(
+                x: 10, y: y + 12, Markup.escape(group.label), size: 11.5, weight: "bold",
+                family: "DejaVu Sans Mono, monospace")
             for row in group.rows {
                 let center = y + rowHeight / 2
                 svg += SVG.text(x: left - 8, y: center + 4, Markup.escape(row.label), size: 11, anchor: "end")
                 // Zero (nothing measured, nothing detected) has no place on a log axis: only its label shows it.
-                let row = Charts.DotRow(label: row.label, color: row.color, center: row.center.flatMap { $0 > 0 ? $0 : nil },
-                                        tail: row.tail.flatMap { $0 > 0 ? $0 : nil },
-                                        note: row.note ?? ([row.center, row.tail].contains { $0 == 0 }
-                                            ? [row.center, row.tail].compactMap { $0.map { AxisStyle.time.label($0) } }
-                                                .joined(separator: " / ") : nil))
+                let row = Charts.DotRow(
+                    label: row.label, color: row.color, center: row.center.flatMap { $0 > 0 ? $0 : nil },
+                    tail: row.tail.flatMap { $0 > 0 ? $0 : nil },
+                    note: row.note
+                        ?? ([row.center, row.tail].contains { $0 == 0 }
+                            ? [row.center, row.tail].compactMap { $0.map { AxisStyle.time.label($0) } }
+                                .joined(separator: " / ") : nil))
                 if let low = row.center, let high = row.tail {
                     svg += SVG.line(px(min(low, high)), center, px(max(low, high)), center, stroke: row.color, width: 2)
                 }
                 if let tail = row.tail {
-                    svg += "<circle cx=\"\(SVG.f(px(tail)))\" cy=\"\(SVG.f(center))\" r=\"4\" fill=\"white\" stroke=\"\(row.color)\" "
+                    svg +=
+                        "<circle cx=\"\(SVG.f(px(tail)))\" cy=\"\(SVG.f(center))\" r=\"4\" fill=\"white\" stroke=\"\(row.color)\" "
                         + "stroke-width=\"1.5\"><title>\(Markup.escape("\(row.label) \(tailName): \(AxisStyle.time.label(tail))"))</title></circle>\n"
                 }
                 if let value = row.center {
-                    svg += "<circle cx=\"\(SVG.f(px(value)))\" cy=\"\(SVG.f(center))\" r=\"4.5\" fill=\"\(row.color)\">"
+                    svg +=
+                        "<circle cx=\"\(SVG.f(px(value)))\" cy=\"\(SVG.f(center))\" r=\"4.5\" fill=\"\(row.color)\">"
                         + "<title>\(Markup.escape("\(row.label) \(centerName): \(AxisStyle.time.label(value))"))</title></circle>\n"
                 }
                 let label = [row.center.map { AxisStyle.time.label($0) }, row.tail.map { AxisStyle.time.label($0) }]
                     .compactMap { $0 }.joined(separator: " / ")
-                svg += SVG.text(x: right + 10, y: center + 4, Markup.escape(row.note ?? label), size: 10.5,
-                            fill: row.note == nil ? "#333" : "#8c959f")
+                svg += SVG.text(
+                    x: right + 10, y: center + 4, Markup.escape(row.note ?? label), size: 10.5,
+                    fill: row.note == nil ? "#333" : "#8c959f")
                 y += rowHeight
             }
             y += groupGap
@@ -238,7 +278,8 @@ public enum Charts {
         var x = 6.0
         var body = ""
         for entry in entries {
-            body += "<line x1=\"\(SVG.f(x))\" y1=\"12\" x2=\"\(SVG.f(x + 22))\" y2=\"12\" stroke=\"\(entry.color)\" stroke-width=\"2.5\""
+            body +=
+                "<line x1=\"\(SVG.f(x))\" y1=\"12\" x2=\"\(SVG.f(x + 22))\" y2=\"12\" stroke=\"\(entry.color)\" stroke-width=\"2.5\""
                 + (entry.dashed ? " stroke-dasharray=\"6,4\"" : "") + "/>"
             if !entry.dashed { body += "<circle cx=\"\(SVG.f(x + 11))\" cy=\"12\" r=\"3.2\" fill=\"\(entry.color)\"/>" }
             body += SVG.text(x: x + 28, y: 16, Markup.escape(entry.name), size: 12)
@@ -252,7 +293,8 @@ public enum Charts {
 
     /// Decades, and 2 and 5 times them when the axis spans fewer than three decades.
     static func logTicks(low: Double, high: Double) -> [Double] {
-        let first = Int(floor(log10(low))), last = Int(ceil(log10(high)))
+        let first = Int(floor(log10(low)))
+        let last = Int(ceil(log10(high)))
         let multiples: [Double] = log10(high / low) < 2.5 ? [1, 2, 5] : [1]
         var ticks: [Double] = []
         for exponent in first...last {

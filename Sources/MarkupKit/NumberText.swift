@@ -17,16 +17,22 @@ public enum NumberText {
     public static func duration(_ nanoseconds: Double) -> String {
         let magnitude = abs(nanoseconds)
         let (scaled, unit): (Double, String) =
-            magnitude >= 1e9 ? (nanoseconds / 1e9, "s") : magnitude >= 1e6 ? (nanoseconds / 1e6, "ms")
-            : magnitude >= 1e3 ? (nanoseconds / 1e3, "us") : (nanoseconds, "ns")
+            magnitude >= 1e9
+            ? (nanoseconds / 1e9, "s")
+            : magnitude >= 1e6
+                ? (nanoseconds / 1e6, "ms")
+                : magnitude >= 1e3 ? (nanoseconds / 1e3, "us") : (nanoseconds, "ns")
         return significant(scaled) + " " + unit
     }
 
     /// A rate per second with a decimal prefix: `1.250 M/s`, `512.0 /s`.
     public static func rate(_ value: Double) -> String {
         let magnitude = abs(value)
-        let (scaled, prefix): (Double, String) = magnitude >= 1e9 ? (value / 1e9, "G") : magnitude >= 1e6
-            ? (value / 1e6, "M") : magnitude >= 1e3 ? (value / 1e3, "k") : (value, "")
+        let (scaled, prefix): (Double, String) =
+            magnitude >= 1e9
+            ? (value / 1e9, "G")
+            : magnitude >= 1e6
+                ? (value / 1e6, "M") : magnitude >= 1e3 ? (value / 1e3, "k") : (value, "")
         return significant(scaled) + " " + prefix + "/s"
     }
 

@@ -16,15 +16,19 @@ public enum SVG {
     public static func f(_ value: Double) -> String { String(format: "%.2f", value) }
 
     /// A `<line>` element.
-    public static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1,
-                            dash: String? = nil) -> String {
+    public static func line(
+        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1,
+        dash: String? = nil
+    ) -> String {
         "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\" "
             + "stroke-width=\"\(f(width))\"" + (dash.map { " stroke-dasharray=\"\($0)\"" } ?? "") + "/>\n"
     }
 
     /// A `<text>` element; `content` must already be escaped.
-    public static func text(x: Double, y: Double, _ content: String, size: Double, anchor: String = "start",
-                            weight: String = "normal", fill: String = "#111", family: String? = nil) -> String {
+    public static func text(
+        x: Double, y: Double, _ content: String, size: Double, anchor: String = "start",
+        weight: String = "normal", fill: String = "#111", family: String? = nil
+    ) -> String {
         "<text x=\"\(f(x))\" y=\"\(f(y))\" font-size=\"\(f(size))\" text-anchor=\"\(anchor)\" "
             + "font-weight=\"\(weight)\" fill=\"\(fill)\"" + (family.map { " font-family=\"\($0)\"" } ?? "")
             + ">\(content)</text>\n"

@@ -22,7 +22,9 @@ public struct ReferenceEngine: RunLoopEngine {
         return nil
     }
 
-    public var features: Set<EngineFeature> { [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue] }
+    public var features: Set<EngineFeature> {
+        [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue]
+    }
 
     public func currentLoop() -> any EngineLoop { RefLoopAdapter(RefRunLoop.current) }
 }
@@ -38,23 +40,31 @@ final class RefLoopAdapter: EngineLoop, @unchecked Sendable {
     var isMainLoop: Bool { loop.isMain }
 
     func makeSource0(order: Int, callbacks: Source0Callbacks) -> any EngineSource {
-        RefSourceItem(RefRunLoopSource(order: order, perform: callbacks.perform,
-                                       schedule: callbacks.schedule, cancel: callbacks.cancel))
+        RefSourceItem(
+            RefRunLoopSource(
+                order: order, perform: callbacks.perform,
+                schedule: callbacks.schedule, cancel: callbacks.cancel))
     }
 
     func makeSource1(order: Int, fd: Int32, perform: @escaping @Sendable () -> Void) -> any EngineSource {
         RefSourceItem(RefRunLoopSource(order: order, fileDescriptor: fd, perform: perform))
     }
 
-    func makeTimer(fireDate: Double, interval: Double, order: Int,
-                   callout: @escaping @Sendable () -> Void) -> any EngineTimer {
+    func makeTimer(
+        fireDate: Double, interval: Double, order: Int,
+        callout: @escaping @Sendable () -> Void
+    ) -> any EngineTimer {
         RefTimerItem(RefRunLoopTimer(fireDate: fireDate, interval: interval, order: order) { _ in callout() })
     }
 
-    func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
-                      callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver {
-        let observer = RefRunLoopObserver(activities: RefRunLoopActivity(rawValue: activities.rawValue),
-                                          repeats: repeats, order: order) { _, activity in
+    func makeObserver(
+        activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) -> any EngineObserver {
+        let observer = RefRunLoopObserver(
+            activities: RefRunLoopActivity(rawValue: activities.rawValue),
+            repeats: repeats, order: order
+        ) { _, activity in
             guard let known = Activity(bit: activity.rawValue) else {
                 fatalError("internal bug: RefRunLoop reported an unknown activity \(activity.rawValue)")
             }
@@ -100,7 +110,8 @@ final class RefLoopAdapter: EngineLoop, @unchecked Sendable {
     }
 
     func run(mode: ModeName, seconds: Double, returnAfterSourceHandled: Bool) -> RunResult {
-        let result = loop.run(mode: Self.mode(mode), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
+        let result = loop.run(
+            mode: Self.mode(mode), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
         guard let mapped = RunResult(rawValue: Int(result.rawValue)) else {
             fatalError("internal bug: RefRunLoop returned \(result.rawValue)")
         }
@@ -140,7 +151,9 @@ final class RefLoopAdapter: EngineLoop, @unchecked Sendable {
     }
 
     static func unwrap(_ observer: any EngineObserver) -> RefRunLoopObserver {
-        guard let item = observer as? RefObserverItem else { fatalError("an observer from another engine was given to ref") }
+        guard let item = observer as? RefObserverItem else {
+            fatalError("an observer from another engine was given to ref")
+        }
         return item.observer
     }
 }

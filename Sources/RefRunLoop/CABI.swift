@@ -27,8 +27,10 @@ private func borrowing<T: AnyObject, R>(_ pointer: OpaquePointer?, as type: T.Ty
 /// Calls `body` with a loop and an item borrowed, as ``borrowing(_:as:_:)`` does: the add and remove functions,
 /// which a churning caller makes once per item.
 @inline(__always)
-private func changing<T: AnyObject>(_ loop: OpaquePointer?, _ item: OpaquePointer?, as type: T.Type,
-                                    _ body: (RefRunLoop, T) -> Void) {
+private func changing<T: AnyObject>(
+    _ loop: OpaquePointer?, _ item: OpaquePointer?, as type: T.Type,
+    _ body: (RefRunLoop, T) -> Void
+) {
     borrowing(loop, as: RefRunLoop.self) { loop in borrowing(item, as: type) { body(loop, $0) } }
 }
 
@@ -81,10 +83,13 @@ public func refRunLoopMain() -> OpaquePointer {
 public func refRunLoopNow() -> Double { RefClock.now }
 
 @_cdecl("ref_runloop_run")
-public func refRunLoopRun(_ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ seconds: Double,
-                          _ returnAfterSourceHandled: Int32) -> Int32 {
+public func refRunLoopRun(
+    _ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ seconds: Double,
+    _ returnAfterSourceHandled: Int32
+) -> Int32 {
     let loop: RefRunLoop = object(loop)
-    return loop.run(mode: mode(name), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0).rawValue
+    return loop.run(mode: mode(name), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled != 0)
+        .rawValue
 }
 
 @_cdecl("ref_runloop_stop")
@@ -107,9 +112,11 @@ public func refRunLoopAddCommonMode(_ loop: OpaquePointer?, _ name: UnsafePointe
 }
 
 @_cdecl("ref_runloop_perform")
-public func refRunLoopPerform(_ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?,
-                              _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                              _ info: UnsafeMutableRawPointer?) {
+public func refRunLoopPerform(
+    _ loop: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+    _ info: UnsafeMutableRawPointer?
+) {
     let call = CCallout(function: nonNull(callout, "a callout"), info: info)
     (object(loop) as RefRunLoop).perform(modes: .one(mode(name))) { call() }
 }
@@ -143,22 +150,28 @@ public func refRunLoopSpinCaughtCount(_ loop: OpaquePointer?) -> UInt64 {
 // MARK: Sources
 
 @_cdecl("ref_runloop_source0_create")
-public func refRunLoopSource0Create(_ order: Int, _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                                    _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+public func refRunLoopSource0Create(
+    _ order: Int, _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+    _ info: UnsafeMutableRawPointer?
+) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
     return retained(RefRunLoopSource(order: order, kind: .version0(nil), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source1_create")
-public func refRunLoopSource1Create(_ order: Int, _ fd: Int32,
-                                    _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                                    _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+public func refRunLoopSource1Create(
+    _ order: Int, _ fd: Int32,
+    _ perform: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+    _ info: UnsafeMutableRawPointer?
+) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
     return retained(RefRunLoopSource(order: order, kind: .version1(fileDescriptor: fd), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source_signal")
-public func refRunLoopSourceSignal(_ source: OpaquePointer?) { borrowing(source, as: RefRunLoopSource.self) { $0.signal() } }
+public func refRunLoopSourceSignal(_ source: OpaquePointer?) {
+    borrowing(source, as: RefRunLoopSource.self) { $0.signal() }
+}
 
 @_cdecl("ref_runloop_source_invalidate")
 public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) { (object(source) as RefRunLoopSource).invalidate() }
@@ -183,9 +196,11 @@ public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePoint
 // MARK: Timers
 
 @_cdecl("ref_runloop_timer_create")
-public func refRunLoopTimerCreate(_ fireDate: Double, _ interval: Double, _ order: Int,
-                                  _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-                                  _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+public func refRunLoopTimerCreate(
+    _ fireDate: Double, _ interval: Double, _ order: Int,
+    _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+    _ info: UnsafeMutableRawPointer?
+) -> OpaquePointer {
     let call = CCallout(function: nonNull(callout, "a callout"), info: info)
     return retained(RefRunLoopTimer(fireDate: fireDate, interval: interval, order: order, callout: .c(call)))
 }
@@ -228,12 +243,16 @@ public func refRunLoopRemoveTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer
 // MARK: Observers
 
 @_cdecl("ref_runloop_observer_create")
-public func refRunLoopObserverCreate(_ activities: UInt32, _ repeats: Int32, _ order: Int,
-                                     _ callout: (@convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void)?,
-                                     _ info: UnsafeMutableRawPointer?) -> OpaquePointer {
+public func refRunLoopObserverCreate(
+    _ activities: UInt32, _ repeats: Int32, _ order: Int,
+    _ callout: (@convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void)?,
+    _ info: UnsafeMutableRawPointer?
+) -> OpaquePointer {
     let call = CObserverCallout(function: nonNull(callout, "a callout"), info: info)
-    return retained(RefRunLoopObserver(activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
-                                       order: order, callout: .c(call)))
+    return retained(
+        RefRunLoopObserver(
+            activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
+            order: order, callout: .c(call)))
 }
 
 @_cdecl("ref_runloop_observer_invalidate")
@@ -252,9 +271,11 @@ public func refRunLoopAddObserver(_ loop: OpaquePointer?, _ observer: OpaquePoin
 }
 
 @_cdecl("ref_runloop_remove_observer")
-public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?)
+{
     changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
-        withMode(name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })
+        withMode(
+            name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })
     }
 }
 

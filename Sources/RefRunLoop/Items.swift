@@ -52,9 +52,11 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
-    public convenience init(order: Int = 0, perform: @escaping @Sendable () -> Void,
-                            schedule: (@Sendable (String) -> Void)? = nil,
-                            cancel: (@Sendable (String) -> Void)? = nil) {
+    public convenience init(
+        order: Int = 0, perform: @escaping @Sendable () -> Void,
+        schedule: (@Sendable (String) -> Void)? = nil,
+        cancel: (@Sendable (String) -> Void)? = nil
+    ) {
         let callouts = schedule == nil && cancel == nil ? nil : ModeCallouts(schedule: schedule, cancel: cancel)
         self.init(order: order, kind: .version0(callouts), perform: .swift(perform))
     }
@@ -223,8 +225,10 @@ public final class RefRunLoopTimer: @unchecked Sendable {
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
-    public convenience init(fireDate: Double, interval: Double = 0, order: Int = 0,
-                            callout: @escaping @Sendable (RefRunLoopTimer) -> Void) {
+    public convenience init(
+        fireDate: Double, interval: Double = 0, order: Int = 0,
+        callout: @escaping @Sendable (RefRunLoopTimer) -> Void
+    ) {
         self.init(fireDate: fireDate, interval: interval, order: order, callout: .swift(callout))
     }
 
@@ -343,8 +347,10 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     }
 
     /// CFRunLoopObserverCreate.
-    public convenience init(activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
-                            callout: @escaping @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void) {
+    public convenience init(
+        activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
+        callout: @escaping @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
+    ) {
         self.init(activities: activities, repeats: repeats, order: order, callout: .swift(callout))
     }
 

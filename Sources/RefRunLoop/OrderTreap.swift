@@ -99,8 +99,12 @@ struct OrderTreap<Element> {
         var current = root
         while current != nil || !stack.isEmpty {
             while let node = current {
-                if let left = node.left, left.priority > node.priority { return "heap order broken at order \(node.order)" }
-                if let right = node.right, right.priority > node.priority { return "heap order broken at order \(node.order)" }
+                if let left = node.left, left.priority > node.priority {
+                    return "heap order broken at order \(node.order)"
+                }
+                if let right = node.right, right.priority > node.priority {
+                    return "heap order broken at order \(node.order)"
+                }
                 if !node.isStored { return "a removed node is still linked" }
                 stack.append(node)
                 current = node.left
@@ -183,11 +187,19 @@ struct OrderTreap<Element> {
         node.right = nil
         while let here = current {
             if here._withUnsafeGuaranteedRef({ $0.precedes(node) }) {
-                if let lastLeft { setChild(of: lastLeft, left: false, to: here) } else { node.left = here.takeUnretainedValue() }
+                if let lastLeft {
+                    setChild(of: lastLeft, left: false, to: here)
+                } else {
+                    node.left = here.takeUnretainedValue()
+                }
                 lastLeft = here
                 current = here._withUnsafeGuaranteedRef { link($0.right) }
             } else {
-                if let lastRight { setChild(of: lastRight, left: true, to: here) } else { node.right = here.takeUnretainedValue() }
+                if let lastRight {
+                    setChild(of: lastRight, left: true, to: here)
+                } else {
+                    node.right = here.takeUnretainedValue()
+                }
                 lastRight = here
                 current = here._withUnsafeGuaranteedRef { link($0.left) }
             }

@@ -92,7 +92,10 @@ struct OrderedStore<Element> {
         var result: [Element] = []
         result.reserveCapacity(count)
         for group in groups.elementsInOrder() {
-            group.slots.forEach { result.append($0); return true }
+            group.slots.forEach {
+                result.append($0)
+                return true
+            }
         }
         cache = result
         return result
@@ -114,7 +117,9 @@ struct OrderedStore<Element> {
             previousOrder = group.order
             guard group.place != nil else { return "group \(group.order) does not know its treap node" }
             if group.slots.isEmpty { return "group \(group.order) is empty but still stored" }
-            if let broken = group.slots.checkInvariants(position: { _ in nil }) { return "group \(group.order): \(broken)" }
+            if let broken = group.slots.checkInvariants(position: { _ in nil }) {
+                return "group \(group.order): \(broken)"
+            }
             let listed = group.slots.count
             seen += listed
         }

@@ -9,7 +9,8 @@ import Glibc
 
 extension RefRunLoop {
     /// REF_RUNLOOP_CHECK_INVARIANTS=1: every loop checks its invariants after each change (debug builds). Read once.
-    static let invariantChecksByDefault: Bool = getenv("REF_RUNLOOP_CHECK_INVARIANTS").map { strcmp($0, "1") == 0 } ?? false
+    static let invariantChecksByDefault: Bool =
+        getenv("REF_RUNLOOP_CHECK_INVARIANTS").map { strcmp($0, "1") == 0 } ?? false
 
     /// Turns the per-change check on or off for this loop (debug builds; nothing in release builds). Any thread.
     public func checkInvariantsAfterEveryChange(_ on: Bool) {
@@ -45,10 +46,16 @@ extension RefRunLoop {
     func invariantViolationLocked(sources: [RefRunLoopSource]) -> String? {
         lock.assertHeld()
         if hasBlocks.load(ordering: .relaxed) == blocks.isEmpty { return "hasBlocks disagrees with the block queue" }
-        guard modes[RefRunLoopMode.defaultModeName] === defaultMode else { return "the default mode is not in the table" }
-        for name in commonModeOrder where !commonModes.contains(name) { return "common mode \(name) is listed but not in the set" }
+        guard modes[RefRunLoopMode.defaultModeName] === defaultMode else {
+            return "the default mode is not in the table"
+        }
+        for name in commonModeOrder where !commonModes.contains(name) {
+            return "common mode \(name) is listed but not in the set"
+        }
         if commonModes.count != commonModeOrder.count { return "the common modes' set and list differ" }
-        for frame in frames where modes[frame.mode.name] !== frame.mode { return "a run frame's mode \(frame.mode.name) is not the loop's" }
+        for frame in frames where modes[frame.mode.name] !== frame.mode {
+            return "a run frame's mode \(frame.mode.name) is not the loop's"
+        }
         for mode in modes.values {
             if let broken = modeViolationLocked(mode) { return "mode \(mode.name): \(broken)" }
         }
@@ -56,7 +63,8 @@ extension RefRunLoop {
             let memberships = source.lock.withLock { Array(source.memberships) }
             for membership in memberships where membership.isIn(self) {
                 guard membership.mode.sources.element(at: membership.slot) === source else {
-                    return "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
+                    return
+                        "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
                 }
             }
         }
@@ -74,7 +82,9 @@ extension RefRunLoop {
         }
         for (fd, source) in mode.sourcesByDescriptor {
             let listed = source.lock.withLock { source.memberships.index(of: mode) != nil }
-            if !listed || source.fileDescriptor != fd { return "descriptor \(fd) maps to a source the mode does not hold for it" }
+            if !listed || source.fileDescriptor != fd {
+                return "descriptor \(fd) maps to a source the mode does not hold for it"
+            }
         }
         if let broken = mode.timers.checkInvariants() { return "timers: \(broken)" }
         for entry in mode.timers.unorderedEntries where !entry.payload.entries.contains(where: { $0.isIn(mode) }) {
@@ -82,7 +92,9 @@ extension RefRunLoop {
         }
         if let broken = mode.observers.checkInvariants() { return "observers: \(broken)" }
         let set = mode.waitSet
-        if set.hasDescriptors == mode.sourcesByDescriptor.isEmpty { return "the wait set disagrees on having descriptors" }
+        if set.hasDescriptors == mode.sourcesByDescriptor.isEmpty {
+            return "the wait set disagrees on having descriptors"
+        }
         let quiet = set.quietUntil.load(ordering: .relaxed)
         let expected: UInt64 = set.hasDescriptors ? 0 : set.armedDeadline.flatMap { $0 == 0 ? nil : $0 } ?? .max
         if quiet != expected { return "quietUntil is \(quiet), its descriptors and arming say \(expected)" }

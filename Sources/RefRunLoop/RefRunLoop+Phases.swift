@@ -150,7 +150,8 @@ extension RefRunLoop {
             // A source can be listed twice (re-added to a mode while signalled): duplicates sort next to each other,
             // since no two sources share a signal stamp.
             var unique = 0
-            for index in candidates.indices where unique == 0 || candidates[index].source !== candidates[unique - 1].source {
+            for index in candidates.indices
+            where unique == 0 || candidates[index].source !== candidates[unique - 1].source {
                 candidates[unique] = candidates[index]
                 unique += 1
             }
@@ -234,7 +235,8 @@ extension RefRunLoop {
         let previousDeadline: UInt64? = lock.withLock {
             let start: UInt64? = timer.lock.withLock {
                 guard timer.valid, !timer.firing, timer.binding.isBound(to: self),
-                      timer.deadline <= RefClock.nanoseconds else { return nil }
+                    timer.deadline <= RefClock.nanoseconds
+                else { return nil }
                 timer.firing = true
                 return timer.deadline
             }
@@ -256,7 +258,8 @@ extension RefRunLoop {
                 guard timer.valid else { return nil }
                 // A new fire date set in the callout is honoured only if it is later than the one that fired.
                 if previousDeadline < timer.deadline { return nil }
-                let next = Self.nextGridDeadline(after: previousDeadline, interval: timer.interval, now: RefClock.nanoseconds)
+                let next = Self.nextGridDeadline(
+                    after: previousDeadline, interval: timer.interval, now: RefClock.nanoseconds)
                 timer.deadline = next
                 timer.fireDate = Double(next) / 1e9
                 return (next, TimerTolerance.hardDeadline(deadline: next, window: timer.windowNanoseconds))

@@ -26,7 +26,9 @@ extension RefRunLoop {
         precondition(isCurrentThread, "RefRunLoop.run must be called on the loop's own thread (use RefRunLoop.current)")
         guard case .named(let name) = mode, name != RefRunLoopMode.commonModesName else { return .finished }
         let frame: RunFrame? = lock.withLock {
-            guard lifecycle == .open, let mode = modeLocked(name, create: false), !isEmptyLocked(mode) else { return nil }
+            guard lifecycle == .open, let mode = modeLocked(name, create: false), !isEmptyLocked(mode) else {
+                return nil
+            }
             let frame = RunFrame(mode: mode)
             frame.checkedEpoch = exitEpoch.load(ordering: .relaxed)  // the mode is not empty, as checked just now
             frames.append(frame)
@@ -67,12 +69,15 @@ extension RefRunLoop {
 
     /// __CFRunLoopRun: passes until one of the four results applies.
     private func runPasses(_ frame: RunFrame, seconds: Double, returnAfterSourceHandled stopAfterHandle: Bool)
-        -> RefRunLoopResult {
+        -> RefRunLoopResult
+    {
         // The timeout counts from here, after the Entry observers, as in CF.
         let start = RefClock.nanoseconds
         // A stop requested before the first pass (in the Entry observer, say) is consumed at once (rule
         // stop.before-first-pass).
-        if let early = startPasses(frame, termination: Self.termination(start: start, seconds: seconds)) { return early }
+        if let early = startPasses(frame, termination: Self.termination(start: start, seconds: seconds)) {
+            return early
+        }
         let mode = frame.mode
         frame.mainQueueFD = isMain ? mainQueueDescriptor(for: mode) : -1
         let poll0 = frame.termination == 0

@@ -86,7 +86,8 @@ extension RefRunLoop {
         // made, may be queued ahead of what became ready since. Its entry is put back after the arming, at the tail
         // if the new time has passed too (then behind a port that became ready after that time as well, where CF's
         // is ahead of it: the one order this cannot restore) (case timer.deferred-rearm.expiry-after-deferral).
-        let requeue = deferred && !set.armedTimePassedAtDeferral
+        let requeue =
+            deferred && !set.armedTimePassedAtDeferral
             && set.armedDeadline.map { armed in armed != 0 && armed <= now } == true
         // Writes a deferred wake-up first when arming (its edge goes first), and notes the expiries that may be queued;
         // then claims may be deferred again, until the new arming's time (RefRunLoop+Wait.swift, WakeGate).

@@ -143,8 +143,11 @@ extension RefRunLoop {
         let now = RefClock.nanoseconds
         guard frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return (now, false) }
         let waker = waitSet.lastWakerCPU.load(ordering: .relaxed)
-        let budget = WaitPolicy.spinsEveryWait ? maxSpin : spinGovernor.spinBudget(
-            now: now, maxSpin: maxSpin, wakerOnThisCPU: waker >= 0 && waker == csystem_current_cpu())
+        let budget =
+            WaitPolicy.spinsEveryWait
+            ? maxSpin
+            : spinGovernor.spinBudget(
+                now: now, maxSpin: maxSpin, wakerOnThisCPU: waker >= 0 && waker == csystem_current_cpu())
         guard budget > 0 else { return (now, false) }
         var deadline = now &+ budget
         if let timeout = waitTimeout() { deadline = min(deadline, now &+ timeout) }

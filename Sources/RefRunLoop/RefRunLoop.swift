@@ -148,7 +148,8 @@ public final class RefRunLoop: @unchecked Sendable {
     @inline(__always)
     func assertOnLoopThread(_ file: StaticString = #fileID, line: UInt = #line) {
         if !isCurrentThread {
-            fatalError("internal bug: assertOnLoopThread: called from a thread other than the loop's", file: file, line: line)
+            fatalError(
+                "internal bug: assertOnLoopThread: called from a thread other than the loop's", file: file, line: line)
         }
     }
     #else
@@ -243,7 +244,9 @@ public final class RefRunLoop: @unchecked Sendable {
 
     /// CFRunLoopContainsSource. For `.common`: whether it was added to common modes (rule
     /// common.contains-common-items). O(1). Any thread.
-    public func contains(_ source: RefRunLoopSource, mode: RefRunLoopMode) -> Bool { contains(.source(source), mode: mode) }
+    public func contains(_ source: RefRunLoopSource, mode: RefRunLoopMode) -> Bool {
+        contains(.source(source), mode: mode)
+    }
     /// CFRunLoopContainsTimer. O(modes of the timer). Any thread.
     public func contains(_ timer: RefRunLoopTimer, mode: RefRunLoopMode) -> Bool { contains(.timer(timer), mode: mode) }
     /// CFRunLoopContainsObserver. O(modes of the observer). Any thread.
@@ -384,7 +387,9 @@ public final class RefRunLoop: @unchecked Sendable {
         let key: (UInt64, UInt64)? = timer.lock.withLock {
             guard timer.valid, timer.binding.admits(self) else { return nil }
             timer.binding.bind(self)
-            return (timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds))
+            return (
+                timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
+            )
         }
         guard let (deadline, hard) = key else { return }
         let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)

@@ -98,7 +98,10 @@ struct SlotArray<Element> {
     var elements: [Element] {
         var result: [Element] = []
         result.reserveCapacity(count)
-        forEach { result.append($0); return true }
+        forEach {
+            result.append($0)
+            return true
+        }
         return result
     }
 

@@ -32,7 +32,9 @@ enum Syscall {
             case EINTR:
                 continue
             case EBADF, EFAULT:
-                fatalError("internal bug: \(function) failed with errno \(code): a descriptor or buffer of the run loop is wrong")
+                fatalError(
+                    "internal bug: \(function) failed with errno \(code): a descriptor or buffer of the run loop is wrong"
+                )
             default:
                 throw SystemCallError(function: "\(function)", errno: code)
             }
@@ -62,7 +64,7 @@ enum EventFD {
     static func signal(_ fd: Int32) {
         do {
             _ = try Syscall.call("eventfd_write") { csystem_eventfd_write(fd, 1) }
-        } catch where error.errno == EAGAIN {
+        } catch  where error.errno == EAGAIN {
             return
         } catch {
             fatalError("RefRunLoop: \(error)")
@@ -75,7 +77,7 @@ enum EventFD {
         do {
             _ = try Syscall.call("read") { csystem_read_u64(fd, &value) }
             return value
-        } catch where error.errno == EAGAIN {
+        } catch  where error.errno == EAGAIN {
             return nil
         }
     }

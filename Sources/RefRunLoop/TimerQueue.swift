@@ -204,7 +204,8 @@ struct TimerQueue<Payload: AnyObject> {
     @inline(__always)
     var earliestCap: UInt64? {
         let tolerantCap: UInt64? = caps.isEmpty ? nil : caps[0].cap
-        var exactCap: UInt64? = exact.isEmpty ? nil : exact[0].suspended ? earliestArmableExactDeadline() : exact[0].deadline
+        var exactCap: UInt64? =
+            exact.isEmpty ? nil : exact[0].suspended ? earliestArmableExactDeadline() : exact[0].deadline
         if run.count > 0, let runCap = run.firstIsSuspended ? run.earliestArmableDeadline : run.firstDeadline {
             exactCap = min(exactCap ?? .max, runCap)
         }
@@ -343,7 +344,9 @@ struct TimerQueue<Payload: AnyObject> {
             Self.append(entry, to: &exact, precedes: Self.precedes, setIndex: Self.setIndex)
         } else {
             Self.append(entry, to: &tolerant, precedes: Self.precedes, setIndex: Self.setIndex)
-            if !entry.suspended { Self.append(entry, to: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex) }
+            if !entry.suspended {
+                Self.append(entry, to: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex)
+            }
         }
     }
 
@@ -356,10 +359,12 @@ struct TimerQueue<Payload: AnyObject> {
         let index = entry.index
         entry.index = -1
         if entry.inExact {
-            precondition(index < exact.count && exact[index] === entry, "internal bug: a timer entry from another queue")
+            precondition(
+                index < exact.count && exact[index] === entry, "internal bug: a timer entry from another queue")
             Self.takeOut(at: index, from: &exact, precedes: Self.precedes, setIndex: Self.setIndex)
         } else {
-            precondition(index < tolerant.count && tolerant[index] === entry, "internal bug: a timer entry from another queue")
+            precondition(
+                index < tolerant.count && tolerant[index] === entry, "internal bug: a timer entry from another queue")
             leaveCaps(entry)
             Self.takeOut(at: index, from: &tolerant, precedes: Self.precedes, setIndex: Self.setIndex)
         }
@@ -406,22 +411,33 @@ struct TimerQueue<Payload: AnyObject> {
         for (name, heap, isExact) in [("exact", exact, true), ("tolerant", tolerant, false)] {
             for (index, entry) in heap.enumerated() {
                 if entry.index != index { return "\(name) entry at \(index) believes it is at \(entry.index)" }
-                if index > 0 && entry.precedes(heap[(index - 1) / 2]) { return "\(name) entry at \(index) precedes its parent" }
-                if entry.hardDeadline < entry.deadline { return "\(name) entry at \(index) has a hard deadline before its deadline" }
+                if index > 0 && entry.precedes(heap[(index - 1) / 2]) {
+                    return "\(name) entry at \(index) precedes its parent"
+                }
+                if entry.hardDeadline < entry.deadline {
+                    return "\(name) entry at \(index) has a hard deadline before its deadline"
+                }
                 if entry.inExact != isExact || entry.hasEmptyWindow != isExact {
                     return "\(name) entry at \(index) is in the wrong heap for its window"
                 }
                 if isExact && entry.capIndex >= 0 { return "exact entry at \(index) has a cap index" }
                 if !isExact && (entry.capIndex >= 0) == entry.suspended {
-                    return "tolerant entry at \(index) is \(entry.suspended ? "suspended and in" : "armable and not in") the cap heap"
+                    return
+                        "tolerant entry at \(index) is \(entry.suspended ? "suspended and in" : "armable and not in") the cap heap"
                 }
             }
         }
         for (index, entry) in caps.enumerated() {
-            if entry.capIndex != index || !entry.isQueued || entry.inExact { return "cap entry at \(index) is misplaced" }
-            if index > 0 && entry.capPrecedes(caps[(index - 1) / 2]) { return "cap entry at \(index) precedes its parent" }
+            if entry.capIndex != index || !entry.isQueued || entry.inExact {
+                return "cap entry at \(index) is misplaced"
+            }
+            if index > 0 && entry.capPrecedes(caps[(index - 1) / 2]) {
+                return "cap entry at \(index) precedes its parent"
+            }
         }
-        if exact.contains(where: { $0.inRun }) || tolerant.contains(where: { $0.inRun }) { return "a heap entry is marked in the run" }
+        if exact.contains(where: { $0.inRun }) || tolerant.contains(where: { $0.inRun }) {
+            return "a heap entry is marked in the run"
+        }
         if let broken = run.checkInvariants() { return "run: \(broken)" }
         return nil
     }
@@ -444,8 +460,10 @@ struct TimerQueue<Payload: AnyObject> {
 
     /// Appends `entry` and sifts it up. O(log n).
     @inline(__always)
-    private static func append(_ entry: Entry, to heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
-                               setIndex: (Entry, Int) -> Void) {
+    private static func append(
+        _ entry: Entry, to heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        setIndex: (Entry, Int) -> Void
+    ) {
         heap.append(entry)
         restore(at: heap.count - 1, in: &heap, precedes: precedes, setIndex: setIndex)
     }
@@ -453,8 +471,10 @@ struct TimerQueue<Payload: AnyObject> {
     /// Takes the entry at `index` out of the heap (the caller has marked it out already): the last entry fills the
     /// hole and is sifted from there. O(log n).
     @inline(__always)
-    private static func takeOut(at index: Int, from heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
-                                setIndex: (Entry, Int) -> Void) {
+    private static func takeOut(
+        at index: Int, from heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        setIndex: (Entry, Int) -> Void
+    ) {
         let lastIndex = heap.count - 1
         if index != lastIndex {
             heap.withUnsafeMutableBufferPointer { $0.swapAt(index, lastIndex) }
@@ -468,8 +488,10 @@ struct TimerQueue<Payload: AnyObject> {
     /// leaf along the smaller children (one comparison per level), then the entry rises from there to its place,
     /// which for an entry taken from the last slot is almost always at or near the bottom. O(log n).
     @inline(__always)
-    private static func restore(at start: Int, in heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
-                                setIndex: (Entry, Int) -> Void) {
+    private static func restore(
+        at start: Int, in heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        setIndex: (Entry, Int) -> Void
+    ) {
         heap.withUnsafeMutableBufferPointer { slots in
             let base = slots.baseAddress!
             let count = slots.count

@@ -64,7 +64,8 @@ extension RefRunLoop {
                 return
             }
             guard value.hasSuffix("us"), let micros = UInt64(value.dropLast(2)), micros > 0,
-                  micros <= Self.nanoseconds(Self.maxSpinLimit) / 1000 else { return nil }
+                micros <= Self.nanoseconds(Self.maxSpinLimit) / 1000
+            else { return nil }
             self = .spinThenPark(maxSpin: .microseconds(Int64(micros)))
         }
 

@@ -171,7 +171,8 @@ struct WaitSet: ~Copyable {
     /// (like CF, its source just never fires). With the loop's lock held.
     func register(_ fd: Int32, in set: ModeSet, modeName: String) {
         setDeferral(before: nil, in: set)  // the descriptor may become ready at any time
-        switch Epoll.addForeign(set.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken) {
+        switch Epoll.addForeign(set.epollFD, fd: fd, token: UInt64(UInt32(bitPattern: fd)) + Self.firstDescriptorToken)
+        {
         case 0, EEXIST:
             // EEXIST: registered already by another source with the same descriptor.
             break

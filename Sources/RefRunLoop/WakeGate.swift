@@ -213,7 +213,8 @@ struct WakeGate: ~Copyable {
         var current = state.load(ordering: .sequentiallyConsistent)
         while current & Self.pending != 0 {
             let (exchanged, original) = state.compareExchange(
-                expected: current, desired: current & ~(Self.accepting | Self.pending), ordering: .sequentiallyConsistent)
+                expected: current, desired: current & ~(Self.accepting | Self.pending),
+                ordering: .sequentiallyConsistent)
             if exchanged { return true }
             current = original
         }

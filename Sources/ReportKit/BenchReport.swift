@@ -47,7 +47,8 @@ struct TargetResult: Sendable {
     /// Missed if a variant misses; otherwise not measured if a variant was not measured; otherwise reported if it was
     /// not judged; met only when every variant was measured and meets the bound.
     var status: TargetStatus {
-        for status in [TargetStatus.missed, .notMeasured, .reported] where outcomes.contains(where: { $0.status == status }) {
+        for status in [TargetStatus.missed, .notMeasured, .reported]
+        where outcomes.contains(where: { $0.status == status }) {
             return status
         }
         return outcomes.isEmpty ? .notMeasured : .met
@@ -149,7 +150,8 @@ struct BenchReport: Sendable {
     // MARK: - Computing
 
     static func earlyFires(_ index: BenchIndex) -> [EarlyFireFinding] {
-        let early = MetricExpression("early_fires")!, by = MetricExpression("earliest_by_ns")!
+        let early = MetricExpression("early_fires")!
+        let by = MetricExpression("earliest_by_ns")!
         var findings: [EarlyFireFinding] = []
         for benchmark in index.benchmarks {
             let repetitions = benchmark.rows.filter { $0.kind == .repetition }
@@ -157,9 +159,10 @@ struct BenchReport: Sendable {
             let firing = counts.filter { $0 > 0 }
             guard !firing.isEmpty else { continue }
             let earliest = repetitions.compactMap(by.value(on:)).max()
-            findings.append(EarlyFireFinding(
-                engine: benchmark.engine, benchmark: benchmark.name, fires: firing.reduce(0, +),
-                repetitions: firing.count, measured: counts.count, earliestByNs: earliest))
+            findings.append(
+                EarlyFireFinding(
+                    engine: benchmark.engine, benchmark: benchmark.name, fires: firing.reduce(0, +),
+                    repetitions: firing.count, measured: counts.count, earliestByNs: earliest))
         }
         return findings
     }
@@ -216,8 +219,10 @@ struct BenchReport: Sendable {
     /// The figure of `metric` on `benchmark` by `statistic`, over its valid repetitions (those whose `invalidIf`
     /// flag is 0); `zeroIsValid` says whether 0 is a figure (a count that must be 0) or a sign that nothing was
     /// measured (a time, a rate, a ratio's term).
-    static func figure(_ benchmark: IndexedBenchmark, _ metric: MetricExpression, _ statistic: Statistic,
-                       invalidIf: MetricExpression?, zeroIsValid: Bool) -> Figure {
+    static func figure(
+        _ benchmark: IndexedBenchmark, _ metric: MetricExpression, _ statistic: Statistic,
+        invalidIf: MetricExpression?, zeroIsValid: Bool
+    ) -> Figure {
         if let skip = benchmark.skipped { return .none(skip) }
         if benchmark.isErrored {
             return .none("no data: \(benchmark.errors.count) error rows (\(benchmark.errors[0]))")
@@ -225,8 +230,9 @@ struct BenchReport: Sendable {
         var rows = benchmark.rows
         var notes: [String] = []
         if !benchmark.errors.isEmpty {
-            notes.append("\(benchmark.errors.count) of \(benchmark.errors.count + rows.count) repetitions failed "
-                + "(\(benchmark.errors[0]))")
+            notes.append(
+                "\(benchmark.errors.count) of \(benchmark.errors.count + rows.count) repetitions failed "
+                    + "(\(benchmark.errors[0]))")
         }
         if let flag = invalidIf {
             let flagged = rows.map(flag.value(on:))
@@ -276,9 +282,11 @@ struct BenchReport: Sendable {
     /// The engines among `engines` that beat `subject` strictly on every one of `figures` (each in its own direction:
     /// higher for rates, lower for times and counts), in the same variant; a failure when a figure of the subject or
     /// of a named engine cannot be read (every one must be measured, or "not dominated" would be said on no data).
-    static func dominance(_ subject: IndexedBenchmark, variant: String, engines: [String],
-                          figures: [MetricExpression], index: BenchIndex, statistic: Statistic,
-                          invalidIf: MetricExpression?) -> Result<[String], DominanceProblem> {
+    static func dominance(
+        _ subject: IndexedBenchmark, variant: String, engines: [String],
+        figures: [MetricExpression], index: BenchIndex, statistic: Statistic,
+        invalidIf: MetricExpression?
+    ) -> Result<[String], DominanceProblem> {
         func values(_ benchmark: IndexedBenchmark) -> Result<[Double], DominanceProblem> {
             var read: [Double] = []
             for metric in figures {
@@ -294,7 +302,8 @@ struct BenchReport: Sendable {
         case .failure(let problem): return .failure(problem)
         case .success(let read): mine = read
         }
-        var dominating: [String] = [], problems: [String] = []
+        var dominating: [String] = []
+        var problems: [String] = []
         for engine in engines {
             guard let benchmark = index.benchmark(family: subject.family, variant: variant, engine: engine) else {
                 problems.append("no \(engine) row")

@@ -6,7 +6,8 @@ import ResultsKit
 extension BenchReport {
     /// The report for a terminal (what `scripts/bench.sh` prints after a run). Ends with a newline.
     func text() -> String {
-        var out = "runloop report: \(index.file.path): profile \(profile ?? "unknown"), \(repetitionRows) repetition "
+        var out =
+            "runloop report: \(index.file.path): profile \(profile ?? "unknown"), \(repetitionRows) repetition "
             + "rows, \(aggregateRows) aggregate rows, \(skippedRows) skipped, \(errors.count) errors\n"
         for line in ErroredRow.lines(errors) { out += "  ERROR \(line)\n" }
         if !findings.isEmpty {
@@ -36,16 +37,22 @@ extension BenchReport {
             let target = result.target
             let bound = BenchReport.boundText(result)
             if result.outcomes.count == 1, let only = result.outcomes.first {
-                rows.append([BenchReport.statusWord(result.status), target.id, BenchReport.valueText(only, target),
-                             bound, target.description + BenchReport.parenthesised(only, target)])
+                rows.append([
+                    BenchReport.statusWord(result.status), target.id, BenchReport.valueText(only, target),
+                    bound, target.description + BenchReport.parenthesised(only, target),
+                ])
                 continue
             }
-            rows.append([BenchReport.statusWord(result.status), target.id, "", bound,
-                         target.description + " (\(result.outcomes.count) variants)"])
+            rows.append([
+                BenchReport.statusWord(result.status), target.id, "", bound,
+                target.description + " (\(result.outcomes.count) variants)",
+            ])
             for outcome in result.outcomes {
-                rows.append([BenchReport.statusWord(outcome.status), "  " + outcome.variant,
-                             BenchReport.valueText(outcome, target), "",
-                             BenchReport.explanation(outcome, target)])
+                rows.append([
+                    BenchReport.statusWord(outcome.status), "  " + outcome.variant,
+                    BenchReport.valueText(outcome, target), "",
+                    BenchReport.explanation(outcome, target),
+                ])
             }
         }
         out += TextTable.aligned(rows, indent: "  ")
@@ -58,7 +65,8 @@ extension BenchReport {
     /// targets reported and not judged.
     func targetsLine() -> String {
         let counts = targetCounts
-        var line = "targets for \(targets.first?.target.engine ?? "ref") (\(targetsPath)"
+        var line =
+            "targets for \(targets.first?.target.engine ?? "ref") (\(targetsPath)"
             + (isQuick ? "; a quick run: judged only where a target has a quick bound" : "") + "): "
             + "\(counts[.met] ?? 0) met, \(counts[.missed] ?? 0) missed, \(counts[.notMeasured] ?? 0) not measured"
         if let reported = counts[.reported] { line += ", \(reported) reported, not judged" }
@@ -85,15 +93,18 @@ extension BenchReport {
         case .absolute: break
         case .engine(let engine): text += ", divided by \(engine)'s"
         case .bestOf(let engines):
-            text += ", divided by the \(target.bound.atMost ? "smallest" : "largest") of "
+            text +=
+                ", divided by the \(target.bound.atMost ? "smallest" : "largest") of "
                 + engines.joined(separator: ", ") + " (every one must be measured)"
         case .counter(let counter): text += ", divided by the same statistic of \(counter)"
         case .limit(let handoff): text += ", divided by the same figure of the \(handoff) limit of the same pinning"
         case .difference(let engine): text += ", minus \(engine)'s"
         case .notDominated(let engines, let figures):
-            text = "how many of " + engines.joined(separator: ", ") + " (every one must be measured) beat "
-                + target.engine + " on every one of " + figures.map { statistic + $0.description }
-                    .joined(separator: ", ") + ", each in its own direction (rates higher, times and counts lower)"
+            text =
+                "how many of " + engines.joined(separator: ", ") + " (every one must be measured) beat "
+                + target.engine + " on every one of "
+                + figures.map { statistic + $0.description }
+                .joined(separator: ", ") + ", each in its own direction (rates higher, times and counts lower)"
         }
         if let flag = target.invalidIf { text += "; repetitions with \(flag) set are left out" }
         return text
@@ -101,9 +112,12 @@ extension BenchReport {
 
     /// `cf: BM_...: 3 early fires in 2 of 5 repetitions, the earliest 1.20 us before its date`.
     static func describe(_ finding: EarlyFireFinding) -> String {
-        var text = "\(finding.engine): \(finding.benchmark): \(NumberText.exact(finding.fires)) early fires in "
+        var text =
+            "\(finding.engine): \(finding.benchmark): \(NumberText.exact(finding.fires)) early fires in "
             + "\(finding.repetitions) of \(finding.measured) repetitions"
-        if let by = finding.earliestByNs { text += ", the earliest " + String(format: "%.2f us", by / 1000) + " before its date" }
+        if let by = finding.earliestByNs {
+            text += ", the earliest " + String(format: "%.2f us", by / 1000) + " before its date"
+        }
         return text
     }
 

@@ -12,8 +12,9 @@ public struct BenchSummary: Sendable {
     /// - Throws: `InputError` naming the file, line and field of a broken CSV or targets file.
     public init(file: ResultsFile, targetsPath: String?) throws {
         guard let path = targetsPath ?? ReportTool.defaultTargetsPath() else {
-            throw InputError(.fileNotFound, file: ReportTool.targetsFileName, field: "--targets",
-                             detail: "not found in the current directory or above the runloop executable")
+            throw InputError(
+                .fileNotFound, file: ReportTool.targetsFileName, field: "--targets",
+                detail: "not found in the current directory or above the runloop executable")
         }
         report = BenchReport(file: file, targets: try TargetsFile.load(path: path))
     }

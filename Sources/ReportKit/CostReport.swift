@@ -68,7 +68,7 @@ public struct ResidentTradeoff: Sendable {
     /// Whether `other` is strictly better on all three figures; false when a figure of either is missing.
     public func isDominated(by other: ResidentTradeoff) -> Bool {
         guard let items = itemsPerSecond, let p99 = handoffP99Ns, let cpu = cpuNs,
-              let otherItems = other.itemsPerSecond, let otherP99 = other.handoffP99Ns, let otherCPU = other.cpuNs
+            let otherItems = other.itemsPerSecond, let otherP99 = other.handoffP99Ns, let otherCPU = other.cpuNs
         else { return false }
         return otherItems > items && otherP99 < p99 && otherCPU < cpu
     }
@@ -95,16 +95,18 @@ public struct CostReport: Sendable {
         let median = { (benchmark: IndexedBenchmark, column: String) -> Double? in
             benchmark.value(MetricExpression(column)!)
         }
-        let handoffOrder = ["spin", "futex", "eventfd"], pinOrder = ["same", "diff"]
+        let handoffOrder = ["spin", "futex", "eventfd"]
+        let pinOrder = ["same", "diff"]
         func rank(_ value: String, _ order: [String]) -> Int { order.firstIndex(of: value) ?? order.count }
         let limits = index.benchmarks.filter { $0.family == CostReport.limitsFamily && !$0.rows.isEmpty }
             .map { benchmark in
-                MachineLimit(handoff: benchmark.parameter("handoff") ?? benchmark.variant,
-                             pin: benchmark.parameter("pin") ?? "",
-                             meanNs: median(benchmark, "latency_mean_ns"), p50Ns: median(benchmark, "latency_p50_ns"),
-                             p99Ns: median(benchmark, "latency_p99_ns"),
-                             loopCPUNs: median(benchmark, "loop_cpu_ns_per_wake"),
-                             postCPUNs: median(benchmark, "post_cpu_ns_per_wake"))
+                MachineLimit(
+                    handoff: benchmark.parameter("handoff") ?? benchmark.variant,
+                    pin: benchmark.parameter("pin") ?? "",
+                    meanNs: median(benchmark, "latency_mean_ns"), p50Ns: median(benchmark, "latency_p50_ns"),
+                    p99Ns: median(benchmark, "latency_p99_ns"),
+                    loopCPUNs: median(benchmark, "loop_cpu_ns_per_wake"),
+                    postCPUNs: median(benchmark, "post_cpu_ns_per_wake"))
             }
             .sorted { lhs, rhs in
                 (rank(lhs.pin, pinOrder), rank(lhs.handoff, handoffOrder), lhs.handoff)
@@ -119,13 +121,16 @@ public struct CostReport: Sendable {
             return (rank(lhs.parameter("pin") ?? "", pinOrder), l, engineRank(lhs.engine))
                 < (rank(rhs.parameter("pin") ?? "", pinOrder), r, engineRank(rhs.engine))
         }.map { benchmark -> WakeAgainstLimits in
-            let pin = benchmark.parameter("pin") ?? "", mean = median(benchmark, "latency_mean_ns")
+            let pin = benchmark.parameter("pin") ?? ""
+            let mean = median(benchmark, "latency_mean_ns")
             let samePin = limits.filter { limit in limit.pin == pin }
             let p50 = median(benchmark, "latency_p50_ns")
-            let limit = p50.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.p50Ns) }
+            let limit =
+                p50.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.p50Ns) }
                 ?? mean.flatMap { value in CostReport.nearestLimit(to: value, among: samePin, by: \.meanNs) }
             return WakeAgainstLimits(
-                engine: CostReport.label(benchmark, shown: ["pin", "load"]), pin: pin, load: benchmark.parameter("load") ?? "",
+                engine: CostReport.label(benchmark, shown: ["pin", "load"]), pin: pin,
+                load: benchmark.parameter("load") ?? "",
                 meanNs: mean, p50Ns: p50,
                 p99Ns: median(benchmark, "latency_p99_ns"), limit: limit,
                 multiple: mean.flatMap { value in limit?.meanNs.map { value / $0 } },
@@ -138,11 +143,13 @@ public struct CostReport: Sendable {
         let residentBenchmarks = index.select(BenchmarkSelection(family: "BM_ResidentThroughput"))
         let producerCounts = BenchIndex.orderedVariants(residentBenchmarks)
         var resident = residentBenchmarks.sorted { lhs, rhs in
-            let l = producerCounts.firstIndex(of: lhs.variant) ?? 0, r = producerCounts.firstIndex(of: rhs.variant) ?? 0
+            let l = producerCounts.firstIndex(of: lhs.variant) ?? 0
+            let r = producerCounts.firstIndex(of: rhs.variant) ?? 0
             return (l, engineRank(lhs.engine)) < (r, engineRank(rhs.engine))
         }.map { benchmark -> ResidentTradeoff in
             ResidentTradeoff(
-                engine: CostReport.label(benchmark, shown: ["producers"]), producers: benchmark.parameter("producers") ?? benchmark.variant,
+                engine: CostReport.label(benchmark, shown: ["producers"]),
+                producers: benchmark.parameter("producers") ?? benchmark.variant,
                 itemsPerSecond: median(benchmark, "items_per_second"),
                 handoffP99Ns: median(benchmark, "handoff_p99_ns"), loopCPUNs: median(benchmark, "loop_cpu_ns_per_item"),
                 postCPUNs: median(benchmark, "post_cpu_ns_per_item"),
@@ -166,8 +173,10 @@ public struct CostReport: Sendable {
     /// still read against that limit, not against a far smaller one. `nil` when no limit has the figure. Limits of one
     /// pinning only. The report compares the p50s: on a loaded machine a mean takes in stalls of other processes (a
     /// cross-CPU mean of 200 us on a p50 of 30 us) and would pick a limit by its noise.
-    public static func nearestLimit(to value: Double, among limits: [MachineLimit],
-                                    by figure: KeyPath<MachineLimit, Double?>) -> MachineLimit? {
+    public static func nearestLimit(
+        to value: Double, among limits: [MachineLimit],
+        by figure: KeyPath<MachineLimit, Double?>
+    ) -> MachineLimit? {
         guard value > 0 else { return nil }
         let measured = limits.compactMap { limit in limit[keyPath: figure].flatMap { $0 > 0 ? (limit, $0) : nil } }
         return measured.min(by: { abs(log($0.1 / value)) < abs(log($1.1 / value)) })?.0
@@ -176,7 +185,8 @@ public struct CostReport: Sendable {
     /// The engine of a row, with the parameters its table does not show in columns of their own (`ref spin:on`), so
     /// that two variants of one engine are not two rows named alike.
     static func label(_ benchmark: IndexedBenchmark, shown: Set<String>) -> String {
-        ([benchmark.engine] + benchmark.parameters.filter { $0.key != "engine" && !shown.contains($0.key) }
+        ([benchmark.engine]
+            + benchmark.parameters.filter { $0.key != "engine" && !shown.contains($0.key) }
             .map { "\($0.key):\($0.value)" }).joined(separator: " ")
     }
 

@@ -45,21 +45,24 @@ public enum ReportTool {
     public static func run(_ options: ReportOptions) -> ReportOutcome {
         do {
             guard let targetsPath = options.targetsPath ?? defaultTargetsPath() else {
-                throw InputError(.fileNotFound, file: targetsFileName, field: "--targets",
-                                        detail: "not found in the current directory or above the runloop executable; "
-                                            + "pass --targets PATH")
+                throw InputError(
+                    .fileNotFound, file: targetsFileName, field: "--targets",
+                    detail: "not found in the current directory or above the runloop executable; "
+                        + "pass --targets PATH")
             }
             let targets = try TargetsFile.load(path: targetsPath)
             if !options.moreFiles.isEmpty {
                 guard options.htmlPath == nil else {
-                    throw InputError(.invalidArgument, file: "<arguments>", field: "--html",
-                                     detail: "the page is for one file; with several files the report is the "
-                                         + "targets' spread across them")
+                    throw InputError(
+                        .invalidArgument, file: "<arguments>", field: "--html",
+                        detail: "the page is for one file; with several files the report is the "
+                            + "targets' spread across them")
                 }
                 let paths = [options.file] + options.moreFiles
                 let reports = try paths.map { BenchReport(file: try ResultsReader.read(path: $0), targets: targets) }
-                return ReportOutcome(output: TargetSpread(files: paths, reports: reports).text(), diagnostics: [],
-                                     exitCode: 0)
+                return ReportOutcome(
+                    output: TargetSpread(files: paths, reports: reports).text(), diagnostics: [],
+                    exitCode: 0)
             }
             let file = try ResultsReader.read(path: options.file)
             let report = BenchReport(file: file, targets: targets)
@@ -67,8 +70,9 @@ public enum ReportTool {
                 do {
                     try BenchPage.html(report).write(toFile: htmlPath, atomically: true, encoding: .utf8)
                 } catch {
-                    throw InputError(.unwritableOutput, file: htmlPath, field: "--html",
-                                            detail: "cannot write the page: \(error.localizedDescription)")
+                    throw InputError(
+                        .unwritableOutput, file: htmlPath, field: "--html",
+                        detail: "cannot write the page: \(error.localizedDescription)")
                 }
             }
             return ReportOutcome(output: report.text(), diagnostics: [], exitCode: 0)
@@ -85,7 +89,8 @@ public enum ReportTool {
         if FileManager.default.fileExists(atPath: targetsFileName) { return targetsFileName }
         var directories: [String] = []
         // /proc/self/exe names the executable however it was started (a relative path, a symbolic link, PATH).
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? Bundle.main.executablePath ?? CommandLine.arguments.first ?? ""
         var directory = URL(fileURLWithPath: executable).standardizedFileURL.resolvingSymlinksInPath()
             .deletingLastPathComponent()

@@ -29,8 +29,11 @@ struct TargetEvaluation {
         case .absolute, .difference: zeroIsValid = !target.metric.isTime
         default: zeroIsValid = false
         }
-        failures = run.runFailures.isEmpty ? "" : " (the run's own failures: "
-            + run.runFailures.joined(separator: "; ") + ")"
+        failures =
+            run.runFailures.isEmpty
+            ? ""
+            : " (the run's own failures: "
+                + run.runFailures.joined(separator: "; ") + ")"
     }
 
     /// The verdicts: the listed values no engine measured, then each variant measured, in order.
@@ -38,8 +41,10 @@ struct TargetEvaluation {
         var outcomes = unmeasuredCombinations()
         outcomes += BenchIndex.orderedVariants(selected).compactMap(judge)
         if outcomes.isEmpty {
-            outcomes.append(TargetOutcome(variant: "", value: nil, subject: nil, reference: nil, status: .notMeasured,
-                                          note: "no rows of \(target.selection.description)" + failures))
+            outcomes.append(
+                TargetOutcome(
+                    variant: "", value: nil, subject: nil, reference: nil, status: .notMeasured,
+                    note: "no rows of \(target.selection.description)" + failures))
         }
         return TargetResult(target: target, bound: bound, outcomes: outcomes)
     }
@@ -50,9 +55,10 @@ struct TargetEvaluation {
         return BenchReport.combinations(target.selection).filter { combination in
             !selected.contains { benchmark in combination.allSatisfy { benchmark.parameter($0.key) == $0.value } }
         }.map { combination in
-            TargetOutcome(variant: combination.map { "\($0.key):\($0.value)" }.joined(separator: "/"), value: nil,
-                          subject: nil, reference: nil, status: .notMeasured,
-                          note: "no rows of this variant on any engine" + failures)
+            TargetOutcome(
+                variant: combination.map { "\($0.key):\($0.value)" }.joined(separator: "/"), value: nil,
+                subject: nil, reference: nil, status: .notMeasured,
+                note: "no rows of this variant on any engine" + failures)
         }
     }
 
@@ -62,7 +68,8 @@ struct TargetEvaluation {
     /// "not measured".)
     func judge(_ variant: String) -> TargetOutcome? {
         if target.comparison.comparesEngines, selected.contains(where: { $0.engine != target.engine }),
-           !selected.contains(where: { $0.variant == variant && $0.engine != target.engine }) {
+            !selected.contains(where: { $0.variant == variant && $0.engine != target.engine })
+        {
             return nil
         }
         guard let subject = selected.first(where: { $0.variant == variant && $0.engine == target.engine }) else {
@@ -71,24 +78,30 @@ struct TargetEvaluation {
         // The subject skipping a variant its target names is a miss, as a failure is: ref has every feature the
         // targets read, and the harness also skips the rest of an engine's family after it hung twice.
         if let skip = subject.skipped {
-            return TargetOutcome(variant: variant, value: nil, subject: nil, reference: nil, status: .missed,
-                                 note: "no data: \(skip)")
+            return TargetOutcome(
+                variant: variant, value: nil, subject: nil, reference: nil, status: .missed,
+                note: "no data: \(skip)")
         }
-        switch BenchReport.figure(subject, target.metric, target.statistic, invalidIf: target.invalidIf,
-                                  zeroIsValid: zeroIsValid) {
+        switch BenchReport.figure(
+            subject, target.metric, target.statistic, invalidIf: target.invalidIf,
+            zeroIsValid: zeroIsValid)
+        {
         case .none(let why):
-            return TargetOutcome(variant: variant, value: nil, subject: nil, reference: nil,
-                                 status: subject.errors.isEmpty ? .notMeasured : .missed, note: why)
+            return TargetOutcome(
+                variant: variant, value: nil, subject: nil, reference: nil,
+                status: subject.errors.isEmpty ? .notMeasured : .missed, note: why)
         case .value(let value, let note):
-            let measured = MeasuredVariant(variant: variant, subject: subject, value: value,
-                                           notes: [note].compactMap { $0 })
+            let measured = MeasuredVariant(
+                variant: variant, subject: subject, value: value,
+                notes: [note].compactMap { $0 })
             return compare(measured)
         }
     }
 
     /// The verdict on a variant without a row of the subject engine.
     func missingSubject(_ variant: String) -> TargetOutcome {
-        let status: TargetStatus, note: String
+        let status: TargetStatus
+        let note: String
         if !index.benchmarks.contains(where: { $0.engine == target.engine }) {
             (status, note) = (.notMeasured, "no \(target.engine) rows in the file")
         } else if let filter = run.filter {
@@ -128,7 +141,8 @@ struct TargetEvaluation {
     /// lower one). Every peer the target names must be measured: the best of fewer is a weaker bar.
     func versusBest(of engines: [String], _ measured: MeasuredVariant) -> TargetOutcome {
         var notes = measured.notes
-        var figures: [(String, Double)] = [], problems: [String] = []
+        var figures: [(String, Double)] = []
+        var problems: [String] = []
         for engine in engines {
             switch peer(engine, measured) {
             case .none(let why): problems.append(why)
@@ -137,8 +151,11 @@ struct TargetEvaluation {
                 notes += [note].compactMap { $0 }
             }
         }
-        guard problems.isEmpty, let best = target.bound.atMost ? figures.min(by: { $0.1 < $1.1 })
-                : figures.max(by: { $0.1 < $1.1 }) else {
+        guard problems.isEmpty,
+            let best = target.bound.atMost
+                ? figures.min(by: { $0.1 < $1.1 })
+                : figures.max(by: { $0.1 < $1.1 })
+        else {
             return measured.unread(problems, notes: notes)
         }
         return ratio(measured, reference: ("\(best.0) (the best)", best.1), notes: notes)
@@ -147,8 +164,11 @@ struct TargetEvaluation {
     /// The subject's figure over the limit of its pinning's handoff (BM_Limits).
     func versusLimit(_ handoff: String, _ measured: MeasuredVariant) -> TargetOutcome {
         let limit = CostReport.limitBenchmark(index, handoff: handoff, pin: measured.subject.parameter("pin"))
-        let limitFigure = limit.map { BenchReport.figure($0, target.metric, target.statistic, invalidIf: nil,
-                                                         zeroIsValid: false) }
+        let limitFigure = limit.map {
+            BenchReport.figure(
+                $0, target.metric, target.statistic, invalidIf: nil,
+                zeroIsValid: false)
+        }
         switch limitFigure ?? BenchReport.Figure.none("no \(handoff) limit of this pinning (BM_Limits) in the file") {
         case .none(let why):
             return measured.unread([why], notes: measured.notes)
@@ -159,8 +179,10 @@ struct TargetEvaluation {
 
     /// The subject's figure over another of its own figures.
     func versusCounter(_ counter: MetricExpression, _ measured: MeasuredVariant) -> TargetOutcome {
-        switch BenchReport.figure(measured.subject, counter, target.statistic, invalidIf: target.invalidIf,
-                                  zeroIsValid: false) {
+        switch BenchReport.figure(
+            measured.subject, counter, target.statistic, invalidIf: target.invalidIf,
+            zeroIsValid: false)
+        {
         case .none(let why):
             return measured.outcome(measured.failed ? .missed : .notMeasured, why, subject: measured.value)
         case .value(let figure, _):
@@ -175,44 +197,55 @@ struct TargetEvaluation {
             return measured.unread([why], notes: measured.notes)
         case .value(let figure, let note):
             let difference = measured.value - figure
-            let notes = ["\(engine) " + BenchReport.figure(figure, target.metric)] + measured.notes
+            let notes =
+                ["\(engine) " + BenchReport.figure(figure, target.metric)] + measured.notes
                 + [note].compactMap { $0 }
-            return measured.outcome(status(difference, failed: measured.failed), notes.joined(separator: "; "),
-                                    value: difference, subject: measured.value)
+            return measured.outcome(
+                status(difference, failed: measured.failed), notes.joined(separator: "; "),
+                value: difference, subject: measured.value)
         }
     }
 
     /// How many of the named engines beat the subject on every one of the figures, held to the bound.
-    func notDominated(by engines: [String], on figures: [MetricExpression],
-                      _ measured: MeasuredVariant) -> TargetOutcome {
-        switch BenchReport.dominance(measured.subject, variant: measured.variant, engines: engines, figures: figures,
-                                     index: index, statistic: target.statistic, invalidIf: target.invalidIf) {
+    func notDominated(
+        by engines: [String], on figures: [MetricExpression],
+        _ measured: MeasuredVariant
+    ) -> TargetOutcome {
+        switch BenchReport.dominance(
+            measured.subject, variant: measured.variant, engines: engines, figures: figures,
+            index: index, statistic: target.statistic, invalidIf: target.invalidIf)
+        {
         case .failure(let problem):
             return measured.unread([problem.text], notes: measured.notes)
         case .success(let dominating):
             let count = Double(dominating.count)
             let listed = figures.map(\.description).joined(separator: ", ")
-            let verdict = dominating.isEmpty
+            let verdict =
+                dominating.isEmpty
                 ? "none of \(engines.joined(separator: ", ")) beats it on all of " + listed
                 : "beaten on all of \(listed) by " + dominating.joined(separator: ", ")
-            return measured.outcome(status(count, failed: measured.failed),
-                                    ([verdict] + measured.notes).joined(separator: "; "), value: count,
-                                    subject: measured.value)
+            return measured.outcome(
+                status(count, failed: measured.failed),
+                ([verdict] + measured.notes).joined(separator: "; "), value: count,
+                subject: measured.value)
         }
     }
 
     // MARK: - Shared steps
 
     /// The subject's figure over `reference` (the figure itself without one), held to the bound.
-    func ratio(_ measured: MeasuredVariant, reference: (label: String, value: Double)?,
-               notes: [String]) -> TargetOutcome {
+    func ratio(
+        _ measured: MeasuredVariant, reference: (label: String, value: Double)?,
+        notes: [String]
+    ) -> TargetOutcome {
         let compared = reference.map { measured.value / $0.value } ?? measured.value
         guard compared.isFinite else {
             return measured.outcome(.notMeasured, "degenerate ratio", subject: measured.value, reference: reference)
         }
-        return measured.outcome(status(compared, failed: measured.failed),
-                                notes.isEmpty ? nil : notes.joined(separator: "; "), value: compared,
-                                subject: measured.value, reference: reference)
+        return measured.outcome(
+            status(compared, failed: measured.failed),
+            notes.isEmpty ? nil : notes.joined(separator: "; "), value: compared,
+            subject: measured.value, reference: reference)
     }
 
     /// Missed when the subject failed repetitions (even when the others have a figure), else whether `value` meets
@@ -225,12 +258,17 @@ struct TargetEvaluation {
 
     /// Another engine's figure on the same variant, its note and reason naming the engine.
     func peer(_ engine: String, _ measured: MeasuredVariant) -> BenchReport.Figure {
-        guard let benchmark = index.benchmark(family: measured.subject.family, variant: measured.variant,
-                                              engine: engine) else {
+        guard
+            let benchmark = index.benchmark(
+                family: measured.subject.family, variant: measured.variant,
+                engine: engine)
+        else {
             return .none("no \(engine) row")
         }
-        switch BenchReport.figure(benchmark, target.metric, target.statistic, invalidIf: target.invalidIf,
-                                  zeroIsValid: zeroIsValid) {
+        switch BenchReport.figure(
+            benchmark, target.metric, target.statistic, invalidIf: target.invalidIf,
+            zeroIsValid: zeroIsValid)
+        {
         case .none(let why): return .none("\(engine): \(why)")
         case .value(let value, let note): return .value(value, note: note.map { "\(engine): \($0)" })
         }
@@ -250,10 +288,13 @@ struct MeasuredVariant {
     /// The subject's failed repetitions make a miss even when the others have a figure.
     var failed: Bool { !subject.errors.isEmpty }
 
-    func outcome(_ status: TargetStatus, _ note: String?, value: Double? = nil, subject: Double? = nil,
-                 reference: (label: String, value: Double)? = nil) -> TargetOutcome {
-        TargetOutcome(variant: variant, value: value, subject: subject, reference: reference, status: status,
-                      note: note)
+    func outcome(
+        _ status: TargetStatus, _ note: String?, value: Double? = nil, subject: Double? = nil,
+        reference: (label: String, value: Double)? = nil
+    ) -> TargetOutcome {
+        TargetOutcome(
+            variant: variant, value: value, subject: subject, reference: reference, status: status,
+            note: note)
     }
 
     /// What the target could not read (a peer, a limit), with the notes so far: not measured, or missed when the

@@ -76,13 +76,16 @@ struct TargetSpread: Sendable {
                 var values: [Double?] = []
                 var statuses: [TargetStatus] = []
                 for report in reports {
-                    let outcome = position < report.targets.count
+                    let outcome =
+                        position < report.targets.count
                         ? report.targets[position].outcomes.first { $0.variant == variant } : nil
                     values.append(outcome?.value)
                     statuses.append(outcome?.status ?? .notMeasured)
                 }
-                rows.append(TargetSpreadRow(target: result.target, bound: result.bound, variant: variant,
-                                            values: values, statuses: statuses))
+                rows.append(
+                    TargetSpreadRow(
+                        target: result.target, bound: result.bound, variant: variant,
+                        values: values, statuses: statuses))
             }
         }
         self.rows = rows.filter { !$0.measured.isEmpty }
@@ -90,32 +93,39 @@ struct TargetSpread: Sendable {
 
     /// The table `runloop report` prints for several files.
     func text() -> String {
-        var lines = ["targets across \(files.count) files (one process each): the figure in each file, its spread "
-            + "((largest - smallest) / median), the room the bound leaves from parity, the distance from the median to "
-            + "the bound (relative to the bound), and the verdicts"]
+        var lines = [
+            "targets across \(files.count) files (one process each): the figure in each file, its spread "
+                + "((largest - smallest) / median), the room the bound leaves from parity, the distance from the median to "
+                + "the bound (relative to the bound), and the verdicts"
+        ]
         for (number, file) in files.enumerated() { lines.append("  [\(number + 1)] \(file)") }
         guard !rows.isEmpty else {
             lines.append("  no target was measured in any of the files")
             return lines.joined(separator: "\n") + "\n"
         }
-        var table: [[String]] = [["target", "variant", "bound"]
-            + files.indices.map { "[\($0 + 1)]" } + ["median", "spread", "bound room", "to bound", "verdicts"]]
+        var table: [[String]] = [
+            ["target", "variant", "bound"]
+                + files.indices.map { "[\($0 + 1)]" } + ["median", "spread", "bound room", "to bound", "verdicts"]
+        ]
         for row in rows {
             let values = row.values.map { value in value.map { Self.format($0, row.target) } ?? "-" }
             let verdicts = Dictionary(grouping: row.statuses, by: { $0 }).map { "\($0.key.rawValue) \($0.value.count)" }
                 .sorted().joined(separator: ", ")
-            table.append([row.target.id, row.variant, row.bound?.text ?? "(reported)"] + values + [
-                row.median.map { Self.format($0, row.target) } ?? "-",
-                row.spread.map(Self.percent) ?? "-",
-                row.boundMargin.map(Self.percent) ?? "-",
-                row.distanceToBound.map(Self.percent) ?? "-",
-                verdicts,
-            ])
+            table.append(
+                [row.target.id, row.variant, row.bound?.text ?? "(reported)"] + values + [
+                    row.median.map { Self.format($0, row.target) } ?? "-",
+                    row.spread.map(Self.percent) ?? "-",
+                    row.boundMargin.map(Self.percent) ?? "-",
+                    row.distanceToBound.map(Self.percent) ?? "-",
+                    verdicts,
+                ])
         }
         let widths = table[0].indices.map { column in table.map { $0[column].count }.max() ?? 0 }
         for cells in table {
-            lines.append("  " + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            lines.append(
+                "  "
+                    + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                    .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
         }
         let judged = rows.filter { $0.bound != nil }
         let stable = judged.filter(\.verdictStable).count
@@ -130,14 +140,16 @@ struct TargetSpread: Sendable {
             return spread < distance
         }.count
         let withDistance = judged.filter { $0.spread != nil && $0.distanceToBound != nil }.count
-        lines.append("\(stable) of \(judged.count) judged variants got the same verdict in every file; "
-            + "\(narrow) of \(withRoom) ratio variants moved less than the room their bound leaves from parity; "
-            + "\(settled) of \(withDistance) moved less than the distance from their median to their bound")
+        lines.append(
+            "\(stable) of \(judged.count) judged variants got the same verdict in every file; "
+                + "\(narrow) of \(withRoom) ratio variants moved less than the room their bound leaves from parity; "
+                + "\(settled) of \(withDistance) moved less than the distance from their median to their bound")
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func format(_ value: Double, _ target: BenchmarkTarget) -> String {
-        target.comparison.isRatio ? String(format: "%.3fx", value)
+        target.comparison.isRatio
+            ? String(format: "%.3fx", value)
             : target.metric.isTime ? NumberText.duration(value) : NumberText.exact(value)
     }
 

@@ -160,8 +160,9 @@ struct TargetsFile: Sendable {
         do {
             return try read(root, file: file)
         } catch let error as YAMLError {
-            throw InputError(.invalidArgument, file: file, line: error.location.line, field: error.field,
-                                    detail: error.message)
+            throw InputError(
+                .invalidArgument, file: file, line: error.location.line, field: error.field,
+                detail: error.message)
         }
     }
 
@@ -182,8 +183,10 @@ struct TargetsFile: Sendable {
             let selection = try readSelection(&table)
             let metricNode = try table.required("metric")
             let metrics = try (metricNode.isSequence ? metricNode.sequence() : [metricNode]).map { try $0.metric() }
-            summary.append(SummaryTable(title: try table.required("title").string(), selection: selection,
-                                        metrics: metrics, line: entry.location.line))
+            summary.append(
+                SummaryTable(
+                    title: try table.required("title").string(), selection: selection,
+                    metrics: metrics, line: entry.location.line))
             try table.finish()
         }
         var targets: [BenchmarkTarget] = []
@@ -212,7 +215,9 @@ struct TargetsFile: Sendable {
             if let node = target.optional("ratio_to_counter") { comparisons.append(.counter(try node.metric())) }
             if let node = target.optional("ratio_to_limit") { comparisons.append(.limit(try node.string())) }
             if let node = target.optional("difference_to") { comparisons.append(.difference(try node.string())) }
-            let tradeOff = try target.optional("trade_off_with").map { node in try node.sequence().map { try $0.metric() } }
+            let tradeOff = try target.optional("trade_off_with").map { node in
+                try node.sequence().map { try $0.metric() }
+            }
             if let node = target.optional("not_dominated_by") {
                 let engines = try node.sequence().map { try $0.string() }
                 guard !engines.isEmpty else { throw node.error("name at least one engine") }
@@ -224,8 +229,9 @@ struct TargetsFile: Sendable {
                 throw entry.error("'trade_off_with' goes with 'not_dominated_by'")
             }
             guard comparisons.count <= 1 else {
-                throw entry.error("give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit, "
-                    + "difference_to, not_dominated_by")
+                throw entry.error(
+                    "give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit, "
+                        + "difference_to, not_dominated_by")
             }
             let comparison = comparisons.first ?? .absolute
             let isRatio = comparison.isRatio
@@ -236,23 +242,28 @@ struct TargetsFile: Sendable {
             default: isCount = false
             }
             func readBound(_ boundNode: YAMLValue) throws -> TargetBound {
-                guard let bound = TargetBound(try boundNode.string(), ratio: isRatio,
-                                              time: !isRatio && !isCount && metric.isTime)
+                guard
+                    let bound = TargetBound(
+                        try boundNode.string(), ratio: isRatio,
+                        time: !isRatio && !isCount && metric.isTime)
                 else {
-                    throw boundNode.error(isRatio ? "expected '<= NUMBERx' or '>= NUMBERx' (a ratio)"
-                        : "expected '<= NUMBER' or '>= NUMBER'"
-                            + (metric.isTime && !isCount ? ", with a unit ns, us, ms or s" : ""))
+                    throw boundNode.error(
+                        isRatio
+                            ? "expected '<= NUMBERx' or '>= NUMBERx' (a ratio)"
+                            : "expected '<= NUMBER' or '>= NUMBER'"
+                                + (metric.isTime && !isCount ? ", with a unit ns, us, ms or s" : ""))
                 }
                 return bound
             }
             let bound = try readBound(try target.required("bound"))
             let quickBound = try target.optional("quick_bound").map { try readBound($0) }
             let invalidIf = try target.optional("invalid_if")?.metric()
-            targets.append(BenchmarkTarget(
-                id: id, description: try target.required("description").string(),
-                engine: try target.optional("engine")?.string() ?? engine, selection: selection, metric: metric,
-                statistic: statistic, comparison: comparison, bound: bound, quickBound: quickBound,
-                invalidIf: invalidIf, why: try target.optional("why")?.string(), line: entry.location.line))
+            targets.append(
+                BenchmarkTarget(
+                    id: id, description: try target.required("description").string(),
+                    engine: try target.optional("engine")?.string() ?? engine, selection: selection, metric: metric,
+                    statistic: statistic, comparison: comparison, bound: bound, quickBound: quickBound,
+                    invalidIf: invalidIf, why: try target.optional("why")?.string(), line: entry.location.line))
             try target.finish()
         }
         var page: [FamilyPage] = []
@@ -277,7 +288,8 @@ struct TargetsFile: Sendable {
         for (index, element) in try (fields.optional("charts")?.sequence() ?? []).enumerated() {
             let node = element.renamed("\(entry.field).charts[\(index)]")
             var chart = try node.fields()
-            let dots = chart.optional("dots"), lines = chart.optional("lines")
+            let dots = chart.optional("dots")
+            let lines = chart.optional("lines")
             guard (dots == nil) != (lines == nil) else {
                 throw node.error("give one of 'dots: TITLE' and 'lines: TITLE'")
             }
@@ -291,24 +303,31 @@ struct TargetsFile: Sendable {
                     }
                     statistic = parsed
                 }
-                charts.append(.dots(DotChart(
-                    title: try dots.string(), center: metric, centerName: try chart.required("name").string(),
-                    tail: try chart.required("tail").metric(), tailName: try chart.required("tail_name").string(),
-                    tailStatistic: statistic, axis: axis,
-                    withLimits: try chart.optional("with_limits")?.bool() ?? false)))
+                charts.append(
+                    .dots(
+                        DotChart(
+                            title: try dots.string(), center: metric, centerName: try chart.required("name").string(),
+                            tail: try chart.required("tail").metric(),
+                            tailName: try chart.required("tail_name").string(),
+                            tailStatistic: statistic, axis: axis,
+                            withLimits: try chart.optional("with_limits")?.bool() ?? false)))
             } else if let lines {
-                charts.append(.lines(LineChart(
-                    title: try lines.string(), x: try chart.required("x").string(), y: metric, axis: axis,
-                    logY: try chart.optional("log_y")?.bool() ?? true,
-                    optimum: try chart.optional("optimum")?.metric())))
+                charts.append(
+                    .lines(
+                        LineChart(
+                            title: try lines.string(), x: try chart.required("x").string(), y: metric, axis: axis,
+                            logY: try chart.optional("log_y")?.bool() ?? true,
+                            optimum: try chart.optional("optimum")?.metric())))
             }
             try chart.finish()
         }
         var modes: [LatencyMode] = []
         for (index, node) in try (fields.optional("modes")?.sequence() ?? []).enumerated() {
             var mode = try node.renamed("\(entry.field).modes[\(index)]").fields()
-            modes.append(LatencyMode(name: try mode.required("name").string(), share: try mode.required("share").metric(),
-                                     median: try mode.required("median").metric()))
+            modes.append(
+                LatencyMode(
+                    name: try mode.required("name").string(), share: try mode.required("share").metric(),
+                    median: try mode.required("median").metric()))
             try mode.finish()
         }
         try fields.finish()

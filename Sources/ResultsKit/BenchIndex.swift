@@ -69,7 +69,11 @@ public struct BenchIndex: Sendable {
             case .aggregate("median"): medianOf[name] = row
             case .error:
                 let message = row.errorMessage ?? ""
-                if message.hasPrefix("skipped") { skipOf[name] = message } else { errorsOf[name, default: []].append(message) }
+                if message.hasPrefix("skipped") {
+                    skipOf[name] = message
+                } else {
+                    errorsOf[name, default: []].append(message)
+                }
             default: break
             }
         }
@@ -85,10 +89,11 @@ public struct BenchIndex: Sendable {
             // the report lists it among the errors, it is no benchmark.
             let errors = parsed.engine == nil ? [] : errorsOf[name] ?? []
             guard !rows.isEmpty || skipOf[name] != nil || !errors.isEmpty else { continue }
-            benchmarks.append(IndexedBenchmark(
-                name: name, family: parsed.family, engine: parsed.engine ?? "", parameters: parameters,
-                variant: parsed.parameters, rows: rows,
-                skipped: rows.isEmpty && errors.isEmpty ? skipOf[name] : nil, errors: errors))
+            benchmarks.append(
+                IndexedBenchmark(
+                    name: name, family: parsed.family, engine: parsed.engine ?? "", parameters: parameters,
+                    variant: parsed.parameters, rows: rows,
+                    skipped: rows.isEmpty && errors.isEmpty ? skipOf[name] : nil, errors: errors))
         }
         self.benchmarks = benchmarks
         var engines = file.context.compactMap { entry -> String? in
@@ -123,7 +128,9 @@ public struct BenchIndex: Sendable {
     /// alphabetically).
     public static func orderedVariants(_ benchmarks: [IndexedBenchmark]) -> [String] {
         var byVariant: [String: IndexedBenchmark] = [:]
-        for benchmark in benchmarks where byVariant[benchmark.variant] == nil { byVariant[benchmark.variant] = benchmark }
+        for benchmark in benchmarks where byVariant[benchmark.variant] == nil {
+            byVariant[benchmark.variant] = benchmark
+        }
         return byVariant.values.sorted { lhs, rhs in
             for (a, b) in zip(lhs.parameters, rhs.parameters) where a.value != b.value {
                 if let x = Double(a.value), let y = Double(b.value) { return x < y }

@@ -171,7 +171,9 @@ enum CSVReader {
 
     /// Tokenizes RFC 4180 CSV, numbering records by the line they start on.
     static func tokenize(_ text: Substring, firstLine: Int, file: String) throws -> [CSVRecord] {
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), newline = UInt8(ascii: "\n")
+        let quote = UInt8(ascii: "\"")
+        let comma = UInt8(ascii: ",")
+        let newline = UInt8(ascii: "\n")
         let carriageReturn = UInt8(ascii: "\r")
         var records: [CSVRecord] = []
         var fields: [String] = []
@@ -191,7 +193,8 @@ enum CSVReader {
         func endRecord() {
             endField()
             // A blank line is a single empty, unquoted field: drop it.
-            let blank = fields.count == 1 && !sawAnything
+            let blank =
+                fields.count == 1 && !sawAnything
                 && fields[0].trimmingCharacters(in: .whitespaces).isEmpty
             if !blank { records.append(CSVRecord(line: recordLine, fields: fields)) }
             fields.removeAll(keepingCapacity: true)

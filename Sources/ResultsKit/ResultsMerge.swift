@@ -53,9 +53,10 @@ public struct RawResultRow: Sendable, Equatable {
     /// break).
     public func csvLine(counters columns: [String]) -> String {
         let quoted: Set<Int> = [0, 7, 9]  // name, label, error_message
-        let cells = standard.enumerated().map { position, cell in
-            quoted.contains(position) && !cell.isEmpty ? ResultsMerge.quote(cell) : ResultsMerge.bare(cell)
-        } + columns.map { ResultsMerge.bare(counters[$0] ?? "") }
+        let cells =
+            standard.enumerated().map { position, cell in
+                quoted.contains(position) && !cell.isEmpty ? ResultsMerge.quote(cell) : ResultsMerge.bare(cell)
+            } + columns.map { ResultsMerge.bare(counters[$0] ?? "") }
         return cells.joined(separator: ",")
     }
 }
@@ -74,9 +75,10 @@ public struct RawResultsFile: Sendable {
         let document = try CSVReader.read(path: path)
         let standard = ResultsReader.standardColumns
         guard Array(document.header.prefix(standard.count)) == standard else {
-            throw InputError(.missingColumn, file: path, line: document.headerLine,
-                              detail: "the header does not start with Google Benchmark's columns "
-                                  + "(\(ResultsMerge.header(counters: [])))")
+            throw InputError(
+                .missingColumn, file: path, line: document.headerLine,
+                detail: "the header does not start with Google Benchmark's columns "
+                    + "(\(ResultsMerge.header(counters: [])))")
         }
         let counters = Array(document.header.dropFirst(standard.count))
         let rows = try document.records.map { record -> RawResultRow in
@@ -86,9 +88,10 @@ public struct RawResultsFile: Sendable {
             // Google Benchmark writes an error row without counter cells, every other row with all of them.
             let complete = record.fields.count == document.header.count
             guard record.fields.count <= document.header.count, complete || row.isError else {
-                throw InputError(.wrongFieldCount, file: path, line: record.line,
-                                  detail: "the row has \(record.fields.count) fields but the header has "
-                                      + "\(document.header.count) (truncated or garbled row)")
+                throw InputError(
+                    .wrongFieldCount, file: path, line: record.line,
+                    detail: "the row has \(record.fields.count) fields but the header has "
+                        + "\(document.header.count) (truncated or garbled row)")
             }
             var values: [String: String] = [:]
             for (column, value) in zip(counters, record.fields.dropFirst(standard.count)) where !value.isEmpty {
@@ -136,8 +139,10 @@ public enum ResultsMerge {
     /// The rows of `files` of `status` (every row when nil) whose message starts with `messagePrefix` (when given),
     /// one a line: the name alone, or the row as a CSV line under its own file's counters, as the merge writes it (so
     /// a merged file's rows come out as they are in it).
-    public static func rows(_ files: [RawResultsFile], status: RawResultRow.Status? = nil,
-                            messagePrefix: String? = nil, namesOnly: Bool = false) -> String {
+    public static func rows(
+        _ files: [RawResultsFile], status: RawResultRow.Status? = nil,
+        messagePrefix: String? = nil, namesOnly: Bool = false
+    ) -> String {
         files.flatMap { file in
             file.rows.filter { row in
                 (status.map { row.status == $0 } ?? true) && (messagePrefix.map { row.message.hasPrefix($0) } ?? true)

@@ -60,7 +60,8 @@ public struct BenchmarkName: Sendable, Hashable, Codable {
     /// by value, so `n:100` < `n:1000` < `n:10000` and `observers:8` < `observers:64`.
     public static func naturalOrder(_ lhs: String, _ rhs: String) -> Bool {
         let separators: (Character) -> Bool = { $0 == "/" || $0 == ":" }
-        let left = lhs.split(whereSeparator: separators), right = rhs.split(whereSeparator: separators)
+        let left = lhs.split(whereSeparator: separators)
+        let right = rhs.split(whereSeparator: separators)
         for (a, b) in zip(left, right) where a != b {
             if let x = Double(a), let y = Double(b) { return x < y }
             return a < b
@@ -78,7 +79,8 @@ public struct BenchmarkName: Sendable, Hashable, Codable {
     public static func withoutRunTypeSegments(_ name: String) -> String {
         var segments = name.split(separator: "/", omittingEmptySubsequences: false)
         while segments.count > 1, let last = segments.last,
-              last == "manual_time" || last == "real_time" || last.hasPrefix("iterations:") {
+            last == "manual_time" || last == "real_time" || last.hasPrefix("iterations:")
+        {
             segments.removeLast()
         }
         return segments.joined(separator: "/")
@@ -314,7 +316,8 @@ public struct ResultsFile: Sendable {
                 continue
             }
             for (statistic, source) in [("median", SampleSource.medianAggregate), ("mean", .meanAggregate)] {
-                if let row = group.first(where: { $0.kind == .aggregate(statistic) }), let value = row.value(of: metric) {
+                if let row = group.first(where: { $0.kind == .aggregate(statistic) }), let value = row.value(of: metric)
+                {
                     result.append(BenchmarkSamples(name: name, values: [value], source: source, firstLine: row.line))
                     break
                 }

@@ -54,8 +54,13 @@ public enum ResultsReader {
                 .missingColumn, file: file, line: document.headerLine, field: column,
                 detail: "the header lacks the required column '\(column)' (header: \(header.joined(separator: ",")))")
         }
-        let counterColumns = header.filter { $0 != "" && !["name", "iterations", "real_time", "cpu_time", "time_unit",
-                                                           "label", "error_occurred", "error_message"].contains($0) }
+        let counterColumns = header.filter {
+            $0 != ""
+                && ![
+                    "name", "iterations", "real_time", "cpu_time", "time_unit",
+                    "label", "error_occurred", "error_message",
+                ].contains($0)
+        }
         guard !document.records.isEmpty else {
             throw InputError(
                 .noBenchmarks, file: file, line: document.headerLine,
@@ -78,8 +83,9 @@ public enum ResultsReader {
             }
             let name = cell("name") ?? ""
             if name.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw InputError(.missingValue, file: file, line: record.line, field: "name",
-                                        detail: "the benchmark name is empty")
+                throw InputError(
+                    .missingValue, file: file, line: record.line, field: "name",
+                    detail: "the benchmark name is empty")
             }
             raw.append((record, name, isError))
         }
@@ -99,22 +105,25 @@ public enum ResultsReader {
                 let text = cell(column)
                 if text.isEmpty {
                     if required {
-                        throw InputError(.missingValue, file: file, line: record.line, field: column,
-                                                detail: "the cell is empty in a row of '\(entry.name)'")
+                        throw InputError(
+                            .missingValue, file: file, line: record.line, field: column,
+                            detail: "the cell is empty in a row of '\(entry.name)'")
                     }
                     return nil
                 }
                 guard let value = Double(text), value.isFinite else {
-                    throw InputError(.nonNumeric, file: file, line: record.line, field: column,
-                                            detail: "'\(text)' is not a finite number (benchmark '\(entry.name)')")
+                    throw InputError(
+                        .nonNumeric, file: file, line: record.line, field: column,
+                        detail: "'\(text)' is not a finite number (benchmark '\(entry.name)')")
                 }
                 return value
             }
             if kind == .error {
-                rows.append(BenchmarkRow(
-                    line: record.line, rawName: entry.name, benchmark: benchmark, kind: kind, iterations: nil,
-                    realTime: nil, cpuTime: nil, timeUnit: nil, label: cell("label"),
-                    errorMessage: cell("error_message"), counters: [:]))
+                rows.append(
+                    BenchmarkRow(
+                        line: record.line, rawName: entry.name, benchmark: benchmark, kind: kind, iterations: nil,
+                        realTime: nil, cpuTime: nil, timeUnit: nil, label: cell("label"),
+                        errorMessage: cell("error_message"), counters: [:]))
                 continue
             }
             let isData = kind == .repetition || kind == .aggregate("median") || kind == .aggregate("mean")
@@ -144,13 +153,15 @@ public enum ResultsReader {
                 if unitOf[benchmark] == nil { unitOf[benchmark] = (parsed, record.line) }
                 unit = parsed
             }
-            rows.append(BenchmarkRow(
-                line: record.line, rawName: entry.name, benchmark: benchmark, kind: kind, iterations: iterations,
-                realTime: realTime, cpuTime: cpuTime, timeUnit: unit, label: cell("label"),
-                errorMessage: nil, counters: counters))
+            rows.append(
+                BenchmarkRow(
+                    line: record.line, rawName: entry.name, benchmark: benchmark, kind: kind, iterations: iterations,
+                    realTime: realTime, cpuTime: cpuTime, timeUnit: unit, label: cell("label"),
+                    errorMessage: nil, counters: counters))
         }
-        return ResultsFile(path: file, contextLines: document.contextLines, headerLine: document.headerLine,
-                           columns: header, rows: rows)
+        return ResultsFile(
+            path: file, contextLines: document.contextLines, headerLine: document.headerLine,
+            columns: header, rows: rows)
     }
 
     /// Tells repetition rows from aggregate and complexity rows by their names.
@@ -167,7 +178,8 @@ public enum ResultsReader {
             let suffix = String(name[name.index(after: underscore)...])
             let base = String(name[..<underscore])
             guard !base.isEmpty, !suffix.isEmpty,
-                  suffix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+                suffix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+            else { return nil }
             return (base, suffix)
         }
         // Bases that have at least two known aggregate suffixes among the names.
@@ -181,10 +193,13 @@ public enum ResultsReader {
             guard let (base, suffix) = split(row.name) else {
                 return (row.isError ? .error : .repetition, row.name)
             }
-            if complexitySuffixes.contains(suffix), names.contains(base) || names.contains(base + "_" + (suffix == "BigO" ? "RMS" : "BigO")) {
+            if complexitySuffixes.contains(suffix),
+                names.contains(base) || names.contains(base + "_" + (suffix == "BigO" ? "RMS" : "BigO"))
+            {
                 return (.complexity(suffix), base)
             }
-            let isAggregate = (names.contains(base) && split(base).map { !aggregateSuffixes.contains($0.suffix) } ?? true)
+            let isAggregate =
+                (names.contains(base) && split(base).map { !aggregateSuffixes.contains($0.suffix) } ?? true)
                 || (aggregateSuffixes.contains(suffix) && (knownSuffixCount[base] ?? 0) >= 2)
             if isAggregate { return (row.isError ? .error : .aggregate(suffix), base) }
             return (row.isError ? .error : .repetition, row.name)

@@ -84,9 +84,12 @@ public enum Statistics {
     }
 
     /// Computes the p-value for a known U1.
-    static func mannWhitneyU(_ x: [Double], _ y: [Double], method: MannWhitneyMethod,
-                             precomputedU u1: Double) -> MannWhitneyResult {
-        let n1 = x.count, n2 = y.count
+    static func mannWhitneyU(
+        _ x: [Double], _ y: [Double], method: MannWhitneyMethod,
+        precomputedU u1: Double
+    ) -> MannWhitneyResult {
+        let n1 = x.count
+        let n2 = y.count
         let u = max(u1, Double(n1 * n2) - u1)
         var p: Double
         switch method {
@@ -112,7 +115,9 @@ public enum Statistics {
     /// The standardised U with tie correction and continuity correction, as scipy's `_get_mwu_z`:
     /// z = (U - n1·n2/2 - 0.5) / sqrt(n1·n2/12 · ((n+1) - Σ(t³-t)/(n(n-1)))).
     static func asymptoticZ(u: Double, n1: Int, n2: Int, tieGroups: [Int]) -> Double {
-        let a = Double(n1), b = Double(n2), n = a + b
+        let a = Double(n1)
+        let b = Double(n2)
+        let n = a + b
         let tieTerm = tieGroups.reduce(0.0) { $0 + Double($1 * $1 * $1 - $1) }
         let variance = a * b / 12 * ((n + 1) - (n > 1 ? tieTerm / (n * (n - 1)) : 0))
         let numerator = u - a * b / 2 - 0.5
@@ -150,7 +155,8 @@ public enum Statistics {
     /// Works on power series truncated at degree n1·n2, where multiplying by (1 - q^k) and
     /// dividing by (1 - q^i) are exact; the result is a polynomial of that degree.
     static func exactFrequencies(n1: Int, n2: Int) -> [Double] {
-        let m = min(n1, n2), big = max(n1, n2)
+        let m = min(n1, n2)
+        let big = max(n1, n2)
         let size = m * big + 1
         var poly = [Double](repeating: 0, count: size)
         poly[0] = 1

@@ -8,29 +8,36 @@ enum BenchSitePage {
         let navigation = SitePage.bench.navigation
         guard let newest = inputs.newestRun, let bench else {
             let directory = Markup.escape(inputs.options.resultsDirectory)
-            let body = "<p>There is no results CSV in <code>\(directory)</code>. Measure, then build the site "
+            let body =
+                "<p>There is no results CSV in <code>\(directory)</code>. Measure, then build the site "
                 + "again:</p>\n<pre>runloop bench\nrunloop site \(Markup.escape(inputs.options.directory))</pre>\n"
                 + "<footer>" + SitePage.footer + "</footer>\n"
-            return HTMLPage(title: "Benchmarks", subtitle: "no results yet", body: body,
-                            navigation: navigation).render()
+            return HTMLPage(
+                title: "Benchmarks", subtitle: "no results yet", body: body,
+                navigation: navigation
+            ).render()
         }
-        let footer = SitePage.footer + " The newest of \(inputs.runs.count) results files by their "
+        let footer =
+            SitePage.footer + " The newest of \(inputs.runs.count) results files by their "
             + "<code># date:</code> line (<a href=\"#runs\">all runs</a>),"
         return bench.page(navigation: navigation, footer: footer, appendix: runs(inputs, newest: newest))
     }
 
     /// Every run, newest first: its file, date, profile, commit and rows.
     static func runs(_ inputs: SiteInputs, newest: ResultsRun) -> String {
-        var out = "<h2 id=\"runs\">All runs (\(inputs.runs.count))</h2>\n<p class=\"note\">Every results CSV in "
+        var out =
+            "<h2 id=\"runs\">All runs (\(inputs.runs.count))</h2>\n<p class=\"note\">Every results CSV in "
             + "<code>\(Markup.escape(inputs.options.resultsDirectory))</code>, newest first; this page reports the "
             + "first. <code>runloop report FILE</code> reports any of them.</p>\n"
-        out += "<table>\n<tr><th>file</th><th>date</th><th>profile</th><th>commit</th><th>filter</th>"
+        out +=
+            "<table>\n<tr><th>file</th><th>date</th><th>profile</th><th>commit</th><th>filter</th>"
             + "<th class=\"num\">rows</th></tr>\n"
         for run in inputs.runs.reversed() {
             let profile = run.file.contextValue("profile").map { String($0.prefix { !$0.isWhitespace }) } ?? ""
             let commit = run.file.contextValue("commit").map { String($0.prefix(10)) } ?? ""
             let name = run.path == newest.path ? "<b>\(Markup.escape(run.name))</b>" : Markup.escape(run.name)
-            out += "<tr><td class=\"mono\">\(name)</td><td class=\"nowrap\">\(Markup.escape(run.date))</td>"
+            out +=
+                "<tr><td class=\"mono\">\(name)</td><td class=\"nowrap\">\(Markup.escape(run.date))</td>"
                 + "<td>\(Markup.escape(profile))</td><td class=\"mono\">\(Markup.escape(commit))</td>"
                 + "<td class=\"mono\">\(Markup.escape(run.file.contextValue("filter") ?? ""))</td>"
                 + "<td class=\"num\">\(run.file.rows.count)</td></tr>\n"

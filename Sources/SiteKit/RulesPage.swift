@@ -7,13 +7,17 @@ import MarkupKit
 enum RulesPage {
     static func html(_ inputs: SiteInputs) -> String {
         let coverage = inputs.coverage
-        var body = "<p class=\"note\">What CFRunLoop does, one rule at a time, each pinned to the lines of "
+        var body =
+            "<p class=\"note\">What CFRunLoop does, one rule at a time, each pinned to the lines of "
             + Markup.escape(coverage.catalogue.cfSource) + " that implement it. Every case of the spec cites the "
             + "rules it checks; a rule needs at least \(RuleCoverage.minimumCases) cases. "
             + "<code>runloop rules</code> prints the same.</p>\n"
-        body += "<p>\(coverage.rows.count) rules, \(inputs.cases.count) cases"
-            + (coverage.thinRules.isEmpty ? "" : "; <span class=\"missed\">\(coverage.thinRules.count) rules with "
-                + "too few cases</span>") + "; " + Markup.escape(coverage.levelCountsText)
+        body +=
+            "<p>\(coverage.rows.count) rules, \(inputs.cases.count) cases"
+            + (coverage.thinRules.isEmpty
+                ? ""
+                : "; <span class=\"missed\">\(coverage.thinRules.count) rules with "
+                    + "too few cases</span>") + "; " + Markup.escape(coverage.levelCountsText)
             + " (api: Apple\u{2019}s documented contract; cf: CF\u{2019}s shared algorithm; platform: the wait "
             + "mechanism of the platform, on Linux epoll, eventfd and timerfd).</p>\n"
         // The index: every rule by area, linking to its entry.
@@ -28,9 +32,11 @@ enum RulesPage {
         }
         body += "<table>\n<tr><th>area</th><th>rules (cases)</th></tr>\n"
         for (area, rows) in areas {
-            body += "<tr><td class=\"mono\">\(Markup.escape(area))</td><td class=\"mono\">" + rows.map {
-                "<a href=\"#\(anchor($0.rule))\">\(Markup.escape($0.rule))</a> (\($0.cases.count))"
-            }.joined(separator: ", ") + "</td></tr>\n"
+            body +=
+                "<tr><td class=\"mono\">\(Markup.escape(area))</td><td class=\"mono\">"
+                + rows.map {
+                    "<a href=\"#\(anchor($0.rule))\">\(Markup.escape($0.rule))</a> (\($0.cases.count))"
+                }.joined(separator: ", ") + "</td></tr>\n"
         }
         body += "</table>\n"
         for (area, rows) in areas {
@@ -40,14 +46,17 @@ enum RulesPage {
             }
         }
         body += "<footer>" + SitePage.footer + " From " + Markup.escape(coverage.catalogue.path) + ".</footer>\n"
-        return HTMLPage(title: "Rule catalogue", subtitle: "the behaviour the spec pins, and the cases that pin it",
-                        body: body, navigation: SitePage.rules.navigation).render()
+        return HTMLPage(
+            title: "Rule catalogue", subtitle: "the behaviour the spec pins, and the cases that pin it",
+            body: body, navigation: SitePage.rules.navigation
+        ).render()
     }
 
     static func entry(_ row: RuleCoverage.Row, rule: CatalogueRule?) -> String {
         var out = "<h3 id=\"\(anchor(row.rule))\"><code>\(Markup.escape(row.rule))</code></h3>\n"
         if let rule {
-            out += "<p>\(Markup.escape(rule.text))</p>\n<p class=\"note\">Level: <b>\(rule.level.rawValue)</b>. "
+            out +=
+                "<p>\(Markup.escape(rule.text))</p>\n<p class=\"note\">Level: <b>\(rule.level.rawValue)</b>. "
                 + "CF: \(Markup.escape(rule.cf))</p>\n"
             if let platform = rule.platform {
                 out += "<p class=\"note\">Platform branches: \(Markup.escape(platform))</p>\n"
@@ -58,13 +67,16 @@ enum RulesPage {
             out += "<p class=\"note\"><b>What a violation changes:</b> \(Markup.escape(exposes))</p>\n"
         }
         let style = row.cases.count < RuleCoverage.minimumCases ? "missed" : ""
-        out += "<p class=\"\(style)\">Cited by \(row.cases.count) case\(row.cases.count == 1 ? "" : "s")"
+        out +=
+            "<p class=\"\(style)\">Cited by \(row.cases.count) case\(row.cases.count == 1 ? "" : "s")"
             + (row.cases.isEmpty ? "." : ", in " + Markup.escape(row.contexts.summary) + ":") + "</p>\n"
         if !row.caseContexts.isEmpty {
-            out += "<ul class=\"cases\">\n" + row.caseContexts.map {
-                "<li><code>\(Markup.escape($0.caseID))</code> <span class=\"none\">(\(Markup.escape($0.contexts)))"
-                    + "</span></li>\n"
-            }.joined() + "</ul>\n"
+            out +=
+                "<ul class=\"cases\">\n"
+                + row.caseContexts.map {
+                    "<li><code>\(Markup.escape($0.caseID))</code> <span class=\"none\">(\(Markup.escape($0.contexts)))"
+                        + "</span></li>\n"
+                }.joined() + "</ul>\n"
         }
         return out
     }

@@ -19,8 +19,10 @@ public struct SiteOptions: Sendable {
     /// The conformance engines to describe (`runloop engines`).
     public var engines: [EngineDescription]
 
-    public init(directory: String, resultsDirectory: String = "results", conformancePath: String? = nil,
-                targetsPath: String? = nil, engines: [EngineDescription]) {
+    public init(
+        directory: String, resultsDirectory: String = "results", conformancePath: String? = nil,
+        targetsPath: String? = nil, engines: [EngineDescription]
+    ) {
         self.directory = directory
         self.resultsDirectory = resultsDirectory
         self.conformancePath = conformancePath
@@ -88,15 +90,17 @@ struct SiteInputs: Sendable {
                 var report = try ConformanceJSON.read(path: jsonPath, cases: cases)
                 report.referenceExpectations = reference
                 let attributes = try? FileManager.default.attributesOfItem(atPath: jsonPath)
-                conformance = ConformanceRun(path: jsonPath, report: report,
-                                             modified: attributes?[.modificationDate] as? Date)
+                conformance = ConformanceRun(
+                    path: jsonPath, report: report,
+                    modified: attributes?[.modificationDate] as? Date)
             } catch let error as ConformanceJSONError {
                 throw SiteError(error.description)
             }
         }
-        return SiteInputs(options: options, runs: try readRuns(options.resultsDirectory), conformance: conformance,
-                          cases: cases, catalogue: catalogue,
-                          coverage: RuleCoverage(catalogue: catalogue, cases: cases))
+        return SiteInputs(
+            options: options, runs: try readRuns(options.resultsDirectory), conformance: conformance,
+            cases: cases, catalogue: catalogue,
+            coverage: RuleCoverage(catalogue: catalogue, cases: cases))
     }
 
     /// Every `*.csv` of `directory`, read in full (a broken one stops the site, naming its line), oldest first.

@@ -24,8 +24,9 @@ public enum SitePage: String, CaseIterable, Sendable {
     var summary: String {
         switch self {
         case .index: return "this page: the newest verdicts at a glance"
-        case .conformance: return "the newest conformance run: areas by engines, the triage, every case that did "
-            + "not simply pass"
+        case .conformance:
+            return "the newest conformance run: areas by engines, the triage, every case that did "
+                + "not simply pass"
         case .bench: return "the newest benchmark run: its targets, charts and tables, and the list of all runs"
         case .trends: return "the key benchmarks across all runs, with their change points"
         case .engines: return "the conformance engines and their features, and the benchmark engines"
@@ -35,10 +36,11 @@ public enum SitePage: String, CaseIterable, Sendable {
 
     /// The bar of links at the top of every page, `self` marked as the current one.
     var navigation: String {
-        "<nav class=\"site\">" + SitePage.allCases.map { page in
-            "<a href=\"\(page.fileName)\"" + (page == self ? " class=\"here\"" : "") + ">"
-                + Markup.escape(page.label) + "</a>"
-        }.joined(separator: " ") + "</nav>\n"
+        "<nav class=\"site\">"
+            + SitePage.allCases.map { page in
+                "<a href=\"\(page.fileName)\"" + (page == self ? " class=\"here\"" : "") + ">"
+                    + Markup.escape(page.label) + "</a>"
+            }.joined(separator: " ") + "</nav>\n"
     }
 
     /// The small print of a page the site made from another tool's page.

@@ -20,24 +20,28 @@ enum TrendsSitePage {
 
     /// The benchmarks behind the targets in Benchmarks/targets.yaml that a change to a loop moves first.
     static let keyBenchmarks = [
-        KeyBenchmark(title: "Wake-up latency, same CPU",
-                     note: "Mean round trip of a wake-up to a loop on the same CPU, no load (targets wake.same.epoll, "
-                        + "wake.cf).",
-                     pattern: "^BM_WakeLatency/engine:[a-z]+/pin:same/load:none/manual_time$",
-                     metric: "latency_mean_ns", engines: ["ref", "cf", "epoll"]),
-        KeyBenchmark(title: "Wake-up latency, different CPUs",
-                     note: "Mean round trip of a wake-up to a loop on the other CPU, no load (targets wake.diff.epoll, "
-                        + "wake.diff.cf).",
-                     pattern: "^BM_WakeLatency/engine:[a-z]+/pin:diff/load:none/manual_time$",
-                     metric: "latency_mean_ns", engines: ["ref", "cf", "epoll"]),
-        KeyBenchmark(title: "Timer churn at N = 10,000: add",
-                     note: "Nanoseconds per timer added with 10,000 in the loop (targets scale.peers, scale.cf).",
-                     pattern: "^BM_Scale/engine:[a-z]+/item:timer/n:10000/real_time$",
-                     metric: "ns_per_add", engines: ["ref", "cf", "libuv"]),
-        KeyBenchmark(title: "Timer churn at N = 10,000: remove",
-                     note: "Nanoseconds per timer removed with 10,000 in the loop (targets scale.peers, scale.cf).",
-                     pattern: "^BM_Scale/engine:[a-z]+/item:timer/n:10000/real_time$",
-                     metric: "ns_per_remove", engines: ["ref", "cf", "libuv"]),
+        KeyBenchmark(
+            title: "Wake-up latency, same CPU",
+            note: "Mean round trip of a wake-up to a loop on the same CPU, no load (targets wake.same.epoll, "
+                + "wake.cf).",
+            pattern: "^BM_WakeLatency/engine:[a-z]+/pin:same/load:none/manual_time$",
+            metric: "latency_mean_ns", engines: ["ref", "cf", "epoll"]),
+        KeyBenchmark(
+            title: "Wake-up latency, different CPUs",
+            note: "Mean round trip of a wake-up to a loop on the other CPU, no load (targets wake.diff.epoll, "
+                + "wake.diff.cf).",
+            pattern: "^BM_WakeLatency/engine:[a-z]+/pin:diff/load:none/manual_time$",
+            metric: "latency_mean_ns", engines: ["ref", "cf", "epoll"]),
+        KeyBenchmark(
+            title: "Timer churn at N = 10,000: add",
+            note: "Nanoseconds per timer added with 10,000 in the loop (targets scale.peers, scale.cf).",
+            pattern: "^BM_Scale/engine:[a-z]+/item:timer/n:10000/real_time$",
+            metric: "ns_per_add", engines: ["ref", "cf", "libuv"]),
+        KeyBenchmark(
+            title: "Timer churn at N = 10,000: remove",
+            note: "Nanoseconds per timer removed with 10,000 in the loop (targets scale.peers, scale.cf).",
+            pattern: "^BM_Scale/engine:[a-z]+/item:timer/n:10000/real_time$",
+            metric: "ns_per_remove", engines: ["ref", "cf", "libuv"]),
     ]
 
     /// A series of fewer runs is no trend: it is left out (`runloop history trend` shows it).
@@ -45,13 +49,15 @@ enum TrendsSitePage {
 
     static func html(_ inputs: SiteInputs) throws -> String {
         let navigation = SitePage.trends.navigation
-        var body = "<p class=\"note\">Each chart is one engine\u{2019}s medians per run, oldest run on the left, with "
+        var body =
+            "<p class=\"note\">Each chart is one engine\u{2019}s medians per run, oldest run on the left, with "
             + "the repetitions\u{2019} interquartile band. A dotted line marks a new commit; a red line and label mark "
             + "a change point (E-divisive means with a permutation test, p &lt;= 0.05): where the level moved, and by "
             + "how much. Runs of different machines or profiles are never mixed in one chart; a machine and profile "
             + "with fewer than \(minimumRuns) runs of a benchmark is left out.</p>\n"
         guard !inputs.runs.isEmpty else {
-            body += "<p class=\"none\">No results CSV in <code>\(Markup.escape(inputs.options.resultsDirectory))"
+            body +=
+                "<p class=\"none\">No results CSV in <code>\(Markup.escape(inputs.options.resultsDirectory))"
                 + "</code> yet: <code>runloop bench</code> makes one.</p>\n"
             return page(body, navigation: navigation, runs: 0)
         }
@@ -66,13 +72,17 @@ enum TrendsSitePage {
         } catch let error as HistoryError {
             throw SiteError(error.message)
         }
-        body += "<ul>\n" + keyBenchmarks.indices.map {
-            "<li><a href=\"#trend-\($0 + 1)\">\(Markup.escape(keyBenchmarks[$0].title))</a></li>\n"
-        }.joined() + "</ul>\n"
+        body +=
+            "<ul>\n"
+            + keyBenchmarks.indices.map {
+                "<li><a href=\"#trend-\($0 + 1)\">\(Markup.escape(keyBenchmarks[$0].title))</a></li>\n"
+            }.joined() + "</ul>\n"
         for (index, key) in keyBenchmarks.enumerated() {
-            body += "<h2 id=\"trend-\(index + 1)\">\(Markup.escape(key.title))</h2>\n<p class=\"note\">"
-                + Markup.escape(key.note) + " Engines " + key.engines.map { "<code>\($0)</code>" }
-                    .joined(separator: ", ") + "; metric <code>\(Markup.escape(key.metric))</code>.</p>\n"
+            body +=
+                "<h2 id=\"trend-\(index + 1)\">\(Markup.escape(key.title))</h2>\n<p class=\"note\">"
+                + Markup.escape(key.note) + " Engines "
+                + key.engines.map { "<code>\($0)</code>" }
+                .joined(separator: ", ") + "; metric <code>\(Markup.escape(key.metric))</code>.</p>\n"
             if series[index].isEmpty {
                 body += "<p class=\"none\">Not measured in \(minimumRuns) runs of one machine and profile.</p>\n"
             } else {
@@ -83,9 +93,11 @@ enum TrendsSitePage {
     }
 
     static func page(_ body: String, navigation: String, runs: Int) -> String {
-        HTMLPage(title: "Benchmark trends", subtitle: "the key benchmarks across \(runs) run\(runs == 1 ? "" : "s")",
-                 body: body + "<footer>" + SitePage.footer + " The history is built in memory from the results "
-                    + "CSVs; <code>runloop history trend</code> draws any benchmark.</footer>\n",
-                 navigation: navigation).render()
+        HTMLPage(
+            title: "Benchmark trends", subtitle: "the key benchmarks across \(runs) run\(runs == 1 ? "" : "s")",
+            body: body + "<footer>" + SitePage.footer + " The history is built in memory from the results "
+                + "CSVs; <code>runloop history trend</code> draws any benchmark.</footer>\n",
+            navigation: navigation
+        ).render()
     }
 }

@@ -29,10 +29,11 @@ public struct YAMLSyntaxError: Error, Sendable {
         yamsDescription = "\(error)"
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
+            .composer(let context, let problem, let mark, _):
             line = mark.line
-            self.problem = .syntax([context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }
-                .joined(separator: ": "))
+            self.problem = .syntax(
+                [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }
+                    .joined(separator: ": "))
         case .duplicatedKeysInMapping(let duplicates, let context):
             line = context.mark.line
             problem = .duplicateKeys(duplicates.sorted())

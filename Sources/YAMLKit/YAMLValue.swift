@@ -19,9 +19,11 @@ public struct YAMLWording: Sendable {
     /// A duplicate key is reported at its value rather than at the key.
     public var duplicateAtValue: Bool
 
-    public init(namesWhatItFound: Bool, refusesEmptyStrings: Bool,
-                missing: @escaping @Sendable (_ key: String, _ present: [String]) -> String, missingNamesTheField: Bool,
-                unknown: @escaping @Sendable (_ key: String, _ allowed: [String]) -> String, duplicateAtValue: Bool) {
+    public init(
+        namesWhatItFound: Bool, refusesEmptyStrings: Bool,
+        missing: @escaping @Sendable (_ key: String, _ present: [String]) -> String, missingNamesTheField: Bool,
+        unknown: @escaping @Sendable (_ key: String, _ allowed: [String]) -> String, duplicateAtValue: Bool
+    ) {
         self.namesWhatItFound = namesWhatItFound
         self.refusesEmptyStrings = refusesEmptyStrings
         self.missing = missing
@@ -71,8 +73,9 @@ public struct YAMLValue {
     }
 
     private func child(_ node: Node, _ suffix: String) -> YAMLValue {
-        YAMLValue(node: node, file: file, caseID: caseID, field: field.isEmpty ? suffix : field + suffix,
-                  wording: wording)
+        YAMLValue(
+            node: node, file: file, caseID: caseID, field: field.isEmpty ? suffix : field + suffix,
+            wording: wording)
     }
 
     private func mismatch(_ expected: String, found: String) -> YAMLError {

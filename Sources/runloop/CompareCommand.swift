@@ -10,12 +10,12 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare benchmark result CSVs: medians, Mann-Whitney U, a regression gate and a chart.",
         discussion: """
-        runloop compare BASE.csv NEW.csv   compares two runs (or two machines) benchmark by benchmark.
-        runloop compare FILE --engines cf,ref   compares engine ref against engine cf in one file.
+            runloop compare BASE.csv NEW.csv   compares two runs (or two machines) benchmark by benchmark.
+            runloop compare FILE --engines cf,ref   compares engine ref against engine cf in one file.
 
-        Exit status: 0 when no benchmark is significantly slower beyond the threshold, 1 when one \
-        is, 2 for bad input (the message names the file, line and field).
-        """)
+            Exit status: 0 when no benchmark is significantly slower beyond the threshold, 1 when one \
+            is, 2 for bad input (the message names the file, line and field).
+            """)
 
     /// BASE.csv NEW.csv, or FILE with --engines.
     @Argument(help: "BASE.csv NEW.csv, or one FILE with --engines.")
@@ -62,9 +62,10 @@ struct CompareCommand: ParsableCommand {
 
     /// Runs the comparison, printing the report to stdout and problems to stderr.
     func run() throws {
-        let outcome = CompareTool.run(CompareOptions(
-            files: files, metric: metric, thresholdPercent: threshold, alpha: alpha, format: format.rawValue,
-            engines: engines, higherIsBetter: direction.map { $0 == .higherIsBetter }, plotPath: plot))
+        let outcome = CompareTool.run(
+            CompareOptions(
+                files: files, metric: metric, thresholdPercent: threshold, alpha: alpha, format: format.rawValue,
+                engines: engines, higherIsBetter: direction.map { $0 == .higherIsBetter }, plotPath: plot))
         if !outcome.output.isEmpty {
             FileHandle.standardOutput.write(Data(outcome.output.utf8))
         }

@@ -12,36 +12,51 @@ struct ConformCommand: ParsableCommand {
         commandName: "conform",
         abstract: "Run the CFRunLoop conformance spec on one engine or all of them.",
         discussion: """
-        The table output starts with a summary line per engine and the triage (the results not as expected grouped by \
-        where their trace first departs from the expected one, the largest group first, the known defects of the \
-        toolchain's CoreFoundation last, and the passes that are \
-        only vacuous), then lists the cases that did not pass on every engine (failures, expected failures, skips, \
-        vacuous passes), the rule, traces and diff of every case not as expected, and a closing tally, on a \
-        terminal or not; --verbose lists every case, --only-failures only those not as expected. On a terminal a \
-        progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
-        pass, expandable to its rules, trace diff and expectation.
+            The table output starts with a summary line per engine and the triage (the results not as expected grouped by \
+            where their trace first departs from the expected one, the largest group first, the known defects of the \
+            toolchain's CoreFoundation last, and the passes that are \
+            only vacuous), then lists the cases that did not pass on every engine (failures, expected failures, skips, \
+            vacuous passes), the rule, traces and diff of every case not as expected, and a closing tally, on a \
+            terminal or not; --verbose lists every case, --only-failures only those not as expected. On a terminal a \
+            progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
+            pass, expandable to its rules, trace diff and expectation.
 
-        Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
-        malformed spec or bad arguments.
-        """
+            Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
+            malformed spec or bad arguments.
+            """
     )
 
-    @Option(name: .long, help: "Engines to run, comma-separated: \(BuiltinEngines.catalogue.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time.")
+    @Option(
+        name: .long,
+        help:
+            "Engines to run, comma-separated: \(BuiltinEngines.catalogue.names.joined(separator: ", ")), all (the built-in ones), or cf:PATH for any CoreFoundation library loaded at run time."
+    )
     var engine: String = "all"
 
-    @Option(name: .long, help: "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run; main-thread cases are SKIP).")
+    @Option(
+        name: .long,
+        help:
+            "process: each engine's cases run in a worker process, so a crash or a hang costs one case (CRASH, TIMEOUT); none: in this process (for a debugger; a crash ends the run; main-thread cases are SKIP)."
+    )
     var isolation: Isolation = .process
 
-    @Option(name: .long, help: ArgumentHelp("A worker executable hosting other engines (it speaks the worker protocol of INTERPRETING.md); --engine then names its engines.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A worker executable hosting other engines (it speaks the worker protocol of INTERPRETING.md); --engine then names its engines.",
+            valueName: "path"))
     var worker: String?
 
     @Option(name: .long, help: "Run only cases whose id matches this glob, e.g. 'stop.*'.")
     var filter: String?
 
-    @Option(name: .long, help: ArgumentHelp("""
-        Run only cases of these levels, comma-separated: api, cf, platform (a case's level is the most specific of \
-        its rules'; `runloop rules` lists them).
-        """, valueName: "levels"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            Run only cases of these levels, comma-separated: api, cf, platform (a case's level is the most specific of \
+            its rules'; `runloop rules` lists them).
+            """, valueName: "levels"))
     var level: String?
 
     @Option(name: .long, help: "Output format.")
@@ -50,7 +65,11 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
     var spec: String?
 
-    @Option(name: .long, help: "Your own expectations, added to the shipped ones (yours win for a case both name): a directory of per-engine files, <engine>.yaml, or one such file; their ids must all be cases of the spec. 'none' for no expectations at all, not even the shipped ones. The shipped ones apply with --spec too, for the cases your spec has.")
+    @Option(
+        name: .long,
+        help:
+            "Your own expectations, added to the shipped ones (yours win for a case both name): a directory of per-engine files, <engine>.yaml, or one such file; their ids must all be cases of the spec. 'none' for no expectations at all, not even the shipped ones. The shipped ones apply with --spec too, for the cases your spec has."
+    )
     var expectations: String?
 
     @Option(name: .long, help: "Watchdog per case in seconds, unless the case sets its own.")
@@ -59,7 +78,11 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Run each case this many times; a case passes only if every repetition does.")
     var `repeat`: Int = 1
 
-    @Option(name: .long, help: "Worker processes per engine running cases at the same time (1 to 16); the report keeps spec order. Most of the spec's time is cases waiting on their own timers, which then overlap (INTERPRETING.md).")
+    @Option(
+        name: .long,
+        help:
+            "Worker processes per engine running cases at the same time (1 to 16); the report keeps spec order. Most of the spec's time is cases waiting on their own timers, which then overlap (INTERPRETING.md)."
+    )
     var jobs: Int = 1
 
     @Option(name: .long, help: "Also write the report as JSON to this file.")
@@ -68,7 +91,9 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the report as JUnit XML to this file.")
     var junitOut: String?
 
-    @Option(name: .long, help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
     var html: String?
 
     @OptionGroup var without: WithoutOption
@@ -91,7 +116,9 @@ struct ConformCommand: ParsableCommand {
             throw ValidationError("--worker needs --isolation process (its engines live in the worker)")
         }
         if verbose, onlyFailures { throw ValidationError("--verbose and --only-failures exclude each other") }
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard (1...16).contains(jobs) else { throw ValidationError("--jobs must be 1 to 16") }
         _ = try levels()
@@ -106,9 +133,10 @@ struct ConformCommand: ParsableCommand {
             throw failure("the shipped spec was not found next to the executable; pass --spec")
         }
         let none = expectations == "none"
-        var request = ConformanceRequest(specPath: specPath,
-                                         expectationsPath: none ? nil : SpecResources.expectationsDirectory,
-                                         filter: filter, timeout: timeout, repetitions: `repeat`)
+        var request = ConformanceRequest(
+            specPath: specPath,
+            expectationsPath: none ? nil : SpecResources.expectationsDirectory,
+            filter: filter, timeout: timeout, repetitions: `repeat`)
         // Yours add to the shipped ones, which name cases of the shipped spec: with your own spec, cf's known
         // failures still apply to the cases you copied, and the others are left out.
         request.userExpectationsPath = none ? nil : expectations
@@ -121,23 +149,28 @@ struct ConformCommand: ParsableCommand {
         let catalogue = BuiltinEngines.catalogue.without(try without.features())
         let launcher = try worker.map { WorkerLauncher(executable: $0) } ?? without.launcher()
         do {
-            let hosted = worker == nil ? catalogue.engines.map { EngineDescription($0) }
+            let hosted =
+                worker == nil
+                ? catalogue.engines.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             let engines = try EngineSelection.resolve(engine, hosted: hosted, launcher: launcher)
             cases = try Conformance.selectCases(request)
-            let line = !showProgress && isatty(STDERR_FILENO) == 1
+            let line =
+                !showProgress && isatty(STDERR_FILENO) == 1
                 ? ProgressLine(total: cases.count * engines.count) : nil
             let progress: @Sendable (CaseOutcome) -> Void = { outcome in
                 if showProgress {
-                    FileHandle.standardError.write(Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
                 }
                 line?.advance(outcome)
             }
             defer { line?.finish() }
             switch isolation {
             case .none:
-                report = try Conformance.runInProcess(request, engines: try engines.map(catalogue.make),
-                                                      progress: progress)
+                report = try Conformance.runInProcess(
+                    request, engines: try engines.map(catalogue.make),
+                    progress: progress)
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
             }
@@ -151,14 +184,23 @@ struct ConformCommand: ParsableCommand {
             throw failure("no case matches " + (asked.isEmpty ? "the spec" : asked.joined(separator: " and ")))
         }
         let rows: TableRows = verbose ? .all : onlyFailures ? .notAsExpected : .notPassing
-        print(format == .table ? TableReport.render(report, rows: rows, catalogue: try? RuleCatalogue.shipped())
-              : format.render(report))
-        var outputs: [(String?, () -> String)] = [(jsonOut, { ReportFormat.json.render(report) }),
-                                                  (junitOut, { ReportFormat.junit.render(report) })]
-        outputs.append((html, {
-            ConformPage.html(report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
-                              specName: spec ?? "the shipped spec")
-        }))
+        print(
+            format == .table
+                ? TableReport.render(report, rows: rows, catalogue: try? RuleCatalogue.shipped())
+                : format.render(report))
+        var outputs: [(String?, () -> String)] = [
+            (jsonOut, { ReportFormat.json.render(report) }),
+            (junitOut, { ReportFormat.junit.render(report) }),
+        ]
+        outputs.append(
+            (
+                html,
+                {
+                    ConformPage.html(
+                        report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
+                        specName: spec ?? "the shipped spec")
+                }
+            ))
         for (path, render) in outputs {
             guard let path else { continue }
             do {

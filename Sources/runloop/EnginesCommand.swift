@@ -13,13 +13,16 @@ struct EnginesCommand: ParsableCommand {
         commandName: "engines",
         abstract: "List engines: what each is, the features it has, and why it lacks the others.",
         discussion: """
-        With no ENGINE, the built-in engines. A library (cf:PATH) is described by loading it in a worker process: a \
-        path that is not a CoreFoundation run-loop library exits 2 naming every missing core function. Exits 0, or 2 \
-        for an unknown engine, an unknown --without feature, or two libraries the reports could not tell apart.
-        """
+            With no ENGINE, the built-in engines. A library (cf:PATH) is described by loading it in a worker process: a \
+            path that is not a CoreFoundation run-loop library exits 2 naming every missing core function. Exits 0, or 2 \
+            for an unknown engine, an unknown --without feature, or two libraries the reports could not tell apart.
+            """
     )
 
-    @Argument(help: "Engines: \(BuiltinEngines.catalogue.names.joined(separator: ", ")), all, or cf:PATH (a bare file name is in the current directory).")
+    @Argument(
+        help:
+            "Engines: \(BuiltinEngines.catalogue.names.joined(separator: ", ")), all, or cf:PATH (a bare file name is in the current directory)."
+    )
     var engines: [String] = []
 
     @OptionGroup var without: WithoutOption
@@ -30,8 +33,9 @@ struct EnginesCommand: ParsableCommand {
         let hosted = BuiltinEngines.catalogue.without(withheld).engines.map { EngineDescription($0) }
         let chosen: [EngineDescription]
         do {
-            chosen = try EngineSelection.resolve(engines.isEmpty ? "all" : engines.joined(separator: ","),
-                                                 hosted: hosted, launcher: launcher)
+            chosen = try EngineSelection.resolve(
+                engines.isEmpty ? "all" : engines.joined(separator: ","),
+                hosted: hosted, launcher: launcher)
         } catch let error as WorkerError {
             FileHandle.standardError.write(Data("runloop engines: \(error.description)\n".utf8))
             throw ExitCode(2)

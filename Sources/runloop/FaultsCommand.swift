@@ -10,11 +10,11 @@ struct FaultsCommand: ParsableCommand {
         commandName: "faults",
         abstract: "Read a mutation fault file (scripts/mutation/*.tsv), checked against the rule catalogue.",
         discussion: """
-        Prints each fault as six fields, each ended by a NUL byte: id, rule, file, text, replacement, description \
-        (the text and the replacement with their escapes decoded). What scripts/mutation.sh reads.
+            Prints each fault as six fields, each ended by a NUL byte: id, rule, file, text, replacement, description \
+            (the text and the replacement with their escapes decoded). What scripts/mutation.sh reads.
 
-        Exit status: 0, or 2 for a malformed file or a rule not in the catalogue (the message names the file and line).
-        """)
+            Exit status: 0, or 2 for a malformed file or a rule not in the catalogue (the message names the file and line).
+            """)
 
     @Option(help: ArgumentHelp("The rule catalogue (default: the one shipped with the spec).", valueName: "path"))
     var catalogue: String?

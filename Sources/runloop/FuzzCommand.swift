@@ -13,29 +13,33 @@ struct FuzzCommand: ParsableCommand {
         commandName: "fuzz",
         abstract: "Search for scenarios on which engines disagree, and shrink each to a spec case.",
         discussion: """
-        Scenarios come from a SplitMix64 generator of the fuzzer's own (never the system RNG): scenario i of a run \
-        (counting from 0) uses seed N+i, so the same seed and options give the same scenarios on every machine, and \
-        a divergence found with seed N+i replays with --seed N+i --count 1 and the same --max-steps and --areas. \
-        Each scenario runs on every engine in worker processes with a watchdog; one that diverges runs again, and if \
-        an engine disagrees with itself it is set aside as nondeterministic. Each divergence is printed as soon as it \
-        is found, one line; the first of each new defect is then shrunk (at most 60 s, and at most half the time \
-        left) and printed whole (its diff, case file with --out, replay command). Divergences that come down to the \
-        same defect (the conformance triage's first departure, and its dead callout kinds judged over the whole run: \
-        a callout kind an engine never made while the first engine did) are reported once, with how many scenarios \
-        hit it. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains (CoreFoundation defects the spec \
-        does not assert) are reported apart.
+            Scenarios come from a SplitMix64 generator of the fuzzer's own (never the system RNG): scenario i of a run \
+            (counting from 0) uses seed N+i, so the same seed and options give the same scenarios on every machine, and \
+            a divergence found with seed N+i replays with --seed N+i --count 1 and the same --max-steps and --areas. \
+            Each scenario runs on every engine in worker processes with a watchdog; one that diverges runs again, and if \
+            an engine disagrees with itself it is set aside as nondeterministic. Each divergence is printed as soon as it \
+            is found, one line; the first of each new defect is then shrunk (at most 60 s, and at most half the time \
+            left) and printed whole (its diff, case file with --out, replay command). Divergences that come down to the \
+            same defect (the conformance triage's first departure, and its dead callout kinds judged over the whole run: \
+            a callout kind an engine never made while the first engine did) are reported once, with how many scenarios \
+            hit it. Divergences that Sources/ConformanceSpec/fuzz-known.yaml explains (CoreFoundation defects the spec \
+            does not assert) are reported apart.
 
-        --time bounds the whole run: no run starts after it, and the runs under way end within their watchdog \
-        (--timeout), the stated tolerance; a divergence found when the time is up is reported, marked not run again \
-        and not shrunk. The summary says how the time went (running, re-checking, shrinking, writing). SIGINT or \
-        SIGTERM ends the run the same way, with the summary of what was found (a second one ends it at once).
+            --time bounds the whole run: no run starts after it, and the runs under way end within their watchdog \
+            (--timeout), the stated tolerance; a divergence found when the time is up is reported, marked not run again \
+            and not shrunk. The summary says how the time went (running, re-checking, shrinking, writing). SIGINT or \
+            SIGTERM ends the run the same way, with the summary of what was found (a second one ends it at once).
 
-        Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input, 128+N when signal \
-        N ended the run.
-        """
+            Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input, 128+N when signal \
+            N ended the run.
+            """
     )
 
-    @Option(name: .long, help: "Engines to compare, comma-separated (the first is the reference for written cases): \(BuiltinEngines.catalogue.names.joined(separator: ", ")), or cf:PATH.")
+    @Option(
+        name: .long,
+        help:
+            "Engines to compare, comma-separated (the first is the reference for written cases): \(BuiltinEngines.catalogue.names.joined(separator: ", ")), or cf:PATH."
+    )
     var engines: String = "cf,ref"
 
     @Option(name: .long, help: "The first scenario's seed (0 to 2^64-1); scenario i uses seed+i.")
@@ -44,7 +48,11 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "How many scenarios to run (default 200 unless --time is given).")
     var count: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Bound the whole run to this many seconds, shrinking included: no run starts after them, the runs under way end within their watchdog (--timeout); a divergence still shrinking keeps its smallest case so far, one found then is reported unshrunk.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Bound the whole run to this many seconds, shrinking included: no run starts after them, the runs under way end within their watchdog (--timeout); a divergence still shrinking keeps its smallest case so far, one found then is reported unshrunk.",
+            valueName: "seconds"))
     var time: Double?
 
     @Option(name: .long, help: "Write each divergence's shrunk case to this directory, as fuzz-seed-N.yaml.")
@@ -53,7 +61,11 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "Most steps per scenario (2 to 50).")
     var maxSteps: Int = FuzzShape().maxSteps
 
-    @Option(name: .long, help: "Parts of the format to use, comma-separated: \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")) (default all).")
+    @Option(
+        name: .long,
+        help:
+            "Parts of the format to use, comma-separated: \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")) (default all)."
+    )
     var areas: String?
 
     @Option(name: .long, help: "Output format.")
@@ -66,19 +78,30 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "Watchdog per scenario and engine, in seconds.")
     var timeout: Double = 3
 
-    @Option(name: .long, help: ArgumentHelp("A worker executable hosting other engines (the worker protocol of INTERPRETING.md).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A worker executable hosting other engines (the worker protocol of INTERPRETING.md).", valueName: "path"))
     var worker: String?
 
-    @Option(name: .long, help: "The known, explained divergences (default: the shipped fuzz-known.yaml); 'none' for none.")
+    @Option(
+        name: .long, help: "The known, explained divergences (default: the shipped fuzz-known.yaml); 'none' for none.")
     var known: String?
 
     @Flag(name: .long, help: "Print the scenarios the options generate, as a spec file, and run nothing.")
     var list = false
 
-    @Flag(name: .long, help: "End the campaign at the first unexplained divergence, once it is shrunk (the JSON gives found_after_seconds).")
+    @Flag(
+        name: .long,
+        help:
+            "End the campaign at the first unexplained divergence, once it is shrunk (the JSON gives found_after_seconds)."
+    )
     var untilFound = false
 
-    @Option(name: .long, help: ArgumentHelp("How long shrinking one divergence may take (0: report it as found, unshrunk).", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long shrinking one divergence may take (0: report it as found, unshrunk).", valueName: "seconds"))
     var shrinkSeconds: Double = 60
 
     /// Seconds shrinking one divergence may take (the summary states it).
@@ -86,9 +109,13 @@ struct FuzzCommand: ParsableCommand {
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if let time, !(time > 0 && time.isFinite) { throw ValidationError("--time must be a positive number of seconds") }
+        if let time, !(time > 0 && time.isFinite) {
+            throw ValidationError("--time must be a positive number of seconds")
+        }
         guard (2...50).contains(maxSteps) else { throw ValidationError("--max-steps must be 2 to 50") }
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
         guard shrinkSeconds >= 0, shrinkSeconds.isFinite else {
             throw ValidationError("--shrink-seconds must be 0 or a positive number of seconds")
         }
@@ -100,7 +127,8 @@ struct FuzzCommand: ParsableCommand {
         var result = Set<FuzzArea>()
         for word in areas.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             guard let area = FuzzArea(rawValue: word) else {
-                throw ValidationError("unknown area '\(word)' (one of \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw ValidationError(
+                    "unknown area '\(word)' (one of \(FuzzArea.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             result.insert(area)
         }
@@ -117,12 +145,15 @@ struct FuzzCommand: ParsableCommand {
             return
         }
         Self.handleSignals()
-        let launcher = worker.map { WorkerLauncher(executable: $0) }
+        let launcher =
+            worker.map { WorkerLauncher(executable: $0) }
             ?? .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!])
         let selected: [EngineDescription]
         let knownDivergences: [KnownDivergence]
         do {
-            let hosted = worker == nil ? BuiltinEngines.catalogue.engines.map { EngineDescription($0) }
+            let hosted =
+                worker == nil
+                ? BuiltinEngines.catalogue.engines.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             selected = try EngineSelection.resolve(engines, hosted: hosted, launcher: launcher)
             guard selected.count >= 2 else { throw failure("--engines needs two engines or more to compare") }
@@ -138,9 +169,10 @@ struct FuzzCommand: ParsableCommand {
         } catch let error as SpecError {
             throw failure(error.description)
         }
-        var options = FuzzOptions(engines: selected, seed: seed, count: count ?? (time == nil ? 200 : nil),
-                                  seconds: time, shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()),
-                                  outDirectory: out, timeout: timeout, known: knownDivergences)
+        var options = FuzzOptions(
+            engines: selected, seed: seed, count: count ?? (time == nil ? 200 : nil),
+            seconds: time, shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()),
+            outDirectory: out, timeout: timeout, known: knownDivergences)
         options.shrinkSeconds = FuzzCommand.shrinkBudget
         options.stopAtFirstUnexplained = untilFound
         options.shrinkSeconds = shrinkSeconds
@@ -151,19 +183,23 @@ struct FuzzCommand: ParsableCommand {
         do {
             let json = format == .json
             let campaignOptions = options
-            summary = try FuzzCampaign(options: options, launcher: launcher).run(progress: { progress in
-                guard onTerminal else { return }
-                let rate = Double(progress.scenarios) / max(progress.elapsed, 0.001)
-                let line = "\r\u{1B}[K\(progress.scenarios) scenarios, \(progress.divergences - progress.explained) divergences "
-                    + "(+\(progress.explained) explained), \(progress.nondeterministic) nondeterministic, "
-                    + String(format: "%.1f/s", rate)
-                FileHandle.standardError.write(Data(line.utf8))
-            }, onEvent: { event in
-                // Each finding as it is made (one write, unbuffered), so that an interrupted run has shown what it
-                // found: on standard output in text, on standard error beside JSON (whose document comes at the end).
-                let text = (onTerminal ? "\r\u{1B}[K" : "") + FuzzOutput.eventText(event, options: campaignOptions) + "\n"
-                (json ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
-            })
+            summary = try FuzzCampaign(options: options, launcher: launcher).run(
+                progress: { progress in
+                    guard onTerminal else { return }
+                    let rate = Double(progress.scenarios) / max(progress.elapsed, 0.001)
+                    let line =
+                        "\r\u{1B}[K\(progress.scenarios) scenarios, \(progress.divergences - progress.explained) divergences "
+                        + "(+\(progress.explained) explained), \(progress.nondeterministic) nondeterministic, "
+                        + String(format: "%.1f/s", rate)
+                    FileHandle.standardError.write(Data(line.utf8))
+                },
+                onEvent: { event in
+                    // Each finding as it is made (one write, unbuffered), so that an interrupted run has shown what it
+                    // found: on standard output in text, on standard error beside JSON (whose document comes at the end).
+                    let text =
+                        (onTerminal ? "\r\u{1B}[K" : "") + FuzzOutput.eventText(event, options: campaignOptions) + "\n"
+                    (json ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
+                })
         } catch let error as WorkerError {
             throw failure(error.description)
         }

@@ -9,11 +9,11 @@ struct HistoryCommand: ParsableCommand {
         commandName: "history",
         abstract: "Every benchmark run kept: trends, change points and regressions across commits and machines.",
         discussion: """
-        The results CSVs are the source of truth; the history is an SQLite index of them \
-        (default \(HistoryTool.defaultDatabase), --db PATH) that `rebuild` makes again from the files.
+            The results CSVs are the source of truth; the history is an SQLite index of them \
+            (default \(HistoryTool.defaultDatabase), --db PATH) that `rebuild` makes again from the files.
 
-        Exit status: 0 done, 1 `check` found a regression, 2 bad input (the message names the file and line).
-        """,
+            Exit status: 0 done, 1 `check` found a regression, 2 bad input (the message names the file and line).
+            """,
         subcommands: [Add.self, Rebuild.self, List.self, Trend.self, Check.self])
 
     /// The options every subcommand shares.
@@ -87,8 +87,10 @@ struct HistoryCommand: ParsableCommand {
         @Option(help: "Also write an HTML page with one chart per benchmark and engine.")
         var html: String?
         func run() throws {
-            try finish(HistoryTool.trend(database: database.db, pattern: pattern, metric: metric, engine: engine,
-                                         filter: filters.filter(), acrossMachines: acrossMachines, htmlPath: html))
+            try finish(
+                HistoryTool.trend(
+                    database: database.db, pattern: pattern, metric: metric, engine: engine,
+                    filter: filters.filter(), acrossMachines: acrossMachines, htmlPath: html))
         }
     }
 
@@ -110,8 +112,10 @@ struct HistoryCommand: ParsableCommand {
             if latest, runFile != nil { throw ValidationError("--latest and --run exclude each other") }
         }
         func run() throws {
-            try finish(HistoryTool.check(database: database.db, runFile: runFile, metric: metric,
-                                         thresholdPercent: threshold, alpha: alpha))
+            try finish(
+                HistoryTool.check(
+                    database: database.db, runFile: runFile, metric: metric,
+                    thresholdPercent: threshold, alpha: alpha))
         }
     }
 }

@@ -1,8 +1,8 @@
 // `runloop results`: what scripts do with benchmark CSVs (merge the families' files, list rows by kind, write error
 // rows), so that no script parses CSV itself. Parses arguments and calls ResultsKit's ResultsMerge.
 import ArgumentParser
-import ResultsKit
 import Foundation
+import ResultsKit
 
 struct ResultsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,8 +38,10 @@ struct ResultsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the rows of the files (as CSV lines, or their names), of one kind if asked.")
 
-        @Option(help: ArgumentHelp("measured (rows with figures), error (\"error: ...\" rows), skipped "
-                                   + "(\"skipped: ...\" rows) or other-error.", valueName: "kind"))
+        @Option(
+            help: ArgumentHelp(
+                "measured (rows with figures), error (\"error: ...\" rows), skipped "
+                    + "(\"skipped: ...\" rows) or other-error.", valueName: "kind"))
         var kind: RawResultRow.Status?
 
         @Option(help: ArgumentHelp("Only rows whose error message starts with this text.", valueName: "text"))
@@ -52,8 +54,9 @@ struct ResultsCommand: ParsableCommand {
         var files: [String]
 
         func run() throws {
-            let text = ResultsMerge.rows(try ResultsCommand.read(files), status: kind, messagePrefix: messagePrefix,
-                                         namesOnly: names)
+            let text = ResultsMerge.rows(
+                try ResultsCommand.read(files), status: kind, messagePrefix: messagePrefix,
+                namesOnly: names)
             FileHandle.standardOutput.write(Data(text.utf8))
         }
     }

@@ -9,7 +9,8 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "List the rule catalogue's rules with the cases that cite each.",
-        discussion: "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments."
+        discussion:
+            "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments."
     )
 
     @Option(name: .long, help: "Output format: table or json.")
@@ -18,8 +19,10 @@ struct RulesCommand: ParsableCommand {
     @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
     var spec: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A rule catalogue to read instead of the shipped one (its format: INTERPRETING.md).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A rule catalogue to read instead of the shipped one (its format: INTERPRETING.md).", valueName: "file"))
     var catalogue: String?
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

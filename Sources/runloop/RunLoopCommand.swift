@@ -8,10 +8,13 @@ struct RunLoopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runloop",
         abstract: "Check run loops against the CFRunLoop conformance spec, and compare benchmark results.",
-        discussion: "Exit codes: 0 success, 1 a check failed (a case not as expected, a significant regression), 2 bad input or usage.",
-        subcommands: [ConformCommand.self, EnginesCommand.self, RulesCommand.self, FuzzCommand.self, CompareCommand.self,
-                      ReportCommand.self, HistoryCommand.self, ResultsCommand.self, FaultsCommand.self,
-                      SiteCommand.self, WorkerCommand.self]
+        discussion:
+            "Exit codes: 0 success, 1 a check failed (a case not as expected, a significant regression), 2 bad input or usage.",
+        subcommands: [
+            ConformCommand.self, EnginesCommand.self, RulesCommand.self, FuzzCommand.self, CompareCommand.self,
+            ReportCommand.self, HistoryCommand.self, ResultsCommand.self, FaultsCommand.self,
+            SiteCommand.self, WorkerCommand.self,
+        ]
     )
 
     /// Runs the command; usage errors exit 2 like the other bad-input errors (ArgumentParser would say 64).

@@ -6,11 +6,13 @@ import ConformanceKit
 import EngineKit
 
 struct WithoutOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Features to turn off on every engine, comma-separated: "
-            + EngineFeature.allCases.map(\.optionName).joined(separator: ", ")
-            + ". Cases that need one SKIP, saying so (e.g. main-queue for a CoreFoundation built without libdispatch).",
-        valueName: "features"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Features to turn off on every engine, comma-separated: "
+                + EngineFeature.allCases.map(\.optionName).joined(separator: ", ")
+                + ". Cases that need one SKIP, saying so (e.g. main-queue for a CoreFoundation built without libdispatch).",
+            valueName: "features"))
     var without: String?
 
     /// The features named; an unknown one is a usage error (exit 2) naming it and listing the known ones.
@@ -26,7 +28,8 @@ struct WithoutOption: ParsableArguments {
     func launcher() throws -> WorkerLauncher {
         let features = try features()
         let list = EngineFeature.allCases.filter(features.contains).map(\.optionName).joined(separator: ",")
-        return .currentExecutable(leadingArguments: [WorkerCommand.configuration.commandName!]
-                                  + (features.isEmpty ? [] : [WorkerCommand.withoutArgument, list]))
+        return .currentExecutable(
+            leadingArguments: [WorkerCommand.configuration.commandName!]
+                + (features.isEmpty ? [] : [WorkerCommand.withoutArgument, list]))
     }
 }

@@ -1,6 +1,7 @@
 // What the benchmark-tool tests share besides fixtures: the repository's root, a well-formedness check of XML, and a
 // comparison of floating-point figures.
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -13,7 +14,8 @@ public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComp
 public func xmlProblem(_ text: String) -> String? {
     let parser = XMLParser(data: Data(text.utf8))
     if parser.parse() { return nil }
-    return "line \(parser.lineNumber), column \(parser.columnNumber): \(parser.parserError.map { "\($0)" } ?? "unknown")"
+    return
+        "line \(parser.lineNumber), column \(parser.columnNumber): \(parser.parserError.map { "\($0)" } ?? "unknown")"
 }
 
 /// |a - b| <= tolerance * max(1, |b|).

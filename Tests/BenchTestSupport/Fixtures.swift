@@ -10,8 +10,10 @@ public struct FixtureBenchmark {
     public var counters: [String: [Double?]]
     public var error: String?
 
-    public init(name: String, unit: String = "ns", times: [Double], counters: [String: [Double?]] = [:],
-                error: String? = nil) {
+    public init(
+        name: String, unit: String = "ns", times: [Double], counters: [String: [Double?]] = [:],
+        error: String? = nil
+    ) {
         self.name = name
         self.unit = unit
         self.times = times
@@ -47,13 +49,17 @@ public enum Fixtures {
 
     /// A Google Benchmark CSV: context, header (user counters quoted), repetition rows with quoted
     /// names, then `_mean`, `_median`, `_stddev`, `_cv` aggregate rows when there are repetitions.
-    public static func csv(_ benchmarks: [FixtureBenchmark], context: [String] = context(), aggregates: Bool = true,
-                    scale: Double = 1) -> String {
+    public static func csv(
+        _ benchmarks: [FixtureBenchmark], context: [String] = context(), aggregates: Bool = true,
+        scale: Double = 1
+    ) -> String {
         let standard = ["bytes_per_second", "items_per_second"]
-        let counterNames = Array(Set(benchmarks.flatMap { $0.counters.keys })).filter { !standard.contains($0) }.sorted()
+        let counterNames = Array(Set(benchmarks.flatMap { $0.counters.keys })).filter { !standard.contains($0) }
+            .sorted()
         var lines = context
-        lines.append("name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,"
-            + "error_occurred,error_message" + counterNames.map { ",\"\($0)\"" }.joined())
+        lines.append(
+            "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,"
+                + "error_occurred,error_message" + counterNames.map { ",\"\($0)\"" }.joined())
         func row(_ name: String, _ time: Double, _ unit: String, _ counters: [String: Double?]) -> String {
             let t = time * scale
             let rates = standard.map { (counters[$0] ?? nil).map { "\($0)" } ?? "" }
@@ -88,15 +94,18 @@ public enum Fixtures {
 
     /// The standard suite of the verdict tests: three families, nine repetitions each.
     public static func suite(scale: Double = 1) -> String {
-        csv([
-            FixtureBenchmark(name: "BM_TimerFire/1", times: noisy(1200)),
-            FixtureBenchmark(name: "BM_TimerFire/64", unit: "us", times: noisy(35.5)),
-            FixtureBenchmark(name: "BM_SourceSignal/real_time", times: noisy(480)),
-            FixtureBenchmark(name: "BM_WakeLatency/engine:cf/pin:same", unit: "us", times: noisy(12.5),
-                             counters: ["wakeups_per_fire": noisy(1.0)]),
-            FixtureBenchmark(name: "BM_WakeLatency/engine:ref/pin:same", unit: "us", times: noisy(15.0),
-                             counters: ["wakeups_per_fire": noisy(1.0)]),
-        ], scale: scale)
+        csv(
+            [
+                FixtureBenchmark(name: "BM_TimerFire/1", times: noisy(1200)),
+                FixtureBenchmark(name: "BM_TimerFire/64", unit: "us", times: noisy(35.5)),
+                FixtureBenchmark(name: "BM_SourceSignal/real_time", times: noisy(480)),
+                FixtureBenchmark(
+                    name: "BM_WakeLatency/engine:cf/pin:same", unit: "us", times: noisy(12.5),
+                    counters: ["wakeups_per_fire": noisy(1.0)]),
+                FixtureBenchmark(
+                    name: "BM_WakeLatency/engine:ref/pin:same", unit: "us", times: noisy(15.0),
+                    counters: ["wakeups_per_fire": noisy(1.0)]),
+            ], scale: scale)
     }
 
     /// The directory every file the tests write goes in: one per test process, removed when the process exits, so
@@ -133,7 +142,10 @@ public enum Fixtures {
     public static func scaleTimes(_ csv: String, by factor: Double) -> String {
         var afterHeader = false
         return csv.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            if line.hasPrefix("name,") { afterHeader = true; return String(line) }
+            if line.hasPrefix("name,") {
+                afterHeader = true
+                return String(line)
+            }
             guard afterHeader, !line.isEmpty else { return String(line) }
             var fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             for index in [2, 3] where index < fields.count {
@@ -147,47 +159,47 @@ public enum Fixtures {
     /// `--benchmark_repetitions=3 --benchmark_out_format=csv` (named args, `/real_time`, counters,
     /// `items_per_second`, the broken `_cv` rows, error rows without counter cells).
     public static let googleBenchmark171 = #"""
-    2026-11-21T16:01:16+00:00
-    Running ./b
-    Run on (2 X 2100 MHz CPU s)
-    CPU Caches:
-      L1 Data 48 KiB (x2)
-      L1 Instruction 32 KiB (x2)
-      L2 Unified 2048 KiB (x2)
-      L3 Unified 307200 KiB (x1)
-    Load Average: 6.97, 5.65, 2.89
-    ***WARNING*** Library was built as DEBUG. Timings may be affected.
-    name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message,"latency_p50_ns","wakeups_per_fire"
-    "BM_WakeLatency/engine:cf/pin:same",106853,218.304,142.699,ns,,,,,,123,1
-    "BM_WakeLatency/engine:cf/pin:same",106853,345.86,162.584,ns,,,,,,123,1
-    "BM_WakeLatency/engine:cf/pin:same",106853,235.842,160.906,ns,,,,,,123,1
-    "BM_WakeLatency/engine:cf/pin:same_mean",3,266.669,155.396,ns,,,,,,123,1
-    "BM_WakeLatency/engine:cf/pin:same_median",3,235.842,160.906,ns,,,,,,123,1
-    "BM_WakeLatency/engine:cf/pin:same_stddev",3,69.14,11.0284,ns,,,,,,0,0
-    "BM_WakeLatency/engine:cf/pin:same_cv",3,8.64244e+07,2.36565e+07,ns,,,,,,0,0
-    "BM_WakeLatency/engine:ref/pin:same",78264,177.451,177.053,ns,,,,,,246,1
-    "BM_WakeLatency/engine:ref/pin:same",78264,195.799,182.295,ns,,,,,,246,1
-    "BM_WakeLatency/engine:ref/pin:same",78264,343.815,178.998,ns,,,,,,246,1
-    "BM_WakeLatency/engine:ref/pin:same_mean",3,239.022,179.448,ns,,,,,,246,1
-    "BM_WakeLatency/engine:ref/pin:same_median",3,195.799,178.998,ns,,,,,,246,1
-    "BM_WakeLatency/engine:ref/pin:same_stddev",3,91.2162,2.64981,ns,,,,,,0,0
-    "BM_WakeLatency/engine:ref/pin:same_cv",3,1.27208e+08,4.92213e+06,ns,,,,,,0,0
-    "BM_Vec/8/real_time",822984,0.0211865,0.0162987,us,,3.776e+08,,,,,
-    "BM_Vec/8/real_time",822984,0.0163261,0.0163272,us,,4.90013e+08,,,,,
-    "BM_Vec/8/real_time",822984,0.02149,0.0163535,us,,3.72266e+08,,,,,
-    "BM_Vec/8/real_time_mean",3,0.0196675,0.0163264,us,,4.13293e+08,,,,,
-    "BM_Vec/8/real_time_median",3,0.0211865,0.0163272,us,,3.776e+08,,,,,
-    "BM_Vec/8/real_time_stddev",3,0.00289774,2.74094e-05,us,,6.64951e+07,,,,,
-    "BM_Vec/8/real_time_cv",3,49112.1,559.612,us,,0.160891,,,,,
-    "BM_Vec/512/real_time",330815,0.0630657,0.0439519,us,,8.11852e+09,,,,,
-    "BM_Vec/512/real_time",330815,0.0439391,0.0428628,us,,1.16525e+10,,,,,
-    "BM_Vec/512/real_time",330815,0.0408995,0.0408,us,,1.25185e+10,,,,,
-    "BM_Vec/512/real_time_mean",3,0.0493015,0.0425383,us,,1.07632e+10,,,,,
-    "BM_Vec/512/real_time_median",3,0.0439391,0.0428628,us,,1.16525e+10,,,,,
-    "BM_Vec/512/real_time_stddev",3,0.0120167,0.00160079,us,,2.3309e+09,,,,,
-    "BM_Vec/512/real_time_cv",3,81246.3,12543.9,us,,0.216563,,,,,
-    "BM_Err",,,,,,,,true,"engine, unavailable"
-    "BM_Err",,,,,,,,true,"engine, unavailable"
-    "BM_Err",,,,,,,,true,"engine, unavailable"
-    """#
+        2026-11-21T16:01:16+00:00
+        Running ./b
+        Run on (2 X 2100 MHz CPU s)
+        CPU Caches:
+          L1 Data 48 KiB (x2)
+          L1 Instruction 32 KiB (x2)
+          L2 Unified 2048 KiB (x2)
+          L3 Unified 307200 KiB (x1)
+        Load Average: 6.97, 5.65, 2.89
+        ***WARNING*** Library was built as DEBUG. Timings may be affected.
+        name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message,"latency_p50_ns","wakeups_per_fire"
+        "BM_WakeLatency/engine:cf/pin:same",106853,218.304,142.699,ns,,,,,,123,1
+        "BM_WakeLatency/engine:cf/pin:same",106853,345.86,162.584,ns,,,,,,123,1
+        "BM_WakeLatency/engine:cf/pin:same",106853,235.842,160.906,ns,,,,,,123,1
+        "BM_WakeLatency/engine:cf/pin:same_mean",3,266.669,155.396,ns,,,,,,123,1
+        "BM_WakeLatency/engine:cf/pin:same_median",3,235.842,160.906,ns,,,,,,123,1
+        "BM_WakeLatency/engine:cf/pin:same_stddev",3,69.14,11.0284,ns,,,,,,0,0
+        "BM_WakeLatency/engine:cf/pin:same_cv",3,8.64244e+07,2.36565e+07,ns,,,,,,0,0
+        "BM_WakeLatency/engine:ref/pin:same",78264,177.451,177.053,ns,,,,,,246,1
+        "BM_WakeLatency/engine:ref/pin:same",78264,195.799,182.295,ns,,,,,,246,1
+        "BM_WakeLatency/engine:ref/pin:same",78264,343.815,178.998,ns,,,,,,246,1
+        "BM_WakeLatency/engine:ref/pin:same_mean",3,239.022,179.448,ns,,,,,,246,1
+        "BM_WakeLatency/engine:ref/pin:same_median",3,195.799,178.998,ns,,,,,,246,1
+        "BM_WakeLatency/engine:ref/pin:same_stddev",3,91.2162,2.64981,ns,,,,,,0,0
+        "BM_WakeLatency/engine:ref/pin:same_cv",3,1.27208e+08,4.92213e+06,ns,,,,,,0,0
+        "BM_Vec/8/real_time",822984,0.0211865,0.0162987,us,,3.776e+08,,,,,
+        "BM_Vec/8/real_time",822984,0.0163261,0.0163272,us,,4.90013e+08,,,,,
+        "BM_Vec/8/real_time",822984,0.02149,0.0163535,us,,3.72266e+08,,,,,
+        "BM_Vec/8/real_time_mean",3,0.0196675,0.0163264,us,,4.13293e+08,,,,,
+        "BM_Vec/8/real_time_median",3,0.0211865,0.0163272,us,,3.776e+08,,,,,
+        "BM_Vec/8/real_time_stddev",3,0.00289774,2.74094e-05,us,,6.64951e+07,,,,,
+        "BM_Vec/8/real_time_cv",3,49112.1,559.612,us,,0.160891,,,,,
+        "BM_Vec/512/real_time",330815,0.0630657,0.0439519,us,,8.11852e+09,,,,,
+        "BM_Vec/512/real_time",330815,0.0439391,0.0428628,us,,1.16525e+10,,,,,
+        "BM_Vec/512/real_time",330815,0.0408995,0.0408,us,,1.25185e+10,,,,,
+        "BM_Vec/512/real_time_mean",3,0.0493015,0.0425383,us,,1.07632e+10,,,,,
+        "BM_Vec/512/real_time_median",3,0.0439391,0.0428628,us,,1.16525e+10,,,,,
+        "BM_Vec/512/real_time_stddev",3,0.0120167,0.00160079,us,,2.3309e+09,,,,,
+        "BM_Vec/512/real_time_cv",3,81246.3,12543.9,us,,0.216563,,,,,
+        "BM_Err",,,,,,,,true,"engine, unavailable"
+        "BM_Err",,,,,,,,true,"engine, unavailable"
+        "BM_Err",,,,,,,,true,"engine, unavailable"
+        """#
 }

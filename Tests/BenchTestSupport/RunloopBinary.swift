@@ -14,8 +14,9 @@ public enum RunloopBinary {
         for directory in candidates {
             let binary = directory.appendingPathComponent("runloop").path
             if FileManager.default.isExecutableFile(atPath: binary),
-               let result = try? run(binary, ["compare", "--help"]), result.status == 0,
-               result.stdout.contains("--engines") {
+                let result = try? run(binary, ["compare", "--help"]), result.status == 0,
+                result.stdout.contains("--engines")
+            {
                 return binary
             }
         }
@@ -26,19 +27,25 @@ public enum RunloopBinary {
     public static var available: Bool { path != nil }
 
     /// Runs `executable` with `arguments`; returns status, stdout and stderr.
-    public static func run(_ executable: String,
-                           _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    public static func run(
+        _ executable: String,
+        _ arguments: [String]
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 
     /// Runs `runloop` with `arguments`.

@@ -41,7 +41,9 @@ struct CLITests {
 
     @Test func enginesAndPlot() throws {
         let svg = try Fixtures.scratchPath("cli.svg")
-        let result = try RunloopBinary.runloop(["compare", base, "--engines", "cf,ref", "--plot", svg, "--format", "markdown"])
+        let result = try RunloopBinary.runloop([
+            "compare", base, "--engines", "cf,ref", "--plot", svg, "--format", "markdown",
+        ])
         #expect(result.status == 1)
         #expect(result.stdout.contains("`BM_WakeLatency/pin:same`"))
         #expect(FileManager.default.fileExists(atPath: svg))

@@ -3,13 +3,17 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import CompareKit
 @testable import ResultsKit
 
 @Suite struct ComparisonTests {
-    func report(_ base: String, _ new: String, _ settings: ComparisonSettings = ComparisonSettings()) throws -> ComparisonReport {
-        try Comparator.compare(base: ResultsReader.parse(text: base, file: "base.csv"),
-                               new: ResultsReader.parse(text: new, file: "new.csv"), settings: settings)
+    func report(_ base: String, _ new: String, _ settings: ComparisonSettings = ComparisonSettings()) throws
+        -> ComparisonReport
+    {
+        try Comparator.compare(
+            base: ResultsReader.parse(text: base, file: "base.csv"),
+            new: ResultsReader.parse(text: new, file: "new.csv"), settings: settings)
     }
 
     /// The engines of real Google Benchmark output compared (ResultsKit's ReaderTests reads the same file).
@@ -151,8 +155,12 @@ import Testing
     }
 
     @Test func singleRunsFallBackToTheThreshold() throws {
-        let base = Fixtures.csv([FixtureBenchmark(name: "BM_A", times: [100]), FixtureBenchmark(name: "BM_B", times: [100])])
-        let new = Fixtures.csv([FixtureBenchmark(name: "BM_A", times: [150]), FixtureBenchmark(name: "BM_B", times: [103])])
+        let base = Fixtures.csv([
+            FixtureBenchmark(name: "BM_A", times: [100]), FixtureBenchmark(name: "BM_B", times: [100]),
+        ])
+        let new = Fixtures.csv([
+            FixtureBenchmark(name: "BM_A", times: [150]), FixtureBenchmark(name: "BM_B", times: [103]),
+        ])
         let result = try report(base, new)
         #expect(result.comparisons.map(\.verdict) == [.slower, .noSignificantChange])
         #expect(result.comparisons.allSatisfy { $0.thresholdOnly })
@@ -163,8 +171,10 @@ import Testing
     @Test func aggregateOnlyFilesUseTheMedianWithoutATest() throws {
         let base = Fixtures.suite()
         let aggregatesOnly = base.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("\"") || $0.contains("_mean\"") || $0.contains("_median\"")
-                || $0.contains("_stddev\"") || $0.contains("_cv\"") }
+            .filter {
+                !$0.hasPrefix("\"") || $0.contains("_mean\"") || $0.contains("_median\"")
+                    || $0.contains("_stddev\"") || $0.contains("_cv\"")
+            }
             .joined(separator: "\n")
         let result = try report(base, aggregatesOnly)
         #expect(result.comparisons.count == 5)
@@ -175,8 +185,12 @@ import Testing
     // MARK: - Metrics and direction
 
     @Test func counterMetricIsComparedAsWritten() throws {
-        let base = Fixtures.csv([FixtureBenchmark(name: "BM_A", times: Fixtures.noisy(10), counters: ["wakeups_per_fire": Fixtures.noisy(1)])])
-        let new = Fixtures.csv([FixtureBenchmark(name: "BM_A", times: Fixtures.noisy(10), counters: ["wakeups_per_fire": Fixtures.noisy(2)])])
+        let base = Fixtures.csv([
+            FixtureBenchmark(name: "BM_A", times: Fixtures.noisy(10), counters: ["wakeups_per_fire": Fixtures.noisy(1)])
+        ])
+        let new = Fixtures.csv([
+            FixtureBenchmark(name: "BM_A", times: Fixtures.noisy(10), counters: ["wakeups_per_fire": Fixtures.noisy(2)])
+        ])
         let result = try report(base, new, ComparisonSettings(metric: Metric("wakeups_per_fire")))
         #expect(result.unit == nil)
         #expect(!result.higherIsBetter)
@@ -184,13 +198,20 @@ import Testing
     }
 
     @Test func perSecondCountersAreHigherIsBetter() throws {
-        let base = Fixtures.csv([FixtureBenchmark(name: "BM_A", times: Fixtures.noisy(10), counters: ["items_per_second": Fixtures.noisy(1e6)])])
-        let new = Fixtures.csv([FixtureBenchmark(name: "BM_A", times: Fixtures.noisy(10), counters: ["items_per_second": Fixtures.noisy(2e6)])])
+        let base = Fixtures.csv([
+            FixtureBenchmark(
+                name: "BM_A", times: Fixtures.noisy(10), counters: ["items_per_second": Fixtures.noisy(1e6)])
+        ])
+        let new = Fixtures.csv([
+            FixtureBenchmark(
+                name: "BM_A", times: Fixtures.noisy(10), counters: ["items_per_second": Fixtures.noisy(2e6)])
+        ])
         let auto = try report(base, new, ComparisonSettings(metric: Metric("items_per_second")))
         #expect(auto.higherIsBetter)
         #expect(auto.comparisons.first?.verdict == .faster)
         #expect(auto.exitCode == 0)
-        let forced = try report(base, new, ComparisonSettings(metric: Metric("items_per_second"), higherIsBetter: false))
+        let forced = try report(
+            base, new, ComparisonSettings(metric: Metric("items_per_second"), higherIsBetter: false))
         #expect(forced.comparisons.first?.verdict == .slower)
         let down = try report(new, base, ComparisonSettings(metric: Metric("items_per_second")))
         #expect(down.comparisons.first?.verdict == .slower)
@@ -213,8 +234,9 @@ import Testing
     // MARK: - Engines
 
     func engines(_ text: String, _ pair: (String, String) = ("cf", "ref")) throws -> ComparisonReport {
-        try Comparator.compareEngines(file: ResultsReader.parse(text: text, file: "engines.csv"), engines: pair,
-                                      settings: ComparisonSettings())
+        try Comparator.compareEngines(
+            file: ResultsReader.parse(text: text, file: "engines.csv"), engines: pair,
+            settings: ComparisonSettings())
     }
 
     static let engineFile = Fixtures.csv([
@@ -233,7 +255,10 @@ import Testing
         let result = try engines(Self.engineFile)
         #expect(result.mode == .engines)
         // Rows sorted by name, numbers by value.
-        #expect(result.comparisons.map(\.name) == ["BM_TimerFire/64", "BM_WakeLatency/pin:other", "BM_WakeLatency/pin:same"])
+        #expect(
+            result.comparisons.map(\.name) == [
+                "BM_TimerFire/64", "BM_WakeLatency/pin:other", "BM_WakeLatency/pin:same",
+            ])
         #expect(result.comparisons.map(\.verdict) == [.faster, .noSignificantChange, .slower])
         #expect(close(result.comparisons[2].ratio, 1.2, 1e-12))
         #expect(close(result.comparisons[1].ratio, 1, 1e-12))  // µs against ns

@@ -3,8 +3,10 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import CompareKit
 @testable import ResultsKit
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -111,7 +113,8 @@ import FoundationXML
     @Test func missingCounterColumnIsExitTwoAtTheHeader() {
         let outcome = CompareTool.run(CompareOptions(files: [base, slower], metric: "latency_p50_ns"))
         #expect(outcome.exitCode == 2)
-        #expect(outcome.diagnostics.first?.hasPrefix(base + ":11: error: missing column: field 'latency_p50_ns'") == true)
+        #expect(
+            outcome.diagnostics.first?.hasPrefix(base + ":11: error: missing column: field 'latency_p50_ns'") == true)
     }
 
     @Test func enginesMode() {
@@ -127,11 +130,16 @@ import FoundationXML
     // MARK: - Formats
 
     @Test func tableShowsBothContexts() throws {
-        let other = try Fixtures.write(Fixtures.csv([FixtureBenchmark(name: "BM_TimerFire/1", times: Fixtures.noisy(1200))],
-                                                    context: Fixtures.context(commit: "def5678", cpu: "AMD EPYC 7B13")))
+        let other = try Fixtures.write(
+            Fixtures.csv(
+                [FixtureBenchmark(name: "BM_TimerFire/1", times: Fixtures.noisy(1200))],
+                context: Fixtures.context(commit: "def5678", cpu: "AMD EPYC 7B13")))
         let outcome = CompareTool.run(CompareOptions(files: [base, other]))
         let lines = outcome.output.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.contains("commit") && $0.contains("abc1234") && $0.contains("def5678") && $0.contains("differs") })
+        #expect(
+            lines.contains {
+                $0.contains("commit") && $0.contains("abc1234") && $0.contains("def5678") && $0.contains("differs")
+            })
         #expect(lines.contains { $0.contains("cpu") && $0.contains("AMD EPYC 7B13") })
         #expect(lines.contains { $0.contains("kernel") && !$0.contains("differs") })
         #expect(outcome.output.contains("Only in base.csv (4):"))
@@ -142,7 +150,8 @@ import FoundationXML
         let outcome = CompareTool.run(CompareOptions(files: [base, slower], format: "markdown"))
         #expect(outcome.output.hasPrefix("### runloop compare"))
         #expect(outcome.output.contains("| Benchmark | base.csv | new.csv | Change | p-value | n | Verdict |"))
-        #expect(outcome.output.contains("| `BM_TimerFire/1` | 1.200 us | 1.800 us | +50.0% | 0.0004 | 9/9 | **slower** |"))
+        #expect(
+            outcome.output.contains("| `BM_TimerFire/1` | 1.200 us | 1.800 us | +50.0% | 0.0004 | 9/9 | **slower** |"))
         #expect(outcome.exitCode == 1)
     }
 
@@ -163,7 +172,8 @@ import FoundationXML
     }
 
     @Test func csvFormat() throws {
-        let other = try Fixtures.write(Fixtures.csv([FixtureBenchmark(name: "BM_TimerFire/1", times: [1300, 1310, 1290])]))
+        let other = try Fixtures.write(
+            Fixtures.csv([FixtureBenchmark(name: "BM_TimerFire/1", times: [1300, 1310, 1290])]))
         let outcome = CompareTool.run(CompareOptions(files: [base, other], format: "csv"))
         let document = try CSVReader.parse(text: "name\n" + outcome.output, file: "out.csv")
         #expect(document.records.first?.fields == ComparisonRenderer.csvColumns)
@@ -203,11 +213,12 @@ import FoundationXML
             "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:0pct/burn:yes/iterations:1/manual_time",
             "BM_Scale/engine:ref/item:timer/n:100000/real_time",
         ]
-        #expect(RatioPlot.rowLabels(names, limit: 72) == [
-            "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:10pct/burn:yes",
-            "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:0pct/burn:yes",
-            "BM_Scale/engine:ref/item:timer/n:100000",
-        ])
+        #expect(
+            RatioPlot.rowLabels(names, limit: 72) == [
+                "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:10pct/burn:yes",
+                "BM_TimerCoalescing/engine:libevent/timers:10000/tolerance:0pct/burn:yes",
+                "BM_Scale/engine:ref/item:timer/n:100000",
+            ])
         // Stripping that would make two rows alike is not done.
         let alike = ["BM_X/1/real_time", "BM_X/1/manual_time"]
         #expect(RatioPlot.rowLabels(alike, limit: 72) == alike)

@@ -3,10 +3,11 @@
 // isWaiting queries on the loop's own thread and a second loop's thread that exits with sources in it; and each only in
 // the construction that keeps its trace fixed (FUZZING.md).
 
-@testable import ConformanceFuzzer
-@testable import ConformanceKit
 import EngineKit
 import Testing
+
+@testable import ConformanceFuzzer
+@testable import ConformanceKit
 
 @Suite("Fuzzing: area nesting")
 struct FuzzNestingTests {
@@ -30,8 +31,17 @@ struct FuzzNestingTests {
     }
 
     @Test func theGeneratorReachesNesting() throws {
-        var probes = 0, nestedStops = 0, bothStops = 0, nestedCurrentMode = 0, literalRuns = 0, literalAdds = 0
-        var commonAgain = 0, isWaiting = 0, guardedProbes = 0, ended = 0, endedWithSignal = 0
+        var probes = 0
+        var nestedStops = 0
+        var bothStops = 0
+        var nestedCurrentMode = 0
+        var literalRuns = 0
+        var literalAdds = 0
+        var commonAgain = 0
+        var isWaiting = 0
+        var guardedProbes = 0
+        var ended = 0
+        var endedWithSignal = 0
         let literal = ModeName.named(FuzzGenerator.literalCommonModes)
         for seed in 0..<3000 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
@@ -42,8 +52,14 @@ struct FuzzNestingTests {
                 return true
             }
             // isWaiting only where the loop's own thread asks.
-            let asked = all.filter { if case .query(.isWaiting) = $0 { return true }; return false }.count
-            let askedHere = onLoopThread.filter { if case .query(.isWaiting) = $0 { return true }; return false }.count
+            let asked = all.filter {
+                if case .query(.isWaiting) = $0 { return true }
+                return false
+            }.count
+            let askedHere = onLoopThread.filter {
+                if case .query(.isWaiting) = $0 { return true }
+                return false
+            }.count
             #expect(asked == askedHere, "seed \(seed)")
             if asked > 0 { isWaiting += 1 }
             if all.contains(where: { action in
@@ -51,11 +67,19 @@ struct FuzzNestingTests {
                 case .add(_, literal): return true
                 default: return false
                 }
-            }) { literalAdds += 1 }
-            if all.contains(where: { if case .run(let request) = $0 { return request.mode == literal }; return false }) {
+            }) {
+                literalAdds += 1
+            }
+            if all.contains(where: {
+                if case .run(let request) = $0 { return request.mode == literal }
+                return false
+            }) {
                 literalRuns += 1
             }
-            if scenario.steps.contains(where: { if case .addCommonMode(ModeName.defaultModeName) = $0 { return true }; return false }) {
+            if scenario.steps.contains(where: {
+                if case .addCommonMode(ModeName.defaultModeName) = $0 { return true }
+                return false
+            }) {
                 commonAgain += 1
             }
             // In a scenario the guard ends, a nested run is made only by the probe, in the last run's Entry or its
@@ -67,8 +91,10 @@ struct FuzzNestingTests {
             }
             if guarded {
                 for trigger in makesRuns {
-                    #expect(["v.entry", "v.beforeTimers", "v.beforeSources"].contains(trigger.event)
-                            && trigger.occurrence == .nth(1) || trigger.event == "v.exit", "seed \(seed): \(trigger.event)")
+                    #expect(
+                        ["v.entry", "v.beforeTimers", "v.beforeSources"].contains(trigger.event)
+                            && trigger.occurrence == .nth(1) || trigger.event == "v.exit",
+                        "seed \(seed): \(trigger.event)")
                 }
             }
             if scenario.items.contains(where: { $0.name == FuzzGenerator.probeName }) {
@@ -77,16 +103,18 @@ struct FuzzNestingTests {
                 // The probe's adds are the last steps before the last run: its first Entry is that run's.
                 let last = scenario.steps.count - 1
                 #expect(isRun(scenario.steps[last]), "seed \(seed)")
-                let firstAdd = try #require(scenario.steps.firstIndex { step in
-                    if case .add(FuzzGenerator.probeName, _) = step { return true }
-                    return false
-                }, "seed \(seed)")
+                let firstAdd = try #require(
+                    scenario.steps.firstIndex { step in
+                        if case .add(FuzzGenerator.probeName, _) = step { return true }
+                        return false
+                    }, "seed \(seed)")
                 #expect(!scenario.steps[firstAdd..<last].contains(where: isRun), "seed \(seed)")
                 // Its callouts name no item that a callout creates (it may not exist yet).
-                let madeInSteps = Set(scenario.steps.compactMap { step -> String? in
-                    if case .create(let name) = step { return name }
-                    return nil
-                })
+                let madeInSteps = Set(
+                    scenario.steps.compactMap { step -> String? in
+                        if case .create(let name) = step { return name }
+                        return nil
+                    })
                 let madeByCallouts = Set(scenario.items.filter(\.createdByStep).map(\.name)).subtracting(madeInSteps)
                 for trigger in scenario.triggers where trigger.event.hasPrefix("v.") || trigger.event.hasPrefix("u.") {
                     for action in trigger.actions {
@@ -94,12 +122,19 @@ struct FuzzNestingTests {
                     }
                 }
                 // Not in a quiet scenario: no helper thread, no ending timer or timeout.
-                #expect(!scenario.steps.contains { if case .thread = $0 { return true }; return false }, "seed \(seed)")
-                #expect(!scenario.items.contains { $0.name == FuzzGenerator.guardName && $0.firesFromCreation },
-                        "seed \(seed)")
+                #expect(
+                    !scenario.steps.contains {
+                        if case .thread = $0 { return true }
+                        return false
+                    }, "seed \(seed)")
+                #expect(
+                    !scenario.items.contains { $0.name == FuzzGenerator.guardName && $0.firesFromCreation },
+                    "seed \(seed)")
                 // The probe's triggers in the nested run (the one on the outer run's callout makes the run).
-                for trigger in scenario.triggers where (trigger.event.hasPrefix("u.") || trigger.event == "perform x")
-                    && !trigger.actions.contains(where: isRun) {
+                for trigger in scenario.triggers
+                where (trigger.event.hasPrefix("u.") || trigger.event == "perform x")
+                    && !trigger.actions.contains(where: isRun)
+                {
                     let stops = trigger.actions.filter { action in
                         switch action {
                         case .stop, .stopMode: return true
@@ -108,20 +143,33 @@ struct FuzzNestingTests {
                     }
                     if !stops.isEmpty { nestedStops += 1 }
                     if stops.count == 2 { bothStops += 1 }
-                    if trigger.actions.contains(where: { if case .query(.currentMode) = $0 { return true }; return false }) {
+                    if trigger.actions.contains(where: {
+                        if case .query(.currentMode) = $0 { return true }
+                        return false
+                    }) {
                         nestedCurrentMode += 1
                     }
                 }
             }
-            if scenario.steps.contains(where: { if case .end = $0 { return true }; return false }) {
+            if scenario.steps.contains(where: {
+                if case .end = $0 { return true }
+                return false
+            }) {
                 ended += 1
-                let end = scenario.steps.firstIndex { if case .end = $0 { return true }; return false }!
+                let end = scenario.steps.firstIndex {
+                    if case .end = $0 { return true }
+                    return false
+                }!
                 // Nothing posted, joined or added to the ended loop afterwards, and it never held a timer or observer.
                 for step in scenario.steps[(end + 1)...] {
                     switch step {
                     case .post, .join, .end: Issue.record("seed \(seed): \(step) after the end")
                     case .target(_, let inner):
-                        #expect(inner.allSatisfy { if case .contains = $0 { return true }; return false }, "seed \(seed)")
+                        #expect(
+                            inner.allSatisfy {
+                                if case .contains = $0 { return true }
+                                return false
+                            }, "seed \(seed)")
                     default: break
                     }
                 }
@@ -131,7 +179,10 @@ struct FuzzNestingTests {
                         #expect(kind == "source0" || kind == "source1", "seed \(seed): \(item) in the ended loop")
                     }
                 }
-                if scenario.steps[..<end].contains(where: { if case .signal = $0 { return true }; return false }) {
+                if scenario.steps[..<end].contains(where: {
+                    if case .signal = $0 { return true }
+                    return false
+                }) {
                     endedWithSignal += 1
                 }
             }
@@ -142,11 +193,15 @@ struct FuzzNestingTests {
                 }
             }
         }
-        let counts = "probes \(probes) (guarded \(guardedProbes)), stops in them \(nestedStops), both stops \(bothStops), "
+        let counts =
+            "probes \(probes) (guarded \(guardedProbes)), stops in them \(nestedStops), both stops \(bothStops), "
             + "currentMode in them \(nestedCurrentMode), literal adds \(literalAdds), literal runs \(literalRuns), "
             + "addCommonMode default \(commonAgain), isWaiting \(isWaiting), ended loops \(ended) (signalled \(endedWithSignal))"
-        #expect([probes, guardedProbes, nestedStops, bothStops, nestedCurrentMode, literalAdds, literalRuns, commonAgain,
-                 isWaiting, ended, endedWithSignal].allSatisfy { $0 > 0 }, "\(counts)")
+        #expect(
+            [
+                probes, guardedProbes, nestedStops, bothStops, nestedCurrentMode, literalAdds, literalRuns, commonAgain,
+                isWaiting, ended, endedWithSignal,
+            ].allSatisfy { $0 > 0 }, "\(counts)")
     }
 
     @Test func areaNestingOffMakesNoneOfIt() {
@@ -155,13 +210,14 @@ struct FuzzNestingTests {
             let scenario = generator.scenario(seed: UInt64(seed))
             let all = FuzzScenario.allActions(of: scenario)
             #expect(!scenario.items.contains { $0.name == FuzzGenerator.probeName }, "seed \(seed)")
-            #expect(!all.contains { action in
-                switch action {
-                case .end, .query(.isWaiting): return true
-                case .add(_, .named(FuzzGenerator.literalCommonModes)): return true
-                default: return false
-                }
-            }, "seed \(seed)")
+            #expect(
+                !all.contains { action in
+                    switch action {
+                    case .end, .query(.isWaiting): return true
+                    case .add(_, .named(FuzzGenerator.literalCommonModes)): return true
+                    default: return false
+                    }
+                }, "seed \(seed)")
         }
     }
 }

@@ -3,14 +3,15 @@
 // worker's `planted` engine (ref with one planted bug) a campaign finds the bug and shrinks it to a small case that
 // still diverges when run as an ordinary spec case.
 
-@testable import ConformanceFuzzer
-@testable import ConformanceKit
-import ConformanceTestSupport
 import ConformanceSpec
+import ConformanceTestSupport
 import EngineKit
 import Foundation
 import Synchronization
 import Testing
+
+@testable import ConformanceFuzzer
+@testable import ConformanceKit
 
 @Suite("Fuzzing")
 struct FuzzTests {
@@ -27,7 +28,8 @@ struct FuzzTests {
     @Test func theSameSeedGivesTheSameScenario() {
         let generator = FuzzGenerator()
         for seed: UInt64 in [0, 1, 42, 1 << 40, .max] {
-            #expect(CaseWriter.write(generator.scenario(seed: seed)) == CaseWriter.write(generator.scenario(seed: seed)))
+            #expect(
+                CaseWriter.write(generator.scenario(seed: seed)) == CaseWriter.write(generator.scenario(seed: seed)))
         }
         let texts = Set((0..<50).map { CaseWriter.write(FuzzGenerator().scenario(seed: UInt64($0))) })
         #expect(texts.count == 50, "50 seeds gave only \(texts.count) different scenarios")
@@ -48,8 +50,10 @@ struct FuzzTests {
         for seed in 0..<300 {
             var scenario = generator.scenario(seed: UInt64(seed))
             // With an expectation too, including an any-order group.
-            scenario.expectedTrace = ["run default", "mark b", "mark a", "allModes [default, work]",
-                                      "return timedOut"]
+            scenario.expectedTrace = [
+                "run default", "mark b", "mark a", "allModes [default, work]",
+                "return timedOut",
+            ]
             scenario.unorderedRanges = [1..<3]
             let text = CaseWriter.file([scenario])
             let loaded = try SpecLoader.parse(text, file: "seed-\(seed).yaml")
@@ -63,7 +67,10 @@ struct FuzzTests {
     /// second loop; every shrink of such a scenario still creates each item it declares `created: later` (else it
     /// would not load) and keeps each post with its join.
     @Test func theGeneratorUsesFormat11AndShrinksStayLoadable() throws {
-        var forever = 0, createdInStep = 0, createdInCallout = 0, secondLoop = 0
+        var forever = 0
+        var createdInStep = 0
+        var createdInCallout = 0
+        var secondLoop = 0
         /// Every post is followed at once by the join of its loop, so the case thread never acts while that loop runs.
         func postsAreJoined(_ steps: [Action]) -> Bool {
             steps.indices.allSatisfy { index in
@@ -76,9 +83,24 @@ struct FuzzTests {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
             if !scenario.loops.isEmpty { secondLoop += 1 }
             #expect(postsAreJoined(scenario.steps), "seed \(seed)")
-            if scenario.steps.contains(where: { if case .runForever = $0 { return true }; return false }) { forever += 1 }
-            if scenario.steps.contains(where: { if case .create = $0 { return true }; return false }) { createdInStep += 1 }
-            if scenario.triggers.contains(where: { $0.actions.contains { if case .create = $0 { return true }; return false } }) {
+            if scenario.steps.contains(where: {
+                if case .runForever = $0 { return true }
+                return false
+            }) {
+                forever += 1
+            }
+            if scenario.steps.contains(where: {
+                if case .create = $0 { return true }
+                return false
+            }) {
+                createdInStep += 1
+            }
+            if scenario.triggers.contains(where: {
+                $0.actions.contains {
+                    if case .create = $0 { return true }
+                    return false
+                }
+            }) {
                 createdInCallout += 1
             }
             #expect(scenario.itemsNeverCreated.isEmpty, "seed \(seed)")
@@ -89,8 +111,10 @@ struct FuzzTests {
                 _ = try SpecLoader.parse(CaseWriter.file([candidate]), file: "shrunk-\(seed).yaml")
             }
         }
-        #expect(forever > 0 && createdInStep > 0 && createdInCallout > 0 && secondLoop > 0,
-                "runForever \(forever), create in steps \(createdInStep), in callouts \(createdInCallout), a second loop \(secondLoop)")
+        #expect(
+            forever > 0 && createdInStep > 0 && createdInCallout > 0 && secondLoop > 0,
+            "runForever \(forever), create in steps \(createdInStep), in callouts \(createdInCallout), a second loop \(secondLoop)"
+        )
     }
 
     /// Triggers act in the callouts of runs, also runs posted to a second loop, and may name items a step creates: so
@@ -101,18 +125,20 @@ struct FuzzTests {
         for seed in [15_179_794] + Array(0..<3000) {
             let steps = FuzzGenerator().scenario(seed: UInt64(seed)).steps
             // (Not a run of area `deadline`'s own modes: only its own triggers act there, on its own items.)
-            let firstRun = steps.firstIndex { step in
-                switch step {
-                case .run(let request): return !Self.labModes.contains(request.mode)
-                case .runForever, .post: return true
-                default: return false
-                }
-            } ?? steps.count
+            let firstRun =
+                steps.firstIndex { step in
+                    switch step {
+                    case .run(let request): return !Self.labModes.contains(request.mode)
+                    case .runForever, .post: return true
+                    default: return false
+                    }
+                } ?? steps.count
             // But the ending timer's, made just before the last run (no action names it).
-            let lastCreate = steps.lastIndex { step in
-                if case .create(let name) = step { return name != FuzzGenerator.guardName }
-                return false
-            } ?? -1
+            let lastCreate =
+                steps.lastIndex { step in
+                    if case .create(let name) = step { return name != FuzzGenerator.guardName }
+                    return false
+                } ?? -1
             #expect(lastCreate < firstRun, "seed \(seed)")
         }
     }
@@ -120,8 +146,11 @@ struct FuzzTests {
     @Test func theGeneratorNeverRunsAfterAStopInOneCallout() {
         for seed in 0..<500 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
-            #expect(!FuzzKnown.actionLists(of: scenario, inCallout: true).contains { FuzzKnown.contains($0, inOrder: ["stop", "run"]) },
-                    "seed \(seed)")
+            #expect(
+                !FuzzKnown.actionLists(of: scenario, inCallout: true).contains {
+                    FuzzKnown.contains($0, inOrder: ["stop", "run"])
+                },
+                "seed \(seed)")
         }
     }
 
@@ -134,7 +163,8 @@ struct FuzzTests {
             // mode already common (the default mode is from the loop's creation), nor one made before any item is
             // added to the common modes. (In a callout, any that makes a mode common.)
             var commonModes: Set<String> = [ModeName.defaultModeName]
-            var commonItems = false, copies = false
+            var commonItems = false
+            var copies = false
             for step in scenario.steps {
                 switch step {
                 case .add(_, .common): commonItems = true
@@ -144,12 +174,14 @@ struct FuzzTests {
                 default: break
                 }
             }
-            copies = copies || scenario.triggers.contains { trigger in
-                trigger.actions.contains { action in
-                    if case .addCommonMode(let mode) = action { return !commonModes.contains(mode) }
-                    return false
+            copies =
+                copies
+                || scenario.triggers.contains { trigger in
+                    trigger.actions.contains { action in
+                        if case .addCommonMode(let mode) = action { return !commonModes.contains(mode) }
+                        return false
+                    }
                 }
-            }
             guard copies else { continue }
             copying += 1
             let orders = scenario.items.compactMap { item -> Int? in
@@ -170,9 +202,18 @@ struct FuzzTests {
     /// added and the next fire date of a mode with no timer; and each of those only in the construction that keeps
     /// its trace fixed.
     @Test func theGeneratorReachesTimeAndTheMainThread() throws {
-        var mainThread = 0, sentToMainQueue = 0, endedByTimer = 0, endedByTimeout = 0, stalledPast = 0
-        var calloutStalls = 0, negativeIntervals = 0, farPastRepeating = 0, invalidatedFirst = 0, unusedModeQueries = 0
-        var nestedInQueueBlock = 0, invalidAddedAndAsked = 0
+        var mainThread = 0
+        var sentToMainQueue = 0
+        var endedByTimer = 0
+        var endedByTimeout = 0
+        var stalledPast = 0
+        var calloutStalls = 0
+        var negativeIntervals = 0
+        var farPastRepeating = 0
+        var invalidatedFirst = 0
+        var unusedModeQueries = 0
+        var nestedInQueueBlock = 0
+        var invalidAddedAndAsked = 0
         func isRun(_ action: Action) -> Bool {
             switch action {
             case .run(let request): return !Self.labModes.contains(request.mode)
@@ -183,23 +224,33 @@ struct FuzzTests {
         for seed in 0..<3000 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
             let actions = FuzzScenario.allActions(of: scenario)
-            let sends = actions.contains { if case .dispatchMain = $0 { return true }; return false }
+            let sends = actions.contains {
+                if case .dispatchMain = $0 { return true }
+                return false
+            }
             // Whether the scenario's own last run sleeps (not a run of area `deadline`'s modes).
-            let sleeps = FuzzScenario.hasSleepingRun(scenario.steps.filter { step in
-                if case .run(let request) = step { return !Self.labModes.contains(request.mode) }
-                return true
-            })
+            let sleeps = FuzzScenario.hasSleepingRun(
+                scenario.steps.filter { step in
+                    if case .run(let request) = step { return !Self.labModes.contains(request.mode) }
+                    return true
+                })
             if scenario.features.contains(.mainThread) { mainThread += 1 }
             if sends {
                 sentToMainQueue += 1
                 #expect(scenario.features.contains(.mainThread), "seed \(seed)")
             }
             let unusedMode = Query.nextTimerFireDate(.named(FuzzGenerator.unusedMode))
-            if actions.contains(where: { if case .query(unusedMode) = $0 { return true }; return false }) {
+            if actions.contains(where: {
+                if case .query(unusedMode) = $0 { return true }
+                return false
+            }) {
                 unusedModeQueries += 1
             }
             let stalls = scenario.triggers.contains { trigger in
-                trigger.actions.contains { if case .stall = $0 { return true }; return false }
+                trigger.actions.contains {
+                    if case .stall = $0 { return true }
+                    return false
+                }
             }
             if stalls {
                 calloutStalls += 1
@@ -228,7 +279,10 @@ struct FuzzTests {
             // A run nested in a main-queue block sent by the step just before the last run, a poll, which services it.
             if let step = scenario.steps.firstIndex(where: { step in
                 guard case .dispatchMain(let inner) = step else { return false }
-                return inner.contains { if case .mark("q4") = $0 { return true }; return false }
+                return inner.contains {
+                    if case .mark("q4") = $0 { return true }
+                    return false
+                }
             }) {
                 nestedInQueueBlock += 1
                 #expect(scenario.features.contains(.mainThread) && !sleeps, "seed \(seed)")
@@ -236,43 +290,60 @@ struct FuzzTests {
             }
             // A block sent to the main queue from a sleeping scenario only by the helper thread or the ending timer.
             if sleeps, sends {
-                let elsewhere = scenario.steps.contains { if case .dispatchMain = $0 { return true }; return false }
+                let elsewhere =
+                    scenario.steps.contains {
+                        if case .dispatchMain = $0 { return true }
+                        return false
+                    }
                     || scenario.triggers.contains { trigger in
                         FuzzScenario.eventItem(trigger.event) != FuzzGenerator.guardName
-                            && trigger.actions.contains { if case .dispatchMain = $0 { return true }; return false }
+                            && trigger.actions.contains {
+                                if case .dispatchMain = $0 { return true }
+                                return false
+                            }
                     }
                 #expect(!elsewhere, "seed \(seed)")
             }
             // Area `deadline` may append a construction after the scenario's own last run (FuzzGenerator+Deadlines.swift):
             // the checks of the ending look at the steps up to that run.
-            let ownSteps = Array(scenario.steps[..<((scenario.steps.lastIndex(where: isRun) ?? scenario.steps.count - 1) + 1)])
+            let ownSteps = Array(
+                scenario.steps[..<((scenario.steps.lastIndex(where: isRun) ?? scenario.steps.count - 1) + 1)])
             if case .run(let request)? = ownSteps.last, request.seconds > 0, request.seconds < 1 {
                 endedByTimeout += 1
-                #expect(!scenario.steps.contains { step in
-                    guard case .thread = step else { return false }
-                    return FuzzScenario.references(of: step).isDisjoint(with: FuzzGenerator.deadlineNames)
-                }, "seed \(seed)")
+                #expect(
+                    !scenario.steps.contains { step in
+                        guard case .thread = step else { return false }
+                        return FuzzScenario.references(of: step).isDisjoint(with: FuzzGenerator.deadlineNames)
+                    }, "seed \(seed)")
                 #expect(!scenario.items.contains { $0.name == FuzzGenerator.guardName }, "seed \(seed)")
             }
             let datedFromCreation = scenario.items.filter(\.firesFromCreation).map(\.name)
             if !datedFromCreation.isEmpty {
                 // No date relative to the case's start is asked (but the unused mode's, which has no timer).
-                #expect(!actions.contains { action in
-                    switch action {
-                    case .query(.fireDate): return true
-                    case .query(.nextTimerFireDate(let mode)): return mode != .named(FuzzGenerator.unusedMode)
-                    default: return false
-                    }
-                }, "seed \(seed)")
+                #expect(
+                    !actions.contains { action in
+                        switch action {
+                        case .query(.fireDate): return true
+                        case .query(.nextTimerFireDate(let mode)): return mode != .named(FuzzGenerator.unusedMode)
+                        default: return false
+                        }
+                    }, "seed \(seed)")
             }
             for name in datedFromCreation {
-                let create = try #require(scenario.steps.firstIndex { if case .create(name) = $0 { return true }; return false },
-                                          "seed \(seed): \(name) is not made by a step")
+                let create = try #require(
+                    scenario.steps.firstIndex {
+                        if case .create(name) = $0 { return true }
+                        return false
+                    },
+                    "seed \(seed): \(name) is not made by a step")
                 if name == FuzzGenerator.guardName {
                     // The ending timer: made and added just before the last run, no run of this loop between.
                     endedByTimer += 1
                     #expect(!ownSteps[(create + 1)..<(ownSteps.count - 1)].contains(where: isRun), "seed \(seed)")
-                    #expect(scenario.triggers.contains { $0.event == "fire \(FuzzGenerator.guardName)" && $0.occurrence == .nth(1) })
+                    #expect(
+                        scenario.triggers.contains {
+                            $0.event == "fire \(FuzzGenerator.guardName)" && $0.occurrence == .nth(1)
+                        })
                     #expect(isRun(ownSteps[ownSteps.count - 1]) && sleeps, "seed \(seed)")
                 } else {
                     // The stalled-past timer: made, added, stalled past, before any run; nothing between the three.
@@ -282,10 +353,18 @@ struct FuzzTests {
                     let added: Bool
                     if case .add(name, _) = scenario.steps[create + 1] { added = true } else { added = false }
                     #expect(added, "seed \(seed)")
-                    if case .stall = scenario.steps[create + 2] {} else { Issue.record("seed \(seed): no stall after \(name)'s add") }
+                    if case .stall = scenario.steps[create + 2] {
+                    } else {
+                        Issue.record("seed \(seed): no stall after \(name)'s add")
+                    }
                     #expect(!scenario.steps[..<create].contains(where: isRun), "seed \(seed)")
-                    #expect(!sleeps || scenario.steps.contains { if case .add(FuzzGenerator.guardName, _) = $0 { return true }; return false },
-                            "seed \(seed): a timer stalled past in a quiet scenario")
+                    #expect(
+                        !sleeps
+                            || scenario.steps.contains {
+                                if case .add(FuzzGenerator.guardName, _) = $0 { return true }
+                                return false
+                            },
+                        "seed \(seed): a timer stalled past in a quiet scenario")
                 }
             }
             // Every shrink candidate keeps what ends a sleeping run and the stall that makes a timer due, and loads.
@@ -293,21 +372,29 @@ struct FuzzTests {
                 for candidate in FuzzShrinker.candidates(scenario) {
                     _ = try SpecLoader.parse(CaseWriter.file([candidate]), file: "shrunk-\(seed).yaml")
                     if endedByTimerScenario(scenario) {
-                        #expect(candidate.triggers.contains { $0.event == "fire \(FuzzGenerator.guardName)" }, "seed \(seed)")
-                    }
-                    #expect(candidate.features.contains(.mainThread) == scenario.features.contains(.mainThread),
+                        #expect(
+                            candidate.triggers.contains { $0.event == "fire \(FuzzGenerator.guardName)" },
                             "seed \(seed)")
+                    }
+                    #expect(
+                        candidate.features.contains(.mainThread) == scenario.features.contains(.mainThread),
+                        "seed \(seed)")
                 }
             }
         }
-        let counts = "main thread \(mainThread), main queue \(sentToMainQueue), ended by a timer \(endedByTimer), by a timeout "
+        let counts =
+            "main thread \(mainThread), main queue \(sentToMainQueue), ended by a timer \(endedByTimer), by a timeout "
             + "\(endedByTimeout), stalled past \(stalledPast), stalls in callouts \(calloutStalls), negative intervals "
             + "\(negativeIntervals), far-past repeating \(farPastRepeating), invalidated first \(invalidatedFirst), unused-mode "
             + "queries \(unusedModeQueries), runs nested in a main-queue block \(nestedInQueueBlock), invalid items added "
             + "and asked \(invalidAddedAndAsked)"
-        #expect([mainThread, sentToMainQueue, endedByTimer, endedByTimeout, stalledPast, calloutStalls, negativeIntervals,
-                 farPastRepeating, invalidatedFirst, unusedModeQueries, nestedInQueueBlock,
-                 invalidAddedAndAsked].allSatisfy { $0 > 0 }, "\(counts)")
+        #expect(
+            [
+                mainThread, sentToMainQueue, endedByTimer, endedByTimeout, stalledPast, calloutStalls,
+                negativeIntervals,
+                farPastRepeating, invalidatedFirst, unusedModeQueries, nestedInQueueBlock,
+                invalidAddedAndAsked,
+            ].allSatisfy { $0 > 0 }, "\(counts)")
         // About one scenario in 25 is a main-thread one, each costing a worker process of its own.
         #expect(mainThread < 3000 / 10, "\(counts)")
     }
@@ -318,8 +405,14 @@ struct FuzzTests {
     /// repeating timer dated in the past (its date after a fire depends on when it was made).
     @Test func theDeadlineAreaKeepsToItsOwnModes() throws {
         let labModes = Self.labModes
-        var withLab = 0, last = 0, nan = 0, fullTimeout = 0, nestedInTimer = 0, crossThread = 0
-        var oneShotRedatedLater = 0, redatedInTwoModes = 0
+        var withLab = 0
+        var last = 0
+        var nan = 0
+        var fullTimeout = 0
+        var nestedInTimer = 0
+        var crossThread = 0
+        var oneShotRedatedLater = 0
+        var redatedInTwoModes = 0
         func isLabRun(_ action: Action) -> Bool {
             if case .run(let request) = action { return labModes.contains(request.mode) }
             return false
@@ -342,18 +435,29 @@ struct FuzzTests {
             }
             for action in actions {
                 if case .query(.fireDate(let name)) = action,
-                   case .timer(let fire, let interval, _, _)? = scenario.items.first(where: { $0.name == name })?.kind {
-                    #expect(!(interval > 0 && fire < 0), "seed \(seed): fireDate of a repeating timer dated in the past")
+                    case .timer(let fire, let interval, _, _)? = scenario.items.first(where: { $0.name == name })?.kind
+                {
+                    #expect(
+                        !(interval > 0 && fire < 0), "seed \(seed): fireDate of a repeating timer dated in the past")
                 }
                 if case .run(let request) = action, request.seconds.isNaN { nan += 1 }
                 if case .run(let request) = action, request.took == .atLeastTimeout,
-                   request.mode == .default {
+                    request.mode == .default
+                {
                     // Kept full by the keeper, added just before it, and no stopMode of the default mode anywhere.
                     fullTimeout += 1
-                    #expect(scenario.steps.contains { if case .add(FuzzGenerator.labKeeper, ModeName.default) = $0 { return true }; return false },
-                            "seed \(seed)")
-                    #expect(!actions.contains { if case .stopMode(ModeName.defaultModeName) = $0 { return true }; return false },
-                            "seed \(seed)")
+                    #expect(
+                        scenario.steps.contains {
+                            if case .add(FuzzGenerator.labKeeper, ModeName.default) = $0 { return true }
+                            return false
+                        },
+                        "seed \(seed)")
+                    #expect(
+                        !actions.contains {
+                            if case .stopMode(ModeName.defaultModeName) = $0 { return true }
+                            return false
+                        },
+                        "seed \(seed)")
                 }
             }
             let labRuns = scenario.steps.indices.filter { isLabRun(scenario.steps[$0]) }
@@ -365,22 +469,39 @@ struct FuzzTests {
             }) {
                 crossThread += 1
             }
-            if scenario.triggers.contains(where: { $0.event == "fire \(FuzzGenerator.labTimer)" && $0.actions.contains(where: isLabRun) }) {
+            if scenario.triggers.contains(where: {
+                $0.event == "fire \(FuzzGenerator.labTimer)" && $0.actions.contains(where: isLabRun)
+            }) {
                 nestedInTimer += 1
             }
             let labTimer = scenario.items.first { $0.name == FuzzGenerator.labTimer }
             if case .timer(_, let interval, _, _)? = labTimer?.kind, interval <= 0,
-               scenario.triggers.contains(where: { trigger in
-                   trigger.event == "fire \(FuzzGenerator.labTimer)"
-                       && trigger.actions.contains { if case .setNextFireDate(FuzzGenerator.labTimer, 100) = $0 { return true }; return false }
-               }) {
+                scenario.triggers.contains(where: { trigger in
+                    trigger.event == "fire \(FuzzGenerator.labTimer)"
+                        && trigger.actions.contains {
+                            if case .setNextFireDate(FuzzGenerator.labTimer, 100) = $0 { return true }
+                            return false
+                        }
+                })
+            {
                 // A one-shot timer dated ahead in its callout: asked whether it is still valid.
                 oneShotRedatedLater += 1
-                #expect(scenario.steps.contains { if case .query(.isValid(FuzzGenerator.labTimer)) = $0 { return true }; return false },
-                        "seed \(seed)")
+                #expect(
+                    scenario.steps.contains {
+                        if case .query(.isValid(FuzzGenerator.labTimer)) = $0 { return true }
+                        return false
+                    },
+                    "seed \(seed)")
             }
-            if scenario.steps.contains(where: { if case .add(FuzzGenerator.labTimer, .named(FuzzGenerator.deepMode)) = $0 { return true }; return false }),
-               scenario.steps.contains(where: { if case .setNextFireDate(FuzzGenerator.labTimer, _) = $0 { return true }; return false }) {
+            if scenario.steps.contains(where: {
+                if case .add(FuzzGenerator.labTimer, .named(FuzzGenerator.deepMode)) = $0 { return true }
+                return false
+            }),
+                scenario.steps.contains(where: {
+                    if case .setNextFireDate(FuzzGenerator.labTimer, _) = $0 { return true }
+                    return false
+                })
+            {
                 redatedInTwoModes += 1
             }
             // Every other run (of this loop or posted to another) and helper thread comes after all the lab's runs,
@@ -397,29 +518,40 @@ struct FuzzTests {
             } else if others.allSatisfy({ $0 < firstLab }) {
                 last += 1
                 // No helper thread of the scenario's own (one of the lab's may re-date its keeper).
-                #expect(!scenario.steps.contains { step in
-                    guard case .thread = step else { return false }
-                    return FuzzScenario.references(of: step).isDisjoint(with: labItems)
-                }, "seed \(seed)")
+                #expect(
+                    !scenario.steps.contains { step in
+                        guard case .thread = step else { return false }
+                        return FuzzScenario.references(of: step).isDisjoint(with: labItems)
+                    }, "seed \(seed)")
             } else {
                 Issue.record("seed \(seed): the lab's runs are among the scenario's other runs")
             }
-            #expect(scenario.allowances.contains(.idleWakes) || !scenario.steps.contains { step in
-                if case .run(let request) = step { return labModes.contains(request.mode) && !(request.seconds <= 0) }
-                return false
-            }, "seed \(seed)")
+            #expect(
+                scenario.allowances.contains(.idleWakes)
+                    || !scenario.steps.contains { step in
+                        if case .run(let request) = step {
+                            return labModes.contains(request.mode) && !(request.seconds <= 0)
+                        }
+                        return false
+                    }, "seed \(seed)")
             #expect(!scenario.features.contains(.mainThread), "seed \(seed)")
         }
-        let counts = "lab \(withLab), last \(last), NaN \(nan), full timeout \(fullTimeout), nested in a timer "
+        let counts =
+            "lab \(withLab), last \(last), NaN \(nan), full timeout \(fullTimeout), nested in a timer "
             + "\(nestedInTimer), cross-thread \(crossThread), one-shot re-dated later \(oneShotRedatedLater), "
             + "re-dated in two modes \(redatedInTwoModes)"
-        #expect([withLab, last, nan, fullTimeout, nestedInTimer, crossThread, oneShotRedatedLater,
-                 redatedInTwoModes].allSatisfy { $0 > 0 }, "\(counts)")
+        #expect(
+            [
+                withLab, last, nan, fullTimeout, nestedInTimer, crossThread, oneShotRedatedLater,
+                redatedInTwoModes,
+            ].allSatisfy { $0 > 0 }, "\(counts)")
     }
 
     /// Area `deadline`'s modes (FuzzGenerator+Deadlines.swift).
-    static let labModes: Set<ModeName> = [.named(FuzzGenerator.labMode), .named(FuzzGenerator.deepMode),
-                                          .named(FuzzGenerator.sinkMode)]
+    static let labModes: Set<ModeName> = [
+        .named(FuzzGenerator.labMode), .named(FuzzGenerator.deepMode),
+        .named(FuzzGenerator.sinkMode),
+    ]
 
     private func endedByTimerScenario(_ scenario: SpecCase) -> Bool {
         scenario.items.contains { $0.name == FuzzGenerator.guardName && $0.firesFromCreation }
@@ -431,14 +563,20 @@ struct FuzzTests {
         let here = SpecLocation(file: "test", line: 0)
         let scenario = SpecCase(
             id: "fuzz.test", rule: "test", source: "observed", features: [.mainThread], allowances: [.idleWakes],
-            items: [ItemDeclaration(name: "o1", kind: .observer(activities: .all, repeats: true, order: 0), location: here),
-                    ItemDeclaration(name: "e1", kind: .timer(fire: 0.01, interval: 0, tolerance: nil, order: 0),
-                                    location: here, createdByStep: true, firesFromCreation: true),
-                    ItemDeclaration(name: "w", kind: .timer(fire: 0.02, interval: 0, tolerance: nil, order: 0),
-                                    location: here, createdByStep: true, firesFromCreation: true)],
-            steps: [.add(item: "o1", mode: .default), .create("e1"), .add(item: "e1", mode: .default), .stall(0.03),
-                    .create("w"), .add(item: "w", mode: .default),
-                    .run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: false))],
+            items: [
+                ItemDeclaration(name: "o1", kind: .observer(activities: .all, repeats: true, order: 0), location: here),
+                ItemDeclaration(
+                    name: "e1", kind: .timer(fire: 0.01, interval: 0, tolerance: nil, order: 0),
+                    location: here, createdByStep: true, firesFromCreation: true),
+                ItemDeclaration(
+                    name: "w", kind: .timer(fire: 0.02, interval: 0, tolerance: nil, order: 0),
+                    location: here, createdByStep: true, firesFromCreation: true),
+            ],
+            steps: [
+                .add(item: "o1", mode: .default), .create("e1"), .add(item: "e1", mode: .default), .stall(0.03),
+                .create("w"), .add(item: "w", mode: .default),
+                .run(RunRequest(mode: .default, seconds: .infinity, returnAfterSourceHandled: false)),
+            ],
             triggers: [Trigger(event: "fire w", occurrence: .nth(1), actions: [.stop], location: here)],
             expectedTrace: [], location: here)
         let candidates = FuzzShrinker.candidates(scenario)
@@ -447,7 +585,10 @@ struct FuzzTests {
             #expect(candidate.features.contains(.mainThread))
             #expect(candidate.triggers.contains { $0.event == "fire w" })
             #expect(candidate.items.allSatisfy { !$0.firesFromCreation || $0.createdByStep })
-            if let add = candidate.steps.firstIndex(where: { if case .add("e1", _) = $0 { return true }; return false }) {
+            if let add = candidate.steps.firstIndex(where: {
+                if case .add("e1", _) = $0 { return true }
+                return false
+            }) {
                 if case .stall = candidate.steps[add + 1] {} else { Issue.record("the stall after e1's add was cut") }
             }
             if case .run(let request)? = candidate.steps.last { #expect(request.seconds == .infinity) }
@@ -464,34 +605,40 @@ struct FuzzTests {
         #expect(FuzzScenario.unorderedRanges(in: first) == [1..<3])
     }
 
-    static let tolerance = KnownDivergence(id: "cf.tolerance", engine: "cf", reason: "r",
-                                           lines: ["^tolerance [a-z0-9]+ [0-9.]+$"], actions: nil,
-                                           location: SpecLocation(file: "k", line: 1))
+    static let tolerance = KnownDivergence(
+        id: "cf.tolerance", engine: "cf", reason: "r",
+        lines: ["^tolerance [a-z0-9]+ [0-9.]+$"], actions: nil,
+        location: SpecLocation(file: "k", line: 1))
 
     @Test func aLinesEntryExplainsOnlyThoseLines() {
         let scenario = FuzzGenerator().scenario(seed: 1)
         let cf = ["run default", "tolerance t1 0.00", "return timedOut"]
-        #expect(Self.tolerance.explains(scenario, first: cf, second: ["run default", "tolerance t1 0.05", "return timedOut"]))
-        #expect(!Self.tolerance.explains(scenario, first: cf,
-                                         second: ["run default", "tolerance t1 0.05", "o1.exit", "return timedOut"]))
+        #expect(
+            Self.tolerance.explains(
+                scenario, first: cf, second: ["run default", "tolerance t1 0.05", "return timedOut"]))
+        #expect(
+            !Self.tolerance.explains(
+                scenario, first: cf,
+                second: ["run default", "tolerance t1 0.05", "o1.exit", "return timedOut"]))
     }
 
     @Test func anActionsEntryNeedsItsVerbsInOneCallout() throws {
-        let entry = KnownDivergence(id: "x", engine: "cf", reason: "r", lines: nil, actions: ["stop", "run"],
-                                    inCallout: true, location: SpecLocation(file: "k", line: 1))
+        let entry = KnownDivergence(
+            id: "x", engine: "cf", reason: "r", lines: nil, actions: ["stop", "run"],
+            inCallout: true, location: SpecLocation(file: "k", line: 1))
         let text = """
-        spec_version: 1
-        cases:
-          - id: fuzz.known
-            rule: r
-            source: observed
-            items: {o: observer, s: source0}
-            steps: [{add: o}, stop, run]
-            on:
-              - {when: o.entry, do: [stop, {mark: x}, {run: {mode: default, seconds: 0}}]}
-              - {when: o.exit, do: [{run: default}, stop]}
-            expect: []
-        """
+            spec_version: 1
+            cases:
+              - id: fuzz.known
+                rule: r
+                source: observed
+                items: {o: observer, s: source0}
+                steps: [{add: o}, stop, run]
+                on:
+                  - {when: o.entry, do: [stop, {mark: x}, {run: {mode: default, seconds: 0}}]}
+                  - {when: o.exit, do: [{run: default}, stop]}
+                expect: []
+            """
         var specCase = try Self.onlyCase(text)
         #expect(entry.explains(specCase, first: ["a"], second: ["b"]))
         specCase.triggers.removeFirst()  // a run before a stop, and a stop then run in the steps only: not this defect
@@ -500,19 +647,20 @@ struct FuzzTests {
 
     @Test func aRemovesEntryNeedsARemovalOfThatKind() throws {
         let text = """
-        spec_version: 1
-        cases:
-          - id: fuzz.removes
-            rule: r
-            source: observed
-            items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}, o: observer}
-            steps: [{add: p}, {add: t}, {write: p}, {remove: t}, run]
-            expect: []
-        """
+            spec_version: 1
+            cases:
+              - id: fuzz.removes
+                rule: r
+                source: observed
+                items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}, o: observer}
+                steps: [{add: p}, {add: t}, {write: p}, {remove: t}, run]
+                expect: []
+            """
         var specCase = try Self.onlyCase(text)
         let known = try Self.shippedKnown()
         let stale = try #require(known.first { $0.id == "cf.stale-timer-wake-hides-port" })
-        let cf = ["run default", "return timedOut"], ref = ["run default", "perform p", "return timedOut"]
+        let cf = ["run default", "return timedOut"]
+        let ref = ["run default", "perform p", "return timedOut"]
         #expect(stale.explains(specCase, first: cf, second: ref))
         #expect(stale.counterfactual == .keepTimer)
         specCase.steps[3] = .remove(item: "o", mode: .default)  // an observer removed, no timer: not this defect
@@ -547,22 +695,24 @@ struct FuzzTests {
 
     @Test func theNoToleranceCounterfactualTakesOutEverySetTolerance() throws {
         let text = """
-        spec_version: 1
-        cases:
-          - id: fuzz.tolerance
-            rule: r
-            source: observed
-            items: {t: {timer: {fire: -1}}, o: {observer: {activities: [beforeTimers]}}}
-            steps: [{add: t}, {setTolerance: [t, 0.05]}, {add: o}, {thread: {do: [{setTolerance: [t, 0.1]}, wakeup]}}, run]
-            on:
-              - {when: o.beforeTimers, do: [{setTolerance: [t, 0.05]}, {mark: x}]}
-            expect: []
-        """
+            spec_version: 1
+            cases:
+              - id: fuzz.tolerance
+                rule: r
+                source: observed
+                items: {t: {timer: {fire: -1}}, o: {observer: {activities: [beforeTimers]}}}
+                steps: [{add: t}, {setTolerance: [t, 0.05]}, {add: o}, {thread: {do: [{setTolerance: [t, 0.1]}, wakeup]}}, run]
+                on:
+                  - {when: o.beforeTimers, do: [{setTolerance: [t, 0.05]}, {mark: x}]}
+                expect: []
+            """
         let specCase = try Self.onlyCase(text)
         let changed = FuzzKnown.apply(.noTolerance, to: specCase)
         let verbs = FuzzScenario.allActions(of: changed).map(FuzzKnown.verb)
         #expect(!verbs.contains("setTolerance"))
-        #expect(verbs.filter { $0 != "setTolerance" } == FuzzScenario.allActions(of: specCase).map(FuzzKnown.verb).filter { $0 != "setTolerance" })
+        #expect(
+            verbs.filter { $0 != "setTolerance" }
+                == FuzzScenario.allActions(of: specCase).map(FuzzKnown.verb).filter { $0 != "setTolerance" })
     }
 
     /// Seeds 4285501, 4298239 and 4515331 of the 30-minute campaign: a trigger whose only action is a setTolerance.
@@ -570,18 +720,18 @@ struct FuzzTests {
     /// the tolerance CF ignores was reported as unexplained.
     @Test func theNoToleranceCounterfactualDropsTriggersLeftEmpty() throws {
         let text = """
-        spec_version: 1
-        cases:
-          - id: fuzz.tolerance-only
-            rule: r
-            source: observed
-            items: {t1: {timer: {fire: -1}}, t2: {timer: {fire: -1}}, o1: {observer: {activities: [beforeTimers]}}}
-            steps: [{add: o1}, {add: t1}, {add: t2}, run]
-            on:
-              - {when: fire t1, do: [run]}
-              - {when: o1.beforeTimers, do: [{setTolerance: [t2, 0.05]}]}
-            expect: []
-        """
+            spec_version: 1
+            cases:
+              - id: fuzz.tolerance-only
+                rule: r
+                source: observed
+                items: {t1: {timer: {fire: -1}}, t2: {timer: {fire: -1}}, o1: {observer: {activities: [beforeTimers]}}}
+                steps: [{add: o1}, {add: t1}, {add: t2}, run]
+                on:
+                  - {when: fire t1, do: [run]}
+                  - {when: o1.beforeTimers, do: [{setTolerance: [t2, 0.05]}]}
+                expect: []
+            """
         let specCase = try Self.onlyCase(text)
         let changed = FuzzKnown.apply(.noTolerance, to: specCase)
         #expect(changed.triggers.map(\.event) == ["fire t1"])
@@ -593,12 +743,14 @@ struct FuzzTests {
     /// divergence stays unexplained.
     @Test func aCounterfactualThatKeepsTheDivergenceExplainsNothing() throws {
         let specCase = try Self.onlyCase(Self.staleTimerCase)
-        let entry = KnownDivergence(id: "timer-gone", engine: "planted", reason: "r", lines: nil, actions: nil,
-                                    removes: ["timer"], counterfactual: .keepTimer,
-                                    location: SpecLocation(file: "k", line: 1))
-        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
-                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
-                                  known: [entry])
+        let entry = KnownDivergence(
+            id: "timer-gone", engine: "planted", reason: "r", lines: nil, actions: nil,
+            removes: ["timer"], counterfactual: .keepTimer,
+            location: SpecLocation(file: "k", line: 1))
+        let options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+            count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
+            known: [entry])
         let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
         let runs = try campaign.executor.run([specCase])[0]
         #expect(FuzzCampaign.diverges(runs), "planted skips o's BeforeSources: \(runs)")
@@ -609,7 +761,8 @@ struct FuzzTests {
         loose.counterfactual = nil
         var looseOptions = options
         looseOptions.known = [loose]
-        #expect(try FuzzCampaign(options: looseOptions, launcher: TestWorker.launcher()).classify(specCase, runs)?.id
+        #expect(
+            try FuzzCampaign(options: looseOptions, launcher: TestWorker.launcher()).classify(specCase, runs)?.id
                 == "timer-gone")
     }
 
@@ -630,9 +783,10 @@ struct FuzzTests {
 
     /// A campaign of cf against ref with `known`.
     static func cfAndRefCampaign(known: [KnownDivergence]) -> FuzzCampaign {
-        let options = FuzzOptions(engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
-                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
-                                  known: known)
+        let options = FuzzOptions(
+            engines: [TestWorker.engine("cf"), TestWorker.engine("ref")], seed: 1,
+            count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5,
+            known: known)
         return FuzzCampaign(options: options, launcher: TestWorker.launcher())
     }
 
@@ -721,15 +875,15 @@ struct FuzzTests {
 
     @Test func theCommonItemsCounterfactualAddsTheCommonItemsInOrderFirst() throws {
         let text = """
-        spec_version: 1
-        cases:
-          - id: fuzz.common-items
-            rule: r
-            source: observed
-            items: {a: source0, b: {timer: {fire: 100}}, c: source0}
-            steps: [{add: [a, common]}, {add: [b, common]}, {add: [c, common]}, {remove: [a, common]}, {addCommonMode: work}, {run: work}]
-            expect: []
-        """
+            spec_version: 1
+            cases:
+              - id: fuzz.common-items
+                rule: r
+                source: observed
+                items: {a: source0, b: {timer: {fire: 100}}, c: source0}
+                steps: [{add: [a, common]}, {add: [b, common]}, {add: [c, common]}, {remove: [a, common]}, {addCommonMode: work}, {run: work}]
+                expect: []
+            """
         let specCase = try Self.onlyCase(text)
         let changed = FuzzKnown.apply(.commonItemsInOrder, to: specCase)
         let added = changed.steps.compactMap { step -> String? in
@@ -750,10 +904,14 @@ struct FuzzTests {
         let specCase = try Self.onlyCase(Self.commonItemsOrderCase)
         let known = try Self.shippedKnown()
         let entry = try #require(known.first { $0.id == "cf.common-items-set-order" })
-        let cfTrace = ["run work", "fire t2", "return timedOut", "run work", "perform p1", "return timedOut",
-                       "run default", "return timedOut"]
-        let refTrace = ["run work", "perform p1", "return timedOut", "run work", "fire t2", "return timedOut",
-                        "run default", "return timedOut"]
+        let cfTrace = [
+            "run work", "fire t2", "return timedOut", "run work", "perform p1", "return timedOut",
+            "run default", "return timedOut",
+        ]
+        let refTrace = [
+            "run work", "perform p1", "return timedOut", "run work", "fire t2", "return timedOut",
+            "run default", "return timedOut",
+        ]
         #expect(entry.explains(specCase, first: cfTrace, second: refTrace))
         #expect(entry.counterfactual == .commonItemsInOrder)
         let campaign = Self.cfAndRefCampaign(known: known)
@@ -789,17 +947,17 @@ struct FuzzTests {
     /// tolerance line) is explained by the second entry, so the case is explained.
     @Test func twoKnownDefectsInOneCaseAreExplainedTogether() throws {
         let text = """
-        spec_version: 1
-        cases:
-          - id: fuzz.two-defects
-            rule: r
-            source: observed
-            items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}}
-            steps: [{add: t}, {write: p}, {invalidate: t}, {add: p}, run]
-            on:
-              - {when: perform p, do: [{setTolerance: [t, 0.05]}, {query: [tolerance, t]}]}
-            expect: []
-        """
+            spec_version: 1
+            cases:
+              - id: fuzz.two-defects
+                rule: r
+                source: observed
+                items: {p: {source1: {order: 0}}, t: {timer: {fire: -1}}}
+                steps: [{add: t}, {write: p}, {invalidate: t}, {add: p}, run]
+                on:
+                  - {when: perform p, do: [{setTolerance: [t, 0.05]}, {query: [tolerance, t]}]}
+                expect: []
+            """
         let specCase = try Self.onlyCase(text)
         let known = try Self.shippedKnown()
         let (campaign, runs) = try Self.cfAndRef(specCase, known: known)
@@ -816,21 +974,26 @@ struct FuzzTests {
         let out = NSTemporaryDirectory() + "runloop-fuzz-test-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: out) }
         let engines = [TestWorker.engine("ref"), TestWorker.engine("planted")]
-        let options = FuzzOptions(engines: engines, seed: 1, count: 6, seconds: nil, shape: FuzzShape(),
-                                  outDirectory: out, timeout: 5)
+        let options = FuzzOptions(
+            engines: engines, seed: 1, count: 6, seconds: nil, shape: FuzzShape(),
+            outDirectory: out, timeout: 5)
         let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
         #expect(summary.scenarios == 6)
         #expect(summary.nondeterministic.isEmpty)
         #expect(summary.failedEverywhere.isEmpty)
-        let finding = try #require(summary.unexplained.first { $0.shrinkState == .minimal },
-                                   "the planted bug was not found and shrunk in 6 scenarios")
+        let finding = try #require(
+            summary.unexplained.first { $0.shrinkState == .minimal },
+            "the planted bug was not found and shrunk in 6 scenarios")
         #expect(finding.stable == true)
         // The bug needs an observer of order >= 1 with BeforeSources, its add, and a run in a mode with an item.
         #expect(FuzzShrinker.size(finding.shrunk) <= 5, "\(CaseWriter.write(finding.shrunk))")
-        #expect(finding.shrunk.items.contains { item in
-            if case .observer(let activities, _, let order) = item.kind { return order >= 1 && activities.contains(.beforeSources) }
-            return false
-        })
+        #expect(
+            finding.shrunk.items.contains { item in
+                if case .observer(let activities, _, let order) = item.kind {
+                    return order >= 1 && activities.contains(.beforeSources)
+                }
+                return false
+            })
 
         // The written file is an ordinary spec case: ref passes it, planted fails it.
         let file = try #require(finding.file)
@@ -853,8 +1016,9 @@ struct FuzzTests {
     /// it; each divergence is handed over as soon as it is found, before shrinking, the first as a new defect, and
     /// only new departures are shrunk.
     @Test func findingsOfOneDefectAreReportedOnce() throws {
-        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
-                                  count: 6, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        let options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+            count: 6, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
         let found = Mutex<[(UInt64, Bool)]>([])
         let shrunk = Mutex<[UInt64]>([])
         let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run(onEvent: { event in
@@ -897,9 +1061,13 @@ struct FuzzTests {
         }
         let engines = ["cf", "broken"]
         let observers = [run(["o.entry", "o.beforeTimers", "o.exit", "return finished"]), run(["return finished"])]
-        let waits = [run(["o.beforeWaiting", "fire t", "o.afterWaiting", "return stopped"]),
-                     run(["fire t", "return stopped"])]
-        let twice = [run(["fire t", "return finished"]), run(["fire t", "fire t", "fire t", "fire t", "return finished"])]
+        let waits = [
+            run(["o.beforeWaiting", "fire t", "o.afterWaiting", "return stopped"]),
+            run(["fire t", "return stopped"]),
+        ]
+        let twice = [
+            run(["fire t", "return finished"]), run(["fire t", "fire t", "fire t", "fire t", "return finished"]),
+        ]
         var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
         bare.triggers = []
         func finding(_ seed: UInt64, _ runs: [FuzzRun]) -> FuzzFinding {
@@ -910,27 +1078,39 @@ struct FuzzTests {
         let findings = [finding(1, observers), finding(2, waits), finding(3, twice)]
 
         // Each finding alone departs where its own first observer line is missing: three defects.
-        var alone = FuzzSummary(engines: engines, firstSeed: 1, scenarios: 3, skipped: 0, hung: [], failedEverywhere: [],
-                                nondeterministic: [], findings: findings, seconds: 0)
+        var alone = FuzzSummary(
+            engines: engines, firstSeed: 1, scenarios: 3, skipped: 0, hung: [], failedEverywhere: [],
+            nondeterministic: [], findings: findings, seconds: 0)
         alone.nameDefects(deadKinds: [:])
-        #expect(alone.defects.map(\.defect) == ["broken: missing observer entry", "broken: missing observer beforeWaiting",
-                                                "broken: timer fire over and over"])
+        #expect(
+            alone.defects.map(\.defect) == [
+                "broken: missing observer entry", "broken: missing observer beforeWaiting",
+                "broken: timer fire over and over",
+            ])
 
         // Across the campaign: two scenarios expect observers, `broken` made none in any run.
         let census = FuzzCalloutCensus(engines: engines)
         census.record([observers, waits, twice])
         let dead = census.deadKinds
-        #expect(dead == ["broken": ["observer entry", "observer beforeTimers", "observer beforeWaiting",
-                                    "observer afterWaiting", "observer exit"]])
+        #expect(
+            dead == [
+                "broken": [
+                    "observer entry", "observer beforeTimers", "observer beforeWaiting",
+                    "observer afterWaiting", "observer exit",
+                ]
+            ])
         var folded = alone
         folded.nameDefects(deadKinds: dead)
-        let title = "broken: observer (entry, beforeTimers, beforeWaiting, afterWaiting, exit) callouts never made (dead)"
+        let title =
+            "broken: observer (entry, beforeTimers, beforeWaiting, afterWaiting, exit) callouts never made (dead)"
         #expect(folded.defects.map(\.defect) == [title, "broken: timer fire over and over"])
         #expect(folded.defects.map { $0.findings.map(\.seed) } == [[1, 2], [3]])
         #expect(folded.deadKinds == dead)
-        let text = FuzzOutput.text(folded, options: FuzzOptions(
-            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1, count: 3, seconds: nil,
-            shape: FuzzShape(), outDirectory: nil))
+        let text = FuzzOutput.text(
+            folded,
+            options: FuzzOptions(
+                engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1, count: 3, seconds: nil,
+                shape: FuzzShape(), outDirectory: nil))
         #expect(text.contains("defects: 2 (3 divergent scenarios)"))
         #expect(text.contains("DIVERGENCE: \(title)\n"))
 
@@ -954,11 +1134,17 @@ struct FuzzTests {
         var bare = FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)
         bare.triggers = []
         let timeout = FuzzRunStatus.ended(.timeout)
-        let afterWaiting = [run(["run default", "o.beforeWaiting", "o.afterWaiting", "o.exit", "return stopped"]),
-                            run(["run default", "o.beforeWaiting"], timeout)]
-        let exit = [run(["run default", "p.beforeWaiting", "p.exit", "return stopped"]),
-                    run(["run default", "p.beforeWaiting"], timeout)]
-        let other = [run(["run default", "fire t", "return finished"]), run(["run default", "fire t", "block b"], timeout)]
+        let afterWaiting = [
+            run(["run default", "o.beforeWaiting", "o.afterWaiting", "o.exit", "return stopped"]),
+            run(["run default", "o.beforeWaiting"], timeout),
+        ]
+        let exit = [
+            run(["run default", "p.beforeWaiting", "p.exit", "return stopped"]),
+            run(["run default", "p.beforeWaiting"], timeout),
+        ]
+        let other = [
+            run(["run default", "fire t", "return finished"]), run(["run default", "fire t", "block b"], timeout),
+        ]
         let defects = [afterWaiting, exit, other].map {
             FuzzDefects.defect(runs: $0, engines: ["cf", "x"], specCase: bare, explanation: nil, deadKinds: [:])
         }
@@ -969,13 +1155,18 @@ struct FuzzTests {
         // A hang behind a trigger that waits for a dead kind's callout (a guard observer that never stops the run)
         // is the dead kind's defect.
         var guarded = bare
-        guarded.triggers = [Trigger(event: "o.beforeWaiting", occurrence: .every, actions: [.stop],
-                                    location: bare.location)]
+        guarded.triggers = [
+            Trigger(
+                event: "o.beforeWaiting", occurrence: .every, actions: [.stop],
+                location: bare.location)
+        ]
         let dead = ["x": ["observer beforeWaiting", "observer afterWaiting", "observer exit"]]
         let hung = [run(["run default", "o.beforeWaiting", "return stopped"]), run(["run default"], timeout)]
-        #expect(FuzzDefects.defect(runs: hung, engines: ["cf", "x"], specCase: guarded, explanation: nil,
-                                   deadKinds: dead)
-            == "x: observer (beforeWaiting, afterWaiting, exit) callouts never made (dead)")
+        #expect(
+            FuzzDefects.defect(
+                runs: hung, engines: ["cf", "x"], specCase: guarded, explanation: nil,
+                deadKinds: dead)
+                == "x: observer (beforeWaiting, afterWaiting, exit) callouts never made (dead)")
     }
 
     /// A finding that a divergence not shrunk stands for takes its defect, whatever its own departure.
@@ -987,8 +1178,9 @@ struct FuzzTests {
         first.shrinkState = .minimal
         var later = FuzzFinding(seed: 9, scenario: bare, runs: [run(["a.exit"]), run([])], explanation: nil)
         later.shrinkState = .sameDefect(as: 5)
-        var summary = FuzzSummary(engines: ["cf", "x"], firstSeed: 1, scenarios: 10, skipped: 0, hung: [],
-                                  failedEverywhere: [], nondeterministic: [], findings: [first, later], seconds: 0)
+        var summary = FuzzSummary(
+            engines: ["cf", "x"], firstSeed: 1, scenarios: 10, skipped: 0, hung: [],
+            failedEverywhere: [], nondeterministic: [], findings: [first, later], seconds: 0)
         summary.nameDefects(deadKinds: [:])
         #expect(summary.defects.map(\.defect) == ["x: missing observer entry"])
         #expect(summary.defects.first?.findings.count == 2)
@@ -998,8 +1190,9 @@ struct FuzzTests {
     /// and the summary says it was interrupted.
     @Test func anInterruptEndsTheCampaignWithWhatWasFound() throws {
         let interrupt = FuzzInterrupt()
-        var options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
-                                  count: 50, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        var options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+            count: 50, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
         options.interrupt = interrupt
         let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run(onEvent: { event in
             if case .found = event { interrupt.request(signal: SIGINT) }
@@ -1025,16 +1218,18 @@ struct FuzzTests {
     /// Past the time limit no run starts: a campaign whose time is up when it starts runs nothing and says so; a
     /// finding left unshrunk at the limit is reported, marked not run again and not shrunk.
     @Test func nothingRunsPastTheTimeLimitAndWhatIsLeftIsMarked() throws {
-        var options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
-                                  count: nil, seconds: 1, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        var options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+            count: nil, seconds: 1, shape: FuzzShape(), outDirectory: nil, timeout: 5)
         options.startedAt = WorkerProcess.monotonicNanoseconds() - 2_000_000_000
         let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
         let summary = try campaign.run()
         #expect(summary.scenarios == 0 && summary.batches == 0)
         #expect(summary.reachedTimeLimit)
         #expect(summary.seconds >= 1)
-        #expect(try campaign.executor.run([FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)], while: { false })
-            .isEmpty)
+        #expect(
+            try campaign.executor.run([FuzzGenerator(shape: FuzzShape()).scenario(seed: 1)], while: { false })
+                .isEmpty)
 
         // The first of seeds 1-20 that hits the planted bug (which seeds do depends on what the generator draws).
         let candidates = (1...20).map { FuzzGenerator(shape: FuzzShape()).scenario(seed: UInt64($0)) }
@@ -1044,8 +1239,9 @@ struct FuzzTests {
         var finding = FuzzFinding(seed: UInt64(hit + 1), scenario: scenario, runs: runs, explanation: nil)
         finding.rechecked = false
         FuzzCampaign.leaveUnshrunk(&finding, candidates: [])
-        var late = FuzzSummary(engines: ["ref", "planted"], firstSeed: 1, scenarios: 1, skipped: 0, hung: [],
-                               failedEverywhere: [], nondeterministic: [], findings: [finding], seconds: 1)
+        var late = FuzzSummary(
+            engines: ["ref", "planted"], firstSeed: 1, scenarios: 1, skipped: 0, hung: [],
+            failedEverywhere: [], nondeterministic: [], findings: [finding], seconds: 1)
         late.nameDefects(deadKinds: [:])
         #expect(late.exitCode == 1)
         let text = FuzzOutput.text(late, options: options)
@@ -1056,8 +1252,9 @@ struct FuzzTests {
 
     /// Past the campaign's deadline nothing shrinks: the finding keeps its scenario as found and says so.
     @Test func shrinkingStopsAtTheCampaignsDeadline() throws {
-        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
-                                  count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        let options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1,
+            count: 1, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
         let campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
         // The first of seeds 1-20 that hits the planted bug (which seeds do depends on what the generator draws).
         let candidates = (1...20).map { FuzzGenerator(shape: FuzzShape()).scenario(seed: UInt64($0)) }
@@ -1077,8 +1274,9 @@ struct FuzzTests {
 
     @Test func identicalEnginesNeverDiverge() throws {
         // `faulty` without faults is ref: every scenario must agree, and none may be nondeterministic.
-        let options = FuzzOptions(engines: [TestWorker.engine("ref"), TestWorker.engine("faulty")], seed: 100,
-                                  count: 30, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
+        let options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("faulty")], seed: 100,
+            count: 30, seconds: nil, shape: FuzzShape(), outDirectory: nil, timeout: 5)
         let summary = try FuzzCampaign(options: options, launcher: TestWorker.launcher()).run()
         #expect(summary.findings.isEmpty, "\(FuzzOutput.text(summary, options: options))")
         #expect(summary.nondeterministic.isEmpty)

@@ -6,7 +6,8 @@ import Foundation
 public enum TestWorker {
     /// The ConformanceTestWorker executable in the build directory this test process runs from.
     public static let path: String = {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("ConformanceTestWorker").path
     }()
 

@@ -19,7 +19,8 @@ enum Fault: String {
         for entry in setting.split(separator: ",") {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let fault = Fault(rawValue: parts[0]) else {
-                FileHandle.standardError.write(Data("faulty: ignoring malformed RUNLOOP_TEST_FAULTS entry '\(entry)'\n".utf8))
+                FileHandle.standardError.write(
+                    Data("faulty: ignoring malformed RUNLOOP_TEST_FAULTS entry '\(entry)'\n".utf8))
                 continue
             }
             if fnmatch(parts[1], caseID, 0) == 0 { return fault }

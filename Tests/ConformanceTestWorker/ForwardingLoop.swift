@@ -26,19 +26,25 @@ class ForwardingLoop: EngineLoop, @unchecked Sendable {
     func makeSource1(order: Int, fd: Int32, perform: @escaping @Sendable () -> Void) -> any EngineSource {
         inner.makeSource1(order: order, fd: fd, perform: perform)
     }
-    func makeTimer(fireDate: Double, interval: Double, order: Int,
-                   callout: @escaping @Sendable () -> Void) -> any EngineTimer {
+    func makeTimer(
+        fireDate: Double, interval: Double, order: Int,
+        callout: @escaping @Sendable () -> Void
+    ) -> any EngineTimer {
         inner.makeTimer(fireDate: fireDate, interval: interval, order: order, callout: callout)
     }
-    func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
-                      callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver {
+    func makeObserver(
+        activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) -> any EngineObserver {
         inner.makeObserver(activities: activities, repeats: repeats, order: order, callout: callout)
     }
     func add(_ item: EngineItem, mode: ModeName) { inner.add(item, mode: mode) }
     func remove(_ item: EngineItem, mode: ModeName) { inner.remove(item, mode: mode) }
     func contains(_ item: EngineItem, mode: ModeName) -> Bool { inner.contains(item, mode: mode) }
     func addCommonMode(_ name: String) { inner.addCommonMode(name) }
-    func performBlock(modes: BlockModes, _ block: @escaping @Sendable () -> Void) { inner.performBlock(modes: modes, block) }
+    func performBlock(modes: BlockModes, _ block: @escaping @Sendable () -> Void) {
+        inner.performBlock(modes: modes, block)
+    }
     func runForever() { inner.runForever() }
 
     func stop() { inner.stop() }

@@ -16,8 +16,10 @@ struct PlantedEngine: RunLoopEngine {
 
 /// The reference loop, except that observers of order >= 1 miss BeforeSources.
 final class PlantedLoop: ForwardingLoop, @unchecked Sendable {
-    override func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
-                               callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver {
+    override func makeObserver(
+        activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) -> any EngineObserver {
         inner.makeObserver(activities: activities, repeats: repeats, order: order) { activity in
             if order >= 1, activity == .beforeSources { return }  // the planted bug
             callout(activity)

@@ -16,8 +16,10 @@ struct SilentObserversEngine: RunLoopEngine {
 
 /// The reference loop, with observers whose callout is never made.
 final class SilentObserversLoop: ForwardingLoop, @unchecked Sendable {
-    override func makeObserver(activities: ActivitySet, repeats: Bool, order: Int,
-                               callout: @escaping @Sendable (Activity) -> Void) -> any EngineObserver {
+    override func makeObserver(
+        activities: ActivitySet, repeats: Bool, order: Int,
+        callout: @escaping @Sendable (Activity) -> Void
+    ) -> any EngineObserver {
         inner.makeObserver(activities: activities, repeats: repeats, order: order) { _ in }  // the planted defect
     }
 }

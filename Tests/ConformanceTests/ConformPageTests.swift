@@ -2,10 +2,12 @@
 // an engine's message holds; the page has the matrix with counts and every non-PASS case with its rules, diff and
 // expectation; the terminal table lists only what did not pass unless asked for everything.
 
-@testable import ConformanceKit
 import ConformanceSpec
 import Foundation
 import Testing
+
+@testable import ConformanceKit
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -20,13 +22,17 @@ import FoundationXML
 
     /// Two real cases of the shipped spec, and outcomes of every kind on two engines, with text that needs escaping.
     static func fixture() throws -> (ConformanceReport, [SpecCase]) {
-        let request = ConformanceRequest(specPath: try #require(SpecResources.casesDirectory), expectationsPath: nil,
-                                         filter: "timer.*")
+        let request = ConformanceRequest(
+            specPath: try #require(SpecResources.casesDirectory), expectationsPath: nil,
+            filter: "timer.*")
         let cases = Array(try Conformance.selectCases(request).prefix(5))
         #expect(cases.count == 5)
         let statuses: [(CaseStatus, CaseStatus, String?)] = [
             (.pass, .pass, nil),
-            (.fail, .pass, TraceDiff.render(expected: ["run default", "t.fire <&>"], actual: ["run default", "\u{1}odd\""])),
+            (
+                .fail, .pass,
+                TraceDiff.render(expected: ["run default", "t.fire <&>"], actual: ["run default", "\u{1}odd\""])
+            ),
             (.fail, .fail, TraceDiff.render(expected: ["a"], actual: ["b"])),
             (.crash, .pass, "killed by SIGSEGV (signal 11) during the case"),
             (.skip, .pass, "the engine has no observers"),
@@ -35,10 +41,11 @@ import FoundationXML
         for (index, specCase) in cases.enumerated() {
             for engine in ["one", "two"] {
                 let (status, expected, detail) = engine == "one" ? statuses[index] : (.pass, .pass, nil)
-                outcomes.append(CaseOutcome(
-                    caseID: specCase.id, area: specCase.area, engine: engine, status: status, expected: expected,
-                    expectationReason: expected == .pass ? nil : "a known defect: <CF's #if TARGET_OS_MAC> & more",
-                    detail: detail, expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0.01))
+                outcomes.append(
+                    CaseOutcome(
+                        caseID: specCase.id, area: specCase.area, engine: engine, status: status, expected: expected,
+                        expectationReason: expected == .pass ? nil : "a known defect: <CF's #if TARGET_OS_MAC> & more",
+                        detail: detail, expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0.01))
             }
         }
         return (ConformanceReport(engines: ["one", "two"], outcomes: outcomes, caseIDs: cases.map(\.id)), cases)

@@ -56,8 +56,10 @@ enum DefectiveCF {
     /// the shipped reference expectations (`cf`'s known defects) for the triage. Made once per arguments. With
     /// `workers` above 1 the cases are dealt out to that many worker processes running at once (for a defect that
     /// makes cases hang, whose watchdogs then wait side by side); the report keeps spec order.
-    static func report(defects: String, globs: [String], limit: Double = 1,
-                       workers: Int = 1) throws -> ConformanceReport {
+    static func report(
+        defects: String, globs: [String], limit: Double = 1,
+        workers: Int = 1
+    ) throws -> ConformanceReport {
         let key = "\(defects)|\(limit)|\(globs.joined(separator: ","))"
         if let made = runs.withLock({ $0[key] }) { return made }
         let path = try library.get()
@@ -68,8 +70,9 @@ enum DefectiveCF {
         let engine = try IsolatedRunner.describeEngine(launcher, selector: "cf:" + path)
         var runner = IsolatedRunner(launcher: launcher, defaultTimeout: limit)
         runner.jobs = workers
-        var report = runner.run(cases: cases, specPath: ShippedSpec.request.specPath, engines: [engine],
-                                expectations: [:])
+        var report = runner.run(
+            cases: cases, specPath: ShippedSpec.request.specPath, engines: [engine],
+            expectations: [:])
         report.referenceExpectations = try Conformance.loadReferenceExpectations(ShippedSpec.request)
         runs.withLock { $0[key] = report }
         return report
@@ -102,10 +105,11 @@ enum DefectiveCF {
 
     /// Whether any expected trace line of the case is one of its observers' (`o.entry`, `o.beforeWaiting`, ...).
     static func hasObserveLine(_ specCase: SpecCase) -> Bool {
-        let observers = Set(specCase.items.compactMap { item -> String? in
-            if case .observer = item.kind { return item.name }
-            return nil
-        })
+        let observers = Set(
+            specCase.items.compactMap { item -> String? in
+                if case .observer = item.kind { return item.name }
+                return nil
+            })
         return specCase.expectedTrace.contains { line in
             guard let dot = line.firstIndex(of: ".") else { return false }
             return observers.contains(String(line[..<dot]))
@@ -119,35 +123,46 @@ enum DefectiveCF {
         }
     }
 
-    static func has(_ specCase: SpecCase, _ match: (Action) -> Bool) -> Bool { specCase.allActions.contains(where: match) }
+    static func has(_ specCase: SpecCase, _ match: (Action) -> Bool) -> Bool {
+        specCase.allActions.contains(where: match)
+    }
 }
 
 @Suite("Defective CoreFoundation", .serialized)
 struct DefectiveCFTests {
     /// The cases whose status differs from `cf`'s, checking that no CRASH is the suite's.
-    func changed(_ defects: String, globs: [String], limit: Double = 1, workers: Int = 1,
-                 crashesAllowed: Bool = false) throws -> [String] {
-        let outcomes = DefectiveCF.byID(try DefectiveCF.report(defects: defects, globs: globs, limit: limit,
-                                                               workers: workers))
+    func changed(
+        _ defects: String, globs: [String], limit: Double = 1, workers: Int = 1,
+        crashesAllowed: Bool = false
+    ) throws -> [String] {
+        let outcomes = DefectiveCF.byID(
+            try DefectiveCF.report(
+                defects: defects, globs: globs, limit: limit,
+                workers: workers))
         let reference = try DefectiveCF.builtIn.get()
         #expect(!outcomes.isEmpty && outcomes.keys.allSatisfy { reference[$0] != nil })
         for outcome in outcomes.values where outcome.status == .crash || outcome.status == .error {
             // A crash may only be the library's own abort, which names itself on stderr.
-            #expect(crashesAllowed && outcome.status == .crash && (outcome.detail ?? "").contains("defective_cf:"),
-                    "\(defects): \(outcome.caseID) \(outcome.status.rawValue)\n\(outcome.detail ?? "")")
+            #expect(
+                crashesAllowed && outcome.status == .crash && (outcome.detail ?? "").contains("defective_cf:"),
+                "\(defects): \(outcome.caseID) \(outcome.status.rawValue)\n\(outcome.detail ?? "")")
         }
         return outcomes.values.filter { $0.status != reference[$0.caseID]?.status }.map(\.caseID).sorted()
     }
 
     @Test func withoutDefectsEveryCaseIsAsOnCF() throws {
         // The whole spec, main-thread cases and block cases (through the library's own blocks runtime) included.
-        let outcomes = DefectiveCF.byID(try DefectiveCF.report(defects: "", globs: ["*"],
-                                                               limit: ShippedSpec.request.timeout))
+        let outcomes = DefectiveCF.byID(
+            try DefectiveCF.report(
+                defects: "", globs: ["*"],
+                limit: ShippedSpec.request.timeout))
         let reference = try DefectiveCF.builtIn.get()
         #expect(outcomes.count == ShippedSpec.caseIDs.count)
         for (id, outcome) in outcomes {
-            #expect(outcome.status == reference[id]?.status,
-                    "\(id): \(outcome.status.rawValue), on cf \(reference[id]?.status.rawValue ?? "-")\n\(outcome.detail ?? "")")
+            #expect(
+                outcome.status == reference[id]?.status,
+                "\(id): \(outcome.status.rawValue), on cf \(reference[id]?.status.rawValue ?? "-")\n\(outcome.detail ?? "")"
+            )
         }
     }
 
@@ -169,9 +184,11 @@ struct DefectiveCFTests {
 
     /// Running the shipped cases of `globs` with `defects` changes some of their results, and only those of cases
     /// `that` holds for (`what` says what such a case has, for the message).
-    func expectChangesOnly(_ defects: String, globs: [String], limit: Double = 1, workers: Int = 1,
-                           crashesAllowed: Bool = false, _ what: String,
-                           that: (SpecCase) -> Bool) throws {
+    func expectChangesOnly(
+        _ defects: String, globs: [String], limit: Double = 1, workers: Int = 1,
+        crashesAllowed: Bool = false, _ what: String,
+        that: (SpecCase) -> Bool
+    ) throws {
         let changed = try changed(defects, globs: globs, limit: limit, workers: workers, crashesAllowed: crashesAllowed)
         #expect(!changed.isEmpty)
         for id in changed {
@@ -198,8 +215,10 @@ struct DefectiveCFTests {
     }
 
     @Test func signalUnscheduledCrashCrashesOnlyCasesThatSignal() throws {
-        try expectChangesOnly("signal-unscheduled-crash", globs: Self.sourceAreas, limit: 2, crashesAllowed: true,
-                              "signals no source") {
+        try expectChangesOnly(
+            "signal-unscheduled-crash", globs: Self.sourceAreas, limit: 2, crashesAllowed: true,
+            "signals no source"
+        ) {
             DefectiveCF.has($0) { if case .signal = $0 { return true } else { return false } }
         }
     }
@@ -226,17 +245,27 @@ struct DefectiveCFTests {
         let tolerance = try #require(known.first)
         #expect(tolerance.departure == "different query tolerance")
         #expect(Set(tolerance.caseIDs) == Set(try #require(ShippedSpec.referenceExpectations).entries.keys))
-        #expect(tolerance.referenceDefect == ReferenceDefect(file: "expectations/cf.yaml",
-                                                             reason: "CoreFoundation on Linux stores no tolerance"))
+        #expect(
+            tolerance.referenceDefect
+                == ReferenceDefect(
+                    file: "expectations/cf.yaml",
+                    reason: "CoreFoundation on Linux stores no tolerance"))
         #expect(triage.clusters.last?.departure == tolerance.departure, "\(listing)")
     }
 
     @Test func triageNamesDeadObserversFirst() throws {
-        let (triage, listing) = Self.triage(try DefectiveCF.report(defects: "observers-dead", globs: Self.observerAreas,
-                                                                   workers: 3))
+        let (triage, listing) = Self.triage(
+            try DefectiveCF.report(
+                defects: "observers-dead", globs: Self.observerAreas,
+                workers: 3))
         let top = try #require(triage.clusters.first)
-        #expect(Set(top.deadKinds) == Set(["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting",
-                                          "exit"].map { "observer " + $0 }), "\(listing)")
+        #expect(
+            Set(top.deadKinds)
+                == Set(
+                    [
+                        "entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting",
+                        "exit",
+                    ].map { "observer " + $0 }), "\(listing)")
         try Self.checkKnownTolerance(triage, listing)
     }
 
@@ -246,7 +275,8 @@ struct DefectiveCFTests {
         let top = try #require(triage.clusters.first)
         // Every result hung where the expected trace goes on past the wait, and every case stops from another thread.
         #expect(top.statuses == [.timeout: top.caseIDs.count], "\(listing)")
-        #expect(top.title == "hung (TIMEOUT) where the expected trace continues with "
+        #expect(
+            top.title == "hung (TIMEOUT) where the expected trace continues with "
                 + top.departure.dropFirst("missing ".count), "\(listing)")
         #expect(["missing observer afterWaiting", "missing return stopped"].contains(top.departure), "\(listing)")
         for id in top.caseIDs {
@@ -257,8 +287,10 @@ struct DefectiveCFTests {
 
     /// With `defects` on the shipped timer cases, the largest cluster departs as `departure`, every case in it has a
     /// timer `that` holds for, and the tolerance cases stay the one known defect.
-    static func expectTopTimerCluster(_ defects: String, departure: String,
-                                      that: ((fire: Double, interval: Double)) -> Bool) throws {
+    static func expectTopTimerCluster(
+        _ defects: String, departure: String,
+        that: ((fire: Double, interval: Double)) -> Bool
+    ) throws {
         let (triage, listing) = Self.triage(try DefectiveCF.report(defects: defects, globs: Self.timerAreas, limit: 2))
         let top = try #require(triage.clusters.first)
         #expect(top.departure == departure, "\(listing)")
@@ -273,7 +305,9 @@ struct DefectiveCFTests {
     }
 
     @Test func triageNamesARepeatingTimersFireDateFirst() throws {
-        try Self.expectTopTimerCluster("repeating-no-advance", departure: "different query fireDate") { $0.interval > 0 }
+        try Self.expectTopTimerCluster("repeating-no-advance", departure: "different query fireDate") {
+            $0.interval > 0
+        }
     }
 
     @Test func triageNamesTheLibrarysAbortFirst() throws {
@@ -283,7 +317,8 @@ struct DefectiveCFTests {
         #expect(top.title == "CRASH SIGABRT", "\(listing)")
         let outcomes = DefectiveCF.byID(report)
         for id in top.caseIDs {
-            #expect(outcomes[id]?.detail?.contains("defective_cf: CFRunLoopSourceSignal on a source in no run loop")
+            #expect(
+                outcomes[id]?.detail?.contains("defective_cf: CFRunLoopSourceSignal on a source in no run loop")
                     == true, "\(id): \(outcomes[id]?.detail ?? "")")
         }
         try Self.checkKnownTolerance(triage, listing)
@@ -293,9 +328,10 @@ struct DefectiveCFTests {
     /// never sends it (the dead kinds' cluster takes it): the loop area's stops from the case thread show the lost
     /// stop.
     @Test func triageGivesEachOfFiveDefectsItsOwnClusterInTheTopFive() throws {
-        let report = try DefectiveCF.report(defects: Self.allFive,
-                                            globs: ["observer.*", "stop.*", "loop.*", "timer.*", "source.*"],
-                                            workers: 3)
+        let report = try DefectiveCF.report(
+            defects: Self.allFive,
+            globs: ["observer.*", "stop.*", "loop.*", "timer.*", "source.*"],
+            workers: 3)
         let (triage, listing) = Self.triage(report)
         let top = Array(triage.clusters.prefix(5))
         let observers = top.firstIndex { $0.deadKinds.contains("observer beforeWaiting") }
@@ -306,9 +342,10 @@ struct DefectiveCFTests {
         }
         let early = top.firstIndex { $0.departure == "extra timer fire" }
         let repeating = top.firstIndex { cluster in
-            cluster.departure == "different query fireDate" && cluster.caseIDs.allSatisfy {
-                ShippedSpec.cases[$0].map { DefectiveCF.timers($0).contains { $0.interval > 0 } } == true
-            }
+            cluster.departure == "different query fireDate"
+                && cluster.caseIDs.allSatisfy {
+                    ShippedSpec.cases[$0].map { DefectiveCF.timers($0).contains { $0.interval > 0 } } == true
+                }
         }
         let abort = top.firstIndex { $0.title == "CRASH SIGABRT" }
         let found = [observers, stop, early, repeating, abort]

@@ -2,10 +2,11 @@
 // exits is CRASH with how it ended and its last trace lines, a case that hangs is TIMEOUT with its process killed, and
 // in both the next case runs in a fresh worker and passes.
 
-@testable import ConformanceKit
 import ConformanceTestSupport
 import Foundation
 import Testing
+
+@testable import ConformanceKit
 
 @Suite("Process isolation", .serialized)
 struct IsolationTests {
@@ -28,12 +29,15 @@ struct IsolationTests {
         return path
     }()
 
-    static func run(faults: String, timeout: Double = 5,
-                    expectations: [String: EngineExpectations] = [:]) throws -> ConformanceReport {
+    static func run(
+        faults: String, timeout: Double = 5,
+        expectations: [String: EngineExpectations] = [:]
+    ) throws -> ConformanceReport {
         let cases = try SpecLoader.load(path: spec).flatMap(\.cases)
         let runner = IsolatedRunner(launcher: TestWorker.launcher(faults: faults), defaultTimeout: timeout)
-        return runner.run(cases: cases, specPath: spec, engines: [TestWorker.engine("faulty")],
-                          expectations: expectations)
+        return runner.run(
+            cases: cases, specPath: spec, engines: [TestWorker.engine("faulty")],
+            expectations: expectations)
     }
 
     @Test func theWorkerListsItsEngines() throws {
@@ -42,14 +46,18 @@ struct IsolationTests {
         #expect(engines.first { $0.name == "ref" }?.features.contains(.source1) == true)
     }
 
-    @Test("an engine that ends its process is CRASH, and the run goes on",
-          arguments: [("abort", "killed by SIGABRT (signal 6)"), ("segv", "killed by SIGSEGV (signal 11)"),
-                      ("exit", "exited with status 3")])
+    @Test(
+        "an engine that ends its process is CRASH, and the run goes on",
+        arguments: [
+            ("abort", "killed by SIGABRT (signal 6)"), ("segv", "killed by SIGSEGV (signal 11)"),
+            ("exit", "exited with status 3"),
+        ])
     func crashIsOneCase(fault: String, how: String) throws {
         let report = try Self.run(faults: "\(fault)=iso.faulty")
         #expect(report.outcomes.map(\.status) == [.pass, .crash, .pass])
         let crashed = try #require(report.outcome(caseID: "iso.faulty", engine: "faulty"))
-        #expect(crashed.detail?.contains("the worker process \(how) during the case") == true, "\(crashed.detail ?? "")")
+        #expect(
+            crashed.detail?.contains("the worker process \(how) during the case") == true, "\(crashed.detail ?? "")")
         #expect(crashed.actualTrace == ["run default"])
         #expect(crashed.detail?.contains("  run default") == true)
         if fault != "exit" {
@@ -71,10 +79,12 @@ struct IsolationTests {
     }
 
     @Test func anExpectedCrashMeetsItsExpectation() throws {
-        let entry = EngineExpectations.Entry(status: .crash, reason: "known to crash here",
-                                             location: SpecLocation(file: "x", line: 1))
-        let report = try Self.run(faults: "abort=iso.faulty",
-                                  expectations: ["faulty": EngineExpectations(engine: "faulty", entries: ["iso.faulty": entry])])
+        let entry = EngineExpectations.Entry(
+            status: .crash, reason: "known to crash here",
+            location: SpecLocation(file: "x", line: 1))
+        let report = try Self.run(
+            faults: "abort=iso.faulty",
+            expectations: ["faulty": EngineExpectations(engine: "faulty", entries: ["iso.faulty": entry])])
         #expect(report.allMeetExpectations)
         #expect(ReportFormat.json.render(report).contains("\"CRASH\" : 1"))
     }
@@ -113,8 +123,9 @@ struct IsolationTests {
         }
         var runner = IsolatedRunner(launcher: TestWorker.launcher(faults: "abort=iso.faulty"), defaultTimeout: 5)
         runner.jobs = 3
-        let report = runner.run(cases: cases, specPath: Self.spec, engines: [TestWorker.engine("faulty")],
-                                expectations: [:])
+        let report = runner.run(
+            cases: cases, specPath: Self.spec, engines: [TestWorker.engine("faulty")],
+            expectations: [:])
         #expect(report.outcomes.map(\.caseID) == cases.map(\.id))
         #expect(report.outcomes.map(\.status) == [.pass, .pass, .pass, .pass, .crash, .pass, .pass])
     }
@@ -123,8 +134,9 @@ struct IsolationTests {
         let cases = try SpecLoader.load(path: Self.spec).flatMap(\.cases)
         let runner = IsolatedRunner(launcher: TestWorker.launcher(), defaultTimeout: 5)
         // Each case tries a new worker until three in a row have failed; after that cases are ERROR at once.
-        let report = runner.run(cases: cases + cases, specPath: Self.spec, engines: [TestWorker.engine("no-such-engine")],
-                                expectations: [:])
+        let report = runner.run(
+            cases: cases + cases, specPath: Self.spec, engines: [TestWorker.engine("no-such-engine")],
+            expectations: [:])
         #expect(report.outcomes.map(\.status) == Array(repeating: .error, count: 6))
         #expect(report.outcomes[2].detail?.contains("this worker has no engine 'no-such-engine'") == true)
         #expect(report.outcomes[3].detail?.contains("after 3 failed starts") == true)

@@ -3,12 +3,13 @@
 // library without an optional function turns into (SKIP naming the symbol).
 
 import CFLoader
-@testable import ConformanceKit
-import EngineKit
 import ConformanceTestSupport
+import EngineKit
 import Foundation
-@testable import CFEngine
 import Testing
+
+@testable import CFEngine
+@testable import ConformanceKit
 
 enum ToolchainFoundation {
     /// The libFoundation.so this test process runs with (the toolchain's), from /proc/self/maps.
@@ -25,9 +26,11 @@ enum ToolchainFoundation {
         }.first
     }
 
-    static let loaded = WorkerSession(launcher: TestWorker.launcher(), specPath: ShippedSpec.request.specPath,
-                                      engine: EngineDescription(selector: "cf:" + (path ?? "missing"),
-                                                                name: "cf:Foundation", features: []))
+    static let loaded = WorkerSession(
+        launcher: TestWorker.launcher(), specPath: ShippedSpec.request.specPath,
+        engine: EngineDescription(
+            selector: "cf:" + (path ?? "missing"),
+            name: "cf:Foundation", features: []))
 }
 
 @Suite("Loaded CoreFoundation", .serialized)
@@ -45,7 +48,9 @@ struct LoadedEngineTests {
         let limit = specCase.timeout ?? ShippedSpec.request.timeout
         let builtIn = try #require(ShippedSpec.sessions["cf"]).run(specCase, limit: limit)
         let loaded = ToolchainFoundation.loaded.run(specCase, limit: limit)
-        #expect(loaded.status == builtIn.status, "\(id): cf:Foundation \(loaded.status), cf \(builtIn.status)\n\(loaded.detail ?? "")")
+        #expect(
+            loaded.status == builtIn.status,
+            "\(id): cf:Foundation \(loaded.status), cf \(builtIn.status)\n\(loaded.detail ?? "")")
         // Lines of an any-order group (CF iterating a set, whose order differs from process to process) are compared
         // as the spec compares them: each trace aligned with the expectation, then line by line.
         func aligned(_ trace: [String]) -> [String] {
@@ -64,7 +69,8 @@ struct LoadedEngineTests {
         let engine = CoreFoundationEngine(library: CFLibrary(table: table))
         #expect(!engine.features.contains(.blocks))
         #expect(engine.whyLacking(.blocks) == "\(path) has no CFRunLoopPerformBlock")
-        let needsBlocks = try SpecLoader.parse("""
+        let needsBlocks = try SpecLoader.parse(
+            """
             spec_version: 1
             cases:
               - id: self.block
@@ -74,7 +80,8 @@ struct LoadedEngineTests {
                 items: {b: block}
                 steps: [{perform: [b, default]}, run]
                 expect: [run default, block b, return finished]
-            """, file: "self.yaml").cases[0]
+            """, file: "self.yaml"
+        ).cases[0]
         let outcome = ConformanceRunner().run(needsBlocks, on: engine)
         #expect(outcome.status == .skip)
         #expect(outcome.detail == "engine lacks: blocks (\(path) has no CFRunLoopPerformBlock)")
@@ -82,7 +89,8 @@ struct LoadedEngineTests {
 
     @Test func aBareFileNameIsInTheCurrentDirectory() {
         // Not on the dynamic linker's path (scripts/cli-checks.sh loads one so from a directory of its own).
-        #expect(CoreFoundationEngine.path(ofSelector: "cf:libx.so")
+        #expect(
+            CoreFoundationEngine.path(ofSelector: "cf:libx.so")
                 == FileManager.default.currentDirectoryPath + "/libx.so")
         #expect(CoreFoundationEngine.path(ofSelector: "cf:/a/libx.so.6") == "/a/libx.so.6")
         #expect(CoreFoundationEngine.path(ofSelector: "ref") == nil)
@@ -93,14 +101,19 @@ struct LoadedEngineTests {
     @Test func wrongLibrariesAreClearErrors() {
         #expect(CoreFoundationEngine.load(selector: "ref") == nil)
         let text = NSTemporaryDirectory() + "runloop-not-a-library-\(getpid()).so"
-        try? String(repeating: "this is not a shared library\n", count: 200).write(toFile: text, atomically: true,
-                                                                                    encoding: .utf8)
+        try? String(repeating: "this is not a shared library\n", count: 200).write(
+            toFile: text, atomically: true,
+            encoding: .utf8)
         defer { unlink(text) }
-        for (path, message) in [("/nonexistent/libCF.so", "cannot load /nonexistent/libCF.so"),
-                                (text, "\(text): invalid ELF header"),
-                                ("/nonexistent-dir-of-its-own/libc.so.6", "cannot load /nonexistent-dir-of-its-own/libc.so.6"),
-                                (ToolchainFoundation.mapped("/libc.so.6") ?? "libc.so.6",
-                                 "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent")] {
+        for (path, message) in [
+            ("/nonexistent/libCF.so", "cannot load /nonexistent/libCF.so"),
+            (text, "\(text): invalid ELF header"),
+            ("/nonexistent-dir-of-its-own/libc.so.6", "cannot load /nonexistent-dir-of-its-own/libc.so.6"),
+            (
+                ToolchainFoundation.mapped("/libc.so.6") ?? "libc.so.6",
+                "libc.so.6 is not a CoreFoundation run-loop library: it lacks CFRunLoopGetCurrent"
+            ),
+        ] {
             guard case .failure(let error)? = CoreFoundationEngine.load(selector: "cf:" + path) else {
                 Issue.record("\(path) loaded")
                 continue

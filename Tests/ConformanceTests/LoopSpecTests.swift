@@ -8,34 +8,36 @@ import Testing
 @Suite("Spec loader: loops (format 1.1)")
 struct LoopSpecTests {
     /// A case with `loops` and `steps` as given, in a file of `version`.
-    static func document(version: String = "1.1", loops: String? = "[bg]", steps: String,
-                         expect: String = "- mark done") -> String {
+    static func document(
+        version: String = "1.1", loops: String? = "[bg]", steps: String,
+        expect: String = "- mark done"
+    ) -> String {
         let loopsLine = loops.map { "\n    loops: \($0)" } ?? ""
         return """
-        spec_version: \(version)
-        cases:
-          - id: loop.case
-            rule: A rule.
-            source: observed\(loopsLine)
-            items:
-              t: {timer: {fire: -1}}
-            steps:
-              \(steps)
-              - mark: done
-            expect:
-              \(expect)
-        """
+            spec_version: \(version)
+            cases:
+              - id: loop.case
+                rule: A rule.
+                source: observed\(loopsLine)
+                items:
+                  t: {timer: {fire: -1}}
+                steps:
+                  \(steps)
+                  - mark: done
+                expect:
+                  \(expect)
+            """
     }
 
     func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/loops.yaml") }
 
     @Test func everyLoopConstructLoads() throws {
         let steps = """
-        - target: {loop: bg, do: [{add: t}, stop, wakeup, {query: isWaiting}, {query: [sameLoop, here]}]}
-              - post: {loop: bg, do: [run, {query: [sameLoop, current]}, {waitUntilWaiting: here}]}
-              - waitUntilWaiting: bg
-              - join: bg
-        """
+            - target: {loop: bg, do: [{add: t}, stop, wakeup, {query: isWaiting}, {query: [sameLoop, here]}]}
+                  - post: {loop: bg, do: [run, {query: [sameLoop, current]}, {waitUntilWaiting: here}]}
+                  - waitUntilWaiting: bg
+                  - join: bg
+            """
         let spec = try SpecLoader.parse(Self.document(steps: steps), file: "cases/loops.yaml")
         let specCase = try #require(spec.cases.first)
         #expect(specCase.loops == ["bg"])
@@ -58,8 +60,11 @@ struct LoopSpecTests {
     }
 
     @Test func sameLoopQueryAloneNeedsVersionOneOne() throws {
-        let error = try #require(loadError(Self.document(version: "1", loops: nil,
-                                                         steps: "- query: [sameLoop, here]")))
+        let error = try #require(
+            loadError(
+                Self.document(
+                    version: "1", loops: nil,
+                    steps: "- query: [sameLoop, here]")))
         #expect(error.message.contains("(sameLoop)"))
     }
 
@@ -111,8 +116,10 @@ struct LoopSpecTests {
         let run = try #require(loadError(Self.document(steps: "- target: {loop: bg, do: [run]}")))
         #expect(run.field == "steps[0].target.do[0]")
         #expect(run.message.contains("'run' cannot be in a target's list"))
-        let next = try #require(loadError(Self.document(
-            steps: "- target: {loop: bg, do: [{query: [nextTimerFireDate, default]}]}")))
+        let next = try #require(
+            loadError(
+                Self.document(
+                    steps: "- target: {loop: bg, do: [{query: [nextTimerFireDate, default]}]}")))
         #expect(next.message.contains("nextTimerFireDate cannot be in a target's list"))
     }
 
@@ -139,11 +146,11 @@ struct LoopSpecTests {
 
     @Test func caseWriterRoundTripsLoops() throws {
         let steps = """
-        - target: {loop: bg, do: [{add: t}, {query: [sameLoop, current]}]}
-              - post: {loop: bg, do: [run]}
-              - waitUntilWaiting: bg
-              - join: bg
-        """
+            - target: {loop: bg, do: [{add: t}, {query: [sameLoop, current]}]}
+                  - post: {loop: bg, do: [run]}
+                  - waitUntilWaiting: bg
+                  - join: bg
+            """
         let spec = try SpecLoader.parse(Self.document(steps: steps), file: "cases/loops.yaml")
         let written = CaseWriter.file(spec.cases)
         #expect(written.hasPrefix("spec_version: 1.1\n"))

@@ -2,9 +2,10 @@
 // the run, a missing feature must SKIP, and a stale expected failure must be reported.
 
 import CFEngine
-@testable import ConformanceKit
 import EngineKit
 import Testing
+
+@testable import ConformanceKit
 
 @Suite("Runner self-test", .serialized)
 struct RunnerSelfTests {
@@ -99,9 +100,11 @@ struct RunnerSelfTests {
     }
 
     @Test func expectedFailureThatPassesIsReported() throws {
-        let entry = EngineExpectations.Entry(status: .fail, reason: "pretend this fails on cf",
-                                             location: SpecLocation(file: "x", line: 1))
-        let outcome = ConformanceRunner().run(try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine.toolchain, expected: entry)
+        let entry = EngineExpectations.Entry(
+            status: .fail, reason: "pretend this fails on cf",
+            location: SpecLocation(file: "x", line: 1))
+        let outcome = ConformanceRunner().run(
+            try Self.cases(Self.pollCase)[0], on: CoreFoundationEngine.toolchain, expected: entry)
         #expect(outcome.status == .pass)
         #expect(outcome.isUnexpectedPass)
         #expect(!outcome.meetsExpectation)
@@ -109,8 +112,10 @@ struct RunnerSelfTests {
 
     @Test func expectedFailureThatFailsMeetsExpectation() throws {
         let wrong = Self.pollCase.replacingOccurrences(of: "return timedOut", with: "return finished")
-        let entry = EngineExpectations.Entry(status: .fail, reason: "known divergence", location: SpecLocation(file: "x", line: 1))
-        let outcome = ConformanceRunner().run(try Self.cases(wrong)[0], on: CoreFoundationEngine.toolchain, expected: entry)
+        let entry = EngineExpectations.Entry(
+            status: .fail, reason: "known divergence", location: SpecLocation(file: "x", line: 1))
+        let outcome = ConformanceRunner().run(
+            try Self.cases(wrong)[0], on: CoreFoundationEngine.toolchain, expected: entry)
         #expect(outcome.status == .fail)
         #expect(outcome.meetsExpectation)
     }
@@ -148,22 +153,31 @@ struct TraceMatchingTests {
     }
 
     @Test func idleWakeCyclesAreRemovedAfterBeforeWaiting() {
-        let actual = ["o.beforeWaiting", "o.afterWaiting", "o.beforeTimers", "o.beforeSources", "o.beforeWaiting",
-                      "o.afterWaiting", "fire t", "o.exit"]
+        let actual = [
+            "o.beforeWaiting", "o.afterWaiting", "o.beforeTimers", "o.beforeSources", "o.beforeWaiting",
+            "o.afterWaiting", "fire t", "o.exit",
+        ]
         #expect(IdleWakeFilter.apply(actual) == ["o.beforeWaiting", "o.afterWaiting", "fire t", "o.exit"])
     }
 
     @Test func idleWakeFilterKeepsCyclesWithCallouts() {
-        let actual = ["o.beforeWaiting", "o.afterWaiting", "perform s", "o.beforeTimers", "o.beforeSources",
-                      "o.beforeWaiting"]
+        let actual = [
+            "o.beforeWaiting", "o.afterWaiting", "perform s", "o.beforeTimers", "o.beforeSources",
+            "o.beforeWaiting",
+        ]
         #expect(IdleWakeFilter.apply(actual) == actual)
     }
 
     @Test func idleWakeFilterHandlesSeveralObservers() {
-        let actual = ["a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting", "b.afterWaiting", "a.beforeTimers",
-                      "a.beforeSources", "a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting", "b.afterWaiting", "a.exit"]
-        #expect(IdleWakeFilter.apply(actual) == ["a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting",
-                                                 "b.afterWaiting", "a.exit"])
+        let actual = [
+            "a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting", "b.afterWaiting", "a.beforeTimers",
+            "a.beforeSources", "a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting", "b.afterWaiting", "a.exit",
+        ]
+        #expect(
+            IdleWakeFilter.apply(actual) == [
+                "a.beforeWaiting", "b.beforeWaiting", "a.afterWaiting",
+                "b.afterWaiting", "a.exit",
+            ])
     }
 
     @Test func idleWakeFilterRejectsOutOfOrderActivities() {
@@ -209,7 +223,8 @@ struct UnorderedGroupTests {
         #expect(loaded.expectedTrace == ["schedule s default", "schedule s tracking"])
         #expect(loaded.unorderedRanges == [0..<2])
         #expect(throws: SpecError.self) {
-            try SpecLoader.parse(text.replacingOccurrences(of: "schedule s tracking", with: "schedule ghost x"), file: "x.yaml")
+            try SpecLoader.parse(
+                text.replacingOccurrences(of: "schedule s tracking", with: "schedule ghost x"), file: "x.yaml")
         }
     }
 }

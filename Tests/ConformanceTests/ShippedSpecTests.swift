@@ -3,18 +3,19 @@
 
 import CFEngine
 import ConformanceKit
-import ConformanceTestSupport
 import ConformanceSpec
+import ConformanceTestSupport
 import EngineKit
-import Foundation
 import Engines
+import Foundation
 import RefEngine
 import Testing
 
 /// The shipped spec, loaded once for all the parameterised tests.
 enum ShippedSpec {
-    static let request = ConformanceRequest(specPath: SpecResources.casesDirectory ?? "missing-spec-directory",
-                                            expectationsPath: SpecResources.expectationsDirectory)
+    static let request = ConformanceRequest(
+        specPath: SpecResources.casesDirectory ?? "missing-spec-directory",
+        expectationsPath: SpecResources.expectationsDirectory)
 
     /// The reference engine's expectations (`cf`'s known defects), as `runloop conform` gives them to the triage.
     static let referenceExpectations: EngineExpectations? = try? Conformance.loadReferenceExpectations(request)
@@ -29,9 +30,14 @@ enum ShippedSpec {
     static let caseIDs: [String] = ((try? loaded.get()) ?? []).map(\.id)
 
     /// One worker process per engine for all its cases, as `runloop conform` runs them.
-    static let sessions: [String: WorkerSession] = Dictionary(uniqueKeysWithValues: BuiltinEngines.catalogue.names.map {
-        ($0, WorkerSession(launcher: TestWorker.launcher(), specPath: request.specPath, engine: TestWorker.engine($0)))
-    })
+    static let sessions: [String: WorkerSession] = Dictionary(
+        uniqueKeysWithValues: BuiltinEngines.catalogue.names.map {
+            (
+                $0,
+                WorkerSession(
+                    launcher: TestWorker.launcher(), specPath: request.specPath, engine: TestWorker.engine($0))
+            )
+        })
 
     static func check(_ id: String, on engine: String) throws {
         let specCase = try #require(cases[id])
@@ -40,8 +46,10 @@ enum ShippedSpec {
         let session = try #require(sessions[engine])
         var outcome = session.run(specCase, limit: specCase.timeout ?? request.timeout)
         outcome.expected = expectations.entries[id]?.status ?? .pass
-        #expect(outcome.meetsExpectation,
-                "\(id) on \(engine): \(outcome.status.rawValue), expected \(outcome.expected.rawValue)\n\(outcome.detail ?? "")")
+        #expect(
+            outcome.meetsExpectation,
+            "\(id) on \(engine): \(outcome.status.rawValue), expected \(outcome.expected.rawValue)\n\(outcome.detail ?? "")"
+        )
     }
 }
 
@@ -59,7 +67,8 @@ struct ShippedSpecTests {
             .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
         var declared: [String: [String]] = [:]
         for name in names {
-            let text = try String(contentsOfFile: (casesSource as NSString).appendingPathComponent(name), encoding: .utf8)
+            let text = try String(
+                contentsOfFile: (casesSource as NSString).appendingPathComponent(name), encoding: .utf8)
             declared[name] = text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
                 line.hasPrefix("  - id: ") ? line.dropFirst(8).trimmingCharacters(in: .whitespaces) : nil
             }
@@ -107,8 +116,9 @@ struct ShippedSpecTests {
 
     @Test func referenceEngineHasNoExpectedFailures() throws {
         let directory = try #require(ShippedSpec.request.expectationsPath)
-        let expectations = try EngineExpectations.load(directory: directory, engine: "ref",
-                                                       knownIDs: Set(ShippedSpec.caseIDs))
+        let expectations = try EngineExpectations.load(
+            directory: directory, engine: "ref",
+            knownIDs: Set(ShippedSpec.caseIDs))
         #expect(expectations.entries.isEmpty)
     }
 }

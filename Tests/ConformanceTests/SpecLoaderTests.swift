@@ -8,8 +8,10 @@ import Testing
 @Suite("Spec loader: bad input")
 struct SpecLoaderTests {
     /// A valid case, with `{{steps}}` etc. replaced by the test.
-    static func document(items: String = "o: observer\n      s: source0", steps: String = "- add: o\n      - run",
-                         expect: String = "- run default", extra: String = "") -> String {
+    static func document(
+        items: String = "o: observer\n      s: source0", steps: String = "- add: o\n      - run",
+        expect: String = "- run default", extra: String = ""
+    ) -> String {
         """
         spec_version: 1
         cases:
@@ -52,7 +54,8 @@ struct SpecLoaderTests {
     }
 
     @Test func unknownActivityInItem() throws {
-        let error = try #require(loadError(Self.document(items: "o: {observer: {activities: [entry, beforeSleeping]}}")))
+        let error = try #require(
+            loadError(Self.document(items: "o: {observer: {activities: [entry, beforeSleeping]}}")))
         #expect(error.caseID == "area.valid-case")
         #expect(error.field == "items.o.observer.activities[1]")
         #expect(error.message.contains("unknown activity 'beforeSleeping'"))
@@ -78,17 +81,19 @@ struct SpecLoaderTests {
 
     @Test func itemOfTheWrongKind() throws {
         let error = try #require(loadError(Self.document(steps: "- signal: o")))
-        #expect(error.message.contains("'o' is a observer") || error.message.contains("'o' is an observer") || error.message.contains("is a observer"))
+        #expect(
+            error.message.contains("'o' is a observer") || error.message.contains("'o' is an observer")
+                || error.message.contains("is a observer"))
     }
 
     @Test func duplicateIDAcrossCases() throws {
         let second = """
-          - id: area.valid-case
-            rule: Again.
-            source: observed
-            steps: [run]
-            expect: [run default]
-        """
+              - id: area.valid-case
+                rule: Again.
+                source: observed
+                steps: [run]
+                expect: [run default]
+            """
         let error = try #require(loadError(Self.document(extra: second)))
         #expect(error.caseID == "area.valid-case")
         #expect(error.field == "id")
@@ -117,7 +122,7 @@ struct SpecLoaderTests {
 
     @Test func duplicateItemName() throws {
         let error = try #require(loadError(Self.document(items: "o: observer\n      o: source0")))
-        #expect(error.location.line == 7) // the mapping that holds the duplicate
+        #expect(error.location.line == 7)  // the mapping that holds the duplicate
         #expect(error.message.contains("duplicated key(s): 'o'") || error.message.contains("duplicate key 'o'"))
     }
 
@@ -127,16 +132,17 @@ struct SpecLoaderTests {
     }
 
     @Test func badCaseID() throws {
-        let error = try #require(loadError(SpecLoaderTests.document().replacingOccurrences(of: "area.valid-case", with: "NoArea")))
+        let error = try #require(
+            loadError(SpecLoaderTests.document().replacingOccurrences(of: "area.valid-case", with: "NoArea")))
         #expect(error.field == "id")
     }
 
     @Test func badTriggerEvent() throws {
         let trigger = """
-            on:
-              - when: o.afterSleeping
-                do: [stop]
-        """
+                on:
+                  - when: o.afterSleeping
+                    do: [stop]
+            """
         let error = try #require(loadError(SpecLoaderTests.document() + trigger))
         #expect(error.field == "on[0].when")
         #expect(error.message.contains("unknown activity"))
@@ -152,24 +158,29 @@ struct SpecLoaderTests {
                 return error as? SpecError
             }
         }
-        let unknown = try #require(expectationsError("""
-            spec_version: 1
-            engine: cf
-            expected:
-              area.no-such-case: {status: FAIL, reason: "A reason long enough to count."}
-            """))
+        let unknown = try #require(
+            expectationsError(
+                """
+                spec_version: 1
+                engine: cf
+                expected:
+                  area.no-such-case: {status: FAIL, reason: "A reason long enough to count."}
+                """))
         #expect(unknown.caseID == "area.no-such-case")
         #expect(unknown.message.contains("no case of the spec has this id"))
-        let badStatus = try #require(expectationsError("""
-            spec_version: 1
-            engine: cf
-            expected:
-              area.valid-case: {status: BROKEN, reason: "A reason long enough to count."}
-            """))
+        let badStatus = try #require(
+            expectationsError(
+                """
+                spec_version: 1
+                engine: cf
+                expected:
+                  area.valid-case: {status: BROKEN, reason: "A reason long enough to count."}
+                """))
         #expect(badStatus.field == "expected.area.valid-case.status")
         let wrongEngine = try #require(expectationsError("spec_version: 1\nengine: ref\nexpected: {}\n"))
         #expect(wrongEngine.field == "engine")
-        let loaded = try EngineExpectations.parse("""
+        let loaded = try EngineExpectations.parse(
+            """
             spec_version: 1
             engine: cf
             expected:
@@ -204,7 +215,9 @@ struct SpecLoaderFuzzRegressionTests {
             Issue.record("a control character loaded")
         } catch let error as SpecError {
             #expect(error.location.line == 3)
-            #expect(error.description == "cases/bad.yaml:3: YAML syntax error: control characters are not allowed (character U+0007)")
+            #expect(
+                error.description
+                    == "cases/bad.yaml:3: YAML syntax error: control characters are not allowed (character U+0007)")
         }
     }
 }
@@ -216,7 +229,8 @@ struct RuleIDLoaderTests {
 
     @Test func knownRuleIDsLoad() throws {
         let text = SpecLoaderTests.document().replacingOccurrences(
-            of: "source: observed\n", with: "source: observed\n    rules: [order.entry-first-exit-last, timeout.poll]\n")
+            of: "source: observed\n", with: "source: observed\n    rules: [order.entry-first-exit-last, timeout.poll]\n"
+        )
         let spec = try SpecLoader.parse(text, file: "cases/good.yaml")
         #expect(spec.cases[0].rules == ["order.entry-first-exit-last", "timeout.poll"])
     }

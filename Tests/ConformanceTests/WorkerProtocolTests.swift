@@ -3,10 +3,11 @@
 // library, and `--spec Sources/ConformanceSpec/cases --engine ref` serving two cases and an unknown id); each must
 // decode to the message it is and encode to the same JSON object again. A line with no member or two is not a message.
 
-@testable import ConformanceKit
 import EngineKit
 import Foundation
 import Testing
+
+@testable import ConformanceKit
 
 @Suite("Worker protocol")
 struct WorkerProtocolTests {
@@ -54,14 +55,21 @@ struct WorkerProtocolTests {
 
     @Test func recordedLinesDecodeToTheirMessages() throws {
         let messages = try Self.recorded.map(Self.decode)
-        guard case .engines(let listed) = messages[0] else { Issue.record("\(messages[0])"); return }
+        guard case .engines(let listed) = messages[0] else {
+            Issue.record("\(messages[0])")
+            return
+        }
         let ref = try #require(listed.first { $0.name == "ref" })
         #expect(ref.selector == "ref" && ref.features.contains(.source1) && ref.features.contains(.mainThread))
         guard case .engines(let described) = messages[1], let cf = described.first else {
-            Issue.record("\(messages[1])"); return
+            Issue.record("\(messages[1])")
+            return
         }
         #expect(cf.name == "cf" && cf.features.contains(.blocks))
-        guard case .fatal(let reason) = messages[2] else { Issue.record("\(messages[2])"); return }
+        guard case .fatal(let reason) = messages[2] else {
+            Issue.record("\(messages[2])")
+            return
+        }
         #expect(reason.contains("/nonexistent.so"))
         #expect(messages[3] == .ready(engine: "ref"))
         let traces = messages.compactMap { message -> String? in
@@ -71,15 +79,20 @@ struct WorkerProtocolTests {
             if case .done(let result) = message { return result } else { return nil }
         }
         #expect(results.map(\.status) == [.pass, .pass, .error])
-        #expect(results.map(\.id) == ["timer.due.fires-after-afterwaiting", "timer.due.several-fire-in-date-order",
-                                      "no.such.case"])
+        #expect(
+            results.map(\.id) == [
+                "timer.due.fires-after-afterwaiting", "timer.due.several-fire-in-date-order",
+                "no.such.case",
+            ])
         #expect(results[2].detail == "the worker's spec has no case 'no.such.case'" && results[2].trace.isEmpty)
         #expect(traces == results[0].trace + results[1].trace)
     }
 
     @Test func aLineWithNoMemberOrTwoIsNotAMessage() {
-        for line in [#"{}"#, #"{"other":1}"#, #"{"ready":"ref","trace":"x"}"#, #"{"ready":null}"#,
-                     #"{"done":{"id":"a","status":"LOST","trace":[],"seconds":0}}"#] {
+        for line in [
+            #"{}"#, #"{"other":1}"#, #"{"ready":"ref","trace":"x"}"#, #"{"ready":null}"#,
+            #"{"done":{"id":"a","status":"LOST","trace":[],"seconds":0}}"#,
+        ] {
             #expect(throws: DecodingError.self, "\(line)") { try Self.decode(line) }
         }
     }
@@ -90,9 +103,14 @@ struct WorkerProtocolTests {
 
     /// A feature this runner does not know (a worker built against a newer spec) is left out, not an error.
     @Test func anUnknownFeatureIsLeftOut() throws {
-        let line = #"{"engines":[{"selector":"x","name":"x","features":["blocks","teleport"],"#
+        let line =
+            #"{"engines":[{"selector":"x","name":"x","features":["blocks","teleport"],"#
             + #""lacking":{"teleport":"no","stopMode":"old"}}]}"#
-        guard case .engines(let engines) = try Self.decode(line) else { Issue.record("not engines"); return }
-        #expect(engines == [EngineDescription(selector: "x", name: "x", features: [.blocks], lacking: [.stopMode: "old"])])
+        guard case .engines(let engines) = try Self.decode(line) else {
+            Issue.record("not engines")
+            return
+        }
+        #expect(
+            engines == [EngineDescription(selector: "x", name: "x", features: [.blocks], lacking: [.stopMode: "old"])])
     }
 }

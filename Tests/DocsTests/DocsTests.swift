@@ -30,8 +30,9 @@ private func nonJournalDocs() -> [String] {
 
     @Test func userDocsExist() {
         for doc in userDocs {
-            #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(doc).path),
-                    "\(doc) is missing")
+            #expect(
+                FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(doc).path),
+                "\(doc) is missing")
         }
     }
 
@@ -62,8 +63,9 @@ private func nonJournalDocs() -> [String] {
         let entries = try FileManager.default.contentsOfDirectory(atPath: journal.path)
             .filter { $0.hasSuffix(".md") && $0 != "README.md" }
         for entry in entries {
-            #expect(entry.range(of: #"^20\d\d-\d\d-\d\d-[a-z0-9-]+\.md$"#, options: .regularExpression) != nil,
-                    "journal/\(entry) is not named YYYY-MM-DD-topic.md")
+            #expect(
+                entry.range(of: #"^20\d\d-\d\d-\d\d-[a-z0-9-]+\.md$"#, options: .regularExpression) != nil,
+                "journal/\(entry) is not named YYYY-MM-DD-topic.md")
             #expect(index.contains("(\(entry))"), "journal/README.md does not link \(entry)")
         }
     }
@@ -77,7 +79,8 @@ private func nonJournalDocs() -> [String] {
         defer { try? FileManager.default.removeItem(at: root) }
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         try body(root)
@@ -132,7 +135,8 @@ private func nonJournalDocs() -> [String] {
     }
 
     @Test func datesAndIssueNumbersAreReported() throws {
-        try withTree(["README.md": "Measured 2026-11-27.\nFixed in issue #12, see issue 7.\nThe 2026 plan.\n"]) { root in
+        try withTree(["README.md": "Measured 2026-11-27.\nFixed in issue #12, see issue 7.\nThe 2026 plan.\n"]) {
+            root in
             let problems = MarkdownChecker.datedOrIssueProblems(file: "README.md", root: root)
             #expect(problems.map(\.line) == [1, 2, 2])
         }

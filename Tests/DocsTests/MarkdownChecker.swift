@@ -18,8 +18,11 @@ enum MarkdownChecker {
     /// Every `.md` file under `root`, relative paths, sorted; hidden directories (`.git`, `.build*`, `.ci`) are left out,
     /// and so are the directories named in `excluding` (relative to `root`).
     static func markdownFiles(under root: URL, excluding: Set<String> = []) -> [String] {
-        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey],
-                                                          options: [.skipsHiddenFiles]) else { return [] }
+        guard
+            let walker = FileManager.default.enumerator(
+                at: root, includingPropertiesForKeys: [.isDirectoryKey],
+                options: [.skipsHiddenFiles])
+        else { return [] }
         let rootPath = root.standardizedFileURL.path
         var files: [String] = []
         for case let url as URL in walker {
@@ -85,8 +88,9 @@ enum MarkdownChecker {
         var text = heading
         // A link in a heading reads as its text.
         if let regex = try? NSRegularExpression(pattern: #"\[([^\]]*)\]\([^)]*\)"#) {
-            text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text),
-                                                  withTemplate: "$1")
+            text = regex.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text),
+                withTemplate: "$1")
         }
         text = text.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "*", with: "")
         var slug = ""
@@ -150,8 +154,10 @@ enum MarkdownChecker {
                 guard let anchor, !isDirectory.boolValue, destination.pathExtension == "md" else { continue }
                 let targetText = (try? String(contentsOf: destination, encoding: .utf8)) ?? ""
                 if !anchors(of: targetText).contains(anchor.lowercased()) {
-                    problems.append(DocProblem(file: file, line: number,
-                                               message: "link to \(target): no heading with anchor #\(anchor)"))
+                    problems.append(
+                        DocProblem(
+                            file: file, line: number,
+                            message: "link to \(target): no heading with anchor #\(anchor)"))
                 }
             }
         }
@@ -161,7 +167,8 @@ enum MarkdownChecker {
     /// `scripts/...` paths named in `file` (anywhere, code included) that do not exist under `root`.
     static func scriptPathProblems(file: String, root: URL) -> [DocProblem] {
         guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8),
-              let regex = try? NSRegularExpression(pattern: #"(?<![A-Za-z0-9_./-])scripts/[A-Za-z0-9_./-]*[A-Za-z0-9_-]/?"#)
+            let regex = try? NSRegularExpression(
+                pattern: #"(?<![A-Za-z0-9_./-])scripts/[A-Za-z0-9_./-]*[A-Za-z0-9_-]/?"#)
         else { return [] }
         var problems: [DocProblem] = []
         for (index, line) in text.components(separatedBy: "\n").enumerated() {
@@ -179,16 +186,18 @@ enum MarkdownChecker {
     /// Dates (`YYYY-MM-DD`) and issue numbers (`issue 12`, `issue #12`) in `file`: a user doc holds neither.
     static func datedOrIssueProblems(file: String, root: URL) -> [DocProblem] {
         guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8),
-              let date = try? NSRegularExpression(pattern: #"20\d\d-\d\d-\d\d"#),
-              let issue = try? NSRegularExpression(pattern: #"(?i)\bissue\s+#?\d+"#)
+            let date = try? NSRegularExpression(pattern: #"20\d\d-\d\d-\d\d"#),
+            let issue = try? NSRegularExpression(pattern: #"(?i)\bissue\s+#?\d+"#)
         else { return [DocProblem(file: file, line: 0, message: "cannot be read as UTF-8")] }
         var problems: [DocProblem] = []
         for (index, line) in text.components(separatedBy: "\n").enumerated() {
             let range = NSRange(line.startIndex..., in: line)
             for match in date.matches(in: line, range: range) {
                 let found = Range(match.range, in: line).map { String(line[$0]) } ?? ""
-                problems.append(DocProblem(file: file, line: index + 1,
-                                           message: "dated figure \(found): dated measurements go to journal/"))
+                problems.append(
+                    DocProblem(
+                        file: file, line: index + 1,
+                        message: "dated figure \(found): dated measurements go to journal/"))
             }
             for match in issue.matches(in: line, range: range) {
                 let found = Range(match.range, in: line).map { String(line[$0]) } ?? ""

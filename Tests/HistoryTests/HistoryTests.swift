@@ -3,9 +3,10 @@
 import Foundation
 import FoundationXML
 import GRDB
-@testable import HistoryKit
 import ResultsKit
 import Testing
+
+@testable import HistoryKit
 
 /// The repository's results directory (the shipped CSVs).
 let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -37,7 +38,8 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         }
         #expect(try db.runs(RunFilter(profile: "quick")).count == 1)
         let scaleLabelled = try csvs.filter {
-            try String(contentsOfFile: resultsDirectory + "/" + $0, encoding: .utf8).hasPrefix("# label: kvm-2cpu-scale\n")
+            try String(contentsOfFile: resultsDirectory + "/" + $0, encoding: .utf8).hasPrefix(
+                "# label: kvm-2cpu-scale\n")
         }
         #expect(try db.runs(RunFilter(machine: "kvm-2cpu-scale")).count == scaleLabelled.count)
         #expect(try db.runs(RunFilter(since: "2026-11-27")).allSatisfy { $0.date >= "2026-11-27" })
@@ -47,7 +49,8 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
     @Test func theSameContentUnderAnotherNameIsOneRun() throws {
         let runs = try SyntheticRuns()
         let text = SyntheticRuns.csv(date: SyntheticRuns.date(0), commit: String(repeating: "a", count: 40))
-        let first = try runs.write(text), second = try runs.write(text)
+        let first = try runs.write(text)
+        let second = try runs.write(text)
         let db = try HistoryDatabase(path: runs.path("h.sqlite"))
         let summary = try db.add(files: [first, second])
         #expect(summary.added == [first])
@@ -103,13 +106,14 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
             let queue = try DatabaseQueue(path: path)
             try HistorySchema.migrator.migrate(queue, upTo: "v1-runs-and-measurements")
             try queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO run (id, file, content_hash, date, machine, cpu, commit_id, profile, profile_detail,
-                                     row_count, error_rows)
-                    VALUES (1, 'old.csv', 'x', '2026-01-01T00:00:00Z', 'kvm-2cpu', 'AMD EPYC', 'abc', 'full', 'full', 0, 0);
-                    INSERT INTO run_context (run_id, position, key, value) VALUES (1, 0, 'engine_ref', 'RefRunLoop');
-                    INSERT INTO run_context (run_id, position, key, value) VALUES (1, 1, 'engines', 'not an engine line');
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO run (id, file, content_hash, date, machine, cpu, commit_id, profile, profile_detail,
+                                         row_count, error_rows)
+                        VALUES (1, 'old.csv', 'x', '2026-01-01T00:00:00Z', 'kvm-2cpu', 'AMD EPYC', 'abc', 'full', 'full', 0, 0);
+                        INSERT INTO run_context (run_id, position, key, value) VALUES (1, 0, 'engine_ref', 'RefRunLoop');
+                        INSERT INTO run_context (run_id, position, key, value) VALUES (1, 1, 'engines', 'not an engine line');
+                        """)
             }
         }
         let db = try HistoryDatabase(path: path)
@@ -171,7 +175,8 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
     }
 
     @Test func twoStepsAreTwoChangePoints() {
-        let values = Self.noisy(100, count: 10, seed: 3) + Self.noisy(60, count: 10, seed: 4)
+        let values =
+            Self.noisy(100, count: 10, seed: 3) + Self.noisy(60, count: 10, seed: 4)
             + Self.noisy(90, count: 10, seed: 5)
         #expect(EDivisive().changePoints(values).map(\.index) == [10, 20])
     }
@@ -194,12 +199,15 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
 @Suite struct TrendAndCheckTests {
     /// A machine's runs, one commit each: benchmark `b` of `ref` steps 40 % up at run `stepAt`.
-    static func series(_ runs: SyntheticRuns, count: Int, stepAt: Int, machine: String = "kvm-2cpu") throws -> [String] {
+    static func series(_ runs: SyntheticRuns, count: Int, stepAt: Int, machine: String = "kvm-2cpu") throws -> [String]
+    {
         try (0..<count).map { index in
-            try runs.write(SyntheticRuns.csv(
-                date: SyntheticRuns.date(index), commit: String(format: "%07x", index + 1) + String(repeating: "f", count: 33),
-                machine: machine,
-                levels: ["ref/b": index >= stepAt ? 1400 : 1000], seed: UInt64(index + 1)))
+            try runs.write(
+                SyntheticRuns.csv(
+                    date: SyntheticRuns.date(index),
+                    commit: String(format: "%07x", index + 1) + String(repeating: "f", count: 33),
+                    machine: machine,
+                    levels: ["ref/b": index >= stepAt ? 1400 : 1000], seed: UInt64(index + 1)))
         }
     }
 
@@ -221,12 +229,14 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
     @Test func machinesAreNeverMixed() throws {
         let runs = try SyntheticRuns()
-        let files = try Self.series(runs, count: 4, stepAt: 99) + Self.series(runs, count: 3, stepAt: 99, machine: "other")
+        let files =
+            try Self.series(runs, count: 4, stepAt: 99) + Self.series(runs, count: 3, stepAt: 99, machine: "other")
         let db = try HistoryDatabase(path: runs.path("h.sqlite"))
         _ = try db.add(files: files)
         let series = try db.trend(pattern: "engine:ref/case:a")
         #expect(series.map(\.points.count).sorted() == [3, 4])
-        #expect(try db.trend(pattern: "engine:ref/case:a", filter: RunFilter(machine: "other")).map(\.points.count) == [3])
+        #expect(
+            try db.trend(pattern: "engine:ref/case:a", filter: RunFilter(machine: "other")).map(\.points.count) == [3])
         // Only when asked.
         #expect(try db.trend(pattern: "engine:ref/case:a", acrossMachines: true).map(\.points.count) == [7])
     }
@@ -249,8 +259,9 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         let files = try Self.series(runs, count: 3, stepAt: 2)
         let database = runs.path("h.sqlite")
         #expect(HistoryTool.add(database: database, files: files).exitCode == 0)
-        let outcome = HistoryTool.check(database: database, runFile: nil, metric: "real_time", thresholdPercent: 10,
-                                        alpha: 0.05)
+        let outcome = HistoryTool.check(
+            database: database, runFile: nil, metric: "real_time", thresholdPercent: 10,
+            alpha: 0.05)
         #expect(outcome.exitCode == 1)
         #expect(outcome.diagnostics.count == 1)
         let line = outcome.diagnostics.first ?? ""
@@ -258,8 +269,9 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         #expect(line.hasSuffix(" % (0000002..0000003)"), "\(line)")
         #expect(outcome.output.contains("REGRESSED (1)"))
         // The run before the step has nothing to answer for.
-        let earlier = HistoryTool.check(database: database, runFile: files[1], metric: "real_time",
-                                        thresholdPercent: 10, alpha: 0.05)
+        let earlier = HistoryTool.check(
+            database: database, runFile: files[1], metric: "real_time",
+            thresholdPercent: 10, alpha: 0.05)
         #expect(earlier.exitCode == 0)
         #expect(earlier.output.contains("result: 0 regressed, 0 improved, 6 unchanged"))
     }
@@ -268,8 +280,9 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         let runs = try SyntheticRuns()
         let database = runs.path("h.sqlite")
         _ = HistoryTool.add(database: database, files: try Self.series(runs, count: 1, stepAt: 9))
-        let outcome = HistoryTool.check(database: database, runFile: nil, metric: "real_time", thresholdPercent: 10,
-                                        alpha: 0.05)
+        let outcome = HistoryTool.check(
+            database: database, runFile: nil, metric: "real_time", thresholdPercent: 10,
+            alpha: 0.05)
         #expect(outcome.exitCode == 0)
         #expect(outcome.output.contains("no earlier run"))
     }
@@ -278,12 +291,15 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         let runs = try SyntheticRuns()
         let database = runs.path("h.sqlite")
         let files = try (0..<2).map { index in
-            try runs.write(SyntheticRuns.csv(date: SyntheticRuns.date(index), commit: "c\(index)",
-                                             levels: ["ref/a": index == 1 ? 500 : 1000], seed: UInt64(index + 1)))
+            try runs.write(
+                SyntheticRuns.csv(
+                    date: SyntheticRuns.date(index), commit: "c\(index)",
+                    levels: ["ref/a": index == 1 ? 500 : 1000], seed: UInt64(index + 1)))
         }
         _ = HistoryTool.add(database: database, files: files)
-        let outcome = HistoryTool.check(database: database, runFile: nil, metric: "real_time", thresholdPercent: 10,
-                                        alpha: 0.05)
+        let outcome = HistoryTool.check(
+            database: database, runFile: nil, metric: "real_time", thresholdPercent: 10,
+            alpha: 0.05)
         #expect(outcome.exitCode == 0)
         #expect(outcome.output.contains("improved (1)"))
     }
@@ -308,17 +324,23 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         let queue = try DatabaseQueue(path: path)
         return try queue.read { db in
             #expect(try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"])
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM measurement WHERE run_id NOT IN (SELECT id FROM run)") == 0)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM run_context WHERE run_id NOT IN (SELECT id FROM run)") == 0)
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM measurement WHERE run_id NOT IN (SELECT id FROM run)")
+                    == 0)
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM run_context WHERE run_id NOT IN (SELECT id FROM run)")
+                    == 0)
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM run") ?? -1
         }
     }
 
     static func files(_ runs: SyntheticRuns, count: Int, machine: String, benchmarks: Int = 40) throws -> [String] {
         try (0..<count).map { index in
-            try runs.write(SyntheticRuns.csv(date: SyntheticRuns.date(index), commit: "\(machine)\(index)",
-                                             machine: machine, benchmarks: (0..<benchmarks).map { "b\($0)" },
-                                             seed: UInt64(index + 1)))
+            try runs.write(
+                SyntheticRuns.csv(
+                    date: SyntheticRuns.date(index), commit: "\(machine)\(index)",
+                    machine: machine, benchmarks: (0..<benchmarks).map { "b\($0)" },
+                    seed: UInt64(index + 1)))
         }
     }
 
@@ -326,7 +348,8 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         #expect(FileManager.default.isExecutableFile(atPath: RunloopExecutable.path), "build runloop first")
         let runs = try SyntheticRuns()
         let database = runs.path("h.sqlite")  // created by whichever process comes first
-        let first = try Self.files(runs, count: 12, machine: "one"), second = try Self.files(runs, count: 12, machine: "two")
+        let first = try Self.files(runs, count: 12, machine: "one")
+        let second = try Self.files(runs, count: 12, machine: "two")
         let a = try RunloopExecutable.start(["history", "add", "--db", database] + first)
         let b = try RunloopExecutable.start(["history", "add", "--db", database] + second)
         #expect(Self.wait(a, seconds: 120) == 0)
@@ -344,7 +367,8 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         // Kill it once its transaction has started writing (its rollback journal exists), or whenever it ends.
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline,
-              !FileManager.default.fileExists(atPath: database + "-journal") { usleep(500) }
+            !FileManager.default.fileExists(atPath: database + "-journal")
+        { usleep(500) }
         let killedMidway = process.isRunning
         if killedMidway { kill(process.processIdentifier, SIGKILL) }
         _ = Self.wait(process, seconds: 30)

@@ -19,20 +19,24 @@ final class SyntheticRuns {
 
     /// The CSV text of one run. `levels` gives each benchmark's median real time in ns (default 1,000); the
     /// repetitions spread by ±1 % around it, deterministic from `seed`.
-    static func csv(date: String, commit: String, machine: String = "kvm-2cpu", cpu: String = "AMD EPYC",
-                    profile: String = "full", engines: [String] = ["ref", "cf"], benchmarks: [String] = ["a", "b", "c"],
-                    repetitions: Int = 9, levels: [String: Double] = [:], seed: UInt64 = 1,
-                    omit: Set<String> = []) -> String {
+    static func csv(
+        date: String, commit: String, machine: String = "kvm-2cpu", cpu: String = "AMD EPYC",
+        profile: String = "full", engines: [String] = ["ref", "cf"], benchmarks: [String] = ["a", "b", "c"],
+        repetitions: Int = 9, levels: [String: Double] = [:], seed: UInt64 = 1,
+        omit: Set<String> = []
+    ) -> String {
         var lines: [String] = []
-        let context: [(String, String)] = [
-            ("label", machine), ("date", date),
-            ("profile", "\(profile) (repetitions \(repetitions), min_time 0.3 s, random interleaving)"),
-            ("command", "scripts/bench.sh"), ("filter", "(all)"), ("cpu_model", cpu), ("cpus", "2 (kvm)"),
-            ("commit", "\(commit) (0 uncommitted paths)"),
-        ] + engines.map { ("engine_\($0)", "\($0) 1.0") }
+        let context: [(String, String)] =
+            [
+                ("label", machine), ("date", date),
+                ("profile", "\(profile) (repetitions \(repetitions), min_time 0.3 s, random interleaving)"),
+                ("command", "scripts/bench.sh"), ("filter", "(all)"), ("cpu_model", cpu), ("cpus", "2 (kvm)"),
+                ("commit", "\(commit) (0 uncommitted paths)"),
+            ] + engines.map { ("engine_\($0)", "\($0) 1.0") }
         for (key, value) in context where !omit.contains(key) { lines.append("# \(key): \(value)") }
-        lines.append("name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,"
-            + "error_occurred,error_message,latency_p50_ns")
+        lines.append(
+            "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,"
+                + "error_occurred,error_message,latency_p50_ns")
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         for engine in engines {
             for benchmark in benchmarks {
@@ -40,7 +44,9 @@ final class SyntheticRuns {
                 let level = levels["\(engine)/\(benchmark)"] ?? levels[benchmark] ?? 1000
                 var values: [Double] = []
                 for _ in 0..<repetitions {
-                    state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
                     let noise = Double(state % 2001) / 1000 - 1  // -1 ... 1
                     values.append(level * (1 + 0.01 * noise))
                 }
@@ -76,7 +82,8 @@ final class SyntheticRuns {
 /// The `runloop` executable built beside the test bundle (`swift build --build-tests` builds it).
 enum RunloopExecutable {
     static let path: String = {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("runloop").path
     }()
 

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+
 @testable import RefRunLoop
 
 @Test func overlappingTolerancesShareOneWakeUp() {
@@ -39,8 +40,10 @@ import Testing
         loop.add(c, mode: .named("tolerant"))
         loop.add(d, mode: .named("tolerant"))
         return loop.lock.withLock {
-            (loop.wakeTimeLocked(for: loop.modes["tolerant"]!), loop.wakeTimeLocked(for: loop.modes["plain"]!),
-             RefClock.deadline(forFireDate: start))
+            (
+                loop.wakeTimeLocked(for: loop.modes["tolerant"]!), loop.wakeTimeLocked(for: loop.modes["plain"]!),
+                RefClock.deadline(forFireDate: start)
+            )
         }
     }
     // Without tolerance the first timer's date; with it, the second's, which fires both in one wake-up.
@@ -94,7 +97,9 @@ import Testing
         let helper = Thread {
             for round in 0..<rounds {
                 // Wait for the loop to sleep, then wake it: each round trip is one wait return.
-                let slept = waitUntil("the loop's sleep in round \(round)") { loop.isWaiting && remaining.current == round }
+                let slept = waitUntil("the loop's sleep in round \(round)") {
+                    loop.isWaiting && remaining.current == round
+                }
                 guard slept else { return }
                 loop.wakeUp()
             }

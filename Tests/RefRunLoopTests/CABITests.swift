@@ -4,6 +4,7 @@
 // non-blocking run.
 
 import Testing
+
 @testable import RefRunLoop
 
 /// What the C callouts record: every callout appends its tag, or the activity bits for an observer. Confined to the
@@ -27,8 +28,9 @@ private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?
         let source = refRunLoopSource0Create(0, recordTag, Unmanaged.passUnretained(logs.source).toOpaque())
         let timer = refRunLoopTimerCreate(0, 0, 0, recordTag, Unmanaged.passUnretained(logs.timer).toOpaque())
         let entryOrExit = UInt32(RefRunLoopActivity.entry.rawValue | RefRunLoopActivity.exit.rawValue)
-        let observer = refRunLoopObserverCreate(entryOrExit, 1, 0, recordActivity,
-                                                Unmanaged.passUnretained(logs.observer).toOpaque())
+        let observer = refRunLoopObserverCreate(
+            entryOrExit, 1, 0, recordActivity,
+            Unmanaged.passUnretained(logs.observer).toOpaque())
         "kCFRunLoopDefaultMode".withCString { mode in
             refRunLoopAddSource(loop, source, mode)
             refRunLoopAddTimer(loop, timer, mode)
@@ -45,8 +47,11 @@ private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?
     }
     #expect(entries[0] == ["called"], "the source's perform")
     #expect(entries[1] == ["called"], "the due timer's callout")
-    #expect(entries[2] == ["activity \(RefRunLoopActivity.entry.rawValue)", "activity \(RefRunLoopActivity.exit.rawValue)"],
-            "the observer's callouts, with the activity")
+    #expect(
+        entries[2] == [
+            "activity \(RefRunLoopActivity.entry.rawValue)", "activity \(RefRunLoopActivity.exit.rawValue)",
+        ],
+        "the observer's callouts, with the activity")
 }
 
 @Test func theWaitPolicyFunctionsSetAndReadTheSpinCap() {

@@ -2,6 +2,7 @@
 // a brute-force minimum number of wake-ups, never early and never late.
 
 import Testing
+
 @testable import RefRunLoop
 
 /// A timer-queue payload (the queue holds class payloads); these tests look only at deadlines.
@@ -9,7 +10,9 @@ private final class Tag {}
 
 /// All lists of `count` windows with starts in 0...3 and lengths in 0...2 (margins are 0 for windows this short).
 private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {
-    let single = (0...3).flatMap { soft in (0...2).map { TimerCoalescing.Window(soft: UInt64(soft), hard: UInt64(soft + $0)) } }
+    let single = (0...3).flatMap { soft in
+        (0...2).map { TimerCoalescing.Window(soft: UInt64(soft), hard: UInt64(soft + $0)) }
+    }
     var lists: [[TimerCoalescing.Window]] = [[]]
     for _ in 0..<count { lists = lists.flatMap { list in single.map { list + [$0] } } }
     return lists
@@ -18,12 +21,19 @@ private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {
 /// The loop's schedule: wake at the queue's earliest cap, fire every timer whose window has opened, repeat.
 private func greedyWakes(_ windows: [TimerCoalescing.Window]) -> (wakes: Int, early: Bool, late: Bool) {
     var queue = TimerQueue<Tag>()
-    var entries = windows.enumerated().map { queue.insert(Tag(), deadline: $0.element.soft, hardDeadline: $0.element.hard) }
-    var wakes = 0, early = false, late = false
+    var entries = windows.enumerated().map {
+        queue.insert(Tag(), deadline: $0.element.soft, hardDeadline: $0.element.hard)
+    }
+    var wakes = 0
+    var early = false
+    var late = false
     while let wake = queue.earliestCap {
         wakes += 1
         let fired = entries.filter { $0.deadline <= wake }
-        if fired.isEmpty { early = true; break }
+        if fired.isEmpty {
+            early = true
+            break
+        }
         for entry in fired {
             if entry.hardDeadline < wake { late = true }
             queue.remove(entry)
@@ -82,7 +92,9 @@ private func fewestStabs(_ windows: [TimerCoalescing.Window]) -> Int {
     // start), and it fires the 91 timers whose windows have opened by then, each with at least 1 ms of its window left.
     let ms: UInt64 = 1_000_000
     var queue = TimerQueue<Tag>()
-    for index in 0..<200 { queue.insert(Tag(), deadline: UInt64(index) * 100_000, hardDeadline: UInt64(index) * 100_000 + 10 * ms) }
+    for index in 0..<200 {
+        queue.insert(Tag(), deadline: UInt64(index) * 100_000, hardDeadline: UInt64(index) * 100_000 + 10 * ms)
+    }
     #expect(queue.earliestCap == 9 * ms)
     #expect(queue.due(atOrBefore: 9 * ms).count == 91)
     // A short window's margin is 10 % of it, one of up to 20 ms 1 ms, a longer one 5 %; an empty window has none.
@@ -95,12 +107,12 @@ private func fewestStabs(_ windows: [TimerCoalescing.Window]) -> Int {
 
 @Test func toleranceIsClampedAsOnDarwin() {
     let cases: [(tolerance: Double, interval: Double, expected: Double)] = [
-        (0.05, 0, 0.05),      // one-shot: kept
-        (-1, 0, 0),           // one-shot: negative becomes 0
-        (0.05, 1, 0.05),      // repeating: below half the interval, kept
-        (0.8, 1, 0.5),        // repeating: clamped to interval / 2
-        (-1, 1, -1),          // repeating: MIN keeps a negative value
-        (.nan, 1, 0.5),       // repeating: MIN(NaN, x) is x
+        (0.05, 0, 0.05),  // one-shot: kept
+        (-1, 0, 0),  // one-shot: negative becomes 0
+        (0.05, 1, 0.05),  // repeating: below half the interval, kept
+        (0.8, 1, 0.5),  // repeating: clamped to interval / 2
+        (-1, 1, -1),  // repeating: MIN keeps a negative value
+        (.nan, 1, 0.5),  // repeating: MIN(NaN, x) is x
     ]
     for item in cases {
         let clamped = TimerTolerance.clamped(item.tolerance, interval: item.interval)

@@ -2,6 +2,7 @@
 // that always said "sound" would pass every stress test that turns it on.
 
 import Testing
+
 @testable import RefRunLoop
 
 @Test func theInvariantCheckNamesABrokenTable() {

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+
 @testable import RefRunLoop
 
 /// How long any one test may wait for anything, in seconds. Not a timing threshold: the slowest test takes about
@@ -26,8 +27,10 @@ func recordHang(_ what: String, sourceLocation: SourceLocation) {
 /// Runs `body` on a new thread with its own loop and returns its result. A body that does not return within twice
 /// testHangLimit (longer than any one wait inside it, so such a wait gives up and reports first) ends the test
 /// process with a message: there is no result to return, and the thread cannot be stopped from outside.
-func onFreshLoopThread<T: Sendable>(sourceLocation: SourceLocation = #_sourceLocation,
-                                    _ body: @escaping @Sendable (RefRunLoop) -> T) -> T {
+func onFreshLoopThread<T: Sendable>(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable (RefRunLoop) -> T
+) -> T {
     let box = ResultBox<T>()
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
@@ -71,8 +74,10 @@ final class Counter: @unchecked Sendable {
 /// testHangLimit seconds it records an issue naming `what` and returns false, so the caller goes on and the test
 /// fails instead of hanging.
 @discardableResult
-func waitUntil(_ what: String = "a condition", sourceLocation: SourceLocation = #_sourceLocation,
-               _ condition: () -> Bool) -> Bool {
+func waitUntil(
+    _ what: String = "a condition", sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) -> Bool {
     let deadline = TestDeadline()
     while !condition() {
         if deadline.passed {

@@ -4,6 +4,7 @@
 // another thread's loop.
 
 import Testing
+
 @testable import RefRunLoop
 
 @Suite("Main loop")
@@ -22,7 +23,8 @@ struct MainLoopTests {
         // On the main loop, on the main thread, the default mode would stand for the main queue and a run would poll
         // (rule main.common-mode-never-empty); on any other loop it is empty, and the run finishes at once.
         let (result, descriptor) = onFreshLoopThread { loop in
-            let frameDescriptor = loop.mainQueueDescriptor(for: loop.lock.withLock { loop.modes[RefRunLoopMode.defaultModeName]! })
+            let frameDescriptor = loop.mainQueueDescriptor(
+                for: loop.lock.withLock { loop.modes[RefRunLoopMode.defaultModeName]! })
             return (loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false), frameDescriptor)
         }
         #expect(result == .finished)

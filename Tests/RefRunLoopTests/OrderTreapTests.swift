@@ -3,6 +3,7 @@
 // node's last link is a crash here (a use after free under AddressSanitizer), not a silent pass.
 
 import Testing
+
 @testable import RefRunLoop
 
 @Test func orderTreapWithDistinctOrdersMatchesModel() {

@@ -1,6 +1,7 @@
 // The observer store against an array model.
 
 import Testing
+
 @testable import RefRunLoop
 
 @Test func orderedStoreMatchesModelExhaustively() {
@@ -22,13 +23,21 @@ import Testing
             }
         }
         let description = operations.map { $0.insert.map { "insert(\($0))" } ?? "remove(#\($0.remove!))" }
-        if let broken = store.checkInvariants() { failures.append("\(description): \(broken)"); return }
+        if let broken = store.checkInvariants() {
+            failures.append("\(description): \(broken)")
+            return
+        }
         if let wrong = live.first(where: { store.element(at: $0.handle) != $0.id }) {
-            failures.append("\(description): the handle of \(wrong.id) finds \(String(describing: store.element(at: wrong.handle)))")
+            failures.append(
+                "\(description): the handle of \(wrong.id) finds \(String(describing: store.element(at: wrong.handle)))"
+            )
             return
         }
         let elements = store.elementsInOrder()
-        if elements != model.map(\.id) { failures.append("\(description): \(elements) vs \(model.map(\.id))"); return }
+        if elements != model.map(\.id) {
+            failures.append("\(description): \(elements) vs \(model.map(\.id))")
+            return
+        }
         guard depth > 0, failures.count < 5 else { return }
         for order in 0...2 { explore(operations + [(order, nil)], depth: depth - 1) }
         for victim in live.indices { explore(operations + [(nil, victim)], depth: depth - 1) }
@@ -104,7 +113,9 @@ import Testing
 }
 
 /// Records a relocation the store reported in the tests' list of live handles.
-private func relocate(_ id: Int, to handle: OrderedStore<Int>.Handle, in live: inout [(id: Int, handle: OrderedStore<Int>.Handle)]) {
+private func relocate(
+    _ id: Int, to handle: OrderedStore<Int>.Handle, in live: inout [(id: Int, handle: OrderedStore<Int>.Handle)]
+) {
     guard let index = live.firstIndex(where: { $0.id == id }) else {
         Issue.record("the store relocated \(id), which is not stored")
         return

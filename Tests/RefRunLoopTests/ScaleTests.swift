@@ -2,6 +2,7 @@
 // each operation is O(log n) (see the doc comments), and the test only checks that the work completes.
 
 import Testing
+
 @testable import RefRunLoop
 
 @Test func hundredThousandTimersAndTenThousandObservers() {
@@ -46,7 +47,8 @@ import Testing
         if let broken = check("after removing") { return broken }
         return loop.lock.withLock {
             let mode = loop.modes[RefRunLoopMode.defaultModeName]!
-            return mode.timers.isEmpty && mode.observers.isEmpty ? nil : "items left: \(mode.timers.count) timers, \(mode.observers.count) observers"
+            return mode.timers.isEmpty && mode.observers.isEmpty
+                ? nil : "items left: \(mode.timers.count) timers, \(mode.observers.count) observers"
         }
     }
     #expect(failure == nil, "\(failure ?? "")")

@@ -1,6 +1,7 @@
 // The stable-position array against an array model.
 
 import Testing
+
 @testable import RefRunLoop
 
 @Test func slotArrayMatchesModelOnLongRandomRuns() {
@@ -19,12 +20,13 @@ import Testing
             if live.isEmpty || (growing && roll < 60) || (!growing && roll < 35) {
                 live.append((step, array.append(step)))
             } else {
-                let victim = switch roll % 4 {
-                case 0: 0
-                case 1: live.count - 1
-                case 2: min(1, live.count - 1)
-                default: Int(random.next() % UInt64(live.count))
-                }
+                let victim =
+                    switch roll % 4 {
+                    case 0: 0
+                    case 1: live.count - 1
+                    case 2: min(1, live.count - 1)
+                    default: Int(random.next() % UInt64(live.count))
+                    }
                 var moved = 0
                 array.remove(at: live[victim].position) { id, position in
                     moved += 1

@@ -8,6 +8,7 @@ import CRunLoopSystem
 import Foundation
 import Synchronization
 import Testing
+
 @testable import RefRunLoop
 
 // MARK: The policy's values
@@ -163,7 +164,10 @@ private final class SpinFixture {
     let f = SpinFixture()
     let withDescriptor = f.waitSet.makeModeSet()
     let expired = f.waitSet.makeModeSet()
-    defer { withDescriptor.close(); expired.close() }
+    defer {
+        withDescriptor.close()
+        expired.close()
+    }
     f.waitSet.gate.open()
     withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
     let descriptorEnd = f.waitSet.spin(withDescriptor, until: .max)
@@ -180,10 +184,13 @@ private final class SpinFixture {
 /// whatever the governor has seen (a recent wake-up 900 us into its wait, from another CPU) and then calls
 /// `atBeforeWaiting`; `prepare` adds items first. The
 /// activities observed and the run's result, and the spin's catches.
-private func observedRun(_ policy: RefRunLoop.WaitPolicy, seconds: Double = testHangLimit,
-                         prepare: @escaping @Sendable (RefRunLoop, Recorder<String>) -> Void = { _, _ in },
-                         atBeforeWaiting: @escaping @Sendable (RefRunLoop) -> Void)
-    -> (trace: [String], result: RefRunLoopResult, caught: UInt64) {
+private func observedRun(
+    _ policy: RefRunLoop.WaitPolicy, seconds: Double = testHangLimit,
+    prepare: @escaping @Sendable (RefRunLoop, Recorder<String>) -> Void = { _, _ in },
+    atBeforeWaiting: @escaping @Sendable (RefRunLoop) -> Void
+)
+    -> (trace: [String], result: RefRunLoopResult, caught: UInt64)
+{
     onFreshLoopThread { loop in
         loop.waitPolicy = policy
         let trace = Recorder<String>()
@@ -220,17 +227,21 @@ func aStopAtBeforeWaitingIsCaughtByTheSpinWithTheParkedTrace(withTimer: Bool) {
 
 @Test func aTimerDueDuringTheSpinFiresInTheSameWaitAndNeverEarly() {
     func run(_ policy: RefRunLoop.WaitPolicy) -> (trace: [String], result: RefRunLoopResult) {
-        let outcome = observedRun(policy, prepare: { loop, trace in
-            let date = RefClock.now + 0.000_3
-            loop.add(RefRunLoopTimer(fireDate: date) { _ in
-                trace.append(RefClock.now >= date ? "fire" : "early fire")
-            }, mode: .default)
-        }, atBeforeWaiting: { _ in })
+        let outcome = observedRun(
+            policy,
+            prepare: { loop, trace in
+                let date = RefClock.now + 0.000_3
+                loop.add(
+                    RefRunLoopTimer(fireDate: date) { _ in
+                        trace.append(RefClock.now >= date ? "fire" : "early fire")
+                    }, mode: .default)
+            }, atBeforeWaiting: { _ in })
         return (outcome.trace, outcome.result)
     }
     let parked = run(.park)
     let spun = run(.spinThenPark(maxSpin: .milliseconds(1)))
-    #expect(parked.trace == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "fire", "exit"])
+    #expect(
+        parked.trace == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "fire", "exit"])
     #expect(spun.trace == parked.trace)
     #expect(parked.result == .finished && spun.result == .finished)
 }
@@ -293,26 +304,27 @@ private func handOffPause(_ token: Int) {
                 finished.increment()
             }
         }
-        threads.append(Thread {
-            if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
-            let fd = EventFD.create()  // never written: its source never fires
-            defer { Descriptor.close(fd) }
-            var round = 0
-            let deadline = TestDeadline()
-            while finished.current < senders && !deadline.passed {
-                round += 1
-                let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_05 * Double(round % 5)) { _ in }
-                loop.add(soon, mode: .default)
-                handOffPause(round)
-                loop.remove(soon, mode: .default)
-                let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
-                loop.add(port, mode: .default)
-                handOffPause(round + 1)
-                loop.remove(port, mode: .default)
-                if round.isMultiple(of: 7) { loop.wakeUp() }
-                for _ in 0..<10 { sched_yield() }
-            }
-        })
+        threads.append(
+            Thread {
+                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+                let fd = EventFD.create()  // never written: its source never fires
+                defer { Descriptor.close(fd) }
+                var round = 0
+                let deadline = TestDeadline()
+                while finished.current < senders && !deadline.passed {
+                    round += 1
+                    let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_05 * Double(round % 5)) { _ in }
+                    loop.add(soon, mode: .default)
+                    handOffPause(round)
+                    loop.remove(soon, mode: .default)
+                    let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+                    loop.add(port, mode: .default)
+                    handOffPause(round + 1)
+                    loop.remove(port, mode: .default)
+                    if round.isMultiple(of: 7) { loop.wakeUp() }
+                    for _ in 0..<10 { sched_yield() }
+                }
+            })
         let stopper = Thread {
             waitUntil { finished.current == senders }
             loop.stop()

@@ -4,6 +4,7 @@
 
 import Foundation
 import Testing
+
 @testable import RefRunLoop
 
 /// Tokens one sender hands to its source (the stress tests here and SpinPolicyTests'). Protected by `lock`.
@@ -15,15 +16,22 @@ final class Mailbox: @unchecked Sendable {
     var delivered: [Int] = []
 
     func post(_ token: Int) { lock.withLock { pending.append(token) } }
-    func drain() { lock.withLock { delivered.append(contentsOf: pending); pending.removeAll() } }
+    func drain() {
+        lock.withLock {
+            delivered.append(contentsOf: pending)
+            pending.removeAll()
+        }
+    }
     func hasDelivered(_ token: Int) -> Bool { lock.withLock { delivered.last == token } }
 }
 
 /// One thread per source: posts tokens 0..<tokens to the source's mailbox one at a time, signalling the source and
 /// waking every loop of `wake` for each, and waits for each token to be delivered before the next (a lost wake-up
 /// would leave it waiting until its deadline). Counts itself in `finished` at the end.
-private func senderThreads(_ sources: [RefRunLoopSource], _ mailboxes: [Mailbox], tokens: Int, wake: [RefRunLoop],
-                           finished: Counter) -> [Thread] {
+private func senderThreads(
+    _ sources: [RefRunLoopSource], _ mailboxes: [Mailbox], tokens: Int, wake: [RefRunLoop],
+    finished: Counter
+) -> [Thread] {
     zip(sources, mailboxes).map { source, box in
         Thread {
             for token in 0..<tokens {
@@ -59,7 +67,8 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
     for (index, box) in mailboxes.enumerated() {
         let delivered = box.lock.withLock { box.delivered }
         if delivered != Array(0..<tokens) {
-            return "sender \(index): delivered \(delivered.count) tokens, first wrong at \(delivered.indices.first { delivered[$0] != $0 } ?? -1)"
+            return
+                "sender \(index): delivered \(delivered.count) tokens, first wrong at \(delivered.indices.first { delivered[$0] != $0 } ?? -1)"
         }
     }
     return nil
@@ -77,35 +86,39 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
         let churn = Counter()
         let timerFires = Counter()
         let blocks = Counter()
-        var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
+        var threads = senderThreads(
+            sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
         // Churn: items added and removed, blocks queued, extra wake-ups, timers that fire and timers that never do.
-        threads.append(Thread {
-            var round = 0
-            let deadline = TestDeadline()
-            while finishedSenders.current < senders && !deadline.passed {
-                // Paced by the loop: the previous round's due timer must have fired (a timer lost would stop the
-                // churn, not the test; the senders are the check).
-                waitUntil { timerFires.current >= round || finishedSenders.current == senders }
-                round += 1
-                let extra = RefRunLoopSource(perform: {})
-                loop.add(extra, mode: round.isMultiple(of: 3) ? .common : .default)
-                extra.signal()
-                let due = RefRunLoopTimer(fireDate: RefClock.now) { _ in timerFires.increment() }
-                due.tolerance = 0.001
-                loop.add(due, mode: .default)
-                let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600, interval: 1) { _ in }
-                loop.add(far, mode: .common)
-                let observer = RefRunLoopObserver(activities: [.beforeSources, .afterWaiting], repeats: round.isMultiple(of: 2)) { _, _ in }
-                loop.add(observer, mode: .default)
-                loop.perform(modes: .one(.default)) { blocks.increment() }
-                loop.wakeUp()
-                loop.remove(far, mode: .common)
-                if round.isMultiple(of: 2) { extra.invalidate() } else { loop.remove(extra, mode: .default) }
-                observer.invalidate()
-                far.nextFireDate = RefClock.now + 7_200
-                churn.increment()
-            }
-        })
+        threads.append(
+            Thread {
+                var round = 0
+                let deadline = TestDeadline()
+                while finishedSenders.current < senders && !deadline.passed {
+                    // Paced by the loop: the previous round's due timer must have fired (a timer lost would stop the
+                    // churn, not the test; the senders are the check).
+                    waitUntil { timerFires.current >= round || finishedSenders.current == senders }
+                    round += 1
+                    let extra = RefRunLoopSource(perform: {})
+                    loop.add(extra, mode: round.isMultiple(of: 3) ? .common : .default)
+                    extra.signal()
+                    let due = RefRunLoopTimer(fireDate: RefClock.now) { _ in timerFires.increment() }
+                    due.tolerance = 0.001
+                    loop.add(due, mode: .default)
+                    let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600, interval: 1) { _ in }
+                    loop.add(far, mode: .common)
+                    let observer = RefRunLoopObserver(
+                        activities: [.beforeSources, .afterWaiting], repeats: round.isMultiple(of: 2)
+                    ) { _, _ in }
+                    loop.add(observer, mode: .default)
+                    loop.perform(modes: .one(.default)) { blocks.increment() }
+                    loop.wakeUp()
+                    loop.remove(far, mode: .common)
+                    if round.isMultiple(of: 2) { extra.invalidate() } else { loop.remove(extra, mode: .default) }
+                    observer.invalidate()
+                    far.nextFireDate = RefClock.now + 7_200
+                    churn.increment()
+                }
+            })
         for thread in threads { thread.start() }
         // Once every sender has finished, another thread stops the loop.
         if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders) { return failure }
@@ -120,11 +133,13 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
 private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
     let performed = Counter()
     return mailboxes.map { box in
-        RefRunLoopSource(order: 0, perform: {
-            box.drain()
-            performed.increment()
-            if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
-        })
+        RefRunLoopSource(
+            order: 0,
+            perform: {
+                box.drain()
+                performed.increment()
+                if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
+            })
     }
 }
 
@@ -143,25 +158,27 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
         let sources = busyDrainingSources(mailboxes)
         for source in sources { loop.add(source, mode: .default) }
         let finishedSenders = Counter()
-        var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
+        var threads = senderThreads(
+            sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
         let changes = Counter()
-        threads.append(Thread {
-            let fd = EventFD.create()  // never written: the source never fires
-            defer { Descriptor.close(fd) }
-            let deadline = TestDeadline()
-            while finishedSenders.current < senders && !deadline.passed {
-                let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }
-                loop.add(far, mode: .default)
-                sched_yield()
-                loop.remove(far, mode: .default)
-                let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
-                loop.add(port, mode: .default)
-                sched_yield()
-                loop.remove(port, mode: .default)
-                changes.increment()
-                for _ in 0..<20 { sched_yield() }
-            }
-        })
+        threads.append(
+            Thread {
+                let fd = EventFD.create()  // never written: the source never fires
+                defer { Descriptor.close(fd) }
+                let deadline = TestDeadline()
+                while finishedSenders.current < senders && !deadline.passed {
+                    let far = RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }
+                    loop.add(far, mode: .default)
+                    sched_yield()
+                    loop.remove(far, mode: .default)
+                    let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+                    loop.add(port, mode: .default)
+                    sched_yield()
+                    loop.remove(port, mode: .default)
+                    changes.increment()
+                    for _ in 0..<20 { sched_yield() }
+                }
+            })
         for thread in threads { thread.start() }
         if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders) { return failure }
         if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
@@ -194,22 +211,26 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
         loop.add(ticker, mode: .default)
         let deferredBefore = loop.deferredWakeUpCounter.load(ordering: .relaxed)
         let finishedSenders = Counter()
-        var threads = senderThreads(sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
+        var threads = senderThreads(
+            sources, mailboxes, tokens: tokensPerSender, wake: [loop], finished: finishedSenders)
         let fired = Counter()
         let lostFires = Counter()
         let oneShots = 300
-        threads.append(Thread {
-            for shot in 0..<oneShots {
-                let due = RefRunLoopTimer(fireDate: RefClock.now + Double(shot % 5) * 0.0002) { _ in fired.increment() }
-                loop.add(due, mode: .default)
-                guard waitUntil("one-shot timer \(shot) to fire", { fired.current > shot }) else {
-                    lostFires.increment()
-                    break
+        threads.append(
+            Thread {
+                for shot in 0..<oneShots {
+                    let due = RefRunLoopTimer(fireDate: RefClock.now + Double(shot % 5) * 0.0002) { _ in
+                        fired.increment()
+                    }
+                    loop.add(due, mode: .default)
+                    guard waitUntil("one-shot timer \(shot) to fire", { fired.current > shot }) else {
+                        lostFires.increment()
+                        break
+                    }
+                    far.nextFireDate = RefClock.now + 3_600 + Double(shot % 7)
                 }
-                far.nextFireDate = RefClock.now + 3_600 + Double(shot % 7)
-            }
-            finishedSenders.increment()  // the loop is stopped once this thread is done too
-        })
+                finishedSenders.increment()  // the loop is stopped once this thread is done too
+            })
         for thread in threads { thread.start() }
         if let failure = runUntilSendersFinish(loop, senders: senders + 1, finished: finishedSenders) { return failure }
         if lostFires.current > 0 { return "a one-shot timer did not fire: a lost timer fire" }
@@ -317,62 +338,73 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
         let churnLock = NSLock()
         let churnersDone = Counter()
         for churner in 0..<2 {
-            threads.append(Thread {
-                var round = 0
-                let deadline = TestDeadline()
-                var mine: [RefRunLoopSource] = []
-                while finishedSenders.current < senders && !deadline.passed {
-                    round += 1
-                    let batch = (0..<4).map { _ in RefRunLoopSource(perform: {}) }
-                    for source in batch {
-                        first.add(source, mode: .default)
-                        second.add(source, mode: round.isMultiple(of: 2) ? .common : .default)
-                        first.add(source, mode: .named("side"))
-                    }
-                    batch[round % 4].signal()
-                    // Out of the lists in an order that moves the shared sources' places.
-                    for (position, source) in batch.enumerated().reversed() {
-                        switch (position + round + churner) % 3 {
-                        case 0: source.invalidate()
-                        case 1:
-                            first.remove(source, mode: .default)
-                            second.remove(source, mode: round.isMultiple(of: 2) ? .common : .default)
-                            first.remove(source, mode: .named("side"))
-                        default:
-                            first.remove(source, mode: .named("side"))
-                            second.remove(source, mode: .common)
-                            second.remove(source, mode: .default)
-                            first.remove(source, mode: .default)
+            threads.append(
+                Thread {
+                    var round = 0
+                    let deadline = TestDeadline()
+                    var mine: [RefRunLoopSource] = []
+                    while finishedSenders.current < senders && !deadline.passed {
+                        round += 1
+                        let batch = (0..<4).map { _ in RefRunLoopSource(perform: {}) }
+                        for source in batch {
+                            first.add(source, mode: .default)
+                            second.add(source, mode: round.isMultiple(of: 2) ? .common : .default)
+                            first.add(source, mode: .named("side"))
                         }
+                        batch[round % 4].signal()
+                        // Out of the lists in an order that moves the shared sources' places.
+                        for (position, source) in batch.enumerated().reversed() {
+                            switch (position + round + churner) % 3 {
+                            case 0: source.invalidate()
+                            case 1:
+                                first.remove(source, mode: .default)
+                                second.remove(source, mode: round.isMultiple(of: 2) ? .common : .default)
+                                first.remove(source, mode: .named("side"))
+                            default:
+                                first.remove(source, mode: .named("side"))
+                                second.remove(source, mode: .common)
+                                second.remove(source, mode: .default)
+                                first.remove(source, mode: .default)
+                            }
+                        }
+                        // A shared source leaves one of its modes and joins it again.
+                        let moved = shared[round % senders]
+                        first.remove(moved, mode: .named("side"))
+                        first.add(moved, mode: .named("side"))
+                        mine.append(contentsOf: batch)
+                        if mine.count > 64 { mine.removeFirst(32) }
                     }
-                    // A shared source leaves one of its modes and joins it again.
-                    let moved = shared[round % senders]
-                    first.remove(moved, mode: .named("side"))
-                    first.add(moved, mode: .named("side"))
-                    mine.append(contentsOf: batch)
-                    if mine.count > 64 { mine.removeFirst(32) }
-                }
-                churnLock.withLock { churned.value!.append(contentsOf: mine) }
-                churnersDone.increment()
-            })
+                    churnLock.withLock { churned.value!.append(contentsOf: mine) }
+                    churnersDone.increment()
+                })
         }
         for thread in threads { thread.start() }
         let runFailure = runUntilSendersFinish(first, senders: senders, finished: finishedSenders)
         stopSecond.increment()
         second.stop()
         second.wakeUp()
-        guard secondDone.wait(timeout: .now() + testHangLimit) == .success else { return "the second loop did not stop" }
+        guard secondDone.wait(timeout: .now() + testHangLimit) == .success else {
+            return "the second loop did not stop"
+        }
         if let failure = runFailure ?? deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
         // Let the churners finish their last round before reading the lists.
-        guard waitUntil("the churners to finish", { churnersDone.current == 2 }) else { return "the churners did not finish" }
+        guard waitUntil("the churners to finish", { churnersDone.current == 2 }) else {
+            return "the churners did not finish"
+        }
         let all = shared + churnLock.withLock { churned.value! }
         for loop in loops {
             if let broken = loop.checkInvariants(sources: all) { return broken }
         }
         for (index, source) in shared.enumerated() {
-            if !first.contains(source, mode: .named("side")) { return "shared source \(index) left the first loop's side mode" }
-            if !first.contains(source, mode: .default) { return "shared source \(index) left the first loop's default mode" }
-            if !second.contains(source, mode: .common) { return "shared source \(index) left the second loop's common modes" }
+            if !first.contains(source, mode: .named("side")) {
+                return "shared source \(index) left the first loop's side mode"
+            }
+            if !first.contains(source, mode: .default) {
+                return "shared source \(index) left the first loop's default mode"
+            }
+            if !second.contains(source, mode: .common) {
+                return "shared source \(index) left the second loop's common modes"
+            }
         }
         return nil
     }

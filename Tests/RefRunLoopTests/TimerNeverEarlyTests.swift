@@ -5,6 +5,7 @@
 
 import Foundation
 import Testing
+
 @testable import RefRunLoop
 
 /// One timer's plan: the date it must not fire before, in CLOCK_MONOTONIC nanoseconds, and how many fires are left.
@@ -42,8 +43,9 @@ private final class Plan: @unchecked Sendable {
             let timer = RefRunLoopTimer(fireDate: Double(due) / 1e9, interval: Double(interval) / 1e9) { timer in
                 let now = RefClock.nanoseconds
                 if now < plan.due {
-                    early.append("timer \(index) (\(repeating ? "repeating" : "one-shot"), tolerance \(tolerant)): "
-                        + "fired \(plan.due - now) ns before its date")
+                    early.append(
+                        "timer \(index) (\(repeating ? "repeating" : "one-shot"), tolerance \(tolerant)): "
+                            + "fired \(plan.due - now) ns before its date")
                 }
                 fires.increment()
                 plan.remaining -= 1

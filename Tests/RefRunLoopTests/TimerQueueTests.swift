@@ -1,6 +1,7 @@
 // The timer queue against a sorted-array model, exhaustively over short operation sequences.
 
 import Testing
+
 @testable import RefRunLoop
 
 /// A queue payload: the queue holds class payloads (TimerQueue.swift says why); the tests identify them by number.
@@ -62,7 +63,10 @@ private func replay(_ operations: [QueueOperation]) -> String? {
         }
         if let broken = queue.checkInvariants() { return "invariant: \(broken)" }
         if queue.count != model.items.count { return "count \(queue.count), model \(model.items.count)" }
-        if queue.first?.payload.value != model.items.first?.id { return "first \(String(describing: queue.first?.payload.value)), model \(String(describing: model.items.first?.id))" }
+        if queue.first?.payload.value != model.items.first?.id {
+            return
+                "first \(String(describing: queue.first?.payload.value)), model \(String(describing: model.items.first?.id))"
+        }
         let ordered = queue.due(atOrBefore: .max).map(\.payload.value)
         if ordered != model.items.map(\.id) { return "order \(ordered), model \(model.items.map(\.id))" }
         for limit: UInt64 in 0...3 {
@@ -77,8 +81,10 @@ private func replay(_ operations: [QueueOperation]) -> String? {
 /// Replays every sequence of up to `depth` operations, each step offering `choices(liveCount)` (an operation and the
 /// live count after it), stopping a branch at its first failure; returns the first failures (up to 5) and how many
 /// sequences passed.
-private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) -> String?,
-                                            choices: (Int) -> [(Operation, Int)]) -> (failures: [String], checked: Int) {
+private func exploreExhaustively<Operation>(
+    depth: Int, replay: ([Operation]) -> String?,
+    choices: (Int) -> [(Operation, Int)]
+) -> (failures: [String], checked: Int) {
     var failures: [String] = []
     var checked = 0
     func explore(_ operations: [Operation], liveCount: Int, depth: Int) {
@@ -88,7 +94,9 @@ private func exploreExhaustively<Operation>(depth: Int, replay: ([Operation]) ->
         }
         checked += 1
         guard depth > 0, failures.count < 5 else { return }
-        for (operation, live) in choices(liveCount) { explore(operations + [operation], liveCount: live, depth: depth - 1) }
+        for (operation, live) in choices(liveCount) {
+            explore(operations + [operation], liveCount: live, depth: depth - 1)
+        }
     }
     explore([], liveCount: 0, depth: depth)
     return (failures, checked)
@@ -178,7 +186,8 @@ private enum WindowOperation: CustomStringConvertible {
         switch self {
         case .insert(let deadline, let window): return "insert(\(deadline), window \(window))"
         case .remove(let live): return "remove(#\(live))"
-        case .reschedule(let live, let deadline, let window): return "reschedule(#\(live), \(deadline), window \(window))"
+        case .reschedule(let live, let deadline, let window):
+            return "reschedule(#\(live), \(deadline), window \(window))"
         case .setWindow(let live, let window): return "setWindow(#\(live), \(window))"
         case .suspend(let live): return "suspend(#\(live))"
         case .resume(let live): return "resume(#\(live))"
@@ -247,9 +256,14 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
         }
         if let broken = queue.checkInvariants() { return "invariant: \(broken)" }
         if queue.count != model.count { return "count \(queue.count), model \(model.count)" }
-        if queue.first?.payload.value != model.first?.id { return "first \(String(describing: queue.first?.payload.value)), model \(String(describing: model.first?.id))" }
+        if queue.first?.payload.value != model.first?.id {
+            return
+                "first \(String(describing: queue.first?.payload.value)), model \(String(describing: model.first?.id))"
+        }
         let expectedCap = model.filter { !$0.suspended }.map(\.cap).min()
-        if queue.earliestCap != expectedCap { return "earliest cap \(String(describing: queue.earliestCap)), model \(String(describing: expectedCap))" }
+        if queue.earliestCap != expectedCap {
+            return "earliest cap \(String(describing: queue.earliestCap)), model \(String(describing: expectedCap))"
+        }
         for item in model where item.entry.isArmable == item.suspended {
             return "entry #\(item.id) armable: \(item.entry.isArmable), model suspended: \(item.suspended)"
         }
@@ -257,7 +271,9 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
         if ordered != model.map(\.id) { return "order \(ordered), model \(model.map(\.id))" }
         let due = queue.due(atOrBefore: 0).map(\.payload.value)
         if due != model.filter({ $0.deadline == 0 }).map(\.id) { return "due(<= 0) \(due)" }
-        if Set(queue.unorderedEntries.map(\.payload.value)) != Set(model.map(\.id)) { return "entries differ from the model's" }
+        if Set(queue.unorderedEntries.map(\.payload.value)) != Set(model.map(\.id)) {
+            return "entries differ from the model's"
+        }
     }
     // Removing every entry leaves nothing behind.
     for item in model { queue.remove(item.entry) }
@@ -284,11 +300,12 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
                 operations.append(.insert(deadline: deadline, window: roll % 9 == 0 ? 20 : 0))
                 live += 1
             } else if roll < 85 {
-                let index = switch roll % 3 {
-                case 0: Int(random.next() % UInt64(live))
-                case 1: 0
-                default: live - 1
-                }
+                let index =
+                    switch roll % 3 {
+                    case 0: Int(random.next() % UInt64(live))
+                    case 1: 0
+                    default: live - 1
+                    }
                 operations.append(.remove(live: index))
                 live -= 1
             } else if roll < 91 {
@@ -309,7 +326,8 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
 @Test func timerQueueWakeUpTimeMatchesTheModelExhaustively() {
     let deadlines: [UInt64] = [0, 1]
     let windows: [UInt64] = [0, 20]
-    let (failures, checked) = exploreExhaustively(depth: 4, replay: replayWindows) { (live: Int) -> [(WindowOperation, Int)] in
+    let (failures, checked) = exploreExhaustively(depth: 4, replay: replayWindows) {
+        (live: Int) -> [(WindowOperation, Int)] in
         var choices: [(WindowOperation, Int)] = []
         for deadline in deadlines {
             choices += windows.map { (.insert(deadline: deadline, window: $0), live + 1) }

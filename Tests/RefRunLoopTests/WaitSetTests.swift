@@ -3,6 +3,7 @@
 // every wait is a poll (timeout 0), so nothing waits.
 
 import Testing
+
 @testable import RefRunLoop
 
 /// The wait set under test, in an object: `#expect` captures its operands, which a non-copyable value cannot be.
@@ -54,7 +55,10 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     let f = Fixture()
     let first = f.waitSet.makeModeSet()
     let second = f.waitSet.makeModeSet()
-    defer { first.close(); second.close() }
+    defer {
+        first.close()
+        second.close()
+    }
     f.waitSet.gate.open()
     f.waitSet.wake()
     #expect(poll(f, first) == .wakeUp)
@@ -179,7 +183,11 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     let set = f.waitSet.makeModeSet()
     let source = EventFD.create()
     let extra = EventFD.create()
-    defer { set.close(); Descriptor.close(source); Descriptor.close(extra) }
+    defer {
+        set.close()
+        Descriptor.close(source)
+        Descriptor.close(extra)
+    }
     f.waitSet.register(source, in: set, modeName: "test")
     EventFD.signal(source)
     #expect(poll(f, set) == .descriptor(source))

@@ -4,6 +4,7 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import ReportKit
 @testable import ResultsKit
 
@@ -14,12 +15,15 @@ import Testing
         for (pin, scale) in [("same", 1.0), ("diff", 10.0)] {
             for (handoff, mean) in [("spin", 1000.0), ("futex", 2000.0), ("eventfd", eventfdSame)] {
                 let figure = mean * scale
-                benchmarks.append(FixtureBenchmark(
-                    name: "BM_Limits/handoff:\(handoff)/pin:\(pin)/manual_time", times: Fixtures.noisy(figure),
-                    counters: ["latency_mean_ns": Fixtures.noisy(figure), "latency_p50_ns": Fixtures.noisy(figure),
-                               "latency_p99_ns": Fixtures.noisy(figure * 2),
-                               "loop_cpu_ns_per_wake": Fixtures.noisy(figure / 2),
-                               "post_cpu_ns_per_wake": Fixtures.noisy(figure / 2)]))
+                benchmarks.append(
+                    FixtureBenchmark(
+                        name: "BM_Limits/handoff:\(handoff)/pin:\(pin)/manual_time", times: Fixtures.noisy(figure),
+                        counters: [
+                            "latency_mean_ns": Fixtures.noisy(figure), "latency_p50_ns": Fixtures.noisy(figure),
+                            "latency_p99_ns": Fixtures.noisy(figure * 2),
+                            "loop_cpu_ns_per_wake": Fixtures.noisy(figure / 2),
+                            "post_cpu_ns_per_wake": Fixtures.noisy(figure / 2),
+                        ]))
             }
         }
         return benchmarks
@@ -31,8 +35,10 @@ import Testing
         var benchmarks: [FixtureBenchmark] = []
         for (engine, mean) in [("ref", 3600.0), ("epoll", 2200.0), ("dispatch", 800.0)] {
             for (pin, scale) in [("same", 1.0), ("diff", 10.0)] {
-                var counters: [String: [Double?]] = ["latency_mean_ns": Fixtures.noisy(mean * scale),
-                                                     "latency_p99_ns": Fixtures.noisy(mean * scale * 3)]
+                var counters: [String: [Double?]] = [
+                    "latency_mean_ns": Fixtures.noisy(mean * scale),
+                    "latency_p99_ns": Fixtures.noisy(mean * scale * 3),
+                ]
                 // ref's median round trip 0.9 of its mean; the others have none.
                 if engine == "ref" { counters["latency_p50_ns"] = Fixtures.noisy(mean * scale * 0.9) }
                 if cpu {
@@ -40,9 +46,10 @@ import Testing
                     counters["post_cpu_ns_per_wake"] = Fixtures.noisy(1200)
                     counters["process_cpu_ns_per_wake"] = Fixtures.noisy(2800)
                 }
-                benchmarks.append(FixtureBenchmark(
-                    name: "BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:none/manual_time",
-                    times: Fixtures.noisy(mean * scale), counters: counters))
+                benchmarks.append(
+                    FixtureBenchmark(
+                        name: "BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:none/manual_time",
+                        times: Fixtures.noisy(mean * scale), counters: counters))
             }
         }
         return benchmarks
@@ -56,17 +63,22 @@ import Testing
             ("ref", 30e6, 20_000, 20, 25), ("cf", 40e6, 30_000, 15, 20), ("libevent", 44e6, 15_000, 10, 20),
         ]
         var benchmarks = figures.map { engine, items, p99, loop, post -> FixtureBenchmark in
-            var counters: [String: [Double?]] = ["items_per_second": Fixtures.noisy(items),
-                                                 "handoff_p99_ns": Fixtures.noisy(p99)]
+            var counters: [String: [Double?]] = [
+                "items_per_second": Fixtures.noisy(items),
+                "handoff_p99_ns": Fixtures.noisy(p99),
+            ]
             if cpu {
                 counters["loop_cpu_ns_per_item"] = Fixtures.noisy(loop)
                 counters["post_cpu_ns_per_item"] = Fixtures.noisy(post)
             }
-            return FixtureBenchmark(name: "BM_ResidentThroughput/engine:\(engine)/producers:4/manual_time",
-                                    unit: "us", times: Fixtures.noisy(1000), counters: counters)
+            return FixtureBenchmark(
+                name: "BM_ResidentThroughput/engine:\(engine)/producers:4/manual_time",
+                unit: "us", times: Fixtures.noisy(1000), counters: counters)
         }
-        benchmarks.append(FixtureBenchmark(name: "BM_ResidentThroughput/engine:glib/producers:4/manual_time", times: [],
-                                           error: "error: the loop thread served 3 of 4 items"))
+        benchmarks.append(
+            FixtureBenchmark(
+                name: "BM_ResidentThroughput/engine:glib/producers:4/manual_time", times: [],
+                error: "error: the loop thread served 3 of 4 items"))
         return benchmarks
     }
 
@@ -76,8 +88,9 @@ import Testing
 
     @Test func limitsAreReadPerHandoffAndPin() throws {
         let costs = CostReport(try Self.index(Self.limits() + Self.wake()))
-        #expect(costs.limits.map { "\($0.pin)/\($0.handoff)" }
-            == ["same/spin", "same/futex", "same/eventfd", "diff/spin", "diff/futex", "diff/eventfd"])
+        #expect(
+            costs.limits.map { "\($0.pin)/\($0.handoff)" }
+                == ["same/spin", "same/futex", "same/eventfd", "diff/spin", "diff/futex", "diff/eventfd"])
         let eventfd = try #require(costs.limits.first { $0.pin == "diff" && $0.handoff == "eventfd" })
         #expect(abs((eventfd.meanNs ?? 0) - 30000) < 1)
         #expect(abs((eventfd.p99Ns ?? 0) - 60000) < 1)
@@ -116,16 +129,24 @@ import Testing
     }
 
     @Test func theNearestLimitIgnoresLimitsWithoutAFigure() {
-        let limits = [MachineLimit(handoff: "spin", pin: "same", meanNs: nil, p50Ns: nil, p99Ns: nil, loopCPUNs: nil,
-                                   postCPUNs: nil),
-                      MachineLimit(handoff: "eventfd", pin: "same", meanNs: 3000, p50Ns: nil, p99Ns: nil,
-                                   loopCPUNs: nil, postCPUNs: nil)]
+        let limits = [
+            MachineLimit(
+                handoff: "spin", pin: "same", meanNs: nil, p50Ns: nil, p99Ns: nil, loopCPUNs: nil,
+                postCPUNs: nil),
+            MachineLimit(
+                handoff: "eventfd", pin: "same", meanNs: 3000, p50Ns: nil, p99Ns: nil,
+                loopCPUNs: nil, postCPUNs: nil),
+        ]
         #expect(CostReport.nearestLimit(to: 100, among: limits, by: \.meanNs)?.handoff == "eventfd")
         #expect(CostReport.nearestLimit(to: 100, among: [], by: \.meanNs) == nil)
         #expect(CostReport.nearestLimit(to: 100, among: limits, by: \.p50Ns) == nil)
         // Nearest by ratio: 2.9 us is nearer eventfd's 3 us than spin's 1 us, though below it.
-        let both = [MachineLimit(handoff: "spin", pin: "same", meanNs: 1000, p50Ns: nil, p99Ns: nil, loopCPUNs: nil,
-                                 postCPUNs: nil)] + limits
+        let both =
+            [
+                MachineLimit(
+                    handoff: "spin", pin: "same", meanNs: 1000, p50Ns: nil, p99Ns: nil, loopCPUNs: nil,
+                    postCPUNs: nil)
+            ] + limits
         #expect(CostReport.nearestLimit(to: 2900, among: both, by: \.meanNs)?.handoff == "eventfd")
         #expect(CostReport.nearestLimit(to: 1500, among: both, by: \.meanNs)?.handoff == "spin")
     }
@@ -152,8 +173,9 @@ import Testing
         #expect(!old.tables.contains { $0.family == "BM_WakeLatency" })
         // The resident trade-off is still shown, but without CPU per item nothing is dominated.
         #expect(old.resident.allSatisfy { $0.dominatedBy.isEmpty })
-        #expect(old.tables.first { $0.family == "BM_ResidentThroughput" }?.note
-            .contains("This file has no CPU counters: nothing is marked dominated.") == true)
+        #expect(
+            old.tables.first { $0.family == "BM_ResidentThroughput" }?.note
+                .contains("This file has no CPU counters: nothing is marked dominated.") == true)
         // CPU counters without limits: the section is there, the multiple is not.
         let cpuOnly = CostReport(try Self.index(Self.wake()))
         #expect(cpuOnly.tables.contains { $0.family == "BM_WakeLatency" })
@@ -178,8 +200,11 @@ import Testing
         #expect(try row("glib").problem == "error: the loop thread served 3 of 4 items")
         // Its row keeps the columns: dashes for the figures, the reason last.
         let table = try #require(costs.tables.first { $0.family == "BM_ResidentThroughput" })
-        #expect(table.rows.last == ["4", "glib", "-", "-", "-", "-", "-", "-",
-                                    "error: the loop thread served 3 of 4 items"])
+        #expect(
+            table.rows.last == [
+                "4", "glib", "-", "-", "-", "-", "-", "-",
+                "error: the loop thread served 3 of 4 items",
+            ])
         let text = costs.text(smoke: false)
         #expect(text.contains("resident thread trade-off"))
         #expect(text.contains("libevent"))
@@ -207,8 +232,9 @@ import Testing
         #expect(met.outcomes.allSatisfy { abs(($0.value ?? 0) - 1.2) < 1e-9 })
         #expect(met.outcomes.first?.reference?.label == "the eventfd limit")
         // A faster eventfd limit (2.4 us on one CPU, 24 us on two): 1.5x misses on both pinnings.
-        let faster = try ResultsReader.parse(text: ReportTests.results(Self.limits(eventfdSame: 2400) + Self.wake()),
-                                             file: "costs.csv")
+        let faster = try ResultsReader.parse(
+            text: ReportTests.results(Self.limits(eventfdSame: 2400) + Self.wake()),
+            file: "costs.csv")
         let missed = try #require(BenchReport(file: faster, targets: targets).targets.first)
         #expect(missed.status == .missed)
         #expect(missed.outcomes.map(\.status) == [.missed, .missed])
@@ -250,10 +276,13 @@ import Testing
         #expect(page.contains("1.200x eventfd"))
         // The wake chart draws the limits of each variant's pinning under its engines, and only those.
         #expect(page.contains(">limit: eventfd<") && page.contains(">limit: spin<"))
-        let charts = BenchPage.draw(try #require(report.pages.first { $0.family == "BM_WakeLatency" }?.charts.first),
-                                    family: "BM_WakeLatency", report: report).0
-        #expect(charts.components(separatedBy: ">limit: eventfd<").count - 1
-            == Set(report.index.benchmarks.filter { $0.family == "BM_WakeLatency" }.map(\.variant)).count)
+        let charts = BenchPage.draw(
+            try #require(report.pages.first { $0.family == "BM_WakeLatency" }?.charts.first),
+            family: "BM_WakeLatency", report: report
+        ).0
+        #expect(
+            charts.components(separatedBy: ">limit: eventfd<").count - 1
+                == Set(report.index.benchmarks.filter { $0.family == "BM_WakeLatency" }.map(\.variant)).count)
         #expect(xmlProblem(BenchPage.html(try ReportTests.report(profile: "smoke", benchmarks))) == nil)
     }
 }

@@ -2,10 +2,12 @@
 // the HTML page as well-formed XML, from fixtures and from the checked-in results file.
 import BenchTestSupport
 import Foundation
+import MarkupKit
 import Testing
+
 @testable import ReportKit
 @testable import ResultsKit
-import MarkupKit
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -15,21 +17,26 @@ import FoundationXML
     /// comparison meets or misses on purpose, and every counter the shipped targets read.
     static func benchmarks() -> [FixtureBenchmark] {
         var benchmarks: [FixtureBenchmark] = []
-        let wake: [(String, Double)] = [("ref", 4000), ("cf", 6000), ("glib", 5000), ("libuv", 5300),
-                                        ("libevent", 4500), ("dispatch", 4700), ("nio", 4900), ("epoll", 3950)]
+        let wake: [(String, Double)] = [
+            ("ref", 4000), ("cf", 6000), ("glib", 5000), ("libuv", 5300),
+            ("libevent", 4500), ("dispatch", 4700), ("nio", 4900), ("epoll", 3950),
+        ]
         for (engine, mean) in wake {
             for pin in ["same", "diff"] {
                 for load in ["none", "idle1000"] {
-                    benchmarks.append(FixtureBenchmark(
-                        name: "BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:\(load)/manual_time",
-                        times: Fixtures.noisy(mean),
-                        counters: ["latency_mean_ns": Fixtures.noisy(mean),
-                                   "latency_p50_ns": Fixtures.noisy(mean * 0.9),
-                                   "latency_p99_ns": Fixtures.noisy(mean * 2), "latency_modes": Fixtures.noisy(2),
-                                   "latency_low_share": Fixtures.noisy(0.7),
-                                   "latency_low_p50_ns": Fixtures.noisy(mean * 0.8),
-                                   "latency_high_share": Fixtures.noisy(0.3),
-                                   "latency_high_p50_ns": Fixtures.noisy(mean * 1.5)]))
+                    benchmarks.append(
+                        FixtureBenchmark(
+                            name: "BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:\(load)/manual_time",
+                            times: Fixtures.noisy(mean),
+                            counters: [
+                                "latency_mean_ns": Fixtures.noisy(mean),
+                                "latency_p50_ns": Fixtures.noisy(mean * 0.9),
+                                "latency_p99_ns": Fixtures.noisy(mean * 2), "latency_modes": Fixtures.noisy(2),
+                                "latency_low_share": Fixtures.noisy(0.7),
+                                "latency_low_p50_ns": Fixtures.noisy(mean * 0.8),
+                                "latency_high_share": Fixtures.noisy(0.3),
+                                "latency_high_p50_ns": Fixtures.noisy(mean * 1.5),
+                            ]))
                 }
             }
         }
@@ -38,65 +45,91 @@ import FoundationXML
                 // ns per observer per pass; CF and ref make 4 callouts per observer per pass, libuv's analogue 2.
                 let cost: Double = engine == "ref" ? 40 : engine == "cf" ? 160 : 10
                 let callouts: Double = engine == "libuv" ? 2 : 4
-                benchmarks.append(FixtureBenchmark(
-                    name: "BM_ObserverDispatch/engine:\(engine)/observers:\(n)/real_time", times: Fixtures.noisy(100),
-                    counters: ["ns_per_observer_pass": Fixtures.noisy(cost),
-                               "callouts_per_observer_pass": Array(repeating: callouts, count: 9),
-                               "ns_per_callout": Fixtures.noisy(cost / callouts),
-                               "ns_per_pass": Fixtures.noisy(cost * Double(n))]))
+                benchmarks.append(
+                    FixtureBenchmark(
+                        name: "BM_ObserverDispatch/engine:\(engine)/observers:\(n)/real_time",
+                        times: Fixtures.noisy(100),
+                        counters: [
+                            "ns_per_observer_pass": Fixtures.noisy(cost),
+                            "callouts_per_observer_pass": Array(repeating: callouts, count: 9),
+                            "ns_per_callout": Fixtures.noisy(cost / callouts),
+                            "ns_per_pass": Fixtures.noisy(cost * Double(n)),
+                        ]))
             }
         }
         for k in [100, 1000, 10000] {
             for engine in ["ref", "cf", "dispatch"] {
                 let optimal = 10.0 / Double(k)
-                benchmarks.append(FixtureBenchmark(
-                    name: "BM_TimerCoalescing/engine:\(engine)/timers:\(k)/tolerance:10pct/burn:no/iterations:1/manual_time",
-                    times: Fixtures.noisy(1e8),
-                    counters: ["wakeups_per_fire": Fixtures.noisy(engine == "ref" ? optimal * 1.05
-                                                                  : engine == "dispatch" ? optimal * 2 : 1),
-                               "optimal_wakeups_per_fire": Fixtures.noisy(optimal),
-                               "loop_saturated": Array(repeating: 0, count: 9),
-                               "early_fires": [0, 0, engine == "cf" ? 3 : 0, 0, 0, 0, 0, 0, 0],
-                               "late_fires": Array(repeating: 0, count: 9),
-                               "missed_fires": Array(repeating: 0, count: 9),
-                               "lateness_max_ns": Fixtures.noisy(engine == "dispatch" ? 3e6 : 2e6),
-                               "lateness_p99_ns": Fixtures.noisy(1e6)]))
+                benchmarks.append(
+                    FixtureBenchmark(
+                        name:
+                            "BM_TimerCoalescing/engine:\(engine)/timers:\(k)/tolerance:10pct/burn:no/iterations:1/manual_time",
+                        times: Fixtures.noisy(1e8),
+                        counters: [
+                            "wakeups_per_fire": Fixtures.noisy(
+                                engine == "ref"
+                                    ? optimal * 1.05
+                                    : engine == "dispatch" ? optimal * 2 : 1),
+                            "optimal_wakeups_per_fire": Fixtures.noisy(optimal),
+                            "loop_saturated": Array(repeating: 0, count: 9),
+                            "early_fires": [0, 0, engine == "cf" ? 3 : 0, 0, 0, 0, 0, 0, 0],
+                            "late_fires": Array(repeating: 0, count: 9),
+                            "missed_fires": Array(repeating: 0, count: 9),
+                            "lateness_max_ns": Fixtures.noisy(engine == "dispatch" ? 3e6 : 2e6),
+                            "lateness_p99_ns": Fixtures.noisy(1e6),
+                        ]))
             }
         }
         for producers in [1, 2, 4] {
             // libuv serves more items for less CPU than ref, with a worse hand-off p99: it does not dominate ref.
-            for (engine, rate, p99, loopCPU) in [("ref", 2e6, 9000.0, 100.0), ("cf", 1e6, 9000, 80), ("libuv", 2.5e6, 12000, 90),
-                                                 ("glib", 0.5e6, 9000, 900), ("libevent", 1.5e6, 9000, 30),
-                                                 ("dispatch", 1.8e6, 9000, 150), ("nio", 1.2e6, 9000, 250)] {
-                benchmarks.append(FixtureBenchmark(
-                    name: "BM_ResidentThroughput/engine:\(engine)/producers:\(producers)/real_time",
-                    times: Fixtures.noisy(1e6),
-                    counters: ["items_per_second": Fixtures.noisy(rate * Double(producers)),
-                               "wakeups_per_item": Fixtures.noisy(0.1), "handoff_p50_ns": Fixtures.noisy(3000),
-                               "handoff_p99_ns": Fixtures.noisy(p99), "loop_cpu_ns_per_item": Fixtures.noisy(loopCPU),
-                               "post_cpu_ns_per_item": Fixtures.noisy(50)]))
+            for (engine, rate, p99, loopCPU) in [
+                ("ref", 2e6, 9000.0, 100.0), ("cf", 1e6, 9000, 80), ("libuv", 2.5e6, 12000, 90),
+                ("glib", 0.5e6, 9000, 900), ("libevent", 1.5e6, 9000, 30),
+                ("dispatch", 1.8e6, 9000, 150), ("nio", 1.2e6, 9000, 250),
+            ] {
+                benchmarks.append(
+                    FixtureBenchmark(
+                        name: "BM_ResidentThroughput/engine:\(engine)/producers:\(producers)/real_time",
+                        times: Fixtures.noisy(1e6),
+                        counters: [
+                            "items_per_second": Fixtures.noisy(rate * Double(producers)),
+                            "wakeups_per_item": Fixtures.noisy(0.1), "handoff_p50_ns": Fixtures.noisy(3000),
+                            "handoff_p99_ns": Fixtures.noisy(p99), "loop_cpu_ns_per_item": Fixtures.noisy(loopCPU),
+                            "post_cpu_ns_per_item": Fixtures.noisy(50),
+                        ]))
             }
         }
         for stall in [50, 100, 250] {
             let expected: Double = stall > 80 ? 3 : 0
-            benchmarks.append(FixtureBenchmark(
-                name: "BM_LagMonitor/engine:ref/stall:\(stall)ms/iterations:3/real_time", times: Fixtures.noisy(1e8),
-                counters: ["detection_delay_ns": stall > 80 ? Fixtures.noisy(30e6) : Array(repeating: nil, count: 9),
-                           "stalls_expected": Array(repeating: expected, count: 9),
-                           "stalls_detected": Array(repeating: expected, count: 9),
-                           "false_positives": Array(repeating: 0, count: 9), "overhead_ns_per_pass": Fixtures.noisy(40)]))
+            benchmarks.append(
+                FixtureBenchmark(
+                    name: "BM_LagMonitor/engine:ref/stall:\(stall)ms/iterations:3/real_time",
+                    times: Fixtures.noisy(1e8),
+                    counters: [
+                        "detection_delay_ns": stall > 80 ? Fixtures.noisy(30e6) : Array(repeating: nil, count: 9),
+                        "stalls_expected": Array(repeating: expected, count: 9),
+                        "stalls_detected": Array(repeating: expected, count: 9),
+                        "false_positives": Array(repeating: 0, count: 9), "overhead_ns_per_pass": Fixtures.noisy(40),
+                    ]))
         }
-        benchmarks.append(FixtureBenchmark(name: "BM_ObserverDispatch/engine:libevent/observers:64/real_time", times: [],
-                                           error: "skipped: no observers <here> & there"))
+        benchmarks.append(
+            FixtureBenchmark(
+                name: "BM_ObserverDispatch/engine:libevent/observers:64/real_time", times: [],
+                error: "skipped: no observers <here> & there"))
         return benchmarks
     }
 
     /// The fixture's CSV, with the context scripts/bench.sh writes (`extra` lines added to it).
-    static func results(profile: String = "full", _ benchmarks: [FixtureBenchmark] = benchmarks(),
-                        filter: String = "(all)", extra: [String] = []) -> String {
-        let context = ["# label: fixture <&>", "# profile: \(profile) (repetitions 9)", "# filter: \(filter)",
-                       "# engine_ref: the reference", "# engine_cf: CoreFoundation", "# cpus: 2",
-                       "# gb: Run on (2 X 2100 MHz CPU s)"] + extra
+    static func results(
+        profile: String = "full", _ benchmarks: [FixtureBenchmark] = benchmarks(),
+        filter: String = "(all)", extra: [String] = []
+    ) -> String {
+        let context =
+            [
+                "# label: fixture <&>", "# profile: \(profile) (repetitions 9)", "# filter: \(filter)",
+                "# engine_ref: the reference", "# engine_cf: CoreFoundation", "# cpus: 2",
+                "# gb: Run on (2 X 2100 MHz CPU s)",
+            ] + extra
         return Fixtures.csv(benchmarks, context: context)
     }
 
@@ -104,11 +137,15 @@ import FoundationXML
         try TargetsFile.load(path: repositoryRoot.appendingPathComponent("Benchmarks/targets.yaml").path)
     }
 
-    static func report(profile: String = "full", _ benchmarks: [FixtureBenchmark] = benchmarks(),
-                       filter: String = "(all)", extra: [String] = []) throws -> BenchReport {
-        BenchReport(file: try ResultsReader.parse(text: results(profile: profile, benchmarks, filter: filter, extra: extra),
-                                                  file: "fixture.csv"),
-                    targets: try targets())
+    static func report(
+        profile: String = "full", _ benchmarks: [FixtureBenchmark] = benchmarks(),
+        filter: String = "(all)", extra: [String] = []
+    ) throws -> BenchReport {
+        BenchReport(
+            file: try ResultsReader.parse(
+                text: results(profile: profile, benchmarks, filter: filter, extra: extra),
+                file: "fixture.csv"),
+            targets: try targets())
     }
 
     static func status(_ report: BenchReport, _ id: String) -> TargetStatus? {
@@ -118,14 +155,16 @@ import FoundationXML
     @Test func theShippedTargetsFileLoadsWithEveryTarget() throws {
         let targets = try Self.targets().targets
         let ids = Set(targets.map(\.id))
-        for id in ["wake.same.epoll", "wake.diff.epoll", "wake.cf", "wake.diff.cf", "wake.peers", "wake.diff.peers",
-                   "observers.64.cf", "observers.libuv",
-                   "coalescing.1000.cf", "coalescing.optimal", "coalescing.1000.lateness", "coalescing.no-early",
-                   "coalescing.no-late", "coalescing.burn.late.epoll", "coalescing.no-missed", "coalescing.dispatch",
-                   "coalescing.dispatch.lateness",
-                   "scale.peers", "scale.observer.peers", "scale.cf",
-                   "scale.random.peers", "scale.random.cf", "resident.not-dominated",
-                   "lag.detected", "lag.delay", "lag.false-positives"] {
+        for id in [
+            "wake.same.epoll", "wake.diff.epoll", "wake.cf", "wake.diff.cf", "wake.peers", "wake.diff.peers",
+            "observers.64.cf", "observers.libuv",
+            "coalescing.1000.cf", "coalescing.optimal", "coalescing.1000.lateness", "coalescing.no-early",
+            "coalescing.no-late", "coalescing.burn.late.epoll", "coalescing.no-missed", "coalescing.dispatch",
+            "coalescing.dispatch.lateness",
+            "scale.peers", "scale.observer.peers", "scale.cf",
+            "scale.random.peers", "scale.random.cf", "resident.not-dominated",
+            "lag.detected", "lag.delay", "lag.false-positives",
+        ] {
             #expect(ids.contains(id), "missing target \(id)")
         }
         // The wake targets read the mean round trip under no load and 1,000 idle items; coalescing's wake-ups leave
@@ -166,9 +205,12 @@ import FoundationXML
         #expect(first.reference?.label.hasPrefix("libevent") == true)
         #expect(abs((first.value ?? 0) - 4000.0 / 4500) < 1e-3)
         let optimal = try #require(report.targets.first { $0.target.id == "coalescing.optimal" })
-        #expect(optimal.outcomes.map(\.variant) == ["timers:100/tolerance:10pct/burn:no",
-                                                    "timers:1000/tolerance:10pct/burn:no",
-                                                    "timers:10000/tolerance:10pct/burn:no"])
+        #expect(
+            optimal.outcomes.map(\.variant) == [
+                "timers:100/tolerance:10pct/burn:no",
+                "timers:1000/tolerance:10pct/burn:no",
+                "timers:10000/tolerance:10pct/burn:no",
+            ])
     }
 
     @Test func absentRowsAreNotMeasuredNotMissed() throws {
@@ -197,7 +239,8 @@ import FoundationXML
     @Test func theTextShowsUnitsAndVariantsInOrder() throws {
         let text = try Self.report().text()
         #expect(text.contains("observers:1 "))
-        let one = try #require(text.range(of: "observers:1 ")), many = try #require(text.range(of: "observers:512"))
+        let one = try #require(text.range(of: "observers:1 "))
+        let many = try #require(text.range(of: "observers:512"))
         #expect(one.lowerBound < many.lowerBound)
         #expect(text.contains("4.000 us"))  // wake latency in microseconds
         #expect(text.contains("M/s") || text.contains("4000000"))
@@ -205,34 +248,58 @@ import FoundationXML
 
     @Test func badTargetsFilesNameTheLineAndField() {
         let cases: [(String, String)] = [
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: \"<= 2\"\n    ratio_to: cf\n",
-             "t.yaml:8: error: invalid argument: field 'targets[0].bound'"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: \"<= 2\"\n    colour: red\n",
-             "t.yaml:9: error: invalid argument: field 'targets[0].colour': unknown field 'colour'"),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: \"<= 2\"\n    ratio_to: cf\n",
+                "t.yaml:8: error: invalid argument: field 'targets[0].bound'"
+            ),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: \"<= 2\"\n    colour: red\n",
+                "t.yaml:9: error: invalid argument: field 'targets[0].colour': unknown field 'colour'"
+            ),
             ("format: 2\nengine: ref\n", "field 'format'"),
             ("format: 1\nengine: ref\nsummary:\n  - title: t\n    family: F\n", "the field 'metric' is missing"),
             ("format: 1\nengine: [ref\n", "t.yaml:3: error: invalid argument: YAML syntax error"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    ratio_to: cf\n    bound: <= 2x\n    quick_bound: \"<= 2\"\n",
-             "t.yaml:10: error: invalid argument: field 'targets[0].quick_bound'"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    where: {load: []}\n    metric: m\n    bound: \"<= 2\"\n",
-             "field 'targets[0].where.load': name at least one value"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    statistic: mean\n    bound: \"<= 2\"\n",
-             "expected median, max or min"),
-            ("format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - metric: m\n        axis: a\n",
-             "t.yaml:6: error: invalid argument: field 'page[0].charts[0]': give one of 'dots: TITLE' and 'lines: TITLE'"),
-            ("format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - lines: t\n        metric: m\n        axis: a\n",
-             "the field 'x' is missing"),
-            ("format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - dots: t\n        metric: m\n        name: n\n"
-                + "        tail: m\n        tail_name: w\n        axis: a\n        optimum: o\n",
-             "t.yaml:12: error: invalid argument: field 'page[0].charts[0].optimum': unknown field 'optimum'"),
-            ("format: 1\nengine: ref\npage:\n  - family: F\n  - family: F\n",
-             "t.yaml:5: error: invalid argument: field 'page[1]': the family F has an entry already, on line 4"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    not_dominated_by: [cf]\n",
-             "t.yaml:9: error: invalid argument: field 'targets[0].not_dominated_by': not_dominated_by needs 'trade_off_with'"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    trade_off_with: [n]\n",
-             "field 'targets[0]': 'trade_off_with' goes with 'not_dominated_by'"),
-            ("format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    difference_to: epoll\n    ratio_to: cf\n",
-             "give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit, difference_to, not_dominated_by"),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    ratio_to: cf\n    bound: <= 2x\n    quick_bound: \"<= 2\"\n",
+                "t.yaml:10: error: invalid argument: field 'targets[0].quick_bound'"
+            ),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    where: {load: []}\n    metric: m\n    bound: \"<= 2\"\n",
+                "field 'targets[0].where.load': name at least one value"
+            ),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    statistic: mean\n    bound: \"<= 2\"\n",
+                "expected median, max or min"
+            ),
+            (
+                "format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - metric: m\n        axis: a\n",
+                "t.yaml:6: error: invalid argument: field 'page[0].charts[0]': give one of 'dots: TITLE' and 'lines: TITLE'"
+            ),
+            (
+                "format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - lines: t\n        metric: m\n        axis: a\n",
+                "the field 'x' is missing"
+            ),
+            (
+                "format: 1\nengine: ref\npage:\n  - family: F\n    charts:\n      - dots: t\n        metric: m\n        name: n\n"
+                    + "        tail: m\n        tail_name: w\n        axis: a\n        optimum: o\n",
+                "t.yaml:12: error: invalid argument: field 'page[0].charts[0].optimum': unknown field 'optimum'"
+            ),
+            (
+                "format: 1\nengine: ref\npage:\n  - family: F\n  - family: F\n",
+                "t.yaml:5: error: invalid argument: field 'page[1]': the family F has an entry already, on line 4"
+            ),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    not_dominated_by: [cf]\n",
+                "t.yaml:9: error: invalid argument: field 'targets[0].not_dominated_by': not_dominated_by needs 'trade_off_with'"
+            ),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    trade_off_with: [n]\n",
+                "field 'targets[0]': 'trade_off_with' goes with 'not_dominated_by'"
+            ),
+            (
+                "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    difference_to: epoll\n    ratio_to: cf\n",
+                "give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit, difference_to, not_dominated_by"
+            ),
         ]
         for (text, message) in cases {
             #expect(throws: InputError.self) { try TargetsFile.parse(text, file: "t.yaml") }
@@ -259,8 +326,9 @@ import FoundationXML
         let page = BenchPage.html(try Self.report())
         // The wake-up distribution's modes, and the figure each target uses.
         #expect(page.contains("low 70 % at 3.200 us; high 30 % at 6.000 us"))
-        #expect(page.contains("mean (the targets&apos; figure) and p99")
-            || page.contains("mean (the targets' figure) and p99"))
+        #expect(
+            page.contains("mean (the targets&apos; figure) and p99")
+                || page.contains("mean (the targets' figure) and p99"))
         let single = ReportTests.benchmarks().map { benchmark -> FixtureBenchmark in
             var one = benchmark
             if one.counters["latency_high_share"] != nil {
@@ -271,11 +339,14 @@ import FoundationXML
             return one
         }
         #expect(BenchPage.html(try Self.report(single)).contains("one mode at 3.200 us"))
-        #expect(page.contains("median over repetitions of latency_mean_ns, divided by epoll&apos;s")
-            || page.contains("median over repetitions of latency_mean_ns, divided by epoll's"))
+        #expect(
+            page.contains("median over repetitions of latency_mean_ns, divided by epoll&apos;s")
+                || page.contains("median over repetitions of latency_mean_ns, divided by epoll's"))
         #expect(xmlProblem(page) == nil, "\(xmlProblem(page) ?? "")")
-        for family in ["BM_WakeLatency", "BM_ObserverDispatch", "BM_TimerCoalescing", "BM_ResidentThroughput",
-                       "BM_LagMonitor"] {
+        for family in [
+            "BM_WakeLatency", "BM_ObserverDispatch", "BM_TimerCoalescing", "BM_ResidentThroughput",
+            "BM_LagMonitor",
+        ] {
             #expect(page.contains("<h3 id=\"\(family)\">"))
         }
         #expect(page.contains("optimum"))  // the dashed optimum of the coalescing chart

@@ -3,6 +3,7 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import ReportKit
 @testable import ResultsKit
 
@@ -52,7 +53,9 @@ import Testing
         let judged = spread.rows.filter { $0.bound != nil && $0.spread != nil && $0.distanceToBound != nil }
         let settled = judged.filter { $0.spread! < $0.distanceToBound! }.count
         #expect(settled < judged.count)
-        #expect(text.contains("\(settled) of \(judged.count) moved less than the distance from their median to their bound"))
+        #expect(
+            text.contains("\(settled) of \(judged.count) moved less than the distance from their median to their bound")
+        )
     }
 
     @Test func theToolTakesSeveralFilesAndRefusesAPageForThem() throws {
@@ -69,8 +72,10 @@ import Testing
         let outcome = ReportTool.run(ReportOptions(file: paths[0], moreFiles: [paths[1]], targetsPath: targets))
         #expect(outcome.exitCode == 0)
         #expect(outcome.output.contains("targets across 2 files"))
-        let page = ReportTool.run(ReportOptions(file: paths[0], moreFiles: [paths[1]], targetsPath: targets,
-                                                htmlPath: directory.appendingPathComponent("p.html").path))
+        let page = ReportTool.run(
+            ReportOptions(
+                file: paths[0], moreFiles: [paths[1]], targetsPath: targets,
+                htmlPath: directory.appendingPathComponent("p.html").path))
         #expect(page.exitCode == InputError.exitStatus)
         #expect(page.diagnostics.joined().contains("--html"))
     }

@@ -4,6 +4,7 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import ReportKit
 @testable import ResultsKit
 
@@ -11,7 +12,8 @@ import Testing
     typealias Mutation = (inout [FixtureBenchmark]) -> Void
 
     static func report(profile: String = "full", filter: String = "(all)", _ mutate: Mutation = { _ in }) throws
-        -> BenchReport {
+        -> BenchReport
+    {
         var benchmarks = ReportTests.benchmarks()
         mutate(&benchmarks)
         return try ReportTests.report(profile: profile, benchmarks, filter: filter)
@@ -64,16 +66,22 @@ import Testing
         #expect(Self.line(text, "wake.same.epoll")?.hasPrefix("  MISSED") == true)
         #expect(!text.contains("met             pin:same/load:none"))
         // The table shows the failure, not a blank.
-        #expect(report.tables.contains { table in
-            table.rows.contains { $0.variant == "pin:same/load:none" && $0.cells.contains { if case .errored = $0 { true } else { false } } }
-        })
+        #expect(
+            report.tables.contains { table in
+                table.rows.contains {
+                    $0.variant == "pin:same/load:none"
+                        && $0.cells.contains { if case .errored = $0 { true } else { false } }
+                }
+            })
     }
 
     @Test func oneFailedRepetitionOfTheSubjectIsAMiss() throws {
         let report = try Self.report { benchmarks in
             let at = try! Self.index(benchmarks, Self.refSameNone)
-            benchmarks.insert(FixtureBenchmark(name: Self.refSameNone + "/manual_time", times: [],
-                                               error: "error: the loop did not answer"), at: at + 1)
+            benchmarks.insert(
+                FixtureBenchmark(
+                    name: Self.refSameNone + "/manual_time", times: [],
+                    error: "error: the loop did not answer"), at: at + 1)
         }
         let outcome = try Self.outcome(report, "wake.same.epoll", "pin:same/load:none")
         #expect(outcome.status == .missed)
@@ -118,8 +126,9 @@ import Testing
         // bench.sh skips the rest of an engine's family after it hung twice: for the subject that is no data.
         let report = try Self.report { benchmarks in
             let at = try! Self.index(benchmarks, "BM_WakeLatency/engine:ref/pin:diff/load:idle1000")
-            benchmarks[at] = FixtureBenchmark(name: "BM_WakeLatency/engine:ref/pin:diff/load:idle1000", times: [],
-                                              error: "skipped: engine hung twice in this family (watchdog)")
+            benchmarks[at] = FixtureBenchmark(
+                name: "BM_WakeLatency/engine:ref/pin:diff/load:idle1000", times: [],
+                error: "skipped: engine hung twice in this family (watchdog)")
         }
         let outcome = try Self.outcome(report, "wake.diff.epoll", "pin:diff/load:idle1000")
         #expect(outcome.status == .missed)
@@ -138,14 +147,19 @@ import Testing
         // Timers at N = 10,000 on every engine the scale targets name, in order; random order only where given.
         func scale(random: [String]) -> Mutation {
             { benchmarks in
-                let costs = ["ref": 100.0, "cf": 400, "libuv": 90, "glib": 120, "libevent": 80, "dispatch": 300,
-                             "nio": 500]
+                let costs = [
+                    "ref": 100.0, "cf": 400, "libuv": 90, "glib": 120, "libevent": 80, "dispatch": 300,
+                    "nio": 500,
+                ]
                 for (engine, cost) in costs {
                     for suffix in [""] + (random.contains(engine) ? ["/order:random"] : []) {
-                        benchmarks.append(FixtureBenchmark(
-                            name: "BM_Scale/engine:\(engine)/item:timer/n:10000\(suffix)/real_time",
-                            times: Fixtures.noisy(1e6),
-                            counters: ["ns_per_add": Fixtures.noisy(cost / 2), "ns_per_remove": Fixtures.noisy(cost / 2)]))
+                        benchmarks.append(
+                            FixtureBenchmark(
+                                name: "BM_Scale/engine:\(engine)/item:timer/n:10000\(suffix)/real_time",
+                                times: Fixtures.noisy(1e6),
+                                counters: [
+                                    "ns_per_add": Fixtures.noisy(cost / 2), "ns_per_remove": Fixtures.noisy(cost / 2),
+                                ]))
                     }
                 }
             }
@@ -200,13 +214,18 @@ import Testing
         try Self.report { benchmarks in
             for (engine, late) in [("ref", ref), ("epoll", epoll)] {
                 guard let late else { continue }
-                benchmarks.append(FixtureBenchmark(
-                    name: "BM_TimerCoalescing/engine:\(engine)/timers:1000/tolerance:10pct/burn:yes/iterations:1/manual_time",
-                    times: Fixtures.noisy(1e8),
-                    counters: ["late_fires": late, "early_fires": Array(repeating: 0, count: 9),
-                               "missed_fires": Array(repeating: 0, count: 9), "loop_saturated": Array(repeating: 1, count: 9),
-                               "wakeups_per_fire": Fixtures.noisy(0.01), "optimal_wakeups_per_fire": Fixtures.noisy(0.01),
-                               "lateness_max_ns": Fixtures.noisy(2e6), "lateness_p99_ns": Fixtures.noisy(1e6)]))
+                benchmarks.append(
+                    FixtureBenchmark(
+                        name:
+                            "BM_TimerCoalescing/engine:\(engine)/timers:1000/tolerance:10pct/burn:yes/iterations:1/manual_time",
+                        times: Fixtures.noisy(1e8),
+                        counters: [
+                            "late_fires": late, "early_fires": Array(repeating: 0, count: 9),
+                            "missed_fires": Array(repeating: 0, count: 9),
+                            "loop_saturated": Array(repeating: 1, count: 9),
+                            "wakeups_per_fire": Fixtures.noisy(0.01), "optimal_wakeups_per_fire": Fixtures.noisy(0.01),
+                            "lateness_max_ns": Fixtures.noisy(2e6), "lateness_p99_ns": Fixtures.noisy(1e6),
+                        ]))
             }
         }
     }
@@ -214,27 +233,34 @@ import Testing
     @Test func aDifferenceToAnEngineReadsZeroAsAFigure() throws {
         let variant = "timers:1000/tolerance:10pct/burn:yes"
         // No late fire where the floor has 3 in its worst repetition: met, by -3.
-        let fewer = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9),
-                                                             epoll: [0, 3, 0, 1, 0, 0, 0, 0, 0]),
-                                     "coalescing.burn.late.epoll", variant)
+        let fewer = try Self.outcome(
+            try Self.withBurnerRows(
+                ref: Array(repeating: 0, count: 9),
+                epoll: [0, 3, 0, 1, 0, 0, 0, 0, 0]),
+            "coalescing.burn.late.epoll", variant)
         #expect(fewer.status == .met && fewer.value == -3 && fewer.subject == 0)
         #expect(fewer.note?.hasPrefix("epoll 3") == true)
         // Both 0: met (0 is a count, not a sign of nothing measured).
-        let none = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9),
-                                                            epoll: Array(repeating: 0, count: 9)),
-                                    "coalescing.burn.late.epoll", variant)
+        let none = try Self.outcome(
+            try Self.withBurnerRows(
+                ref: Array(repeating: 0, count: 9),
+                epoll: Array(repeating: 0, count: 9)),
+            "coalescing.burn.late.epoll", variant)
         #expect(none.status == .met && none.value == 0)
         // Two more than the floor's worst: missed, shown with its sign.
         let more = try Self.withBurnerRows(ref: [5, 0, 0, 0, 0, 0, 0, 0, 0], epoll: [3, 0, 0, 0, 0, 0, 0, 0, 0])
         #expect(try Self.outcome(more, "coalescing.burn.late.epoll", variant).status == .missed)
         #expect(Self.line(more.text(), "coalescing.burn.late.epoll")?.contains("+2") == true)
         // The floor absent, or its repetitions all errors: not measured, never met.
-        let absent = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9), epoll: nil),
-                                      "coalescing.burn.late.epoll", variant)
+        let absent = try Self.outcome(
+            try Self.withBurnerRows(ref: Array(repeating: 0, count: 9), epoll: nil),
+            "coalescing.burn.late.epoll", variant)
         #expect(absent.status == .notMeasured && absent.note?.contains("no epoll row") == true)
-        let unread = try Self.outcome(try Self.withBurnerRows(ref: Array(repeating: 0, count: 9),
-                                                              epoll: Array(repeating: nil, count: 9)),
-                                      "coalescing.burn.late.epoll", variant)
+        let unread = try Self.outcome(
+            try Self.withBurnerRows(
+                ref: Array(repeating: 0, count: 9),
+                epoll: Array(repeating: nil, count: 9)),
+            "coalescing.burn.late.epoll", variant)
         #expect(unread.status == .notMeasured)
         // The base fixture has no rows under the burner: not measured.
         #expect(try Self.result(try Self.report(), "coalescing.burn.late.epoll").status == .notMeasured)
@@ -272,13 +298,15 @@ import Testing
         }
         let unread = try Self.result(noCPU, "resident.not-dominated")
         #expect(unread.status == .notMeasured)
-        #expect(unread.outcomes.allSatisfy {
-            $0.note?.contains("no value for loop_cpu_ns_per_item + post_cpu_ns_per_item") == true
-        })
+        #expect(
+            unread.outcomes.allSatisfy {
+                $0.note?.contains("no value for loop_cpu_ns_per_item + post_cpu_ns_per_item") == true
+            })
         // The subject's repetitions all errors: missed.
         let failed = try Self.report { benchmarks in
             let at = try! Self.index(benchmarks, "BM_ResidentThroughput/engine:ref/producers:2")
-            benchmarks[at] = FixtureBenchmark(name: benchmarks[at].name, times: [], error: "error: no result after 60 s")
+            benchmarks[at] = FixtureBenchmark(
+                name: benchmarks[at].name, times: [], error: "error: no result after 60 s")
         }
         #expect(try Self.outcome(failed, "resident.not-dominated", "producers:2").status == .missed)
     }
@@ -377,9 +405,11 @@ import Testing
         #expect(!text.contains(" met           wake."))
         #expect(Self.line(text, "wake.cf")?.contains("(full: <= 0.85x)") == true)
         let counts = report.targetCounts
-        #expect(text.contains("a quick run: judged only where a target has a quick bound): \(counts[.met] ?? 0) met, "
-            + "\(counts[.missed] ?? 0) missed, \(counts[.notMeasured] ?? 0) not measured, "
-            + "\(counts[.reported] ?? 0) reported, not judged"))
+        #expect(
+            text.contains(
+                "a quick run: judged only where a target has a quick bound): \(counts[.met] ?? 0) met, "
+                    + "\(counts[.missed] ?? 0) missed, \(counts[.notMeasured] ?? 0) not measured, "
+                    + "\(counts[.reported] ?? 0) reported, not judged"))
         // A quick miss is still a miss.
         let missed = try Self.report(profile: "quick") { benchmarks in
             let at = try! Self.index(benchmarks, "BM_TimerCoalescing/engine:ref/timers:100/tolerance:10pct/burn:no")
@@ -391,12 +421,16 @@ import Testing
     @Test func aFamilyLostWithItsProcessIsNotMeasuredAndSaysWhy() throws {
         // The wake family's process crashed: bench.sh writes one error row for it, naming no engine.
         var benchmarks = ReportTests.benchmarks().filter { !$0.name.hasPrefix("BM_WakeLatency/") }
-        benchmarks.append(FixtureBenchmark(name: "harness/family:wake", times: [],
-                                           error: "error: the harness exited with status 134"))
+        benchmarks.append(
+            FixtureBenchmark(
+                name: "harness/family:wake", times: [],
+                error: "error: the harness exited with status 134"))
         let report = try ReportTests.report(benchmarks)
         let wake = try Self.result(report, "wake.same.epoll")
         #expect(wake.status == .notMeasured)
-        #expect(wake.outcomes.first?.note?.contains("harness/family:wake: error: the harness exited with status 134") == true)
+        #expect(
+            wake.outcomes.first?.note?.contains("harness/family:wake: error: the harness exited with status 134")
+                == true)
         #expect(report.errors.count == 1)
         #expect(!report.index.families.contains("harness"))
     }
@@ -408,8 +442,10 @@ import Testing
         let counts = report.targetCounts
         #expect((counts[.met] ?? 0) > 0 && (counts[.missed] ?? 0) > 0 && (counts[.notMeasured] ?? 0) > 0)
         #expect(counts.values.reduce(0, +) == report.targets.count)
-        #expect(report.text().contains("\(counts[.met]!) met, \(counts[.missed]!) missed, "
-            + "\(counts[.notMeasured]!) not measured\n"))
+        #expect(
+            report.text().contains(
+                "\(counts[.met]!) met, \(counts[.missed]!) missed, "
+                    + "\(counts[.notMeasured]!) not measured\n"))
         let page = BenchPage.html(report)
         #expect(page.contains("\(counts[.met]!) met</span>"))
         #expect(xmlProblem(page) == nil)

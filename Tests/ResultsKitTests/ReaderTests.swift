@@ -1,7 +1,8 @@
+import BenchTestSupport
 // Reading results CSVs: context, quoting, aggregates, error rows, units, and every kind of bad input.
 import Foundation
 import Testing
-import BenchTestSupport
+
 @testable import ResultsKit
 
 @Suite struct ReaderTests {
@@ -14,10 +15,11 @@ import BenchTestSupport
         #expect(file.contextLines.count == 10)
         #expect(file.columns.last == "wakeups_per_fire")
         let samples = file.samples(of: .realTime)
-        #expect(samples.map(\.name.full) == [
-            "BM_TimerFire/1", "BM_TimerFire/64", "BM_SourceSignal/real_time",
-            "BM_WakeLatency/engine:cf/pin:same", "BM_WakeLatency/engine:ref/pin:same",
-        ])
+        #expect(
+            samples.map(\.name.full) == [
+                "BM_TimerFire/1", "BM_TimerFire/64", "BM_SourceSignal/real_time",
+                "BM_WakeLatency/engine:cf/pin:same", "BM_WakeLatency/engine:ref/pin:same",
+            ])
         #expect(samples.allSatisfy { $0.values.count == 9 && $0.source == .repetitions })
         #expect(samples[0].firstLine == 12)
     }
@@ -39,10 +41,11 @@ import BenchTestSupport
         #expect(file.context.isEmpty)
         #expect(file.contextLines[2] == "Run on (2 X 2100 MHz CPU s)")
         let samples = file.samples(of: .realTime)
-        #expect(samples.map(\.name.full) == [
-            "BM_WakeLatency/engine:cf/pin:same", "BM_WakeLatency/engine:ref/pin:same",
-            "BM_Vec/8/real_time", "BM_Vec/512/real_time",
-        ])
+        #expect(
+            samples.map(\.name.full) == [
+                "BM_WakeLatency/engine:cf/pin:same", "BM_WakeLatency/engine:ref/pin:same",
+                "BM_Vec/8/real_time", "BM_Vec/512/real_time",
+            ])
         #expect(samples.allSatisfy { $0.values.count == 3 && $0.source == .repetitions })
         #expect(samples[0].values == [218.304, 345.86, 235.842])
         #expect(close(samples[2].values[0], 21.1865, 1e-12))  // 0.0211865 us
@@ -63,13 +66,13 @@ import BenchTestSupport
 
     @Test func aggregatesOnlyFileFallsBackToMedian() throws {
         let text = """
-        name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
-        "BM_A/8_mean",3,110,109,ns,,,,,
-        "BM_A/8_median",3,100,99,ns,,,,,
-        "BM_A/8_stddev",3,5,5,ns,,,,,
-        "BM_A/8_cv",3,0.05,0.05,ns,,,,,
-        "BM_Plain_mean",1000,42,41,ns,,,,,
-        """
+            name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
+            "BM_A/8_mean",3,110,109,ns,,,,,
+            "BM_A/8_median",3,100,99,ns,,,,,
+            "BM_A/8_stddev",3,5,5,ns,,,,,
+            "BM_A/8_cv",3,0.05,0.05,ns,,,,,
+            "BM_Plain_mean",1000,42,41,ns,,,,,
+            """
         let file = try ResultsReader.parse(text: text, file: "agg.csv")
         let samples = file.samples(of: .realTime)
         #expect(samples.count == 2)
@@ -83,9 +86,9 @@ import BenchTestSupport
 
     @Test func quotedNamesWithCommasAndQuotes() throws {
         let text = """
-        name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
-        "BM_Args/""x,y""/2",10,5,5,ns,,,"a, label",,
-        """
+            name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
+            "BM_Args/""x,y""/2",10,5,5,ns,,,"a, label",,
+            """
         let file = try ResultsReader.parse(text: text, file: "q.csv")
         #expect(file.rows.count == 1)
         #expect(file.rows[0].rawName == "BM_Args/\"x,y\"/2")
@@ -101,12 +104,12 @@ import BenchTestSupport
 
     @Test func unitsAreNormalisedToNanoseconds() throws {
         let text = """
-        name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
-        "BM_ns",1,1500,1400,ns,,,,,
-        "BM_us",1,1.5,1.4,us,,,,,
-        "BM_ms",1,1.5,1.4,ms,,,,,
-        "BM_s",1,1.5,1.4,s,,,,,
-        """
+            name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
+            "BM_ns",1,1500,1400,ns,,,,,
+            "BM_us",1,1.5,1.4,us,,,,,
+            "BM_ms",1,1.5,1.4,ms,,,,,
+            "BM_s",1,1.5,1.4,s,,,,,
+            """
         let samples = try ResultsReader.parse(text: text, file: "units.csv").samples(of: .realTime)
         #expect(samples.map { $0.values[0] } == [1500, 1500, 1.5e6, 1.5e9])
         let cpu = try ResultsReader.parse(text: text, file: "units.csv").samples(of: .cpuTime)
@@ -138,12 +141,12 @@ import BenchTestSupport
 
     @Test func complexityRowsAreIgnored() throws {
         let text = """
-        name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
-        "BM_Sort/8",100,10,10,ns,,,,,
-        "BM_Sort/64",100,80,80,ns,,,,,
-        "BM_Sort_BigO",,1.25,1.24,N,,,,,
-        "BM_Sort_RMS",,0.02,0.02,,,,,,
-        """
+            name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
+            "BM_Sort/8",100,10,10,ns,,,,,
+            "BM_Sort/64",100,80,80,ns,,,,,
+            "BM_Sort_BigO",,1.25,1.24,N,,,,,
+            "BM_Sort_RMS",,0.02,0.02,,,,,,
+            """
         let file = try ResultsReader.parse(text: text, file: "bigo.csv")
         #expect(file.samples(of: .realTime).map(\.name.full) == ["BM_Sort/8", "BM_Sort/64"])
         #expect(file.rows.filter { if case .complexity = $0.kind { return true } else { return false } }.count == 2)
@@ -161,7 +164,8 @@ import BenchTestSupport
 
     // MARK: - Bad input: every kind names the file, and the line and field where there is one.
 
-    static let header = "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message"
+    static let header =
+        "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message"
 
     struct BadInput: Sendable, CustomStringConvertible {
         let description: String
@@ -174,37 +178,54 @@ import BenchTestSupport
     static let badInputs: [BadInput] = [
         BadInput(description: "empty file", text: "", kind: .emptyFile, line: 1, field: nil),
         BadInput(description: "blank lines only", text: "\n  \n\n", kind: .emptyFile, line: 1, field: nil),
-        BadInput(description: "no header", text: "# commit: abc\nhello,world\n1,2\n", kind: .noHeader, line: 3, field: nil),
-        BadInput(description: "garbage", text: "\u{7}\u{1}PK\u{3}\u{4} binary garbage ,,,\"\n\u{0}",
-                 kind: .noHeader, line: 2, field: nil),
-        BadInput(description: "missing column", text: "name,iterations,real_time,time_unit\n\"BM_A\",1,2,ns\n",
-                 kind: .missingColumn, line: 1, field: "cpu_time"),
-        BadInput(description: "duplicate column", text: "name,real_time,cpu_time,time_unit,real_time\n",
-                 kind: .duplicateColumn, line: 1, field: "real_time"),
-        BadInput(description: "header only", text: "# commit: x\n" + header + "\n", kind: .noBenchmarks, line: 2, field: nil),
-        BadInput(description: "truncated row", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_B\",10,5.",
-                 kind: .wrongFieldCount, line: 3, field: nil),
-        BadInput(description: "extra fields", text: header + "\n\"BM_A\",10,5,5,ns,,,,,,,\n",
-                 kind: .wrongFieldCount, line: 2, field: nil),
-        BadInput(description: "unterminated quote", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_B,10,5",
-                 kind: .unterminatedQuote, line: 3, field: nil),
-        BadInput(description: "non-numeric time", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_A\",10,fast,5,ns,,,,,\n",
-                 kind: .nonNumeric, line: 3, field: "real_time"),
-        BadInput(description: "non-numeric counter", text: header + ",\"c\"\n\"BM_A\",10,5,5,ns,,,,,,x1\n",
-                 kind: .nonNumeric, line: 2, field: "c"),
-        BadInput(description: "infinite time", text: header + "\n\"BM_A\",10,inf,5,ns,,,,,\n",
-                 kind: .nonNumeric, line: 2, field: "real_time"),
-        BadInput(description: "empty time", text: header + "\n\"BM_A\",10,,5,ns,,,,,\n",
-                 kind: .missingValue, line: 2, field: "real_time"),
-        BadInput(description: "empty name", text: header + "\n,10,5,5,ns,,,,,\n",
-                 kind: .missingValue, line: 2, field: "name"),
-        BadInput(description: "unknown unit", text: header + "\n\"BM_A\",10,5,5,ps,,,,,\n",
-                 kind: .unknownUnit, line: 2, field: "time_unit"),
-        BadInput(description: "mixed units", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_B\",10,5,5,us,,,,,\n\"BM_A\",10,5,5,us,,,,,\n",
-                 kind: .mixedUnits, line: 4, field: "time_unit"),
-        BadInput(description: "mixed units in an aggregate",
-                 text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_A\",10,6,6,ns,,,,,\n\"BM_A_median\",2,5.5,5.5,us,,,,,\n",
-                 kind: .mixedUnits, line: 4, field: "time_unit"),
+        BadInput(
+            description: "no header", text: "# commit: abc\nhello,world\n1,2\n", kind: .noHeader, line: 3, field: nil),
+        BadInput(
+            description: "garbage", text: "\u{7}\u{1}PK\u{3}\u{4} binary garbage ,,,\"\n\u{0}",
+            kind: .noHeader, line: 2, field: nil),
+        BadInput(
+            description: "missing column", text: "name,iterations,real_time,time_unit\n\"BM_A\",1,2,ns\n",
+            kind: .missingColumn, line: 1, field: "cpu_time"),
+        BadInput(
+            description: "duplicate column", text: "name,real_time,cpu_time,time_unit,real_time\n",
+            kind: .duplicateColumn, line: 1, field: "real_time"),
+        BadInput(
+            description: "header only", text: "# commit: x\n" + header + "\n", kind: .noBenchmarks, line: 2, field: nil),
+        BadInput(
+            description: "truncated row", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_B\",10,5.",
+            kind: .wrongFieldCount, line: 3, field: nil),
+        BadInput(
+            description: "extra fields", text: header + "\n\"BM_A\",10,5,5,ns,,,,,,,\n",
+            kind: .wrongFieldCount, line: 2, field: nil),
+        BadInput(
+            description: "unterminated quote", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_B,10,5",
+            kind: .unterminatedQuote, line: 3, field: nil),
+        BadInput(
+            description: "non-numeric time", text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_A\",10,fast,5,ns,,,,,\n",
+            kind: .nonNumeric, line: 3, field: "real_time"),
+        BadInput(
+            description: "non-numeric counter", text: header + ",\"c\"\n\"BM_A\",10,5,5,ns,,,,,,x1\n",
+            kind: .nonNumeric, line: 2, field: "c"),
+        BadInput(
+            description: "infinite time", text: header + "\n\"BM_A\",10,inf,5,ns,,,,,\n",
+            kind: .nonNumeric, line: 2, field: "real_time"),
+        BadInput(
+            description: "empty time", text: header + "\n\"BM_A\",10,,5,ns,,,,,\n",
+            kind: .missingValue, line: 2, field: "real_time"),
+        BadInput(
+            description: "empty name", text: header + "\n,10,5,5,ns,,,,,\n",
+            kind: .missingValue, line: 2, field: "name"),
+        BadInput(
+            description: "unknown unit", text: header + "\n\"BM_A\",10,5,5,ps,,,,,\n",
+            kind: .unknownUnit, line: 2, field: "time_unit"),
+        BadInput(
+            description: "mixed units",
+            text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_B\",10,5,5,us,,,,,\n\"BM_A\",10,5,5,us,,,,,\n",
+            kind: .mixedUnits, line: 4, field: "time_unit"),
+        BadInput(
+            description: "mixed units in an aggregate",
+            text: header + "\n\"BM_A\",10,5,5,ns,,,,,\n\"BM_A\",10,6,6,ns,,,,,\n\"BM_A_median\",2,5.5,5.5,us,,,,,\n",
+            kind: .mixedUnits, line: 4, field: "time_unit"),
     ]
 
     @Test(arguments: badInputs)
@@ -247,7 +268,9 @@ import BenchTestSupport
     }
 
     @Test func errorDescriptionIsCompilerStyle() {
-        let error = InputError(.nonNumeric, file: "new.csv", line: 14, field: "real_time", detail: "'x' is not a finite number")
-        #expect(error.description == "new.csv:14: error: non-numeric value: field 'real_time': 'x' is not a finite number")
+        let error = InputError(
+            .nonNumeric, file: "new.csv", line: 14, field: "real_time", detail: "'x' is not a finite number")
+        #expect(
+            error.description == "new.csv:14: error: non-numeric value: field 'real_time': 'x' is not a finite number")
     }
 }

@@ -4,6 +4,7 @@
 import BenchTestSupport
 import Foundation
 import Testing
+
 @testable import ResultsKit
 
 @Suite struct ResultsMergeTests {
@@ -79,9 +80,11 @@ import Testing
 
     @Test func errorRowsAreWhatBenchShWrote() {
         let names = ["harness/family:observers"]
-        #expect(ResultsMerge.errorRows(names: names, message: "error: the harness exited with status 134")
+        #expect(
+            ResultsMerge.errorRows(names: names, message: "error: the harness exited with status 134")
                 == Self.failures.split(separator: "\n").prefix(2).joined(separator: "\n") + "\n")
-        #expect(ResultsMerge.errorRows(names: [], message: "skipped: x")
+        #expect(
+            ResultsMerge.errorRows(names: [], message: "skipped: x")
                 == ResultsReader.standardColumns.joined(separator: ",") + "\n")
     }
 
@@ -89,21 +92,27 @@ import Testing
         let files = try Self.files()
         // Every row the files have, `_cv` rows included (only the merge leaves them out).
         #expect(ResultsMerge.rows(files, status: .measured, namesOnly: true).split(separator: "\n").count == 5)
-        #expect(ResultsMerge.rows(files, status: .error, namesOnly: true)
+        #expect(
+            ResultsMerge.rows(files, status: .error, namesOnly: true)
                 == "BM_WakeLatency/engine:epoll/pin:same/manual_time\nharness/family:observers\n")
-        #expect(ResultsMerge.rows(files, status: .skipped, messagePrefix: "skipped: engine hung twice", namesOnly: true)
+        #expect(
+            ResultsMerge.rows(files, status: .skipped, messagePrefix: "skipped: engine hung twice", namesOnly: true)
                 == "BM_ObserverDispatch/engine:epoll/observers:64\n")
         // A row is printed under its file's counters, as the merge writes it (a merged file's rows as they are).
-        #expect(ResultsMerge.rows([files[0]], status: .error)
-                == "\"BM_WakeLatency/engine:epoll/pin:same/manual_time\",,,,,,,,true,\"error: no result after 2 s\",,\n")
+        #expect(
+            ResultsMerge.rows([files[0]], status: .error)
+                == "\"BM_WakeLatency/engine:epoll/pin:same/manual_time\",,,,,,,,true,\"error: no result after 2 s\",,\n"
+        )
     }
 
     @Test func aFileThatIsNotAGoogleBenchmarkCSVIsAnInputError() throws {
         let path = try Fixtures.write("name,real_time,cpu_time,time_unit\n\"BM_A\",1,2,ns\n", name: "other.csv")
         #expect(throws: InputError.self) { try RawResultsFile.read(path: path) }
-        let long = try Fixtures.write(ResultsMerge.header(counters: []) + "\n\"BM_A\",1,2,3,ns,,,,,,9\n", name: "long.csv")
+        let long = try Fixtures.write(
+            ResultsMerge.header(counters: []) + "\n\"BM_A\",1,2,3,ns,,,,,,9\n", name: "long.csv")
         #expect(throws: InputError.self) { try RawResultsFile.read(path: long) }
-        let short = try Fixtures.write(ResultsMerge.header(counters: ["c"]) + "\n\"BM_A\",1,2,3,ns,,,,,\n", name: "short.csv")
+        let short = try Fixtures.write(
+            ResultsMerge.header(counters: ["c"]) + "\n\"BM_A\",1,2,3,ns,,,,,\n", name: "short.csv")
         #expect(throws: InputError.self) { try RawResultsFile.read(path: short) }
     }
 }

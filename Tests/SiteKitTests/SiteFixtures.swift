@@ -22,9 +22,11 @@ final class SiteFixture {
     func writeRuns(_ count: Int) throws {
         for index in 0..<count {
             let day = String(format: "%02d", index + 1)
-            try SiteFixture.csv(date: "2026-11-\(day)T10:00:00Z", commit: String(repeating: "\(index % 10)", count: 40),
-                                wakeLevel: index >= 4 ? 30_000 : 20_000, seed: UInt64(index + 1))
-                .write(toFile: "\(results)/kvm-2cpu-202611\(day)-1000.csv", atomically: true, encoding: .utf8)
+            try SiteFixture.csv(
+                date: "2026-11-\(day)T10:00:00Z", commit: String(repeating: "\(index % 10)", count: 40),
+                wakeLevel: index >= 4 ? 30_000 : 20_000, seed: UInt64(index + 1)
+            )
+            .write(toFile: "\(results)/kvm-2cpu-202611\(day)-1000.csv", atomically: true, encoding: .utf8)
         }
     }
 
@@ -32,16 +34,21 @@ final class SiteFixture {
     /// repetitions each with a deterministic spread of ±1 %.
     static func csv(date: String, commit: String, wakeLevel: Double, seed: UInt64) -> String {
         let engines = ["ref", "cf", "epoll", "libuv"]
-        var lines = ["# label: kvm-2cpu", "# date: \(date)",
-                     "# profile: full (repetitions 5, min_time 0.3 s, random interleaving)",
-                     "# command: runloop bench", "# filter: (all)", "# cpu_model: AMD EPYC", "# cpus: 2 (kvm)",
-                     "# commit: \(commit) (0 uncommitted paths)"]
+        var lines = [
+            "# label: kvm-2cpu", "# date: \(date)",
+            "# profile: full (repetitions 5, min_time 0.3 s, random interleaving)",
+            "# command: runloop bench", "# filter: (all)", "# cpu_model: AMD EPYC", "# cpus: 2 (kvm)",
+            "# commit: \(commit) (0 uncommitted paths)",
+        ]
         lines += engines.map { "# engine_\($0): the \($0) loop" }
-        lines.append("name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,"
-            + "error_occurred,error_message,latency_mean_ns,latency_p50_ns,latency_p99_ns,ns_per_add,ns_per_remove")
+        lines.append(
+            "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,"
+                + "error_occurred,error_message,latency_mean_ns,latency_p50_ns,latency_p99_ns,ns_per_add,ns_per_remove")
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         func noise() -> Double {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return 1 + 0.01 * (Double(state % 2001) / 1000 - 1)
         }
         for engine in engines {
@@ -49,14 +56,17 @@ final class SiteFixture {
                 let level = engine == "ref" ? wakeLevel : 25_000
                 for _ in 0..<5 {
                     let value = level * noise()
-                    lines.append("\"BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:none/manual_time\",1000,\(value),"
-                        + "\(value / 2),ns,,,,,,\(value),\(value),\(value * 2),,")
+                    lines.append(
+                        "\"BM_WakeLatency/engine:\(engine)/pin:\(pin)/load:none/manual_time\",1000,\(value),"
+                            + "\(value / 2),ns,,,,,,\(value),\(value),\(value * 2),,")
                 }
             }
             for _ in 0..<5 {
-                let add = 100 * noise(), remove = 80 * noise()
-                lines.append("\"BM_Scale/engine:\(engine)/item:timer/n:10000/real_time\",10,\(add + remove),"
-                    + "\(add + remove),ns,,,,,,,,,\(add),\(remove)")
+                let add = 100 * noise()
+                let remove = 80 * noise()
+                lines.append(
+                    "\"BM_Scale/engine:\(engine)/item:timer/n:10000/real_time\",10,\(add + remove),"
+                        + "\(add + remove),ns,,,,,,,,,\(add),\(remove)")
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -66,8 +76,9 @@ final class SiteFixture {
     /// `runloop conform --json-out` does; returns the report.
     @discardableResult
     func writeConformance(filter: String, to path: String) throws -> ConformanceReport {
-        let request = ConformanceRequest(specPath: SpecResources.casesDirectory!,
-                                         expectationsPath: SpecResources.expectationsDirectory, filter: filter)
+        let request = ConformanceRequest(
+            specPath: SpecResources.casesDirectory!,
+            expectationsPath: SpecResources.expectationsDirectory, filter: filter)
         let report = try Conformance.runInProcess(request, engines: [ReferenceEngine()])
         try ReportFormat.json.render(report).write(toFile: path, atomically: true, encoding: .utf8)
         return report

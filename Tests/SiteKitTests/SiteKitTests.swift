@@ -11,9 +11,10 @@ final class SiteKitTests: XCTestCase {
     static let conformanceFilter = "stop.*"
 
     func options(_ fixture: SiteFixture, conformance: String? = nil) -> SiteOptions {
-        SiteOptions(directory: fixture.site, resultsDirectory: fixture.results, conformancePath: conformance,
-                    targetsPath: SiteFixture.targetsPath,
-                    engines: BuiltinEngines.catalogue.engines.map { EngineDescription($0) })
+        SiteOptions(
+            directory: fixture.site, resultsDirectory: fixture.results, conformancePath: conformance,
+            targetsPath: SiteFixture.targetsPath,
+            engines: BuiltinEngines.catalogue.engines.map { EngineDescription($0) })
     }
 
     func read(_ fixture: SiteFixture, _ page: SitePage) throws -> String {
@@ -23,8 +24,9 @@ final class SiteKitTests: XCTestCase {
     func testTheWholeSiteLinksUp() throws {
         let fixture = try SiteFixture()
         try fixture.writeRuns(8)
-        let report = try fixture.writeConformance(filter: Self.conformanceFilter,
-                                                  to: fixture.results + "/conformance.json")
+        let report = try fixture.writeConformance(
+            filter: Self.conformanceFilter,
+            to: fixture.results + "/conformance.json")
         XCTAssertFalse(report.outcomes.isEmpty)
         let written = try SiteBuilder.build(options(fixture))
         XCTAssertEqual(written.map { ($0 as NSString).lastPathComponent }, SitePage.allCases.map(\.fileName))
@@ -45,9 +47,10 @@ final class SiteKitTests: XCTestCase {
         XCTAssertTrue(try read(fixture, .rules).contains("id=\"stop.innermost-only\""))
         XCTAssertTrue(try read(fixture, .engines).contains("<b>ref</b>"))
         // The site left no history database beside the results.
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: fixture.results).filter {
-            !$0.hasSuffix(".csv") && !$0.hasSuffix(".json")
-        }, [])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: fixture.results).filter {
+                !$0.hasSuffix(".csv") && !$0.hasSuffix(".json")
+            }, [])
     }
 
     func testWithoutConformanceOrRunsThePagesSayHowToMakeThem() throws {
@@ -66,8 +69,9 @@ final class SiteKitTests: XCTestCase {
         let read = try ConformanceJSON.read(path: path)
         XCTAssertEqual(read.engines, report.engines)
         XCTAssertEqual(read.caseIDs, report.caseIDs)
-        XCTAssertEqual(read.outcomes.map { "\($0.caseID) \($0.engine) \($0.status) \($0.expected)" },
-                       report.outcomes.map { "\($0.caseID) \($0.engine) \($0.status) \($0.expected)" })
+        XCTAssertEqual(
+            read.outcomes.map { "\($0.caseID) \($0.engine) \($0.status) \($0.expected)" },
+            report.outcomes.map { "\($0.caseID) \($0.engine) \($0.status) \($0.expected)" })
     }
 
     func testBadConformanceJSONIsNamedAndNothingIsWritten() throws {
@@ -79,10 +83,14 @@ final class SiteKitTests: XCTestCase {
             (String(text.prefix(text.count / 2)), "cut short: the file ends at line "),
             ("{\"format_version\": 3,, }", "not JSON"),
             ("{\"tests\": []}", "field format_version: missing"),
-            (text.replacingOccurrences(of: "\"status\" : \"PASS\"", with: "\"status\" : \"GREEN\""),
-             ".status: 'GREEN' is not a status"),
-            (text.replacingOccurrences(of: "\"format_version\" : 3", with: "\"format_version\" : 99"),
-             "field format_version: 99"),
+            (
+                text.replacingOccurrences(of: "\"status\" : \"PASS\"", with: "\"status\" : \"GREEN\""),
+                ".status: 'GREEN' is not a status"
+            ),
+            (
+                text.replacingOccurrences(of: "\"format_version\" : 3", with: "\"format_version\" : 99"),
+                "field format_version: 99"
+            ),
         ]
         for (content, message) in cases {
             try content.write(toFile: path, atomically: true, encoding: .utf8)

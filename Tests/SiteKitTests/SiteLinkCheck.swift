@@ -1,6 +1,7 @@
 // The link check of a written site: every page parses as XML, has no script and loads nothing from the network,
 // every relative href names a written file, and every #anchor an id of its target page.
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -12,8 +13,10 @@ final class PageScan: NSObject, XMLParserDelegate {
     var references: [(element: String, attribute: String, value: String)] = []
     var elements: Set<String> = []
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
         elements.insert(elementName.lowercased())
         if let id = attributeDict["id"] { ids.append(id) }
         for attribute in ["href", "src", "xlink:href"] {
@@ -34,8 +37,9 @@ enum SiteLinkCheck {
             let scan = PageScan()
             parser.delegate = scan
             if !parser.parse() {
-                problems.append("\(page): not well-formed XML at line \(parser.lineNumber): "
-                    + "\(parser.parserError.map { "\($0)" } ?? "?")")
+                problems.append(
+                    "\(page): not well-formed XML at line \(parser.lineNumber): "
+                        + "\(parser.parserError.map { "\($0)" } ?? "?")")
                 continue
             }
             scans[page] = scan

@@ -22,8 +22,10 @@ public func runFuzzer(_ callback: FuzzCallback) -> Never {
 
 /// One input: `load` it as text; a rejection must pass ``checkRejection(_:file:expected:)``. Always returns 0 (libFuzzer
 /// reserves other values); a finding stops the process instead.
-public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int, file: String, expected: any Error.Type,
-                      load: (String) throws -> Void) -> CInt {
+public func fuzzInput(
+    _ data: UnsafePointer<UInt8>?, _ size: Int, file: String, expected: any Error.Type,
+    load: (String) throws -> Void
+) -> CInt {
     do {
         try load(fuzzText(data, size))
     } catch {

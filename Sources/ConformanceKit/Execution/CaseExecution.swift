@@ -115,7 +115,11 @@ final class CaseExecution: @unchecked Sendable {
         lock.withLock { state.closed = true }
         for host in hosts.values {
             let deadline = Date(timeIntervalSinceNow: waitLimit)
-            if host.finish(deadline: deadline) { host.release(deadline: deadline) } else { host.release(deadline: Date()) }
+            if host.finish(deadline: deadline) {
+                host.release(deadline: deadline)
+            } else {
+                host.release(deadline: Date())
+            }
         }
     }
 
@@ -124,8 +128,10 @@ final class CaseExecution: @unchecked Sendable {
     private func startHosts() -> Bool {
         for name in specCase.loops {
             let host = LoopHost(name: name)
-            let started = host.start(engine: engine, deadline: Date(timeIntervalSinceNow: waitLimit),
-                                     lifetime: Date(timeIntervalSinceNow: 4 * waitLimit + 5)) { [self] actions in
+            let started = host.start(
+                engine: engine, deadline: Date(timeIntervalSinceNow: waitLimit),
+                lifetime: Date(timeIntervalSinceNow: 4 * waitLimit + 5)
+            ) { [self] actions in
                 for action in actions { perform(action, on: name) }
             }
             hosts[name] = host
@@ -189,17 +195,21 @@ final class CaseExecution: @unchecked Sendable {
         case .source1(let order):
             let fd = csystem_eventfd(0)
             if fd < 0 { fail("eventfd for source1 '\(name)' failed: errno \(errno)") }
-            return .source(loop.makeSource1(order: order, fd: fd, perform: { [self] in record(Trace.perform(name)) }), fd: fd)
+            return .source(
+                loop.makeSource1(order: order, fd: fd, perform: { [self] in record(Trace.perform(name)) }), fd: fd)
         case .timer(let fire, let interval, let tolerance, let order):
             // (1.2) `from: creation` counts from now, the create step; else from the case's start.
             let origin = declaration.firesFromCreation ? loop.now : epoch
-            let timer = loop.makeTimer(fireDate: origin + fire, interval: interval, order: order,
-                                       callout: { [self] in record(Trace.fire(name)) })
+            let timer = loop.makeTimer(
+                fireDate: origin + fire, interval: interval, order: order,
+                callout: { [self] in record(Trace.fire(name)) })
             if let tolerance { timer.tolerance = tolerance }
             return .timer(timer)
         case .observer(let activities, let repeats, let order):
-            return .observer(loop.makeObserver(activities: activities, repeats: repeats, order: order,
-                                               callout: { [self] activity in record(Trace.observer(name, activity)) }))
+            return .observer(
+                loop.makeObserver(
+                    activities: activities, repeats: repeats, order: order,
+                    callout: { [self] activity in record(Trace.observer(name, activity)) }))
         case .block:
             return .block
         }
@@ -214,7 +224,8 @@ final class CaseExecution: @unchecked Sendable {
             guard !state.closed else { return nil }
             guard state.trace.count < Self.maxTraceLines else {
                 state.closed = true
-                state.runtimeError = state.runtimeError
+                state.runtimeError =
+                    state.runtimeError
                     ?? "the case recorded \(Self.maxTraceLines) trace lines and was cut off there (a callout made over "
                     + "and over?); last line: \(state.trace.last ?? "")"
                 flooded = true
@@ -290,8 +301,9 @@ final class CaseExecution: @unchecked Sendable {
         case .run(let request):
             record(Trace.run(request.mode))
             let start = Self.monotonicSeconds()
-            let result = loop.run(mode: request.mode, seconds: request.seconds,
-                                  returnAfterSourceHandled: request.returnAfterSourceHandled)
+            let result = loop.run(
+                mode: request.mode, seconds: request.seconds,
+                returnAfterSourceHandled: request.returnAfterSourceHandled)
             let elapsed = Self.monotonicSeconds() - start
             record(Trace.result(result))
             if let took = request.took { recordTiming(took, elapsed: elapsed, timeout: request.seconds) }

@@ -3,6 +3,7 @@
 // that created the loop and not to whatever runs next.
 
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,15 +29,19 @@ final class CaseThread: @unchecked Sendable {
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, Self.stackSize)
-        let box = Unmanaged.passRetained(Box { [bodyReturned] in
-            body()
-            bodyReturned.signal()
-        }).toOpaque()
-        let created = pthread_create(&thread, &attributes, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let box = Unmanaged.passRetained(
+            Box { [bodyReturned] in
+                body()
+                bodyReturned.signal()
+            }
+        ).toOpaque()
+        let created = pthread_create(
+            &thread, &attributes,
+            { argument in
+                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         if created != 0 {
             Unmanaged<Box>.fromOpaque(box).release()
             return false

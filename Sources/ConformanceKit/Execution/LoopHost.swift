@@ -54,8 +54,10 @@ final class LoopHost: @unchecked Sendable {
     /// Starts the host thread: it calls `engine.currentLoop()` (a loop of its own), then performs each posted list
     /// with `perform`. Returns the loop, or nil if the thread did not report it before `deadline`. The thread ends
     /// when told to (``finish(deadline:)``) or, at the latest, at `lifetime`, leaving what is still queued.
-    func start(engine: any RunLoopEngine, deadline: Date, lifetime: Date,
-               perform: @escaping @Sendable (_ actions: [Action]) -> Void) -> (any EngineLoop)? {
+    func start(
+        engine: any RunLoopEngine, deadline: Date, lifetime: Date,
+        perform: @escaping @Sendable (_ actions: [Action]) -> Void
+    ) -> (any EngineLoop)? {
         let body = Body { [self] in
             let loop = engine.currentLoop()
             condition.withLock {
@@ -67,10 +69,12 @@ final class LoopHost: @unchecked Sendable {
         }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(body).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, context)
         guard created == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             return nil

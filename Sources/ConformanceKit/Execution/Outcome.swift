@@ -101,8 +101,10 @@ public struct CaseFacts: Sendable {
     /// The callout kinds of the trace lines its triggers wait for.
     public var triggerKinds: Set<String>
 
-    public init(rule: String, rules: [String] = [], level: RuleLevel? = nil, unorderedRanges: [Range<Int>] = [],
-                idleWakes: Bool = false, calloutKinds: Set<String> = [], triggerKinds: Set<String> = []) {
+    public init(
+        rule: String, rules: [String] = [], level: RuleLevel? = nil, unorderedRanges: [Range<Int>] = [],
+        idleWakes: Bool = false, calloutKinds: Set<String> = [], triggerKinds: Set<String> = []
+    ) {
         self.rule = rule
         self.rules = rules
         self.level = level
@@ -113,9 +115,10 @@ public struct CaseFacts: Sendable {
     }
 
     public init(_ specCase: SpecCase) {
-        self.init(rule: specCase.rule, rules: specCase.rules, level: specCase.level,
-                  unorderedRanges: specCase.unorderedRanges, idleWakes: specCase.allowances.contains(.idleWakes),
-                  calloutKinds: Set(specCase.items.flatMap { TraceKind.callouts(of: $0.kind) }),
-                  triggerKinds: Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) }))
+        self.init(
+            rule: specCase.rule, rules: specCase.rules, level: specCase.level,
+            unorderedRanges: specCase.unorderedRanges, idleWakes: specCase.allowances.contains(.idleWakes),
+            calloutKinds: Set(specCase.items.flatMap { TraceKind.callouts(of: $0.kind) }),
+            triggerKinds: Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) }))
     }
 }

@@ -23,8 +23,10 @@ public struct ConformanceRunner: Sendable {
     }
 
     /// Runs every case on every engine, engine by engine, in spec order.
-    public func run(cases: [SpecCase], engines: [any RunLoopEngine],
-                    expectations: [String: EngineExpectations]) -> ConformanceReport {
+    public func run(
+        cases: [SpecCase], engines: [any RunLoopEngine],
+        expectations: [String: EngineExpectations]
+    ) -> ConformanceReport {
         var outcomes: [CaseOutcome] = []
         for engine in engines {
             for specCase in cases {
@@ -34,13 +36,16 @@ public struct ConformanceRunner: Sendable {
                 outcomes.append(outcome)
             }
         }
-        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
-                                 cases: cases)
+        return ConformanceReport(
+            engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
+            cases: cases)
     }
 
     /// Runs one case on one engine.
-    public func run(_ specCase: SpecCase, on engine: any RunLoopEngine,
-                    expected entry: EngineExpectations.Entry? = nil) -> CaseOutcome {
+    public func run(
+        _ specCase: SpecCase, on engine: any RunLoopEngine,
+        expected entry: EngineExpectations.Entry? = nil
+    ) -> CaseOutcome {
         let limit = specCase.timeout ?? defaultTimeout
         var outcome = CaseAttempt.run(specCase, on: engine, limit: limit)
         outcome.expect(entry)
@@ -71,25 +76,31 @@ enum CaseAttempt {
     ///
     /// A main-thread case (feature mainThread) runs on `mainThread`'s thread instead, the process's main thread,
     /// and is waited for; without an executor (the in-process runner keeps the main thread) it is SKIP.
-    static func run(_ specCase: SpecCase, on engine: any RunLoopEngine, limit: Double?,
-                    mainThread: MainThreadExecutor? = nil,
-                    onTrace: (@Sendable (String) -> Void)? = nil) -> CaseOutcome {
-        var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine.name, status: .pass,
-                                  expected: .pass, expectationReason: nil, detail: nil,
-                                  expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
+    static func run(
+        _ specCase: SpecCase, on engine: any RunLoopEngine, limit: Double?,
+        mainThread: MainThreadExecutor? = nil,
+        onTrace: (@Sendable (String) -> Void)? = nil
+    ) -> CaseOutcome {
+        var outcome = CaseOutcome(
+            caseID: specCase.id, area: specCase.area, engine: engine.name, status: .pass,
+            expected: .pass, expectationReason: nil, detail: nil,
+            expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
         let missing = specCase.features.filter { !engine.features.contains($0) }
         if !missing.isEmpty {
             outcome.status = .skip
-            outcome.detail = "engine lacks: " + missing.map { feature in
-                feature.rawValue + (engine.whyLacking(feature).map { " (\($0))" } ?? "")
-            }.joined(separator: ", ")
+            outcome.detail =
+                "engine lacks: "
+                + missing.map { feature in
+                    feature.rawValue + (engine.whyLacking(feature).map { " (\($0))" } ?? "")
+                }.joined(separator: ", ")
             return outcome
         }
 
         if specCase.features.contains(.mainThread) {
             guard let mainThread else {
                 outcome.status = .skip
-                outcome.detail = "a main-thread case runs only in a worker process (the in-process runner, "
+                outcome.detail =
+                    "a main-thread case runs only in a worker process (the in-process runner, "
                     + "--isolation none, keeps the main thread for itself)"
                 return outcome
             }
@@ -110,10 +121,12 @@ enum CaseAttempt {
         let started = DispatchTime.now()
         let execution = CaseExecution(engine: engine, specCase: specCase, onTrace: onTrace)
         let thread = CaseThread()
-        guard thread.start({
-            (engine as? any CaseObservingEngine)?.caseWillStart(specCase.id)
-            execution.execute()
-        }) else {
+        guard
+            thread.start({
+                (engine as? any CaseObservingEngine)?.caseWillStart(specCase.id)
+                execution.execute()
+            })
+        else {
             outcome.status = .error
             outcome.detail = "could not create the case's thread"
             return outcome
@@ -132,7 +145,8 @@ enum CaseAttempt {
             // The thread cannot be killed: stop recording, ask the loop to stop, and leave the thread behind.
             execution.abandon()
             outcome.status = .timeout
-            outcome.detail = "no result after \(limit ?? 0) s (in-process run: its thread is left behind)"
+            outcome.detail =
+                "no result after \(limit ?? 0) s (in-process run: its thread is left behind)"
                 + floodNote(trace)
             return outcome
         }
@@ -146,8 +160,9 @@ enum CaseAttempt {
     static func judge(_ specCase: SpecCase, trace: [String], error: String?) -> (CaseStatus, String?) {
         if let error { return (.error, error) }
         let comparable = specCase.allowances.contains(.idleWakes) ? IdleWakeFilter.apply(trace) : trace
-        let expected = TraceMatch.alignUnordered(expected: specCase.expectedTrace, ranges: specCase.unorderedRanges,
-                                                 actual: comparable)
+        let expected = TraceMatch.alignUnordered(
+            expected: specCase.expectedTrace, ranges: specCase.unorderedRanges,
+            actual: comparable)
         if comparable == expected { return (.pass, nil) }
         return (.fail, TraceDiff.render(expected: expected, actual: comparable))
     }

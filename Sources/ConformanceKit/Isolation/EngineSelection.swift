@@ -9,8 +9,10 @@ public enum EngineSelection {
     /// selectors a worker loads (`cf:PATH`). A loaded engine is described by a worker process first, so a path that is
     /// no library, or a library without the run-loop API, is an error here (with the worker's reason) rather than a
     /// column of ERROR cases. Throws ``WorkerError``.
-    public static func resolve(_ value: String, hosted: [EngineDescription],
-                               launcher: WorkerLauncher) throws -> [EngineDescription] {
+    public static func resolve(
+        _ value: String, hosted: [EngineDescription],
+        launcher: WorkerLauncher
+    ) throws -> [EngineDescription] {
         var chosen: [EngineDescription] = []
         for item in value.split(separator: ",").map({ String($0).trimmingCharacters(in: .whitespaces) }) {
             if item == "all" {
@@ -20,8 +22,9 @@ public enum EngineSelection {
             } else if item.contains(":") {
                 chosen.append(try IsolatedRunner.describeEngine(launcher, selector: item))
             } else {
-                throw WorkerError(description: "unknown engine '\(item)' (known: "
-                                  + (hosted.map(\.name) + ["all", "cf:PATH"]).joined(separator: ", ") + ")")
+                throw WorkerError(
+                    description: "unknown engine '\(item)' (known: "
+                        + (hosted.map(\.name) + ["all", "cf:PATH"]).joined(separator: ", ") + ")")
             }
         }
         // The same engine twice is run once; two engines with one name (two libraries with the same file name in
@@ -33,10 +36,11 @@ public enum EngineSelection {
                 continue
             }
             if sameTarget(same.selector, engine.selector) { continue }
-            throw WorkerError(description: "'\(same.selector)' and '\(engine.selector)' would both be named "
-                              + "\(engine.name) (a library's engine is named after its file name): give one of them "
-                              + "another file name, e.g. a symbolic link: ln -s \(path(of: engine.selector)) "
-                              + "libother.so, then --engine cf:libother.so")
+            throw WorkerError(
+                description: "'\(same.selector)' and '\(engine.selector)' would both be named "
+                    + "\(engine.name) (a library's engine is named after its file name): give one of them "
+                    + "another file name, e.g. a symbolic link: ln -s \(path(of: engine.selector)) "
+                    + "libother.so, then --engine cf:libother.so")
         }
         guard !unique.isEmpty else { throw WorkerError(description: "--engine names no engine") }
         return unique
@@ -46,7 +50,10 @@ public enum EngineSelection {
     private static func sameTarget(_ first: String, _ second: String) -> Bool {
         if first == second { return true }
         guard let a = realpath(path(of: first), nil), let b = realpath(path(of: second), nil) else { return false }
-        defer { free(a); free(b) }
+        defer {
+            free(a)
+            free(b)
+        }
         return strcmp(a, b) == 0
     }
 

@@ -25,8 +25,10 @@ public struct IsolatedRunner: Sendable {
     /// wait side by side.
     public var jobs: Int = 1
 
-    public init(launcher: WorkerLauncher, defaultTimeout: Double = 5, repetitions: Int = 1,
-                progress: (@Sendable (CaseOutcome) -> Void)? = nil) {
+    public init(
+        launcher: WorkerLauncher, defaultTimeout: Double = 5, repetitions: Int = 1,
+        progress: (@Sendable (CaseOutcome) -> Void)? = nil
+    ) {
         self.launcher = launcher
         self.defaultTimeout = defaultTimeout
         self.repetitions = max(1, repetitions)
@@ -56,8 +58,9 @@ public struct IsolatedRunner: Sendable {
         case .message(.fatal(let reason)):
             throw WorkerError(description: reason)
         case .message(let message):
-            throw WorkerError(description: "\(launcher.executable) answered \(question.arguments[0]) with something "
-                              + "else: \(message)")
+            throw WorkerError(
+                description: "\(launcher.executable) answered \(question.arguments[0]) with something "
+                    + "else: \(message)")
         case .garbled(let line):
             throw WorkerError(description: "\(launcher.executable) is not a conformance worker (it wrote '\(line)')")
         case .closed:
@@ -67,29 +70,36 @@ public struct IsolatedRunner: Sendable {
             if case .describe(let selector) = question {
                 throw WorkerError(description: "the worker \(how) while loading '\(selector)'" + said)
             }
-            throw WorkerError(description: "\(launcher.executable) is not a conformance worker: it \(how) without "
-                              + "describing its engines" + said)
+            throw WorkerError(
+                description: "\(launcher.executable) is not a conformance worker: it \(how) without "
+                    + "describing its engines" + said)
         case .timedOut:
-            throw WorkerError(description: "\(launcher.executable) did not describe its engines within "
-                              + "\(WorkerSession.startupSeconds) s")
+            throw WorkerError(
+                description: "\(launcher.executable) did not describe its engines within "
+                    + "\(WorkerSession.startupSeconds) s")
         }
     }
 
     /// Runs every case on every engine, engine by engine, in spec order. `specPath` is the file or directory the
     /// cases were loaded from: each worker loads it too and runs cases by id.
-    public func run(cases: [SpecCase], specPath: String, engines: [EngineDescription],
-                    expectations: [String: EngineExpectations]) -> ConformanceReport {
+    public func run(
+        cases: [SpecCase], specPath: String, engines: [EngineDescription],
+        expectations: [String: EngineExpectations]
+    ) -> ConformanceReport {
         var outcomes: [CaseOutcome] = []
         for engine in engines {
             outcomes += run(cases: cases, specPath: specPath, engine: engine, expectations: expectations[engine.name])
         }
-        return ConformanceReport(engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
-                                 cases: cases)
+        return ConformanceReport(
+            engines: engines.map(\.name), outcomes: outcomes, caseIDs: cases.map(\.id),
+            cases: cases)
     }
 
     /// One engine's outcomes in spec order, from `jobs` workers at once.
-    private func run(cases: [SpecCase], specPath: String, engine: EngineDescription,
-                     expectations: EngineExpectations?) -> [CaseOutcome] {
+    private func run(
+        cases: [SpecCase], specPath: String, engine: EngineDescription,
+        expectations: EngineExpectations?
+    ) -> [CaseOutcome] {
         let jobs = max(1, min(self.jobs, cases.count))
         guard jobs > 1 else {
             return runShard(cases, specPath: specPath, engine: engine, expectations: expectations)
@@ -115,8 +125,10 @@ public struct IsolatedRunner: Sendable {
     }
 
     /// `cases` one after the other in one engine's worker (a fresh one after a crash or a timeout).
-    private func runShard(_ cases: [SpecCase], specPath: String, engine: EngineDescription,
-                          expectations: EngineExpectations?) -> [CaseOutcome] {
+    private func runShard(
+        _ cases: [SpecCase], specPath: String, engine: EngineDescription,
+        expectations: EngineExpectations?
+    ) -> [CaseOutcome] {
         let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
         defer { session.close() }
         return cases.map { specCase in
@@ -208,9 +220,10 @@ public final class WorkerSession: @unchecked Sendable {
         if ownWorker, servedCases { endWorkerLocked() }
         defer { if ownWorker { endWorkerLocked() } }
         caseStarted = nil
-        var outcome = CaseOutcome(caseID: specCase.id, area: specCase.area, engine: engine.name, status: .error,
-                                  expected: .pass, expectationReason: nil, detail: nil,
-                                  expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
+        var outcome = CaseOutcome(
+            caseID: specCase.id, area: specCase.area, engine: engine.name, status: .error,
+            expected: .pass, expectationReason: nil, detail: nil,
+            expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
         let worker: WorkerProcess
         // Such a worker serves one case, so it loads only the file that holds it: a start per main-thread case then
         // costs a process, not a parse of the whole spec (the 26 cases of 140-main took 7 s on a busy machine).
@@ -257,7 +270,8 @@ public final class WorkerSession: @unchecked Sendable {
                 worker.terminate()
                 outcome.status = .timeout
                 outcome.actualTrace = trace
-                outcome.detail = "no result after \(limit) s; the worker process was killed"
+                outcome.detail =
+                    "no result after \(limit) s; the worker process was killed"
                     + CaseAttempt.floodNote(trace)
                 return outcome
             }
@@ -271,7 +285,8 @@ public final class WorkerSession: @unchecked Sendable {
         let stderr = CrashOutput.excerpt(worker.stderrLines(), lines: Self.quotedLines)
         outcome.status = .crash
         outcome.actualTrace = trace
-        outcome.detail = "the worker process \(how) during the case; "
+        outcome.detail =
+            "the worker process \(how) during the case; "
             + CaseAttempt.traceSoFar(trace, last: Self.quotedLines)
             + (stderr.isEmpty ? "" : "\nwhat it wrote to stderr:\n" + stderr.map { "  " + $0 }.joined(separator: "\n"))
         return outcome
@@ -291,8 +306,10 @@ public final class WorkerSession: @unchecked Sendable {
     private func startIfNeeded(specPath: String) -> Result<WorkerProcess, WorkerError> {
         if let process { return .success(process) }
         guard failedStarts < Self.startAttempts else {
-            return .failure(WorkerError(description: "no worker for engine '\(engine.name)' after \(failedStarts) "
-                                        + "failed starts; the last: \(lastStartFailure)"))
+            return .failure(
+                WorkerError(
+                    description: "no worker for engine '\(engine.name)' after \(failedStarts) "
+                        + "failed starts; the last: \(lastStartFailure)"))
         }
         let result = start(specPath: specPath)
         switch result {
@@ -328,17 +345,23 @@ public final class WorkerSession: @unchecked Sendable {
             return .failure(WorkerError(description: "the worker for '\(engine.name)' could not start: \(message)"))
         case .garbled(let line):
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine.name)' wrote '\(line)' instead of "
-                                        + "ready"))
+            return .failure(
+                WorkerError(
+                    description: "the worker for '\(engine.name)' wrote '\(line)' instead of "
+                        + "ready"))
         case .closed:
             let how = worker.termination(waitingUpTo: 2)
             let stderr = CrashOutput.excerpt(worker.stderrLines(), lines: Self.quotedLines).joined(separator: "\n")
-            return .failure(WorkerError(description: "the worker for '\(engine.name)' \(how) before it was ready"
-                                        + (stderr.isEmpty ? "" : ":\n" + stderr)))
+            return .failure(
+                WorkerError(
+                    description: "the worker for '\(engine.name)' \(how) before it was ready"
+                        + (stderr.isEmpty ? "" : ":\n" + stderr)))
         case .timedOut:
             worker.terminate()
-            return .failure(WorkerError(description: "the worker for '\(engine.name)' was not ready after "
-                                        + "\(Self.startupSeconds) s"))
+            return .failure(
+                WorkerError(
+                    description: "the worker for '\(engine.name)' was not ready after "
+                        + "\(Self.startupSeconds) s"))
         }
     }
 }
@@ -350,8 +373,10 @@ enum CrashOutput {
     /// `lines` lines.
     static func excerpt(_ stderr: [String], lines: Int) -> [String] {
         let headlines = stderr.filter { line in
-            ["Fatal error", "Program crashed", "Assertion failed", "Precondition failed", "ERROR: AddressSanitizer",
-             "terminate called"].contains { line.contains($0) }
+            [
+                "Fatal error", "Program crashed", "Assertion failed", "Precondition failed", "ERROR: AddressSanitizer",
+                "terminate called",
+            ].contains { line.contains($0) }
         }.prefix(3)
         var frames: [String] = []
         if let crashed = stderr.firstIndex(where: { $0.hasPrefix("Thread ") && $0.hasSuffix("crashed:") }) {

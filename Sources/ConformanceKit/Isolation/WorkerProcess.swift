@@ -22,7 +22,8 @@ public struct WorkerLauncher: Sendable {
 
     /// This very executable, with `leadingArguments` (e.g. the `runloop` binary and `["worker"]`).
     public static func currentExecutable(leadingArguments: [String]) -> WorkerLauncher {
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return WorkerLauncher(executable: path, leadingArguments: leadingArguments)
     }
@@ -91,14 +92,17 @@ package final class WorkerProcess {
         // The worker gets the file as its descriptor 2 during the spawn; after that the name is not needed.
         defer { unlink(stderrPath) }
 
-        var inputPipe: [Int32] = [-1, -1], messagePipe: [Int32] = [-1, -1]
+        var inputPipe: [Int32] = [-1, -1]
+        var messagePipe: [Int32] = [-1, -1]
         // O_CLOEXEC: the parent's ends must not leak into other workers started meanwhile by other threads.
         guard csystem_pipe_cloexec(&inputPipe) == 0 else {
             close(stderrDescriptor)
             throw WorkerError(description: "pipe failed: errno \(errno)")
         }
         guard csystem_pipe_cloexec(&messagePipe) == 0 else {
-            close(inputPipe[0]); close(inputPipe[1]); close(stderrDescriptor)
+            close(inputPipe[0])
+            close(inputPipe[1])
+            close(stderrDescriptor)
             throw WorkerError(description: "pipe failed: errno \(errno)")
         }
         // The child's ends go to descriptors 0, 2 and 3 by dup2, one after another: a source that already is one of
@@ -126,11 +130,14 @@ package final class WorkerProcess {
         close(inputPipe[0])
         close(messagePipe[1])
         guard spawned == 0 else {
-            close(inputPipe[1]); close(messagePipe[0]); close(stderrDescriptor)
+            close(inputPipe[1])
+            close(messagePipe[0])
+            close(stderrDescriptor)
             throw WorkerError(description: "cannot start \(launcher.executable): \(String(cString: strerror(spawned)))")
         }
-        return WorkerProcess(pid: pid, input: inputPipe[1], messages: messagePipe[0],
-                             stderrDescriptor: stderrDescriptor)
+        return WorkerProcess(
+            pid: pid, input: inputPipe[1], messages: messagePipe[0],
+            stderrDescriptor: stderrDescriptor)
     }
 
     // MARK: Talking
@@ -211,8 +218,14 @@ package final class WorkerProcess {
         var status: Int32 = 0
         while true {
             let result = waitpid(pid, &status, 0)
-            if result == pid { reaped = status; return }
-            if result < 0, errno != EINTR { reaped = -1; return }
+            if result == pid {
+                reaped = status
+                return
+            }
+            if result < 0, errno != EINTR {
+                reaped = -1
+                return
+            }
         }
     }
 
@@ -229,8 +242,10 @@ package final class WorkerProcess {
     static func describe(status: Int32) -> String {
         let signal = status & 0x7f
         if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
-        let names: [Int32: String] = [SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
-                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTRAP: "SIGTRAP", SIGTERM: "SIGTERM"]
+        let names: [Int32: String] = [
+            SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
+            SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTRAP: "SIGTRAP", SIGTERM: "SIGTERM",
+        ]
         return "killed by \(names[signal] ?? "signal") (signal \(signal))"
     }
 

@@ -20,8 +20,10 @@ public struct EngineDescription: Sendable, Equatable {
     /// Why it lacks each feature it lacks, by feature, when it says (a library: the symbols it does not export).
     public var lacking: [EngineFeature: String]?
 
-    public init(selector: String, name: String, features: [EngineFeature], summary: String? = nil,
-                lacking: [EngineFeature: String]? = nil) {
+    public init(
+        selector: String, name: String, features: [EngineFeature], summary: String? = nil,
+        lacking: [EngineFeature: String]? = nil
+    ) {
         self.selector = selector
         self.name = name
         self.features = features
@@ -32,12 +34,14 @@ public struct EngineDescription: Sendable, Equatable {
     /// The description of an engine object (its selector is its name unless given).
     public init(_ engine: any RunLoopEngine, selector: String? = nil) {
         let lacking = EngineFeature.allCases.filter { !engine.features.contains($0) }
-        self.init(selector: selector ?? engine.name, name: engine.name,
-                  features: EngineFeature.allCases.filter(engine.features.contains),
-                  summary: engine.summary.isEmpty ? nil : engine.summary,
-                  lacking: Dictionary(uniqueKeysWithValues: lacking.compactMap { feature in
-                      engine.whyLacking(feature).map { (feature, $0) }
-                  }))
+        self.init(
+            selector: selector ?? engine.name, name: engine.name,
+            features: EngineFeature.allCases.filter(engine.features.contains),
+            summary: engine.summary.isEmpty ? nil : engine.summary,
+            lacking: Dictionary(
+                uniqueKeysWithValues: lacking.compactMap { feature in
+                    engine.whyLacking(feature).map { (feature, $0) }
+                }))
     }
 }
 
@@ -52,15 +56,17 @@ extension EngineDescription: Codable {
         let container = try decoder.container(keyedBy: Key.self)
         let lacking = try container.decodeIfPresent([String: String].self, forKey: .lacking)
         let features = try container.decode([String].self, forKey: .features)
-        self.init(selector: try container.decode(String.self, forKey: .selector),
-                  name: try container.decode(String.self, forKey: .name),
-                  features: features.compactMap { EngineFeature(rawValue: $0) },
-                  summary: try container.decodeIfPresent(String.self, forKey: .summary),
-                  lacking: lacking.map { reasons in
-                      Dictionary(uniqueKeysWithValues: reasons.compactMap { key, reason in
-                          EngineFeature(rawValue: key).map { ($0, reason) }
-                      })
-                  })
+        self.init(
+            selector: try container.decode(String.self, forKey: .selector),
+            name: try container.decode(String.self, forKey: .name),
+            features: features.compactMap { EngineFeature(rawValue: $0) },
+            summary: try container.decodeIfPresent(String.self, forKey: .summary),
+            lacking: lacking.map { reasons in
+                Dictionary(
+                    uniqueKeysWithValues: reasons.compactMap { key, reason in
+                        EngineFeature(rawValue: key).map { ($0, reason) }
+                    })
+            })
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,9 +75,10 @@ extension EngineDescription: Codable {
         try container.encode(name, forKey: .name)
         try container.encode(features.map(\.rawValue), forKey: .features)
         try container.encodeIfPresent(summary, forKey: .summary)
-        try container.encodeIfPresent(lacking.map { reasons in
-            Dictionary(uniqueKeysWithValues: reasons.map { ($0.key.rawValue, $0.value) })
-        }, forKey: .lacking)
+        try container.encodeIfPresent(
+            lacking.map { reasons in
+                Dictionary(uniqueKeysWithValues: reasons.map { ($0.key.rawValue, $0.value) })
+            }, forKey: .lacking)
     }
 }
 
@@ -121,10 +128,11 @@ extension WorkerMessage: Codable {
             return try !container.decodeNil(forKey: key)
         }
         guard present.count == 1, let key = present.first else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: decoder.codingPath,
-                debugDescription: "a worker message has exactly one of engines, ready, fatal, trace and done, not "
-                    + (present.isEmpty ? "none" : present.map(\.rawValue).joined(separator: " and "))))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a worker message has exactly one of engines, ready, fatal, trace and done, not "
+                        + (present.isEmpty ? "none" : present.map(\.rawValue).joined(separator: " and "))))
         }
         switch key {
         case .engines: self = .engines(try container.decode([EngineDescription].self, forKey: key))
@@ -185,7 +193,8 @@ enum WorkerArguments: Equatable {
             if flag == "--spec" { specPath = value } else { engine = value }
         }
         guard let specPath, let engine else {
-            return .failure(WorkerUsageError(message: "needs --list, --describe SELECTOR, or --spec PATH and --engine SELECTOR"))
+            return .failure(
+                WorkerUsageError(message: "needs --list, --describe SELECTOR, or --spec PATH and --engine SELECTOR"))
         }
         return .success(.serve(specPath: specPath, engine: engine))
     }

@@ -71,29 +71,42 @@ public enum WorkerService {
     }
 
     /// The catalogue's engine for `selector`, or why there is none.
-    private static func resolve(_ selector: String,
-                                in catalogue: EngineCatalogue) -> Result<any RunLoopEngine, WorkerError> {
-        catalogue.engine(selector) ?? .failure(WorkerError(description: "this worker has no engine '\(selector)' "
-                                                           + "(it hosts \(catalogue.names.joined(separator: ", ")))"))
+    private static func resolve(
+        _ selector: String,
+        in catalogue: EngineCatalogue
+    ) -> Result<any RunLoopEngine, WorkerError> {
+        catalogue.engine(selector)
+            ?? .failure(
+                WorkerError(
+                    description: "this worker has no engine '\(selector)' "
+                        + "(it hosts \(catalogue.names.joined(separator: ", ")))"))
     }
 
     /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this
     /// process when a case overruns, so a hanging case costs a process, never a thread left behind in a later case.
-    private static func serve(cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter,
-                              mainThread: MainThreadExecutor, activity: CaseActivity) {
+    private static func serve(
+        cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter,
+        mainThread: MainThreadExecutor, activity: CaseActivity
+    ) {
         while let id = readLine(strippingNewline: true) {
             guard activity.begin() else { return }  // the runner is gone: no case may start without its watchdog
             defer { activity.end() }
             guard let specCase = cases[id] else {
-                writer.send(.done(.init(id: id, status: .error, detail: "the worker's spec has no case '\(id)'", trace: [],
-                                         seconds: 0)))
+                writer.send(
+                    .done(
+                        .init(
+                            id: id, status: .error, detail: "the worker's spec has no case '\(id)'", trace: [],
+                            seconds: 0)))
                 continue
             }
             let outcome = CaseAttempt.run(specCase, on: engine, limit: nil, mainThread: mainThread) { line in
                 writer.send(.trace(line))
             }
-            writer.send(.done(.init(id: id, status: outcome.status, detail: outcome.detail, trace: outcome.actualTrace,
-                                     seconds: outcome.seconds)))
+            writer.send(
+                .done(
+                    .init(
+                        id: id, status: outcome.status, detail: outcome.detail, trace: outcome.actualTrace,
+                        seconds: outcome.seconds)))
         }
     }
 

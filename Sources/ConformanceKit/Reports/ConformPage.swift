@@ -10,9 +10,11 @@ public enum ConformPage {
     /// The page. `cases` are the run's cases (their rules and sentences); `catalogue` gives the rules' text, when
     /// it could be loaded; `specName` names the spec under the title; `navigation` goes above the heading (a site's
     /// bar of links) and `footer` replaces the line saying which command made the page.
-    public static func html(_ report: ConformanceReport, cases: [SpecCase], catalogue: RuleCatalogue?,
-                            specName: String, navigation: String = "",
-                            footer: String = "Made by <code>runloop conform --html</code>.") -> String {
+    public static func html(
+        _ report: ConformanceReport, cases: [SpecCase], catalogue: RuleCatalogue?,
+        specName: String, navigation: String = "",
+        footer: String = "Made by <code>runloop conform --html</code>."
+    ) -> String {
         let caseByID = Dictionary(cases.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var areas: [String] = []
         for id in report.caseIDs {
@@ -31,26 +33,32 @@ public enum ConformPage {
         if notPassed.isEmpty {
             body += "<p class=\"met\">Every case passed on every engine.</p>\n"
         } else {
-            body += "<p class=\"note\">Not as expected first, then expected failures and skips; each opens to its rules, "
+            body +=
+                "<p class=\"note\">Not as expected first, then expected failures and skips; each opens to its rules, "
                 + "its trace diff and its expectation.</p>\n"
             let ordered = notPassed.filter { !$0.meetsExpectation } + notPassed.filter(\.meetsExpectation)
             // Open: every case not as expected (what the reader came for), else the first one, to show what is inside.
             let anyUnmet = ordered.contains { !$0.meetsExpectation }
             for (position, outcome) in ordered.enumerated() {
                 let open = !outcome.meetsExpectation || (!anyUnmet && position == 0)
-                body += details(outcome, specCase: caseByID[outcome.caseID], catalogue: catalogue, open: open,
-                                vacuous: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine))
+                body += details(
+                    outcome, specCase: caseByID[outcome.caseID], catalogue: catalogue, open: open,
+                    vacuous: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine))
             }
         }
-        body += "<footer>" + footer + " Legend: xFAIL = an expected failure (the "
-            + Markup.escape("engine's expectations/<engine>.yaml") + " gives the reason), XPASS = an expected failure that passed "
+        body +=
+            "<footer>" + footer + " Legend: xFAIL = an expected failure (the "
+            + Markup.escape("engine's expectations/<engine>.yaml")
+            + " gives the reason), XPASS = an expected failure that passed "
             + "(the expectations file is stale), SKIP = the engine lacks a feature the case needs, '!' = not as expected, "
             + "PASS? = passed only vacuously (the engine never made a callout the case's items could make)."
             + "</footer>\n"
         let engines = report.engines.joined(separator: ", ")
-        return HTMLPage(title: "Conformance report: \(engines)",
-                        subtitle: "\(report.caseIDs.count) cases from \(specName)", body: body,
-                        navigation: navigation).render()
+        return HTMLPage(
+            title: "Conformance report: \(engines)",
+            subtitle: "\(report.caseIDs.count) cases from \(specName)", body: body,
+            navigation: navigation
+        ).render()
     }
 
     // MARK: - Sections
@@ -59,15 +67,18 @@ public enum ConformPage {
     /// `runloop site`'s overview shows the same table.
     public static func summary(_ report: ConformanceReport, triage: Triage) -> String {
         let labels = ResultTally([]).columns.map(\.label)
-        var out = "<table>\n<tr><th>engine</th>" + labels.map { "<th class=\"num\">\($0)</th>" }.joined()
+        var out =
+            "<table>\n<tr><th>engine</th>" + labels.map { "<th class=\"num\">\($0)</th>" }.joined()
             + "<th>as expected</th></tr>\n"
         for engine in report.engines {
             let tally = ResultTally(report.outcomes.filter { $0.engine == engine }, triage: triage)
             let unmet = tally.results - tally.asExpected
-            out += "<tr><td><b>\(Markup.escape(engine))</b></td>" + tally.columns.map { label, count in
-                let style = count == 0 ? " none" : ResultTally.isUnmet(column: label) ? " missed" : ""
-                return "<td class=\"num\(style)\">\(count)</td>"
-            }.joined()
+            out +=
+                "<tr><td><b>\(Markup.escape(engine))</b></td>"
+                + tally.columns.map { label, count in
+                    let style = count == 0 ? " none" : ResultTally.isUnmet(column: label) ? " missed" : ""
+                    return "<td class=\"num\(style)\">\(count)</td>"
+                }.joined()
                 + (unmet == 0 ? "<td class=\"met\">all</td>" : "<td class=\"missed\">\(unmet) not as expected</td>")
                 + "</tr>\n"
         }
@@ -80,10 +91,12 @@ public enum ConformPage {
         if triage.clusters.isEmpty, triage.vacuousPasses.isEmpty {
             return out + "<p class=\"met\">Every result is as expected; no pass is vacuous.</p>\n"
         }
-        out += "<p class=\"note\">Results not as expected, grouped by where their trace first departs from the "
+        out +=
+            "<p class=\"note\">Results not as expected, grouped by where their trace first departs from the "
             + "expected one (INTERPRETING.md, \u{201C}Reading a run: triage\u{201D}), the largest group first, the "
             + "known defects of the toolchain\u{2019}s CoreFoundation last.</p>\n"
-        out += "<table>\n<tr><th class=\"num\">#</th><th>engine</th><th>where the trace departs</th>"
+        out +=
+            "<table>\n<tr><th class=\"num\">#</th><th>engine</th><th>where the trace departs</th>"
             + "<th class=\"num\">results</th><th>rules</th><th>start with</th></tr>\n"
         for (index, cluster) in triage.clusters.enumerated() {
             let statuses = CaseStatus.allCases.compactMap { status in
@@ -91,27 +104,36 @@ public enum ConformPage {
             }.joined(separator: ", ")
             var what = Markup.escape(cluster.title)
             if !cluster.instead.isEmpty {
-                what += "<br/><span class=\"none\">instead: " + Markup.escape(cluster.instead.prefix(4)
-                    .map { "\($0.kind) (\($0.cases))" }.joined(separator: ", ")) + "</span>"
+                what +=
+                    "<br/><span class=\"none\">instead: "
+                    + Markup.escape(
+                        cluster.instead.prefix(4)
+                            .map { "\($0.kind) (\($0.cases))" }.joined(separator: ", ")) + "</span>"
             }
             if let known = cluster.referenceDefect {
                 what += "<br/><span class=\"none\">" + Markup.escape(known.note) + "</span>"
             }
             if cluster.alsoElsewhere > 0 {
-                what += "<br/><span class=\"none\">and lacking the same lines in \(cluster.alsoElsewhere) results "
+                what +=
+                    "<br/><span class=\"none\">and lacking the same lines in \(cluster.alsoElsewhere) results "
                     + "of other clusters</span>"
             }
-            out += "<tr><td class=\"num\">\(index + 1)</td><td>\(Markup.escape(cluster.engine))</td><td>\(what)</td>"
-                + "<td class=\"num\">\(cluster.caseIDs.count)" + (statuses.isEmpty ? "" : " (\(Markup.escape(statuses)))")
-                + "</td><td class=\"mono\">" + Markup.escape(cluster.rules.prefix(5).map { "\($0.id) (\($0.cases))" }
-                    .joined(separator: ", ")) + "</td><td class=\"mono\">"
+            out +=
+                "<tr><td class=\"num\">\(index + 1)</td><td>\(Markup.escape(cluster.engine))</td><td>\(what)</td>"
+                + "<td class=\"num\">\(cluster.caseIDs.count)"
+                + (statuses.isEmpty ? "" : " (\(Markup.escape(statuses)))")
+                + "</td><td class=\"mono\">"
+                + Markup.escape(
+                    cluster.rules.prefix(5).map { "\($0.id) (\($0.cases))" }
+                        .joined(separator: ", ")) + "</td><td class=\"mono\">"
                 + Markup.escape(cluster.starters().joined(separator: ", ")) + "</td></tr>\n"
         }
         out += "</table>\n"
         for engine in report.engines {
             let passes = triage.vacuousPasses.filter { $0.engine == engine }
             guard !passes.isEmpty else { continue }
-            out += "<p class=\"missed\">Passes only vacuously on " + Markup.escape(engine) + ": \(passes.count) (their "
+            out +=
+                "<p class=\"missed\">Passes only vacuously on " + Markup.escape(engine) + ": \(passes.count) (their "
                 + "items could make callouts this engine never made: "
                 + Markup.escape(triage.deadKinds[engine]?.joined(separator: ", ") ?? "") + ").</p>\n"
         }
@@ -119,7 +141,8 @@ public enum ConformPage {
     }
 
     static func matrix(_ report: ConformanceReport, areas: [String], triage: Triage) -> String {
-        var out = "<table>\n<tr><th>area</th><th class=\"num\">cases</th>"
+        var out =
+            "<table>\n<tr><th>area</th><th class=\"num\">cases</th>"
             + report.engines.map { "<th>\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
         for area in areas {
             let ids = Set(report.outcomes.filter { $0.area == area }.map(\.caseID))
@@ -130,8 +153,10 @@ public enum ConformPage {
             }
             out += "</tr>\n"
         }
-        out += "<tr><th>all</th><th class=\"num\">\(report.caseIDs.count)</th>"
-            + report.engines.map { engine in cell(report.outcomes.filter { $0.engine == engine }, triage: triage) }.joined() + "</tr>\n"
+        out +=
+            "<tr><th>all</th><th class=\"num\">\(report.caseIDs.count)</th>"
+            + report.engines.map { engine in cell(report.outcomes.filter { $0.engine == engine }, triage: triage) }
+            .joined() + "</tr>\n"
         return out + "</table>\n"
     }
 
@@ -147,8 +172,11 @@ public enum ConformPage {
         add("PASS", passes.filter { !vacuous($0) }.count)
         add("PASS?", passes.filter(vacuous).count)
         for status in CaseStatus.allCases where status != .pass {
-            add(status == .skip ? "SKIP" : "x" + status.rawValue,
-                outcomes.filter { $0.status == status && $0.meetsExpectation && (status == .skip || $0.expected == status) }.count)
+            add(
+                status == .skip ? "SKIP" : "x" + status.rawValue,
+                outcomes.filter {
+                    $0.status == status && $0.meetsExpectation && (status == .skip || $0.expected == status)
+                }.count)
         }
         // Not as expected, by status, marked as in the terminal table: `1 TIMEOUT!`, `1 XPASS!`.
         let unmet = outcomes.filter { !$0.meetsExpectation }
@@ -156,32 +184,52 @@ public enum ConformPage {
         for status in CaseStatus.allCases where status != .pass {
             add(status.rawValue + "!", unmet.filter { $0.status == status }.count)
         }
-        let style = !unmet.isEmpty ? "fail" : outcomes.contains { $0.expected != .pass || vacuous($0) } ? "xfail"
-            : outcomes.contains { $0.status == .skip } ? "skip" : "pass"
+        let style =
+            !unmet.isEmpty
+            ? "fail"
+            : outcomes.contains { $0.expected != .pass || vacuous($0) }
+                ? "xfail"
+                : outcomes.contains { $0.status == .skip } ? "skip" : "pass"
         let text = counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
         return "<td class=\"\(style)\">\(Markup.escape(text))</td>"
     }
 
-    static func details(_ outcome: CaseOutcome, specCase: SpecCase?, catalogue: RuleCatalogue?, open: Bool,
-                        vacuous: VacuousPass? = nil) -> String {
-        let label = outcome.isUnexpectedPass ? "XPASS" : vacuous != nil ? "PASS?"
-            : outcome.meetsExpectation && outcome.status != .skip && outcome.status != .pass
-            ? "x" + outcome.status.rawValue : outcome.status.rawValue
-        let badge = outcome.isUnexpectedPass ? "xpass" : outcome.meetsExpectation && outcome.status != .skip
-            ? "xfail" : outcome.status.rawValue.lowercased()
-        let verdict = outcome.meetsExpectation ? "" : " <span class=\"missed\">not as expected (expected "
-            + "\(outcome.expected.rawValue))</span>"
-        var out = (open ? "<details open=\"open\">" : "<details>") + "<summary><span class=\"badge \(badge)\">\(Markup.escape(label))</span> "
+    static func details(
+        _ outcome: CaseOutcome, specCase: SpecCase?, catalogue: RuleCatalogue?, open: Bool,
+        vacuous: VacuousPass? = nil
+    ) -> String {
+        let label =
+            outcome.isUnexpectedPass
+            ? "XPASS"
+            : vacuous != nil
+                ? "PASS?"
+                : outcome.meetsExpectation && outcome.status != .skip && outcome.status != .pass
+                    ? "x" + outcome.status.rawValue : outcome.status.rawValue
+        let badge =
+            outcome.isUnexpectedPass
+            ? "xpass"
+            : outcome.meetsExpectation && outcome.status != .skip
+                ? "xfail" : outcome.status.rawValue.lowercased()
+        let verdict =
+            outcome.meetsExpectation
+            ? ""
+            : " <span class=\"missed\">not as expected (expected "
+                + "\(outcome.expected.rawValue))</span>"
+        var out =
+            (open ? "<details open=\"open\">" : "<details>")
+            + "<summary><span class=\"badge \(badge)\">\(Markup.escape(label))</span> "
             + "<code>\(Markup.escape(outcome.caseID))</code> on <b>\(Markup.escape(outcome.engine))</b>\(verdict)"
             + "</summary>\n"
         if let specCase {
-            out += "<p><b>Rule:</b> \(Markup.escape(specCase.rule)) <span class=\"none\">("
+            out +=
+                "<p><b>Rule:</b> \(Markup.escape(specCase.rule)) <span class=\"none\">("
                 + "\(Markup.escape((specCase.location.file as NSString).lastPathComponent)):\(specCase.location.line); source: \(Markup.escape(specCase.source)))</span></p>\n"
             if !specCase.rules.isEmpty {
                 out += "<ul>\n"
                 for id in specCase.rules {
                     let rule = catalogue?.rule(id)
-                    out += "<li><code>\(Markup.escape(id))</code>: "
+                    out +=
+                        "<li><code>\(Markup.escape(id))</code>: "
                         + Markup.escape(rule?.text ?? "(not in the catalogue)")
                         + (rule.map { " <span class=\"none\">(CF: \(Markup.escape($0.cf)))</span>" } ?? "") + "</li>\n"
                 }
@@ -189,27 +237,33 @@ public enum ConformPage {
             }
         }
         if let reason = outcome.expectationReason {
-            out += "<p><b>Expectation (\(Markup.escape(outcome.engine)): \(Markup.escape(outcome.expected.rawValue))."
+            out +=
+                "<p><b>Expectation (\(Markup.escape(outcome.engine)): \(Markup.escape(outcome.expected.rawValue))."
                 + "</b> \(Markup.escape(reason))</p>\n"
         }
         if let vacuous {
-            out += "<p class=\"missed\">Passes only vacuously: its items could make callouts that "
-                + Markup.escape(outcome.engine) + " never made in this run (" + Markup.escape(vacuous.kinds.joined(separator: ", "))
+            out +=
+                "<p class=\"missed\">Passes only vacuously: its items could make callouts that "
+                + Markup.escape(outcome.engine) + " never made in this run ("
+                + Markup.escape(vacuous.kinds.joined(separator: ", "))
                 + "), so its trace may match only because of that.</p>\n"
         }
         if let detail = outcome.detail, !detail.isEmpty {
-            out += "<pre class=\"diff\">" + TraceCap.apply(text: detail).split(separator: "\n", omittingEmptySubsequences: false).map { line in
-                let text = Markup.escape(String(line))
-                if line.hasPrefix("- ") || line.hasPrefix("--- ") { return "<span class=\"del\">\(text)</span>" }
-                if line.hasPrefix("+ ") || line.hasPrefix("+++ ") { return "<span class=\"add\">\(text)</span>" }
-                return text
-            }.joined(separator: "\n") + "</pre>\n"
+            out +=
+                "<pre class=\"diff\">"
+                + TraceCap.apply(text: detail).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    let text = Markup.escape(String(line))
+                    if line.hasPrefix("- ") || line.hasPrefix("--- ") { return "<span class=\"del\">\(text)</span>" }
+                    if line.hasPrefix("+ ") || line.hasPrefix("+++ ") { return "<span class=\"add\">\(text)</span>" }
+                    return text
+                }.joined(separator: "\n") + "</pre>\n"
         } else if outcome.status == .pass, !outcome.expectedTrace.isEmpty, vacuous == nil {
             out += "<p class=\"note\">The trace matched the spec.</p>\n"
         }
         if [.timeout, .crash, .error].contains(outcome.status) || vacuous != nil {
             for (title, trace) in [("Expected trace", outcome.expectedTrace), ("Actual trace", outcome.actualTrace)] {
-                out += "<p><b>\(title)</b> (\(trace.count) lines)</p>\n<pre>"
+                out +=
+                    "<p><b>\(title)</b> (\(trace.count) lines)</p>\n<pre>"
                     + Markup.escape(TraceCap.apply(trace).joined(separator: "\n")) + "</pre>\n"
             }
         }

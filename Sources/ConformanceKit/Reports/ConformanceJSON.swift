@@ -41,14 +41,18 @@ public enum ConformanceJSON {
             document = try JSONDecoder().decode(Document.self, from: data)
         } catch let error as DecodingError {
             if let open = unclosed(data) {
-                throw ConformanceJSONError(file: file, detail: "cut short: the file ends at line \(open.line) with "
-                    + "\(open.depth) bracket\(open.depth == 1 ? "" : "s") open (a run interrupted while writing?)")
+                throw ConformanceJSONError(
+                    file: file,
+                    detail: "cut short: the file ends at line \(open.line) with "
+                        + "\(open.depth) bracket\(open.depth == 1 ? "" : "s") open (a run interrupted while writing?)")
             }
             throw ConformanceJSONError(file: file, detail: describe(error))
         }
         guard readableVersions.contains(document.format_version) else {
-            throw ConformanceJSONError(file: file, detail: "field format_version: \(document.format_version) is not "
-                + "a version this runloop reads (\(readableVersions.lowerBound) to \(readableVersions.upperBound))")
+            throw ConformanceJSONError(
+                file: file,
+                detail: "field format_version: \(document.format_version) is not "
+                    + "a version this runloop reads (\(readableVersions.lowerBound) to \(readableVersions.upperBound))")
         }
         var engines = document.engines ?? []
         var caseIDs: [String] = []
@@ -57,25 +61,31 @@ public enum ConformanceJSON {
         for (index, result) in document.results.enumerated() {
             func status(_ text: String, _ field: String) throws -> CaseStatus {
                 guard let status = CaseStatus(rawValue: text) else {
-                    throw ConformanceJSONError(file: file, detail: "field results[\(index)].\(field): '\(text)' is "
-                        + "not a status (" + CaseStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                    throw ConformanceJSONError(
+                        file: file,
+                        detail: "field results[\(index)].\(field): '\(text)' is "
+                            + "not a status (" + CaseStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
                 }
                 return status
             }
             if !engines.contains(result.engine) {
                 guard document.engines == nil else {
-                    throw ConformanceJSONError(file: file, detail: "field results[\(index)].engine: '\(result.engine)' "
-                        + "is not one of the document's engines (" + engines.joined(separator: ", ") + ")")
+                    throw ConformanceJSONError(
+                        file: file,
+                        detail: "field results[\(index)].engine: '\(result.engine)' "
+                            + "is not one of the document's engines (" + engines.joined(separator: ", ") + ")")
                 }
                 engines.append(result.engine)
             }
             if seenCases.insert(result.id).inserted { caseIDs.append(result.id) }
-            outcomes.append(CaseOutcome(caseID: result.id, area: result.area, engine: result.engine,
-                                        status: try status(result.status, "status"),
-                                        expected: try status(result.expected, "expected"),
-                                        expectationReason: result.reason, detail: result.detail,
-                                        expectedTrace: result.expected_trace, actualTrace: result.actual_trace,
-                                        seconds: result.seconds))
+            outcomes.append(
+                CaseOutcome(
+                    caseID: result.id, area: result.area, engine: result.engine,
+                    status: try status(result.status, "status"),
+                    expected: try status(result.expected, "expected"),
+                    expectationReason: result.reason, detail: result.detail,
+                    expectedTrace: result.expected_trace, actualTrace: result.actual_trace,
+                    seconds: result.seconds))
         }
         let used = cases.filter { seenCases.contains($0.id) }
         return ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: caseIDs, cases: used)
@@ -84,12 +94,20 @@ public enum ConformanceJSON {
     /// Where a truncated document ends: its last line and how many objects and arrays are still open there (outside
     /// strings); `nil` when every bracket closes.
     static func unclosed(_ data: Data) -> (line: Int, depth: Int)? {
-        var depth = 0, line = 1, inString = false, escaped = false
+        var depth = 0
+        var line = 1
+        var inString = false
+        var escaped = false
         for byte in data {
             if byte == UInt8(ascii: "\n") { line += 1 }
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {

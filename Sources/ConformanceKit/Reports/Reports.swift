@@ -73,8 +73,10 @@ public struct ResultTally: Sendable, Equatable {
     /// The counts as a summary table's columns, in this order: PASS, xFAIL (expected failures), FAIL, SKIP, TIMEOUT,
     /// CRASH, ERROR (each of those three not as expected) and XPASS (an expected failure that passed).
     public var columns: [(label: String, count: Int)] {
-        [("PASS", pass), ("xFAIL", expectedFailures), ("FAIL", fail), ("SKIP", skip), ("TIMEOUT", timeout),
-         ("CRASH", crash), ("ERROR", error), ("XPASS", unexpectedPasses)]
+        [
+            ("PASS", pass), ("xFAIL", expectedFailures), ("FAIL", fail), ("SKIP", skip), ("TIMEOUT", timeout),
+            ("CRASH", crash), ("ERROR", error), ("XPASS", unexpectedPasses),
+        ]
     }
 
     /// Whether a column's results are not as expected (coloured as such on the pages).
@@ -83,7 +85,8 @@ public struct ResultTally: Sendable, Equatable {
     /// "846 results, 846 as expected: 842 PASS, 4 xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS".
     public var text: String {
         let passes = "\(pass) PASS" + (vacuous > 0 ? " (\(vacuous) only vacuously)" : "")
-        return "\(results) result\(results == 1 ? "" : "s"), \(asExpected) as expected: \(passes), \(expectedFailures) xFAIL, \(fail) FAIL, "
+        return
+            "\(results) result\(results == 1 ? "" : "s"), \(asExpected) as expected: \(passes), \(expectedFailures) xFAIL, \(fail) FAIL, "
             + "\(skip) SKIP, \(timeout) TIMEOUT, \(crash) CRASH, \(error) ERROR, \(unexpectedPasses) XPASS"
     }
 }
@@ -95,22 +98,28 @@ public enum TableReport {
     /// The summary line per engine, the triage, the table of `rows` (every case: then a summary line per engine;
     /// some cases: after it), each case not as expected with its rule, traces and diff, and the closing tally.
     /// `catalogue` gives the rules' text when it could be loaded.
-    public static func render(_ report: ConformanceReport, rows: TableRows = .all,
-                              catalogue: RuleCatalogue? = nil) -> String {
+    public static func render(
+        _ report: ConformanceReport, rows: TableRows = .all,
+        catalogue: RuleCatalogue? = nil
+    ) -> String {
         let triage = Triage(report)
         let listed = report.caseIDs.filter { id in
             let outcomes = report.outcomes.filter { $0.caseID == id }
             switch rows {
             case .all: return true
             case .notPassing:
-                return outcomes.contains { $0.status != .pass || $0.expected != .pass
-                    || triage.vacuous(caseID: $0.caseID, engine: $0.engine) != nil }
+                return outcomes.contains {
+                    $0.status != .pass || $0.expected != .pass
+                        || triage.vacuous(caseID: $0.caseID, engine: $0.engine) != nil
+                }
             case .notAsExpected: return outcomes.contains { !$0.meetsExpectation }
             }
         }
         let idWidth = max(4, listed.map(\.count).max() ?? 0)
         let columnWidth = max(8, report.engines.map(\.count).max() ?? 0)
-        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+        func pad(_ text: String, _ width: Int) -> String {
+            text + String(repeating: " ", count: max(0, width - text.count))
+        }
         let summaryLines = report.engines.map { engine -> String in
             let tally = ResultTally(report.outcomes.filter { $0.engine == engine }, triage: triage)
             return "\(engine): \(tally.text)"
@@ -120,10 +129,13 @@ public enum TableReport {
         // Listings of some cases start with the summary and the triage: on a terminal they are what is read first.
         var lines: [String] = rows == .all ? [] : summaryBlock + [""] + triageLines(triage, report: report) + [""]
         if rows != .all {
-            let what = rows == .notPassing ? "did not pass on every engine (or passed only vacuously)"
+            let what =
+                rows == .notPassing
+                ? "did not pass on every engine (or passed only vacuously)"
                 : "not as expected on some engine"
-            lines.append("Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
-                + (listed.isEmpty ? "." : ":"))
+            lines.append(
+                "Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
+                    + (listed.isEmpty ? "." : ":"))
         }
         if !listed.isEmpty || rows == .all {
             lines.append(pad("case", idWidth) + report.engines.map { "  " + pad($0, columnWidth) }.joined())
@@ -144,8 +156,9 @@ public enum TableReport {
             lines += triageLines(triage, report: report)
         }
         if !listed.isEmpty {
-            lines.append("Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, "
-                         + "XPASS! = an expected failure passed, PASS? = passed only vacuously (see the triage).")
+            lines.append(
+                "Legend: xFAIL = expected failure (see expectations/<engine>.yaml), '!' = not as expected, "
+                    + "XPASS! = an expected failure passed, PASS? = passed only vacuously (see the triage).")
         }
         for outcome in report.outcomes where !outcome.meetsExpectation {
             lines.append("")
@@ -162,9 +175,11 @@ public enum TableReport {
         guard unmet > 0 || !triage.vacuousPasses.isEmpty || !triage.clusters.isEmpty else {
             return ["Triage: every result is as expected; no pass is vacuous."]
         }
-        var lines = ["Triage: \(unmet) result\(unmet == 1 ? "" : "s") not as expected in \(triage.clusters.count) "
-                     + "cluster\(triage.clusters.count == 1 ? "" : "s") by where the trace first departs "
-                     + "(INTERPRETING.md, \"Reading a run: triage\"):"]
+        var lines = [
+            "Triage: \(unmet) result\(unmet == 1 ? "" : "s") not as expected in \(triage.clusters.count) "
+                + "cluster\(triage.clusters.count == 1 ? "" : "s") by where the trace first departs "
+                + "(INTERPRETING.md, \"Reading a run: triage\"):"
+        ]
         for (index, cluster) in triage.clusters.prefix(listedClusters).enumerated() {
             lines += clusterLines(cluster, number: index + 1)
         }
@@ -175,9 +190,10 @@ public enum TableReport {
             for engine in report.engines {
                 let passes = triage.vacuousPasses.filter { $0.engine == engine }
                 guard !passes.isEmpty else { continue }
-                lines.append("Passes only vacuously on \(engine): \(passes.count) (their items could make callouts "
-                             + "this engine never made: \(triage.deadKinds[engine]?.joined(separator: ", ") ?? "")), "
-                             + "e.g. " + passes.prefix(3).map(\.caseID).joined(separator: ", "))
+                lines.append(
+                    "Passes only vacuously on \(engine): \(passes.count) (their items could make callouts "
+                        + "this engine never made: \(triage.deadKinds[engine]?.joined(separator: ", ") ?? "")), "
+                        + "e.g. " + passes.prefix(3).map(\.caseID).joined(separator: ", "))
             }
         }
         return lines
@@ -187,19 +203,24 @@ public enum TableReport {
         let statuses = CaseStatus.allCases.compactMap { status in
             cluster.statuses[status].map { "\($0) \(status.rawValue)" }
         }.joined(separator: ", ")
-        var lines = ["  \(number). \(cluster.engine): \(cluster.title): \(cluster.caseIDs.count) result"
-                     + (cluster.caseIDs.count == 1 ? "" : "s") + (statuses.isEmpty ? "" : " (\(statuses))")]
+        var lines = [
+            "  \(number). \(cluster.engine): \(cluster.title): \(cluster.caseIDs.count) result"
+                + (cluster.caseIDs.count == 1 ? "" : "s") + (statuses.isEmpty ? "" : " (\(statuses))")
+        ]
         if let known = cluster.referenceDefect { lines.append("     " + known.note) }
         if cluster.alsoElsewhere > 0 {
             lines.append("     and lacking the same lines in \(cluster.alsoElsewhere) results clustered below")
         }
         if !cluster.instead.isEmpty {
-            lines.append("     instead: " + cluster.instead.prefix(4).map { "\($0.kind) (\($0.cases))" }
-                .joined(separator: ", "))
+            lines.append(
+                "     instead: "
+                    + cluster.instead.prefix(4).map { "\($0.kind) (\($0.cases))" }
+                    .joined(separator: ", "))
         }
         if !cluster.rules.isEmpty {
-            lines.append("     rules: " + cluster.rules.prefix(5).map { "\($0.id) (\($0.cases))" }.joined(separator: ", ")
-                         + (cluster.rules.count > 5 ? ", ... \(cluster.rules.count - 5) more" : ""))
+            lines.append(
+                "     rules: " + cluster.rules.prefix(5).map { "\($0.id) (\($0.cases))" }.joined(separator: ", ")
+                    + (cluster.rules.count > 5 ? ", ... \(cluster.rules.count - 5) more" : ""))
         }
         if !cluster.caseIDs.isEmpty {
             lines.append("     start with: " + cluster.starters().joined(separator: ", "))
@@ -210,7 +231,9 @@ public enum TableReport {
     /// One result not as expected: its status, rule, and what happened (the diff of a FAIL; the reason, the crash
     /// excerpt, and the expected and actual traces of a TIMEOUT, CRASH or ERROR), each trace capped.
     static func details(_ outcome: CaseOutcome, facts: CaseFacts?, catalogue: RuleCatalogue?) -> [String] {
-        var lines = ["\(outcome.status.rawValue): \(outcome.caseID) on \(outcome.engine) (expected \(outcome.expected.rawValue))"]
+        var lines = [
+            "\(outcome.status.rawValue): \(outcome.caseID) on \(outcome.engine) (expected \(outcome.expected.rawValue))"
+        ]
         if let facts {
             lines.append("  rule: \(facts.rule)" + (facts.level.map { " (level \($0.rawValue))" } ?? ""))
             for id in facts.rules {
@@ -230,7 +253,8 @@ public enum TableReport {
 
     static func traceLines(_ title: String, _ trace: [String]) -> [String] {
         guard !trace.isEmpty else { return ["\(title): (none)"] }
-        return ["\(title) (\(trace.count) line\(trace.count == 1 ? "" : "s")):"] + TraceCap.apply(trace).map { "  " + $0 }
+        return ["\(title) (\(trace.count) line\(trace.count == 1 ? "" : "s")):"]
+            + TraceCap.apply(trace).map { "  " + $0 }
     }
 }
 
@@ -258,9 +282,13 @@ enum JSONReport {
             unexpected_passes: Int
 
         init(_ tally: ResultTally) {
-            (results, as_expected, pass, pass_only_vacuously) = (tally.results, tally.asExpected, tally.pass, tally.vacuous)
+            (results, as_expected, pass, pass_only_vacuously) = (
+                tally.results, tally.asExpected, tally.pass, tally.vacuous
+            )
             (expected_failures, fail, skip) = (tally.expectedFailures, tally.fail, tally.skip)
-            (timeout, crash, error, unexpected_passes) = (tally.timeout, tally.crash, tally.error, tally.unexpectedPasses)
+            (timeout, crash, error, unexpected_passes) = (
+                tally.timeout, tally.crash, tally.error, tally.unexpectedPasses
+            )
         }
     }
 
@@ -316,36 +344,42 @@ enum JSONReport {
         var summary: [String: [String: Int]] = [:]
         for engine in report.engines {
             let counts = report.counts(engine: engine)
-            summary[engine] = Dictionary(uniqueKeysWithValues: CaseStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
+            summary[engine] = Dictionary(
+                uniqueKeysWithValues: CaseStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
         }
         let results = report.outcomes.map { outcome in
-            Result(id: outcome.caseID, area: outcome.area, level: report.level(caseID: outcome.caseID)?.rawValue,
-                   engine: outcome.engine, status: outcome.status.rawValue,
-                   expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
-                   only_vacuously: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine)?.kinds,
-                   reason: outcome.expectationReason, detail: outcome.detail.map { TraceCap.apply(text: $0) },
-                   seconds: (outcome.seconds * 1000).rounded() / 1000,
-                   expected_trace: TraceCap.apply(outcome.expectedTrace), expected_trace_lines: outcome.expectedTrace.count,
-                   actual_trace: TraceCap.apply(outcome.actualTrace), actual_trace_lines: outcome.actualTrace.count)
+            Result(
+                id: outcome.caseID, area: outcome.area, level: report.level(caseID: outcome.caseID)?.rawValue,
+                engine: outcome.engine, status: outcome.status.rawValue,
+                expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
+                only_vacuously: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine)?.kinds,
+                reason: outcome.expectationReason, detail: outcome.detail.map { TraceCap.apply(text: $0) },
+                seconds: (outcome.seconds * 1000).rounded() / 1000,
+                expected_trace: TraceCap.apply(outcome.expectedTrace),
+                expected_trace_lines: outcome.expectedTrace.count,
+                actual_trace: TraceCap.apply(outcome.actualTrace), actual_trace_lines: outcome.actualTrace.count)
         }
         let clusters = triage.clusters.map { cluster in
-            Cluster(engine: cluster.engine, title: cluster.title, results: cluster.caseIDs.count,
-                    also_elsewhere: cluster.alsoElsewhere,
-                    statuses: Dictionary(uniqueKeysWithValues: cluster.statuses.map { ($0.key.rawValue, $0.value) }),
-                    rules: Dictionary(cluster.rules.map { ($0.id, $0.cases) }, uniquingKeysWith: +),
-                    instead: Dictionary(cluster.instead.map { ($0.kind, $0.cases) }, uniquingKeysWith: +),
-                    start_with: cluster.starters(), cases: cluster.caseIDs,
-                    known_defect: cluster.referenceDefect.map { KnownDefect(file: $0.file, reason: $0.reason) })
+            Cluster(
+                engine: cluster.engine, title: cluster.title, results: cluster.caseIDs.count,
+                also_elsewhere: cluster.alsoElsewhere,
+                statuses: Dictionary(uniqueKeysWithValues: cluster.statuses.map { ($0.key.rawValue, $0.value) }),
+                rules: Dictionary(cluster.rules.map { ($0.id, $0.cases) }, uniquingKeysWith: +),
+                instead: Dictionary(cluster.instead.map { ($0.kind, $0.cases) }, uniquingKeysWith: +),
+                start_with: cluster.starters(), cases: cluster.caseIDs,
+                known_defect: cluster.referenceDefect.map { KnownDefect(file: $0.file, reason: $0.reason) })
         }
         var levels: [String: [String: Tally]] = [:]
         for cell in LevelSummary(report, triage: triage).cells {
             levels[cell.level.rawValue, default: [:]][cell.engine] = Tally(cell.tally)
         }
-        return JSONText.render(Document(engines: report.engines, summary: summary,
-                                        all_as_expected: report.allMeetExpectations,
-                                        tally: Tally(ResultTally(report.outcomes, triage: triage)), levels: levels,
-                                        triage: TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
-                                        results: results))
+        return JSONText.render(
+            Document(
+                engines: report.engines, summary: summary,
+                all_as_expected: report.allMeetExpectations,
+                tally: Tally(ResultTally(report.outcomes, triage: triage)), levels: levels,
+                triage: TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
+                results: results))
     }
 }
 
@@ -354,20 +388,26 @@ enum JUnitReport {
         var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#]
         let failures = report.outcomes.filter { !$0.meetsExpectation && !isError($0) }.count
         let errors = report.outcomes.filter(isError).count
-        lines.append(#"<testsuites name="runloop conform" tests="\#(report.outcomes.count)" failures="\#(failures)" errors="\#(errors)">"#)
+        lines.append(
+            #"<testsuites name="runloop conform" tests="\#(report.outcomes.count)" failures="\#(failures)" errors="\#(errors)">"#
+        )
         for engine in report.engines {
             let outcomes = report.outcomes.filter { $0.engine == engine }
             let engineFailures = outcomes.filter { !$0.meetsExpectation && !isError($0) }.count
             let engineErrors = outcomes.filter(isError).count
             let skipped = outcomes.filter { $0.status == .skip }.count
             let time = outcomes.reduce(0) { $0 + $1.seconds }
-            lines.append(#"  <testsuite name="\#(Markup.escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#)
+            lines.append(
+                #"  <testsuite name="\#(Markup.escape(engine))" tests="\#(outcomes.count)" failures="\#(engineFailures)" errors="\#(engineErrors)" skipped="\#(skipped)" time="\#(time)">"#
+            )
             for outcome in outcomes {
-                let open = #"    <testcase classname="\#(Markup.escape(engine)).\#(Markup.escape(outcome.area))" name="\#(Markup.escape(outcome.caseID))" time="\#(outcome.seconds)""#
+                let open =
+                    #"    <testcase classname="\#(Markup.escape(engine)).\#(Markup.escape(outcome.area))" name="\#(Markup.escape(outcome.caseID))" time="\#(outcome.seconds)""#
                 // The case's level as a property, so that a CI system can tell api and cf failures from platform ones.
-                let properties = report.level(caseID: outcome.caseID).map {
-                    [#"      <properties><property name="level" value="\#($0.rawValue)"/></properties>"#]
-                } ?? []
+                let properties =
+                    report.level(caseID: outcome.caseID).map {
+                        [#"      <properties><property name="level" value="\#($0.rawValue)"/></properties>"#]
+                    } ?? []
                 if outcome.status == .skip {
                     lines.append(open + ">")
                     lines += properties
@@ -378,7 +418,9 @@ enum JUnitReport {
                     lines += properties
                     let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
                     let element = isError(outcome) ? "error" : "failure"
-                    lines.append(#"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(body(outcome)))</\#(element)>"#)
+                    lines.append(
+                        #"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(body(outcome)))</\#(element)>"#
+                    )
                     lines.append("    </testcase>")
                 } else if properties.isEmpty {
                     lines.append(open + "/>")

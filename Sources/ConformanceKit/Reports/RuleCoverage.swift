@@ -91,7 +91,8 @@ public struct RuleCoverage: Sendable {
         }
         self.catalogue = catalogue
         rows = catalogue.rules.map {
-            Row(rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
+            Row(
+                rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
                 caseContexts: entries[$0.id] ?? [], exposes: $0.exposes, level: $0.level)
         }
         unknownCitations = unknown
@@ -113,8 +114,10 @@ public struct RuleCoverage: Sendable {
     public func renderTable() -> String {
         let width = max(4, rows.map(\.rule.count).max() ?? 0)
         let levelWidth = RuleLevel.allCases.map(\.rawValue.count).max() ?? 0
-        var lines = ["rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                     + "level".padding(toLength: levelWidth, withPad: " ", startingAt: 0) + "  cases"]
+        var lines = [
+            "rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                + "level".padding(toLength: levelWidth, withPad: " ", startingAt: 0) + "  cases"
+        ]
         let indent = String(repeating: " ", count: width + levelWidth + 9)
         for row in rows {
             let name = row.rule.padding(toLength: width, withPad: " ", startingAt: 0)
@@ -128,21 +131,27 @@ public struct RuleCoverage: Sendable {
         lines.append("\(rows.count) rules in \(catalogue.path) (CF source: \(catalogue.cfSource))")
         lines.append(levelCountsText)
         let thin = thinRules
-        lines.append(thin.isEmpty ? "rules with fewer than \(Self.minimumCases) cases: none"
-                     : "rules with fewer than \(Self.minimumCases) cases (\(thin.count)): "
-                       + thin.map { "\($0.rule) (\($0.cases.count))" }.joined(separator: ", "))
+        lines.append(
+            thin.isEmpty
+                ? "rules with fewer than \(Self.minimumCases) cases: none"
+                : "rules with fewer than \(Self.minimumCases) cases (\(thin.count)): "
+                    + thin.map { "\($0.rule) (\($0.cases.count))" }.joined(separator: ", "))
         let polls = pollOnlyRules
-        lines.append(polls.isEmpty ? "rules pinned only in polls: none"
-                     : "rules pinned only in polls (\(polls.count)): " + polls.map(\.rule).joined(separator: ", "))
+        lines.append(
+            polls.isEmpty
+                ? "rules pinned only in polls: none"
+                : "rules pinned only in polls (\(polls.count)): " + polls.map(\.rule).joined(separator: ", "))
         let silent = rulesWithoutExposes
         if !silent.isEmpty {
             lines.append("rules without exposes (\(silent.count)): \(silent.joined(separator: ", "))")
         }
         for citation in unknownCitations {
-            lines.append("\(citation.location): case '\(citation.caseID)': field 'rules': unknown rule '\(citation.rule)'")
+            lines.append(
+                "\(citation.location): case '\(citation.caseID)': field 'rules': unknown rule '\(citation.rule)'")
         }
         if !casesWithoutRules.isEmpty {
-            lines.append("cases citing no rule (\(casesWithoutRules.count)): \(casesWithoutRules.joined(separator: ", "))")
+            lines.append(
+                "cases citing no rule (\(casesWithoutRules.count)): \(casesWithoutRules.joined(separator: ", "))")
         }
         return lines.joined(separator: "\n")
     }
@@ -184,15 +193,16 @@ public struct RuleCoverage: Sendable {
     /// `cases_without_rules`.
     public func renderJSON() -> String {
         let levels = Dictionary(uniqueKeysWithValues: catalogue.levelCounts.map { ($0.level.rawValue, $0.rules) })
-        let report = JSONReport(catalogue: catalogue.path, cfSource: catalogue.cfSource, levels: levels,
-                                minimumCases: Self.minimumCases,
-                                rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
-                                rulesWithoutExposes: rulesWithoutExposes, unknownCitations: unknownCitations,
-                                casesWithoutRules: casesWithoutRules)
+        let report = JSONReport(
+            catalogue: catalogue.path, cfSource: catalogue.cfSource, levels: levels,
+            minimumCases: Self.minimumCases,
+            rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
+            rulesWithoutExposes: rulesWithoutExposes, unknownCitations: unknownCitations,
+            casesWithoutRules: casesWithoutRules)
         return JSONText.render(report)
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

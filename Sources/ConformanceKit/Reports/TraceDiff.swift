@@ -25,7 +25,8 @@ public enum TraceDiff {
     /// The shortest edit from `expected` to `actual` (a longest common subsequence; traces are tens to hundreds of
     /// lines, so the quadratic table is small).
     public static func edits(expected: [String], actual: [String]) -> [Edit] {
-        let n = expected.count, m = actual.count
+        let n = expected.count
+        let m = actual.count
         var table = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
         for i in stride(from: n - 1, through: 0, by: -1) {
             for j in stride(from: m - 1, through: 0, by: -1) {
@@ -33,7 +34,8 @@ public enum TraceDiff {
             }
         }
         var result: [Edit] = []
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < n || j < m {
             if i < n, j < m, expected[i] == actual[j] {
                 result.append(.same(expected[i]))

@@ -64,7 +64,8 @@ public enum TraceKind {
         let words = line.split(separator: " ", omittingEmptySubsequences: true)
         guard let head = words.first else { return nil }
         if words.count == 1, let dot = head.firstIndex(of: "."),
-           let activity = Activity(rawValue: String(head[head.index(after: dot)...])) {
+            let activity = Activity(rawValue: String(head[head.index(after: dot)...]))
+        {
             return observer(activity)
         }
         switch head {
@@ -210,13 +211,16 @@ public struct Triage: Sendable {
             for outcome in outcomes where outcome.status == .pass {
                 let kinds = (report.facts[outcome.caseID]?.calloutKinds ?? []).intersection(deadSet)
                 if !kinds.isEmpty {
-                    vacuous.append(VacuousPass(caseID: outcome.caseID, engine: engine,
-                                               kinds: deadKinds.filter(kinds.contains)))
+                    vacuous.append(
+                        VacuousPass(
+                            caseID: outcome.caseID, engine: engine,
+                            kinds: deadKinds.filter(kinds.contains)))
                 }
             }
-            clusters += Self.clusters(outcomes.filter { !$0.meetsExpectation && $0.status != .pass },
-                                      engine: engine, deadKinds: deadKinds, facts: report.facts,
-                                      reference: report.referenceExpectations)
+            clusters += Self.clusters(
+                outcomes.filter { !$0.meetsExpectation && $0.status != .pass },
+                engine: engine, deadKinds: deadKinds, facts: report.facts,
+                reference: report.referenceExpectations)
         }
         // Known defects of the toolchain's CoreFoundation last, then the largest first, then by title.
         self.clusters = clusters.sorted {
@@ -235,7 +239,9 @@ public struct Triage: Sendable {
         for outcome in outcomes {
             for line in outcome.actualTrace { if let kind = TraceKind.callout(of: line) { seen.insert(kind) } }
             guard outcome.status == .pass || outcome.status == .fail else { continue }
-            for kind in Set(outcome.expectedTrace.compactMap(TraceKind.callout(of:))) { expectedBy[kind, default: 0] += 1 }
+            for kind in Set(outcome.expectedTrace.compactMap(TraceKind.callout(of:))) {
+                expectedBy[kind, default: 0] += 1
+            }
         }
         let observers = Activity.allCases.map(TraceKind.observer)
         // Observers as a whole: when no result has an observer line of any activity and two completed cases expect
@@ -252,8 +258,9 @@ public struct Triage: Sendable {
         let observersDead = seen.isDisjoint(with: observers) && observersExpected >= deadEvidence
         let order = observers + ["timer fire", "source perform", "block", "source schedule", "source cancel"]
         return order.filter { kind in
-            !seen.contains(kind) && ((expectedBy[kind] ?? 0) >= deadEvidence
-                || (observersDead && observers.contains(kind) && expectedAnywhere.contains(kind)))
+            !seen.contains(kind)
+                && ((expectedBy[kind] ?? 0) >= deadEvidence
+                    || (observersDead && observers.contains(kind) && expectedAnywhere.contains(kind)))
         }
     }
 
@@ -264,12 +271,16 @@ public struct Triage: Sendable {
     }
 
     /// The traces of `outcome` as the case compares them, with the end marker and without the dead kinds.
-    static func comparedTraces(_ outcome: CaseOutcome, facts: CaseFacts?,
-                               deadKinds: Set<String>) -> (expected: [String], actual: [String]) {
+    static func comparedTraces(
+        _ outcome: CaseOutcome, facts: CaseFacts?,
+        deadKinds: Set<String>
+    ) -> (expected: [String], actual: [String]) {
         var actual = facts?.idleWakes == true ? IdleWakeFilter.apply(outcome.actualTrace) : outcome.actualTrace
-        let expected = TraceMatch.alignUnordered(expected: outcome.expectedTrace, ranges: facts?.unorderedRanges ?? [],
-                                                 actual: actual)
-            .filter { TraceKind.callout(of: $0).map { !deadKinds.contains($0) } ?? true }
+        let expected = TraceMatch.alignUnordered(
+            expected: outcome.expectedTrace, ranges: facts?.unorderedRanges ?? [],
+            actual: actual
+        )
+        .filter { TraceKind.callout(of: $0).map { !deadKinds.contains($0) } ?? true }
         if actual.count > comparedLines { actual = Array(actual.prefix(comparedLines)) }
         switch outcome.status {
         case .timeout: actual.append(TraceKind.marker(CaseStatus.timeout.rawValue))
@@ -285,12 +296,15 @@ public struct Triage: Sendable {
     /// what the fuzzer names a divergence by. With the engine's `deadKinds` (rule 1), their lines are left out of
     /// `expected` first, and nil also means the traces differ only by them, or a trigger waits for one of them
     /// (`triggerKinds`, the callout kinds of the case's triggers): a result of the dead kinds' cluster.
-    public static func departureTitle(expected: [String], actual: [String], status: CaseStatus,
-                                      detail: String? = nil, deadKinds: Set<String> = [],
-                                      triggerKinds: Set<String> = []) -> String? {
-        let outcome = CaseOutcome(caseID: "", area: "", engine: "", status: status, expected: .pass,
-                                  expectationReason: nil, detail: detail, expectedTrace: expected, actualTrace: actual,
-                                  seconds: 0)
+    public static func departureTitle(
+        expected: [String], actual: [String], status: CaseStatus,
+        detail: String? = nil, deadKinds: Set<String> = [],
+        triggerKinds: Set<String> = []
+    ) -> String? {
+        let outcome = CaseOutcome(
+            caseID: "", area: "", engine: "", status: status, expected: .pass,
+            expectationReason: nil, detail: detail, expectedTrace: expected, actualTrace: actual,
+            seconds: 0)
         let facts = triggerKinds.isEmpty ? nil : CaseFacts(rule: "", triggerKinds: triggerKinds)
         return departure(outcome, facts: facts, deadKinds: deadKinds)?.title
     }
@@ -299,11 +313,13 @@ public struct Triage: Sendable {
     /// each of its runs given as the trace another engine made of the same scenario (`expected`), the engine's own
     /// trace (`actual`), and whether the engine's run went to its end (`completed`, as a PASS or FAIL would).
     public static func deadKinds(runs: [(expected: [String], actual: [String], completed: Bool)]) -> [String] {
-        deadKinds(runs.map { run in
-            CaseOutcome(caseID: "", area: "", engine: "", status: run.completed ? .fail : .error, expected: .pass,
-                        expectationReason: nil, detail: nil, expectedTrace: run.expected, actualTrace: run.actual,
-                        seconds: 0)
-        })
+        deadKinds(
+            runs.map { run in
+                CaseOutcome(
+                    caseID: "", area: "", engine: "", status: run.completed ? .fail : .error, expected: .pass,
+                    expectationReason: nil, detail: nil, expectedTrace: run.expected, actualTrace: run.actual,
+                    seconds: 0)
+            })
     }
 
     /// The departure of one result, or nil when its traces differ only by dead kinds' lines.
@@ -316,10 +332,12 @@ public struct Triage: Sendable {
         guard let start = edits.firstIndex(where: { if case .same = $0 { return false } else { return true } }) else {
             return nil
         }
-        var missing: [String] = [], extra: [String] = []
+        var missing: [String] = []
+        var extra: [String] = []
         var firstCallout: (kind: String, missing: Bool)?
         block: for edit in edits[start...] {
-            let line: String, isMissing: Bool
+            let line: String
+            let isMissing: Bool
             switch edit {
             case .same: break block
             case .removed(let text): (line, isMissing) = (text, true)
@@ -338,7 +356,8 @@ public struct Triage: Sendable {
         }
         // A callout missing or extra is the cause; a different return, query answer or mark is its consequence.
         if let callout = firstCallout {
-            return callout.missing ? Departure(title: "missing \(callout.kind)", instead: extraKinds.first ?? "nothing")
+            return callout.missing
+                ? Departure(title: "missing \(callout.kind)", instead: extraKinds.first ?? "nothing")
                 : Departure(title: "extra \(callout.kind)", instead: nil)
         }
         if let first = missingKinds.first, first == extraKinds.first {
@@ -350,19 +369,24 @@ public struct Triage: Sendable {
         return Departure(title: "extra \(extraKinds.first ?? "nothing")", instead: nil)
     }
 
-    static func clusters(_ outcomes: [CaseOutcome], engine: String, deadKinds: [String],
-                         facts: [String: CaseFacts], reference: EngineExpectations) -> [TriageCluster] {
+    static func clusters(
+        _ outcomes: [CaseOutcome], engine: String, deadKinds: [String],
+        facts: [String: CaseFacts], reference: EngineExpectations
+    ) -> [TriageCluster] {
         let deadSet = Set(deadKinds)
-        let deadTitle = "callouts never made on \(engine): " + deadKinds.joined(separator: ", ")
+        let deadTitle =
+            "callouts never made on \(engine): " + deadKinds.joined(separator: ", ")
             + " (no result has one; \(deadEvidence) or more completed cases expect each)"
         var byTitle: [String: [(CaseOutcome, Departure)]] = [:]
         var titles: [String] = []
         var deadElsewhere = 0
         for outcome in outcomes {
-            let departure = departure(outcome, facts: facts[outcome.caseID], deadKinds: deadSet)
+            let departure =
+                departure(outcome, facts: facts[outcome.caseID], deadKinds: deadSet)
                 ?? Departure(title: deadTitle, instead: nil)
             if departure.title != deadTitle,
-               outcome.expectedTrace.contains(where: { TraceKind.callout(of: $0).map(deadSet.contains) ?? false }) {
+                outcome.expectedTrace.contains(where: { TraceKind.callout(of: $0).map(deadSet.contains) ?? false })
+            {
                 deadElsewhere += 1
             }
             if byTitle[departure.title] == nil { titles.append(departure.title) }
@@ -393,12 +417,13 @@ public struct Triage: Sendable {
             if title.hasPrefix("missing "), !members.isEmpty, instead == ["TIMEOUT": members.count] {
                 shown = "hung (TIMEOUT) where the expected trace continues with " + title.dropFirst("missing ".count)
             }
-            return TriageCluster(engine: engine, title: shown, departure: title,
-                                 deadKinds: title == deadTitle ? deadKinds : [], caseIDs: ordered.map(\.caseID),
-                                 statuses: statuses, rules: ranked(rules).map { (id: $0.0, cases: $0.1) },
-                                 instead: ranked(instead).map { (kind: $0.0, cases: $0.1) },
-                                 alsoElsewhere: title == deadTitle ? deadElsewhere : 0,
-                                 referenceDefect: ReferenceDefect.of(ordered, reference: reference))
+            return TriageCluster(
+                engine: engine, title: shown, departure: title,
+                deadKinds: title == deadTitle ? deadKinds : [], caseIDs: ordered.map(\.caseID),
+                statuses: statuses, rules: ranked(rules).map { (id: $0.0, cases: $0.1) },
+                instead: ranked(instead).map { (kind: $0.0, cases: $0.1) },
+                alsoElsewhere: title == deadTitle ? deadElsewhere : 0,
+                referenceDefect: ReferenceDefect.of(ordered, reference: reference))
         }
     }
 }

@@ -29,20 +29,24 @@ package struct ActionParser {
     ]
 
     /// Verbs a `target` list may not hold: what must run on the loop's own thread, and what waits or moves threads.
-    static let notInTarget: Set<String> = ["run", "thread", "target", "post", "join", "waitUntilWaiting", "end",
-                                           "waitUntilSlept"]
+    static let notInTarget: Set<String> = [
+        "run", "thread", "target", "post", "join", "waitUntilWaiting", "end",
+        "waitUntilSlept",
+    ]
 
     func parse(_ value: YAMLValue) throws -> Action {
         let action = try parseAction(value)
         if inTarget {
             let (verb, _) = try value.singleKey()
             if Self.notInTarget.contains(verb) {
-                throw value.error("'\(verb)' cannot be in a target's list: it holds only calls the engine contract "
-                    + "allows from any thread (\(Self.notInTarget.sorted().joined(separator: ", ")) are refused)")
+                throw value.error(
+                    "'\(verb)' cannot be in a target's list: it holds only calls the engine contract "
+                        + "allows from any thread (\(Self.notInTarget.sorted().joined(separator: ", ")) are refused)")
             }
             if case .query(.nextTimerFireDate) = action {
-                throw value.error("nextTimerFireDate cannot be in a target's list: CFRunLoopGetNextTimerFireDate is "
-                    + "called on the loop's own thread (post it instead)")
+                throw value.error(
+                    "nextTimerFireDate cannot be in a target's list: CFRunLoopGetNextTimerFireDate is "
+                        + "called on the loop's own thread (post it instead)")
             }
         }
         return action
@@ -60,7 +64,9 @@ package struct ActionParser {
         if LoopName.reserved.contains(name) {
             throw value.error("loop '\(name)' cannot be named here (expected \(known.joined(separator: " or ")))")
         }
-        let declared = loops.isEmpty ? "the case declares no loops: add `loops: [\(name)]`"
+        let declared =
+            loops.isEmpty
+            ? "the case declares no loops: add `loops: [\(name)]`"
             : "declared loops: \(loops.joined(separator: ", "))"
         throw value.error("'\(name)' is not a loop of this case (\(declared))")
     }
@@ -71,7 +77,12 @@ package struct ActionParser {
         let loopValue = try fields.required("loop")
         let loop = try loopName(loopValue, allowHere: verb == "target")
         var inner = self
-        if verb == "target" { inner.inTarget = true } else { inner.postedTo = loop; inner.inTarget = false }
+        if verb == "target" {
+            inner.inTarget = true
+        } else {
+            inner.postedTo = loop
+            inner.inTarget = false
+        }
         let doValue = try fields.required("do")
         let actions = try doValue.sequence().map(inner.parse)
         guard !actions.isEmpty else { throw doValue.error("a \(verb) needs at least one action") }
@@ -117,7 +128,8 @@ package struct ActionParser {
             guard pair.count == 2 else { throw try need().error("expected [timer, seconds]") }
             let timer = try reference(pair[0], kinds: ["timer"])
             let seconds = try pair[1].double()
-            return verb == "setTolerance" ? .setTolerance(timer: timer, seconds: seconds)
+            return verb == "setTolerance"
+                ? .setTolerance(timer: timer, seconds: seconds)
                 : .setNextFireDate(timer: timer, seconds: seconds)
         case "run":
             return .run(try runRequest(argument))
@@ -169,8 +181,9 @@ package struct ActionParser {
             let argumentValue = try need()
             let name = try reference(argumentValue, kinds: ["source0", "source1", "timer", "observer"])
             guard laterItems.contains(name) else {
-                throw argumentValue.error("'\(name)' is created before the first step; declare it with "
-                    + "'created: later' to create it with a step")
+                throw argumentValue.error(
+                    "'\(name)' is created before the first step; declare it with "
+                        + "'created: later' to create it with a step")
             }
             return .create(name)
         case "runForever":
@@ -189,7 +202,8 @@ package struct ActionParser {
             let argumentValue = try need()
             let loop = try loopName(argumentValue, allowHere: verb == "waitUntilWaiting")
             if let postedTo, loop == postedTo {
-                throw argumentValue.error("'\(verb): \(loop)' in a list posted to \(loop) would wait for its own thread")
+                throw argumentValue.error(
+                    "'\(verb): \(loop)' in a list posted to \(loop) would wait for its own thread")
             }
             switch verb {
             case "join": return .join(loop)
@@ -198,8 +212,9 @@ package struct ActionParser {
             }
         case "dispatchMain":
             guard mainThread else {
-                throw value.error("dispatchMain needs the case to list feature mainThread (only the main thread's "
-                                  + "loop services the main dispatch queue)")
+                throw value.error(
+                    "dispatchMain needs the case to list feature mainThread (only the main thread's "
+                        + "loop services the main dispatch queue)")
             }
             let doValue = try need()
             let actions = try doValue.sequence().map(parse)
@@ -217,13 +232,15 @@ package struct ActionParser {
         let loopValue = try fields.required("loop")
         let loop = try loopName(loopValue, allowHere: true)
         if let postedTo, loop == postedTo {
-            throw loopValue.error("'waitUntilSlept' of \(loop) in a list posted to \(loop) would wait for its own thread")
+            throw loopValue.error(
+                "'waitUntilSlept' of \(loop) in a list posted to \(loop) would wait for its own thread")
         }
         let observerValue = try fields.required("observer")
         let observer = try reference(observerValue, kinds: ["observer"])
         if case .observer(let activities, _, _)? = items[observer], !activities.contains(.beforeWaiting) {
-            throw observerValue.error("observer '\(observer)' does not observe beforeWaiting, so it cannot count the "
-                + "loop's sleeps")
+            throw observerValue.error(
+                "observer '\(observer)' does not observe beforeWaiting, so it cannot count the "
+                    + "loop's sleeps")
         }
         var nth = 1
         if let nthValue = fields.optional("nth") {
@@ -253,7 +270,8 @@ package struct ActionParser {
     private func reference(_ value: YAMLValue, kinds: [String]) throws -> String {
         let name = try value.string()
         guard let kind = items[name] else {
-            throw value.error("'\(name)' is not a declared item (declared: \(items.keys.sorted().joined(separator: ", ")))")
+            throw value.error(
+                "'\(name)' is not a declared item (declared: \(items.keys.sorted().joined(separator: ", ")))")
         }
         guard kinds.contains(kind.word) else {
             throw value.error("'\(name)' is a \(kind.word); expected a \(kinds.joined(separator: " or "))")
@@ -287,7 +305,8 @@ package struct ActionParser {
         if value.isScalar {
             let word = try value.string()
             guard word == "atLeastTimeout" else {
-                throw value.error("unknown timing '\(word)' (atLeastTimeout, {atLeast: S, under: S} or {underTimeout: F})")
+                throw value.error(
+                    "unknown timing '\(word)' (atLeastTimeout, {atLeast: S, under: S} or {underTimeout: F})")
             }
             guard let seconds, seconds > 0, seconds.isFinite else {
                 throw value.error("atLeastTimeout needs a run with a finite timeout above 0")
@@ -305,9 +324,10 @@ package struct ActionParser {
                 throw fractionValue.error("underTimeout needs a run with a finite timeout above 0")
             }
             guard fraction * seconds >= TimingAssertion.minimumUpperBound else {
-                throw fractionValue.error("underTimeout \(TimingAssertion.number(fraction)) of \(TimingAssertion.number(seconds)) s "
-                    + "is under \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) second(s): a tighter bound "
-                    + "does not hold on a loaded machine (lengthen the timeout)")
+                throw fractionValue.error(
+                    "underTimeout \(TimingAssertion.number(fraction)) of \(TimingAssertion.number(seconds)) s "
+                        + "is under \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) second(s): a tighter bound "
+                        + "does not hold on a loaded machine (lengthen the timeout)")
             }
             return .underTimeout(fraction: fraction)
         }
@@ -322,12 +342,14 @@ package struct ActionParser {
         }
         if let under, let underValue {
             guard under >= TimingAssertion.minimumUpperBound, under.isFinite else {
-                throw underValue.error("under must be at least \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) "
-                    + "second(s): a tighter bound does not hold on a loaded machine")
+                throw underValue.error(
+                    "under must be at least \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) "
+                        + "second(s): a tighter bound does not hold on a loaded machine")
             }
             if let atLeast, atLeast + TimingAssertion.minimumUpperBound > under {
-                throw underValue.error("under must be at least \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) "
-                    + "second(s) above atLeast")
+                throw underValue.error(
+                    "under must be at least \(TimingAssertion.number(TimingAssertion.minimumUpperBound)) "
+                        + "second(s) above atLeast")
             }
         }
         return .window(atLeast: atLeast, under: under)
@@ -343,7 +365,10 @@ package struct ActionParser {
             case "allModes": return .allModes
             case "isMainLoop": return .isMainLoop
             case "isMainThread": return .isMainThread
-            case let other: throw value.error("unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, isMainThread, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isMainLoop, case], [sameLoop, loop])")
+            case let other:
+                throw value.error(
+                    "unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, isMainThread, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isMainLoop, case], [sameLoop, loop])"
+                )
             }
         }
         let pair = try value.sequence()
@@ -357,8 +382,9 @@ package struct ActionParser {
         case "isMainLoop":
             let word = try pair[1].string()
             guard word == "case" else {
-                throw pair[1].error("[isMainLoop, \(word)]: the argument can only be 'case' (the case's loop); "
-                                    + "plain isMainLoop asks about the performing thread's loop")
+                throw pair[1].error(
+                    "[isMainLoop, \(word)]: the argument can only be 'case' (the case's loop); "
+                        + "plain isMainLoop asks about the performing thread's loop")
             }
             return .caseLoopIsMain
         case let other: throw pair[0].error("unknown query '\(other)'")

@@ -137,8 +137,10 @@ public struct CaseContext: Sendable, Equatable {
         if nested { parts.append("nested") }
         if !actors.isEmpty { parts.append("acts from " + actors.sorted().map(\.rawValue).joined(separator: ", ")) }
         if !returnAfterSourceHandled.isEmpty {
-            parts.append("returnAfterSourceHandled " + returnAfterSourceHandled.sorted { !$0 && $1 }.map { $0 ? "on" : "off" }
-                .joined(separator: "+"))
+            parts.append(
+                "returnAfterSourceHandled "
+                    + returnAfterSourceHandled.sorted { !$0 && $1 }.map { $0 ? "on" : "off" }
+                    .joined(separator: "+"))
         }
         if slowCallout { parts.append("slow callout") }
         return parts.joined(separator: "; ")

@@ -17,7 +17,9 @@ public enum CaseWriter {
 
     /// One case as an entry of a `cases:` list (indented by two spaces). `comments` go above its `expect`.
     public static func write(_ specCase: SpecCase, comments: [String] = []) -> String {
-        var lines = ["  - id: \(specCase.id)", "    rule: \(quoted(specCase.rule))", "    source: \(quoted(specCase.source))"]
+        var lines = [
+            "  - id: \(specCase.id)", "    rule: \(quoted(specCase.rule))", "    source: \(quoted(specCase.source))",
+        ]
         if !specCase.features.isEmpty {
             lines.append("    features: [\(specCase.features.map(\.rawValue).joined(separator: ", "))]")
         }
@@ -29,7 +31,9 @@ public enum CaseWriter {
         if !specCase.items.isEmpty {
             lines.append("    items:")
             for item in specCase.items {
-                lines.append("      \(item.name): \(itemKind(item.kind, createdLater: item.createdByStep, fromCreation: item.firesFromCreation))")
+                lines.append(
+                    "      \(item.name): \(itemKind(item.kind, createdLater: item.createdByStep, fromCreation: item.firesFromCreation))"
+                )
             }
         }
         lines.append("    steps:")
@@ -42,7 +46,9 @@ public enum CaseWriter {
                 case .every: occurrence = "every: true"
                 case .nth(let n): occurrence = "nth: \(n)"
                 }
-                lines.append("      - {when: \(quoted(trigger.event)), \(occurrence), do: [\(trigger.actions.map(action).joined(separator: ", "))]}")
+                lines.append(
+                    "      - {when: \(quoted(trigger.event)), \(occurrence), do: [\(trigger.actions.map(action).joined(separator: ", "))]}"
+                )
             }
         }
         lines += comments.map { "    # " + $0 }

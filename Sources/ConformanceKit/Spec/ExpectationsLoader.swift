@@ -37,22 +37,28 @@ public struct EngineExpectations: Sendable {
 
     /// Loads `<directory>/<engine>.yaml` if it exists; an engine without a file expects every case to pass.
     /// Every id must name a known case, unless `unknownIDs` is `.ignore`.
-    public static func load(directory: String, engine: String, knownIDs: Set<String>,
-                            unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
+    public static func load(
+        directory: String, engine: String, knownIDs: Set<String>,
+        unknownIDs: UnknownIDs = .reject
+    ) throws -> EngineExpectations {
         let path = (directory as NSString).appendingPathComponent("\(engine).yaml")
         guard FileManager.default.fileExists(atPath: path) else { return EngineExpectations(engine: engine) }
         return try load(file: path, engine: engine, knownIDs: knownIDs, unknownIDs: unknownIDs)
     }
 
     /// Loads one expectations file. With `engine` nil the file's own `engine:` says which engine it is for.
-    public static func load(file path: String, engine: String?, knownIDs: Set<String>,
-                            unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
+    public static func load(
+        file path: String, engine: String?, knownIDs: Set<String>,
+        unknownIDs: UnknownIDs = .reject
+    ) throws -> EngineExpectations {
         try parse(SpecLoader.readText(path), file: path, engine: engine, knownIDs: knownIDs, unknownIDs: unknownIDs)
     }
 
     /// Parses an expectations file; `file` is used in messages.
-    public static func parse(_ text: String, file: String, engine: String?, knownIDs: Set<String>,
-                             unknownIDs: UnknownIDs = .reject) throws -> EngineExpectations {
+    public static func parse(
+        _ text: String, file: String, engine: String?, knownIDs: Set<String>,
+        unknownIDs: UnknownIDs = .reject
+    ) throws -> EngineExpectations {
         var top = try SpecLoader.versionedTop(text, file: file)
         let engineValue = try top.required("engine")
         let fileEngine = try engineValue.string()
@@ -65,9 +71,10 @@ public struct EngineExpectations: Sendable {
             entryValue.caseID = id
             guard knownIDs.contains(id) else {
                 if unknownIDs == .ignore { continue }
-                throw entryValue.error("no case of the spec has this id (an expectations file goes with its spec: for "
-                                       + "your own cases pass --expectations DIR with your own <engine>.yaml files, "
-                                       + "or --expectations none)")
+                throw entryValue.error(
+                    "no case of the spec has this id (an expectations file goes with its spec: for "
+                        + "your own cases pass --expectations DIR with your own <engine>.yaml files, "
+                        + "or --expectations none)")
             }
             var fields = try entryValue.fields()
             let statusValue = try fields.required("status")

@@ -40,14 +40,18 @@ public enum MutationFaults {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 6, fields.indices.allSatisfy({ $0 == 4 || !fields[$0].isEmpty }) else {
-                throw SpecError(location, "a fault needs six tab-separated fields (id, rule, file, text, replacement, "
-                                + "description)")
+                throw SpecError(
+                    location,
+                    "a fault needs six tab-separated fields (id, rule, file, text, replacement, "
+                        + "description)")
             }
-            let fault = MutationFault(id: fields[0], rule: fields[1], file: fields[2], text: unescape(fields[3]),
-                                      replacement: unescape(fields[4]), description: fields[5], location: location)
+            let fault = MutationFault(
+                id: fields[0], rule: fields[1], file: fields[2], text: unescape(fields[3]),
+                replacement: unescape(fields[4]), description: fields[5], location: location)
             guard catalogue.rule(fault.rule) != nil else {
-                throw SpecError(location, caseID: nil, field: "rule",
-                                "fault \(fault.id): rule '\(fault.rule)' is not in \(catalogue.path)")
+                throw SpecError(
+                    location, caseID: nil, field: "rule",
+                    "fault \(fault.id): rule '\(fault.rule)' is not in \(catalogue.path)")
             }
             guard seen.insert(fault.id).inserted else {
                 throw SpecError(location, "fault id '\(fault.id)' is used twice")
@@ -70,7 +74,9 @@ public enum MutationFaults {
             case "n": result.append("\n")
             case "t": result.append("\t")
             case "\\": result.append("\\")
-            default: result.append(character); result.append(next)
+            default:
+                result.append(character)
+                result.append(next)
             }
         }
         return result

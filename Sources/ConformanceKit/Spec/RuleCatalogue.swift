@@ -58,8 +58,10 @@ public struct RuleCatalogue: Sendable {
 
     private static let shippedResult: Result<RuleCatalogue, SpecError> = {
         guard let path = SpecResources.catalogueFile else {
-            return .failure(SpecError(SpecLocation(file: "catalogue.yaml", line: 0),
-                                      "the shipped rule catalogue was not found next to the executable"))
+            return .failure(
+                SpecError(
+                    SpecLocation(file: "catalogue.yaml", line: 0),
+                    "the shipped rule catalogue was not found next to the executable"))
         }
         do { return .success(try load(path: path)) } catch let error as SpecError { return .failure(error) } catch {
             return .failure(SpecError(SpecLocation(file: path, line: 0), "\(error)"))
@@ -78,7 +80,8 @@ public struct RuleCatalogue: Sendable {
         let versionValue = try top.required("catalogue_version")
         let version = try versionValue.int()
         guard version == formatVersion else {
-            throw versionValue.error("catalogue_version \(version) is not supported (this runner reads version \(formatVersion))")
+            throw versionValue.error(
+                "catalogue_version \(version) is not supported (this runner reads version \(formatVersion))")
         }
         var source = try top.required("cf_source").fields()
         let sourceParts = try ["repository", "tag", "file"].map { try source.required($0).string() }
@@ -89,7 +92,8 @@ public struct RuleCatalogue: Sendable {
         for entry in try top.required("rules").sequence() {
             let rule = try parseRule(entry)
             if let first = byID[rule.id] {
-                throw SpecError(rule.location, field: "id", "duplicate rule id '\(rule.id)' (first defined at \(first.location))")
+                throw SpecError(
+                    rule.location, field: "id", "duplicate rule id '\(rule.id)' (first defined at \(first.location))")
             }
             byID[rule.id] = rule
             rules.append(rule)
@@ -103,7 +107,8 @@ public struct RuleCatalogue: Sendable {
         let idValue = try fields.required("id")
         let id = try idValue.string()
         guard SpecLoader.isValidID(id) else {
-            throw idValue.error("rule id '\(id)' must be dotted lower-case words, area first (e.g. stop.innermost-only)")
+            throw idValue.error(
+                "rule id '\(id)' must be dotted lower-case words, area first (e.g. stop.innermost-only)")
         }
         let text = try fields.required("text").string()
         let cf = try fields.required("cf").string()
@@ -131,7 +136,8 @@ public struct RuleCatalogue: Sendable {
             let article = level == .api ? "an api" : "a platform"
             throw levelValue.error("rule '\(id)': \(article) rule needs a 'note' saying \(what)")
         }
-        return CatalogueRule(id: id, text: text, cf: cf, level: level, platform: platform, note: note, exposes: exposes,
-                             location: value.location)
+        return CatalogueRule(
+            id: id, text: text, cf: cf, level: level, platform: platform, note: note, exposes: exposes,
+            location: value.location)
     }
 }

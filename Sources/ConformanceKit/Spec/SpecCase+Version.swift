@@ -23,10 +23,11 @@ extension SpecCase {
 
     /// (1.1) Items declared `created: later` that no `create` action names: the loader refuses such a case.
     public var itemsNeverCreated: [ItemDeclaration] {
-        let created = Set(allActions.compactMap { action -> String? in
-            if case .create(let name) = action { return name }
-            return nil
-        })
+        let created = Set(
+            allActions.compactMap { action -> String? in
+                if case .create(let name) = action { return name }
+                return nil
+            })
         return items.filter { $0.createdByStep && !created.contains($0.name) }
     }
 
@@ -69,7 +70,7 @@ extension Action {
         case .end: return ("end", .v1_1)
         case .query(.sameLoop): return ("sameLoop", .v1_1)
         case .add, .remove, .contains, .addCommonMode, .signal, .write, .wakeUp, .stop, .stopMode, .invalidate,
-             .setNextFireDate, .setTolerance, .perform, .mark, .stall, .thread:
+            .setNextFireDate, .setTolerance, .perform, .mark, .stall, .thread:
             return nil
         case .query(.isMainLoop):
             return ("query: isMainLoop", .v1_1)

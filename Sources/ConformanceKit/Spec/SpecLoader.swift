@@ -21,7 +21,8 @@ public enum SpecLoader {
         var seen: [String: SpecLocation] = [:]
         for specCase in cases {
             if let first = seen[specCase.id] {
-                throw SpecError(specCase.location, caseID: specCase.id, field: "id", "duplicate id (first defined at \(first))")
+                throw SpecError(
+                    specCase.location, caseID: specCase.id, field: "id", "duplicate id (first defined at \(first))")
             }
             seen[specCase.id] = specCase.location
         }
@@ -61,7 +62,8 @@ public enum SpecLoader {
     }
 
     static func versionedTopAndVersion(_ text: String, file: String) throws
-        -> (top: Fields, version: SpecFormatVersion) {
+        -> (top: Fields, version: SpecFormatVersion)
+    {
         let root = try composeYAML(text, file: file)
         var top = try root.fields()
         let versionValue = try top.required("spec_version")
@@ -81,9 +83,11 @@ public enum SpecLoader {
         let cases = try top.required("cases").sequence().map(parseCase)
         try checkUniqueIDs(cases)
         for specCase in cases where specCase.formatVersion > version {
-            throw SpecError(specCase.location, caseID: specCase.id, "case '\(specCase.id)' uses spec format \(specCase.formatVersion.rawValue) "
-                + "constructs (\(specCase.constructs(after: version).joined(separator: ", "))) but its file says spec_version "
-                + "\(version.rawValue); write spec_version: \(specCase.formatVersion.rawValue)")
+            throw SpecError(
+                specCase.location, caseID: specCase.id,
+                "case '\(specCase.id)' uses spec format \(specCase.formatVersion.rawValue) "
+                    + "constructs (\(specCase.constructs(after: version).joined(separator: ", "))) but its file says spec_version "
+                    + "\(version.rawValue); write spec_version: \(specCase.formatVersion.rawValue)")
         }
         try top.finish(allowed: ["spec_version", "cases"])
         return SpecFile(path: file, version: version, cases: cases)
@@ -115,8 +119,10 @@ public enum SpecLoader {
 
     // MARK: Cases
 
-    static let caseFields = ["id", "rule", "source", "rules", "features", "allow", "timeout", "loops", "items", "steps",
-                             "on", "expect"]
+    static let caseFields = [
+        "id", "rule", "source", "rules", "features", "allow", "timeout", "loops", "items", "steps",
+        "on", "expect",
+    ]
 
     static func parseCase(_ value: YAMLValue) throws -> SpecCase {
         // Inside a case, fields are named relative to the case.
@@ -141,21 +147,28 @@ public enum SpecLoader {
         let features = try (fields.optional("features")?.sequence() ?? []).map { value -> EngineFeature in
             let word = try value.string()
             guard let feature = EngineFeature(rawValue: word) else {
-                throw value.error("unknown feature '\(word)' (one of \(EngineFeature.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw value.error(
+                    "unknown feature '\(word)' (one of \(EngineFeature.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             return feature
         }
-        let allowances = Set(try (fields.optional("allow")?.sequence() ?? []).map { value -> Allowance in
-            let word = try value.string()
-            guard let allowance = Allowance(rawValue: word) else {
-                throw value.error("unknown allowance '\(word)' (one of \(Allowance.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            return allowance
-        })
+        let allowances = Set(
+            try (fields.optional("allow")?.sequence() ?? []).map { value -> Allowance in
+                let word = try value.string()
+                guard let allowance = Allowance(rawValue: word) else {
+                    throw value.error(
+                        "unknown allowance '\(word)' (one of \(Allowance.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
+                }
+                return allowance
+            })
         var timeout: Double?
         if let value = fields.optional("timeout") {
             timeout = try value.double()
-            guard let seconds = timeout, seconds > 0, seconds.isFinite else { throw value.error("timeout must be a positive number of seconds") }
+            guard let seconds = timeout, seconds > 0, seconds.isFinite else {
+                throw value.error("timeout must be a positive number of seconds")
+            }
         }
         let items = try parseItems(fields.optional("items"))
         let kinds = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.kind) })
@@ -167,7 +180,9 @@ public enum SpecLoader {
         let steps = try stepsValue.sequence().map(actions.parse)
         guard !steps.isEmpty else { throw stepsValue.error("a case needs at least one step") }
         let grammar = TraceGrammar(items: kinds)
-        let triggers = try (fields.optional("on")?.sequence() ?? []).map { try parseTrigger($0, actions: actions, grammar: grammar) }
+        let triggers = try (fields.optional("on")?.sequence() ?? []).map {
+            try parseTrigger($0, actions: actions, grammar: grammar)
+        }
         let expectValue = try fields.required("expect")
         var expected: [String] = []
         var unordered: [Range<Int>] = []
@@ -190,20 +205,25 @@ public enum SpecLoader {
             expected += lines
         }
         try fields.finish(allowed: caseFields)
-        var specCase = SpecCase(id: id, rule: rule, source: source, features: features, allowances: allowances,
-                                timeout: timeout, items: items, steps: steps, triggers: triggers,
-                                expectedTrace: expected, location: location)
+        var specCase = SpecCase(
+            id: id, rule: rule, source: source, features: features, allowances: allowances,
+            timeout: timeout, items: items, steps: steps, triggers: triggers,
+            expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
         specCase.rules = rules
         specCase.level = try levelOfRules(rules)
         // Sending to the main queue needs an engine whose main loop services it (a CoreFoundation without libdispatch
         // has CFRunLoopGetMain but no main queue), listed or not.
-        let sendsToMainQueue = specCase.allActions.contains { if case .dispatchMain = $0 { return true } else { return false } }
+        let sendsToMainQueue = specCase.allActions.contains {
+            if case .dispatchMain = $0 { return true } else { return false }
+        }
         if sendsToMainQueue, !specCase.features.contains(.mainQueue) { specCase.features.append(.mainQueue) }
         specCase.loops = loops
         if let never = specCase.itemsNeverCreated.first {
-            throw SpecError(never.location, caseID: id, "item '\(never.name)' is declared 'created: later' but no "
-                + "'create: \(never.name)' action creates it")
+            throw SpecError(
+                never.location, caseID: id,
+                "item '\(never.name)' is declared 'created: later' but no "
+                    + "'create: \(never.name)' action creates it")
         }
         return specCase
     }
@@ -219,8 +239,9 @@ public enum SpecLoader {
                 throw entry.error("loop name '\(name)' must be a letter followed by letters, digits or '_'")
             }
             guard !LoopName.reserved.contains(name) else {
-                throw entry.error("'\(name)' is reserved (`here` is the case thread's loop, `current` the performing "
-                    + "thread's own); choose another loop name")
+                throw entry.error(
+                    "'\(name)' is reserved (`here` is the case thread's loop, `current` the performing "
+                        + "thread's own); choose another loop name")
             }
             guard items[name] == nil else { throw entry.error("'\(name)' is already an item's name") }
             guard !names.contains(name) else { throw entry.error("loop '\(name)' is declared twice") }
@@ -247,8 +268,9 @@ public enum SpecLoader {
                 throw spec.error("item name '\(name)' must be a letter followed by letters, digits or '_'")
             }
             let (kind, later, fromCreation) = try parseItemKindAndCreation(spec)
-            return ItemDeclaration(name: name, kind: kind, location: spec.location, createdByStep: later,
-                                   firesFromCreation: fromCreation)
+            return ItemDeclaration(
+                name: name, kind: kind, location: spec.location, createdByStep: later,
+                firesFromCreation: fromCreation)
         }
     }
 
@@ -259,13 +281,16 @@ public enum SpecLoader {
 
     /// An item's kind, whether it is created by a step (`created: later` among its parameters, format 1.1), and for a
     /// timer so created whether its `fire` counts from its creation (`from: creation`, format 1.2).
-    static func parseItemKindAndCreation(_ value: YAMLValue) throws -> (kind: ItemKind, later: Bool, fromCreation: Bool) {
+    static func parseItemKindAndCreation(_ value: YAMLValue) throws -> (kind: ItemKind, later: Bool, fromCreation: Bool)
+    {
         let (word, argument) = try value.singleKey()
         var fields = Fields(owner: value, pairs: [])
         if let argument, !isNull(argument) { fields = try argument.fields() }
         var later = false
         if let created = fields.optional("created") {
-            guard word != "block" else { throw created.error("a block is a name, not an object: it cannot be created later") }
+            guard word != "block" else {
+                throw created.error("a block is a name, not an object: it cannot be created later")
+            }
             let when = try created.string()
             guard when == "later" || when == "first" else {
                 throw created.error("created must be 'later' (by a create step) or 'first' (before the first step)")
@@ -277,36 +302,41 @@ public enum SpecLoader {
             guard word == "timer" else { throw from.error("only a timer has a fire date to count from") }
             let origin = try from.string()
             guard origin == "creation" || origin == "start" else {
-                throw from.error("from must be 'creation' (fire counts from the create step) or 'start' (from the case's start)")
+                throw from.error(
+                    "from must be 'creation' (fire counts from the create step) or 'start' (from the case's start)")
             }
             fromCreation = origin == "creation"
             if fromCreation && !later {
-                throw from.error("from: creation needs created: later (a timer made before the first step is made at "
-                    + "the case's start)")
+                throw from.error(
+                    "from: creation needs created: later (a timer made before the first step is made at "
+                        + "the case's start)")
             }
         }
         let kind: ItemKind
         switch word {
         case "source0":
-            kind = .source0(order: try fields.optional("order")?.int() ?? 0,
-                            callouts: try fields.optional("callouts")?.bool() ?? false)
+            kind = .source0(
+                order: try fields.optional("order")?.int() ?? 0,
+                callouts: try fields.optional("callouts")?.bool() ?? false)
             try fields.finish(allowed: ["order", "callouts", "created"])
         case "source1":
             kind = .source1(order: try fields.optional("order")?.int() ?? 0)
             try fields.finish(allowed: ["order", "created"])
         case "timer":
-            kind = .timer(fire: try fields.optional("fire")?.double() ?? 0,
-                          interval: try fields.optional("interval")?.double() ?? 0,
-                          tolerance: try fields.optional("tolerance")?.double(),
-                          order: try fields.optional("order")?.int() ?? 0)
+            kind = .timer(
+                fire: try fields.optional("fire")?.double() ?? 0,
+                interval: try fields.optional("interval")?.double() ?? 0,
+                tolerance: try fields.optional("tolerance")?.double(),
+                order: try fields.optional("order")?.int() ?? 0)
             try fields.finish(allowed: ["fire", "interval", "tolerance", "order", "created", "from"])
         case "observer":
             var activities = ActivitySet.all
             if let list = fields.optional("activities") {
                 activities = try parseActivities(list)
             }
-            kind = .observer(activities: activities, repeats: try fields.optional("repeats")?.bool() ?? true,
-                             order: try fields.optional("order")?.int() ?? 0)
+            kind = .observer(
+                activities: activities, repeats: try fields.optional("repeats")?.bool() ?? true,
+                order: try fields.optional("order")?.int() ?? 0)
             try fields.finish(allowed: ["activities", "repeats", "order", "created"])
         case "block":
             kind = .block
@@ -319,13 +349,16 @@ public enum SpecLoader {
 
     static func parseActivities(_ value: YAMLValue) throws -> ActivitySet {
         if value.isScalar, try value.string() == "all" { return .all }
-        return ActivitySet(try value.sequence().map { entry in
-            let word = try entry.string()
-            guard let activity = Activity(rawValue: word) else {
-                throw entry.error("unknown activity '\(word)' (one of all, \(Activity.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            return activity
-        })
+        return ActivitySet(
+            try value.sequence().map { entry in
+                let word = try entry.string()
+                guard let activity = Activity(rawValue: word) else {
+                    throw entry.error(
+                        "unknown activity '\(word)' (one of all, \(Activity.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
+                }
+                return activity
+            })
     }
 
     static func isNull(_ value: YAMLValue) -> Bool { value.isNull }

@@ -31,10 +31,12 @@ public typealias SpecError = YAMLError
 
 /// One conformance case.
 public struct SpecCase: Sendable {
-    package init(id: String, rule: String, source: String, rules: [String] = [], features: [EngineFeature],
-                 allowances: Set<Allowance>, timeout: Double? = nil, loops: [String] = [], items: [ItemDeclaration],
-                 steps: [Action], triggers: [Trigger], expectedTrace: [String], unorderedRanges: [Range<Int>] = [],
-                 location: SpecLocation) {
+    package init(
+        id: String, rule: String, source: String, rules: [String] = [], features: [EngineFeature],
+        allowances: Set<Allowance>, timeout: Double? = nil, loops: [String] = [], items: [ItemDeclaration],
+        steps: [Action], triggers: [Trigger], expectedTrace: [String], unorderedRanges: [Range<Int>] = [],
+        location: SpecLocation
+    ) {
         self.id = id
         self.rule = rule
         self.source = source
@@ -99,8 +101,10 @@ public enum Allowance: String, Sendable, CaseIterable {
 
 /// A named item of a case.
 public struct ItemDeclaration: Sendable {
-    package init(name: String, kind: ItemKind, location: SpecLocation, createdByStep: Bool = false,
-                 firesFromCreation: Bool = false) {
+    package init(
+        name: String, kind: ItemKind, location: SpecLocation, createdByStep: Bool = false,
+        firesFromCreation: Bool = false
+    ) {
         self.name = name
         self.kind = kind
         self.location = location

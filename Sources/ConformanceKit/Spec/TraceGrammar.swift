@@ -82,7 +82,8 @@ struct TraceGrammar {
             let activity = String(head[head.index(after: dot)...])
             if let problem = expect(name, kind: "observer") { return problem }
             if Activity(rawValue: activity) == nil {
-                return "unknown activity '\(activity)' in '\(line)' (one of \(Activity.allCases.map(\.rawValue).joined(separator: ", ")))"
+                return
+                    "unknown activity '\(activity)' in '\(line)' (one of \(Activity.allCases.map(\.rawValue).joined(separator: ", ")))"
             }
             return nil
         }
@@ -103,7 +104,8 @@ struct TraceGrammar {
             return words.count == 2 ? nil : "'run' takes one mode: '\(line)'"
         case "return":
             guard words.count == 2, RunResult.allCases.contains(where: { $0.description == words[1] }) else {
-                return "'return' takes one of \(RunResult.allCases.map(\.description).joined(separator: ", ")): '\(line)'"
+                return
+                    "'return' takes one of \(RunResult.allCases.map(\.description).joined(separator: ", ")): '\(line)'"
             }
             return nil
         case "mark":
@@ -112,13 +114,15 @@ struct TraceGrammar {
             guard words.count == 2 else { return "'create' takes one item: '\(line)'" }
             return expect(words[1], kind: "source0", "source1", "timer", "observer")
         case "runForever":
-            return words.count == 1 || (words.count == 2 && words[1] == "returned") ? nil
+            return words.count == 1 || (words.count == 2 && words[1] == "returned")
+                ? nil
                 : "expected 'runForever' or 'runForever returned': '\(line)'"
         case "took":
             return words.count >= 2 ? nil : "'took' needs the timing assertion: '\(line)'"
         default:
             if Trace.queryWords.contains(head) { return words.count >= 2 ? nil : "query '\(head)' needs its answer" }
-            return "unknown trace event '\(line)' (expected <observer>.<activity>, perform, fire, block, schedule, cancel, run, return, mark, create, runForever, took or a query answer)"
+            return
+                "unknown trace event '\(line)' (expected <observer>.<activity>, perform, fire, block, schedule, cancel, run, return, mark, create, runForever, took or a query answer)"
         }
     }
 
@@ -157,11 +161,12 @@ package enum IdleWakeFilter {
 
     /// If an idle cycle starts at `start`, the index just past it (past its whole BeforeWaiting group).
     private static func idleSegmentEnd(in trace: [String], from start: Int) -> Int? {
-        var position = 0 // index into `cycle` of the last activity seen
+        var position = 0  // index into `cycle` of the last activity seen
         var index = start
         var sawAny = false
         while index < trace.count, let activity = activity(of: trace[index]),
-              let rank = cycle.firstIndex(of: activity), rank >= position {
+            let rank = cycle.firstIndex(of: activity), rank >= position
+        {
             if activity == .beforeWaiting {
                 while index < trace.count, self.activity(of: trace[index]) == .beforeWaiting { index += 1 }
                 return sawAny || index > start ? index : nil
