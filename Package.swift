@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "CompareKit", targets: ["CompareKit"]),
         .library(name: "HistoryKit", targets: ["HistoryKit"]),
         .library(name: "SiteKit", targets: ["SiteKit"]),
+        .library(name: "BenchKit", targets: ["BenchKit"]),
         // For the benchmark package (Benchmarks/Package.swift): the C shims call ref through its C ABI and CF through
         // CFLoader's dlsym table.
         .library(name: "RefRunLoopABI", targets: ["RefRunLoopABI"]),
@@ -115,6 +116,9 @@ let package = Package(
                 "ConformanceKit", "ConformanceSpec", "EngineKit", "HistoryKit",
                 "MarkupKit", "ReportKit", "ResultsKit",
             ]),
+        // `runloop bench`: builds the benchmark harness (Benchmarks/), runs its families with process isolation,
+        // random interleaving, watchdogs and hang handling, merges their CSVs, reports and records the run.
+        .target(name: "BenchKit", dependencies: ["ResultsKit", "ReportKit", "HistoryKit"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
         .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
@@ -124,7 +128,7 @@ let package = Package(
             dependencies: [
                 "ConformanceKit", "ConformanceFuzzer", "ConformanceSpec", "Engines", "EngineKit", "ResultsKit",
                 "CompareKit",
-                "ReportKit", "HistoryKit", "SiteKit",
+                "ReportKit", "HistoryKit", "SiteKit", "BenchKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -165,6 +169,7 @@ let package = Package(
                 "SiteKit", "ConformanceKit", "ConformanceSpec", "Engines",
                 "EngineKit", "RefEngine",
             ]),
+        .testTarget(name: "BenchKitTests", dependencies: ["BenchKit", "ResultsKit"]),
         .testTarget(
             name: "HistoryTests",
             dependencies: [

@@ -6,7 +6,7 @@
 //
 // Linux only, like RunLoopSuite. Build it from the repository root with
 //   swift build -c release --package-path Benchmarks --scratch-path .build-bench --product runloop-bench
-// (scripts/bench.sh does); benchmark only `-c release`.
+// (`runloop bench` does); benchmark only `-c release`.
 import Foundation
 import PackageDescription
 
@@ -15,7 +15,7 @@ import PackageDescription
 #endif
 
 /// The toolchain's `usr/lib/swift`, where libdispatch's C headers are (`dispatch/dispatch.h`, for engine `dispatch`),
-/// found from the `swift` on PATH, the one that builds this package (scripts/bench.sh and the sanitizer scripts run it
+/// found from the `swift` on PATH, the one that builds this package (`runloop bench` and the sanitizer scripts run it
 /// from PATH). The C compiler has no include path of its own into the toolchain's Swift library folder.
 let toolchainSwiftLib: String = {
     let path = Context.environment["PATH"] ?? ""

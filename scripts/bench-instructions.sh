@@ -7,7 +7,7 @@
 #
 #   --family F       wake (default): per same-CPU wake-up round trip; scale: per item added and removed at N = 10,000
 #   --load L         wake only: the round trip's load, none (default) or idle1000 (1,000 idle sources and timers)
-#   --engines LIST   engines, comma-separated, as for scripts/bench.sh (default
+#   --engines LIST   engines, comma-separated, as for `runloop bench` (default
 #                    ref,cf,glib,libuv,libevent,dispatch,nio,epoll)
 #   --iterations N   iterations in the shorter of the two runs per engine (default 4000 round trips for wake, 2
 #                    rounds of 10,000 items for scale; the longer runs 2N)

@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # CI smoke test of the benchmark harness, so it cannot rot: builds it (release, .build-bench) and runs every
-# benchmark of every family once (scripts/bench.sh --smoke: one repetition, the shortest measurements). No timing
-# assertions. Fails on a build failure, a harness crash or hang, or any error row; a row that reports a skip with its
-# reason ("skipped: ...", e.g. libevent 2.1 has no observers) is not a failure, nor is an engine's finding (a timer
-# fired early: printed as "bench-smoke: FINDING ..."). Then checks the watchdog: a benchmark made to hang on purpose
-# (RL_TEST_HANG) must become an error row while the rest of its family still runs (a few seconds).
-# A second check bounds a hanging engine: with every benchmark of one engine in a family made to hang, the family
-# costs two watchdog periods (the rest become rows "skipped: engine hung twice ..."), not one per benchmark.
+# benchmark of every family once (`runloop bench --smoke`: one repetition, the shortest measurements). No timing
+# assertions. Fails on a build failure, a harness crash or hang, a family without rows, or any error row; a row that
+# reports a skip with its reason ("skipped: ...", e.g. libevent 2.1 has no observers) is not a failure, nor is an
+# engine's finding (a timer fired early: printed as "bench-smoke: FINDING ..."). Then checks the watchdog: a
+# benchmark made to hang on purpose (RL_TEST_HANG) must become an error row while the rest of its family still runs
+# (a few seconds). A second check bounds a hanging engine: with every benchmark of one engine in a family made to
+# hang, the family costs two watchdog periods (the rest become rows "skipped: engine hung twice ..."), not one per
+# benchmark. Last, an unknown family and an unknown engine are bad input (exit 2) with the real harness's lists.
 #
 #   scripts/bench-smoke.sh [--watchdog S] [--engines LIST] [--filter REGEX]
 #
 #   --watchdog S     the harness's limit per benchmark call, seconds (default: the smoke profile's, 30 s)
-#   other arguments  passed to scripts/bench.sh (--engines, --filter)
+#   other arguments  passed to `runloop bench` (--engines, --filter)
 #
 # When anything failed, the run's CSV and log are kept (their paths are printed: the ERROR lines point into the CSV)
-# and the failing rows are printed as they are. Last line: "bench-smoke: N passed, M failed" (N benchmarks that
-# produced figures, M error rows or failed families, plus 1 for each failed watchdog check).
+# and the failing rows are printed as they are. Last line: "bench-smoke: N passed, M failed" (N benchmark rows with
+# figures, M error rows or failed families, plus 1 for each failed check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
+require_swift
+ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
 arguments=()
 while (($#)); do
@@ -26,7 +29,7 @@ while (($#)); do
         --watchdog)
             [[ $# -ge 2 && $2 =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench-smoke: --watchdog needs a number of seconds" >&2; exit 2; }
             arguments+=(--watchdog "$2"); shift ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
         *) arguments+=("$1") ;;
     esac
     shift
@@ -35,19 +38,26 @@ done
 # Kept when anything fails (see the end), so that every path printed points at a file that exists.
 kept=$(mktemp -d "${TMPDIR:-/tmp}/bench-smoke.XXXXXX")
 csv="$kept/smoke.csv" log="$kept/smoke.log"
+runloop=$(build_runloop bench-smoke "$kept/runloop-build.log") || {
+    echo "bench-smoke: 0 passed, 1 failed"
+    exit 1
+}
+bench() { "$runloop" bench --smoke --no-history "$@"; }
 
-scripts/bench.sh --smoke --out "$csv" "${arguments[@]}" 2>"$log"
+# rows KIND LOG: the sum of the families' KIND rows (measured, skipped, error) in a run's log, from its lines
+# "bench: [i/n] TITLE: done in N s (M measured rows, S skipped rows, E error rows)".
+rows() { sed -nE "s/^bench: \[[0-9]+\/[0-9]+\] .*: done in [0-9]+ s \(.*\b([0-9]+) $1 rows.*\)$/\1/p" "$2" |
+    awk '{ sum += $1 } END { print sum + 0 }'; }
+
+bench --out "$csv" "${arguments[@]}" >"$log" 2>&1
 status=$?
-# The CSVs are read by `runloop results rows` (bench.sh has built it: a no-op build here).
-runloop=$(build_runloop bench-smoke "$kept/runloop-build.log") || status=1
-# csv_rows ARGUMENTS...: `runloop results rows ARGUMENTS` (nothing when a file is missing or runloop is not built).
-csv_rows() { [[ -z ${runloop:-} ]] || "$runloop" results rows "$@" 2>/dev/null || true; }
-passed=0 failed=0 skipped=0
-if [[ -s $csv ]]; then
-    passed=$(csv_rows --kind measured "$csv" | wc -l)
-    failed=$(csv_rows --kind error "$csv" | wc -l)
-    skipped=$(csv_rows --kind skipped "$csv" | wc -l)
-    csv_rows --kind error "$csv" | sed 's/^/bench-smoke: FAILED row: /'
+passed=$(rows measured "$log") failed=$(rows error "$log") skipped=$(rows skipped "$log")
+grep '^  ERROR ' "$log" | sed 's/^ */bench-smoke: FAILED row: /'
+# Every family that ran must have rows with figures.
+empty=$(grep -E '^bench: \[[0-9]+/[0-9]+\] .*: done in [0-9]+ s \(0 measured rows' "$log")
+if [[ -n $empty ]]; then
+    echo "bench-smoke: FAILED: a family without a measured row: $empty"
+    failed=$((failed + 1))
 fi
 if ((status != 0)); then
     cat "$log"
@@ -62,16 +72,16 @@ grep 'FINDING' "$log" | sed 's/^ */bench-smoke: /' || true
 # produce rows.
 hung='BM_Scale/engine:ref/item:source/n:100'
 watch_csv="$kept/watchdog.csv" watch_log="$kept/watchdog.log"
-RL_TEST_HANG="^$hung\$" scripts/bench.sh --smoke --engines ref,epoll --filter 'BM_Scale/.*/n:100/real_time' --watchdog 2 \
-    --out "$watch_csv" 2>"$watch_log"
+RL_TEST_HANG="^$hung\$" bench --engines ref,epoll --filter 'BM_Scale/.*/n:100/real_time' --watchdog 2 \
+    --out "$watch_csv" >"$watch_log" 2>&1
 watchdog_status=$?
-rows=$(csv_rows --kind measured "$watch_csv" | wc -l)
-hung_rows=$(csv_rows --kind error --message-prefix "error: no result after 2 s" --names "$watch_csv")
-if ((watchdog_status == 1 && rows == 5)) && grep -qx "$hung" <<<"$hung_rows"; then
-    echo "bench-smoke: watchdog check passed: a benchmark hung on purpose became an error row, the other $rows ran"
+measured=$(rows measured "$watch_log")
+if ((watchdog_status == 1 && measured == 5)) && grep -qF ": $hung: error: no result after 2 s" "$watch_log"; then
+    echo "bench-smoke: watchdog check passed: a benchmark hung on purpose became an error row, the other $measured ran"
 else
     cat "$watch_log"
-    echo "bench-smoke: FAILED the watchdog check: bench.sh exited $watchdog_status (wanted 1), $rows rows (wanted 5)"
+    echo "bench-smoke: FAILED the watchdog check: runloop bench exited $watchdog_status (wanted 1), $measured rows" \
+        "(wanted 5)"
     failed=$((failed + 1))
 fi
 
@@ -79,20 +89,36 @@ fi
 # other 3 must be skipped rows, and ref's 5 must still run.
 bound_csv="$kept/hung-engine.csv" bound_log="$kept/hung-engine.log"
 started=$SECONDS
-RL_TEST_HANG='^BM_ObserverDispatch/engine:epoll/' scripts/bench.sh --smoke --engines ref,epoll \
-    --filter 'BM_ObserverDispatch/' --watchdog 2 --out "$bound_csv" 2>"$bound_log"
+RL_TEST_HANG='^BM_ObserverDispatch/engine:epoll/' bench --engines ref,epoll --filter 'BM_ObserverDispatch/' \
+    --watchdog 2 --out "$bound_csv" >"$bound_log" 2>&1
 bound_status=$?
-hung_rows=$(csv_rows --kind error --message-prefix "error: no result after 2 s" "$bound_csv" | wc -l)
-skipped_rows=$(csv_rows --kind skipped --message-prefix "skipped: engine hung twice" "$bound_csv" | wc -l)
-rows=$(csv_rows --kind measured --names "$bound_csv" | grep -c '^BM_ObserverDispatch/engine:ref/')
-if ((bound_status == 1 && hung_rows == 2 && skipped_rows == 3 && rows == 5)); then
+hung_rows=$(grep -cE '^  ERROR .*: BM_ObserverDispatch/engine:epoll/.*: error: no result after 2 s$' "$bound_log")
+skipped_rows=$(rows skipped "$bound_log")
+measured=$(rows measured "$bound_log")
+if ((bound_status == 1 && hung_rows == 2 && skipped_rows == 3 && measured == 5)) &&
+    grep -q 'engine epoll hung twice' "$bound_log"; then
     echo "bench-smoke: hung-engine check passed: 2 hangs, then 3 skipped rows, ref's 5 ran ($((SECONDS - started)) s)"
 else
     cat "$bound_log"
-    echo "bench-smoke: FAILED the hung-engine check: bench.sh exited $bound_status (wanted 1), $hung_rows hangs" \
-        "(wanted 2), $skipped_rows skipped (wanted 3), $rows rows of ref (wanted 5)"
+    echo "bench-smoke: FAILED the hung-engine check: runloop bench exited $bound_status (wanted 1), $hung_rows hangs" \
+        "(wanted 2), $skipped_rows skipped (wanted 3), $measured rows of ref (wanted 5)"
     failed=$((failed + 1))
 fi
+
+# Bad input against the real harness's lists: exit 2, naming the option and the value.
+for case in "--family wake,nope|--family: unknown family 'nope' \(families: wake, " \
+    "--engines ref,nope|--engines: 'ref,nope': unknown engine 'nope'"; do
+    read -r -a flags <<<"${case%%|*}"
+    output=$(bench "${flags[@]}" --out "$kept/bad.csv" 2>&1)
+    code=$?
+    if ((code == 2)) && grep -qE -- "${case#*|}" <<<"$output"; then
+        echo "bench-smoke: bad input check passed: ${flags[*]} is exit 2 naming it"
+    else
+        echo "$output"
+        echo "bench-smoke: FAILED the bad input check ${flags[*]}: exit $code (wanted 2)"
+        failed=$((failed + 1))
+    fi
+done
 
 if ((failed == 0)); then
     rm -rf "$kept"

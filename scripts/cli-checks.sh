@@ -175,7 +175,9 @@ check "conform --without and --worker" 2 "--without works with runloop's own wor
 # runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
 {
     echo '# commit: cli-check'
-    "$runloop" results header latency_p50_ns
+    # Google Benchmark's header with one counter.
+    printf '%s%s\n' 'name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,' \
+        'error_occurred,error_message,"latency_p50_ns"'
     for rep in 1 2 3 4 5 6 7 8 9; do
         echo "BM_WakeLatency/engine:cf/pin:same,1000,$((6000 + rep * 37)),$((5000 + rep * 11)),ns,,,,,,$((5900 + rep))"
         echo "BM_WakeLatency/engine:ref/pin:same,1000,$((4000 + rep * 29)),$((3500 + rep * 13)),ns,,,,,,$((3900 + rep))"
@@ -199,12 +201,7 @@ check "report: a results file" 0 "not measured +observers.64.cf" -- "$runloop" r
 check "report: the page" 0 "</html>" -- cat "$work/report.html"
 check "report: truncated file" 2 "truncated.csv:[0-9]+: error" -- "$runloop" report "$work/truncated.csv"
 
-# runloop results and faults (what scripts/bench.sh and mutation.sh read CSVs and fault files with): bad input is exit
-# 2 naming the file and line.
-check "results merge: two files" 0 "latency_p50_ns" -- "$runloop" results merge "$work/base.csv" "$work/slower.csv"
-check "results merge: a truncated file" 2 "truncated.csv:[0-9]+: error" -- "$runloop" results merge "$work/base.csv" "$work/truncated.csv"
-check "results rows: a missing file" 2 "nowhere.csv: error: file not found" -- "$runloop" results rows "$work/nowhere.csv"
-check "results rows --kind: an unknown kind" 2 "kind" -- "$runloop" results rows --kind lost "$work/base.csv"
+# runloop faults (what mutation.sh reads fault files with): bad input is exit 2 naming the file and line.
 printf 'f1\trun.common-modes-refused\tA.swift\ttext\n' >"$work/faults.tsv"
 check "faults: a line without six fields" 2 "faults.tsv:1: a fault needs six tab-separated fields" -- "$runloop" faults "$work/faults.tsv"
 printf 'f1\tno.such-rule\tA.swift\ttext\tnew\twhat\n' >"$work/faults.tsv"
@@ -215,6 +212,29 @@ check "report: a bound without its comparison" 2 "targets.yaml:8: error: .*field
 check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*' --html "$work/conform.html"
 check "conform: the page" 0 "timer.tolerance.one-shot-returns-set-value" -- cat "$work/conform.html"
 check "conform: --verbose and --only-failures" 2 "exclude each other" -- "$runloop" conform --verbose --only-failures
+
+# runloop bench: bad input is exit 2 naming the option, before anything runs. The families and engines are the
+# harness's lists: a stand-in harness answers for them here (scripts/bench-smoke.sh checks the real one's).
+cat >"$work/fake-harness" <<'HARNESS'
+#!/bin/sh
+case "$*" in
+    *--rl_list_families*) printf 'wake\tmachine limits and wake latency\nscale\tscale\n' ;;
+    *--rl_engines=*nope*) echo "runloop-bench: unknown engine 'nope' (engines: ref, cf, or cf:PATH)" >&2; exit 2 ;;
+    *--rl_describe*) echo "# engine_ref: stand-in" ;;
+    *) exit 1 ;;
+esac
+HARNESS
+chmod +x "$work/fake-harness"
+check "bench: unknown family" 2 "bench: --family: unknown family 'nope' \(families: wake, scale\)" -- \
+    "$runloop" bench --harness "$work/fake-harness" --family wake,nope --no-history --out "$work/bench.csv"
+check "bench: unknown engine" 2 "bench: --engines: 'ref,nope': unknown engine 'nope'" -- \
+    "$runloop" bench --harness "$work/fake-harness" --engines ref,nope --no-history --out "$work/bench.csv"
+check "bench: too few repetitions" 2 "bench: --repetitions: at least 5" -- "$runloop" bench --repetitions 3
+check "bench: repetitions not a number" 2 "'x' is invalid for '--repetitions" -- "$runloop" bench --repetitions x
+check "bench: two profiles" 2 "--quick, --full and --smoke exclude each other" -- "$runloop" bench --quick --full
+check "bench: a harness that is not there" 2 "bench: --harness: '$work/none' is not an executable file" -- \
+    "$runloop" bench --harness "$work/none"
+check "bench: nothing written on bad input" 0 "" -- test ! -e "$work/bench.csv"
 
 # runloop history: the shipped results in a database of their own; a CSV without the context a run needs is exit 2,
 # a regression against the previous run exit 1 (the baseline's run against the one before it, both committed).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmark history at scale: writes N synthetic results CSVs (default 1,000 runs of 1,296 rows each: 6 engines x
-# 27 benchmarks x 5 repetitions and 3 aggregates, with the context lines scripts/bench.sh writes; benchmark case:0 of
+# 27 benchmarks x 5 repetitions and 3 aggregates, with the context lines `runloop bench` writes; benchmark case:0 of
 # engine ref steps 30 % up half-way), then times `runloop history add` of all of them (one transaction) and a
 # `runloop history trend` over them, and prints the database's size.
 #
@@ -32,8 +32,9 @@ mkdir -p "$work/csv"
 [[ -n $keep ]] || trap 'rm -rf "$work"' EXIT
 
 start=$(date +%s.%N)
-# Google Benchmark's header with the two counters, from runloop's one copy of it.
-header=$("$binary" results header latency_p50_ns latency_p99_ns)
+# Google Benchmark's header with the two counters.
+header='name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,'
+header+='error_message,"latency_p50_ns","latency_p99_ns"'
 awk -v runs="$runs" -v dir="$work/csv" -v header="$header" 'BEGIN {
     srand(12345)
     split("ref cf glib libuv libevent epoll", engines, " ")

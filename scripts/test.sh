@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need, then runs them: the Swift test suites (the whole spec on every engine, the loader's,
 # runner's and libraries' own tests, the docs' links), checks of the command line's exit codes and bad-input
-# messages, the results site in headless Chromium, and a
+# messages, the results site in headless Chromium, the tree's format (scripts/lint.sh), and a
 # one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, and the
 # harness's loop start/stop stress under AddressSanitizer (1,000 cycles per engine and burner setting: 45-90 s
 # with the ASan build), every benchmark family once under ThreadSanitizer, and the reference loop's tests under
@@ -12,6 +12,8 @@ source scripts/lib/setup.sh
 require_swift
 ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
+# The tree's format first (seconds): C and C++ against .clang-format, Swift against .swift-format.
+scripts/lint.sh
 swift build --build-tests
 # A last resort: every wait inside the tests has its own deadline, so this fires only on a hang nothing else caught
 # (the suites take about 30 s here). timeout signals its whole process group, the test runner's child included.

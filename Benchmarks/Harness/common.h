@@ -22,8 +22,8 @@
 
 namespace rlbench {
 
-/// How much each benchmark measures: `full` (scripts/bench.sh), `quick` (bench.sh --quick) or `smoke`
-/// (scripts/bench-smoke.sh: every code path once, no meaningful figures).
+/// How much each benchmark measures: `full` (`runloop bench --full`), `standard` (`runloop bench`), `quick`
+/// (`runloop bench --quick`) or `smoke` (scripts/bench-smoke.sh: every code path once, no meaningful figures).
 struct Profile {
     std::string name = "full";
     /// Timer coalescing: the measured window per repetition, in nanoseconds (10,000 fires a second).
@@ -82,7 +82,7 @@ bool set_test_hang(const std::string &pattern);
 /// One thread that ends the process when a watched piece of work (a benchmark call, a stress cycle) outlives its
 /// limit: it calls the expiry handler (which writes what it can, e.g. an error row), then `_exit(3)`. A hung engine
 /// cannot be stopped from outside, and a thread cannot be cancelled safely, so ending the process is the only
-/// honest way out; scripts/bench.sh then runs the rest of the family in a new process.
+/// honest way out; `runloop bench` then runs the rest of the family in a new process.
 namespace watchdog {
 /// What to do on expiry, before the process ends: `what` is the watched name, `limit_s` its limit. Set once, before
 /// any `arm`. Runs on the watchdog's thread while the hung work is still blocked.

@@ -1,7 +1,7 @@
 // runloop-bench: Google Benchmark harness for six run-loop engines (see Benchmarks/README.md).
 //
 // Its own flags come first and are removed before Google Benchmark sees the rest:
-//   --rl_profile=full|quick|smoke how much each benchmark measures (default full; see Profile in common.h)
+//   --rl_profile=full|standard|quick|smoke  how much each benchmark measures (default full; see Profile in common.h)
 //   --rl_family=LIST              families to register: wake,observers,coalescing,scale,resident,lag (default all)
 //   --rl_list_families            print the families, one a line: its --rl_family name, a tab, its title; then exit
 //   --rl_engines=LIST             engines to register: ref,cf,glib,libuv,libevent,epoll, and cf:PATH for a
@@ -47,7 +47,7 @@ class WholeRunCSVReporter : public benchmark::CSVReporter {
         write_locked();
     }
     /// On the watchdog's thread, while benchmark `name` hangs: writes every finished benchmark's rows and an error
-    /// row for `name`, so scripts/bench.sh can tell what is done and run the rest. The benchmark thread is blocked
+    /// row for `name`, so `runloop bench` can tell what is done and run the rest. The benchmark thread is blocked
     /// inside the benchmark, so Google Benchmark is not writing to the file meanwhile.
     void finish_with_hang(const std::string &name, const std::string &message) {
         std::lock_guard<std::mutex> guard(mutex_);
@@ -73,11 +73,11 @@ class WholeRunCSVReporter : public benchmark::CSVReporter {
 };
 #pragma clang diagnostic pop
 
-/// The benchmark families, in the order scripts/bench.sh runs them: the one list of them (--rl_list_families prints
+/// The benchmark families, in the order `runloop bench` runs them: the one list of them (--rl_list_families prints
 /// it, --rl_family selects from it).
 struct Family {
     const char *name;   // what --rl_family takes
-    const char *title;  // how scripts/bench.sh names it in its progress lines
+    const char *title;  // how `runloop bench` names it in its progress lines
     void (*register_benchmarks)();
 };
 /// The wake family with the machine's limits (BM_Limits, limits.cpp), which wake latencies are read against: one
@@ -173,7 +173,14 @@ int main(int argc, char **argv) {
             std::string value = arg + 13;
             rlbench::Profile &chosen = rlbench::profile();
             chosen.name = value;
-            if (value == "quick") {
+            if (value == "standard") {
+                // The default run: every target of Benchmarks/targets.yaml judged with its full bound (they read
+                // scale at N = 10,000 only), in a few minutes: BenchProfile.swift (Sources/BenchKit) says why.
+                chosen.coalescing_window_ns = 200000000u;  // 2,000 fires per repetition
+                chosen.scale_max = 10000;
+                chosen.watchdog_s = 120;
+                chosen.lag_stalls = 1;
+            } else if (value == "quick") {
                 chosen.coalescing_window_ns = 100000000u;  // 1,000 fires per repetition
                 chosen.scale_max = 10000;
                 chosen.watchdog_s = 60;
@@ -185,7 +192,8 @@ int main(int argc, char **argv) {
                 chosen.resident_items = 1000;
                 chosen.lag_stalls = 1;
             } else if (value != "full") {
-                fprintf(stderr, "runloop-bench: --rl_profile must be full, quick or smoke, not '%s'\n", value.c_str());
+                fprintf(stderr, "runloop-bench: --rl_profile must be full, standard, quick or smoke, not '%s'\n",
+                        value.c_str());
                 return 2;
             }
         } else if (strncmp(arg, "--rl_family=", 12) == 0) {

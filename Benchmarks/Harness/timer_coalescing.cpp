@@ -48,7 +48,7 @@
 //   missed_fires      timers dated inside the window that had not fired 2 s after their tolerance (not in the
 //                     other figures; counted so that a loop that falls far behind shows it rather than looking fast)
 //   early_fires       fires before their date, anywhere in the run (not only the window): the engine's finding,
-//                     reported in scripts/bench.sh's summary; the row stays a measurement (a harness error is a
+//                     reported in `runloop bench`'s report; the row stays a measurement (a harness error is a
 //                     crash, a hang or a broken reply, not an engine that misbehaves)
 //   earliest_by_ns    how far before its date the earliest of those fired (0 without early fires)
 #include <algorithm>

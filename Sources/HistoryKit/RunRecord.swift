@@ -73,7 +73,7 @@ public struct RunRecord: Sendable {
                     path,
                     "missing context line '# \(key): ...' (it \(purpose)); a run in the "
                         + "history needs # " + RunRecord.requiredContext.map(\.key).joined(separator: ", # ")
-                        + " before the header, as scripts/bench.sh writes them")
+                        + " before the header, as `runloop bench` writes them")
             }
             return value
         }

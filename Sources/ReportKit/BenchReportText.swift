@@ -4,7 +4,7 @@ import MarkupKit
 import ResultsKit
 
 extension BenchReport {
-    /// The report for a terminal (what `scripts/bench.sh` prints after a run). Ends with a newline.
+    /// The report for a terminal (what `runloop bench` prints after a run). Ends with a newline.
     func text() -> String {
         var out =
             "runloop report: \(index.file.path): profile \(profile ?? "unknown"), \(repetitionRows) repetition "

@@ -1,6 +1,6 @@
 // The raw rows of Google Benchmark CSVs, each cell's text as written, and their merge into one table under one header:
-// what scripts/bench.sh does with the CSVs of its family processes (`runloop results`). Unlike ResultsReader, nothing
-// here interprets a number: a row is passed on as the harness wrote it, counters included.
+// what `runloop bench` (BenchKit) does with the CSVs of its harness processes. Unlike ResultsReader, nothing here
+// interprets a number: a row is passed on as the harness wrote it, counters included.
 import Foundation
 
 /// One row of a Google Benchmark CSV: its ten standard cells and its counters by name, as text.
@@ -17,7 +17,7 @@ public struct RawResultRow: Sendable, Equatable {
     /// The `error_message` cell.
     public var message: String { standard[9] }
 
-    /// What the row is: figures, or an error row the harness or bench.sh wrote ("error: ..." or "skipped: ...").
+    /// What the row is: figures, or an error row the harness or `runloop bench` wrote ("error: ..." or "skipped: ...").
     public var status: RawResultRow.Status {
         guard isError else { return .measured }
         if message.hasPrefix("error:") { return .error }
@@ -25,7 +25,7 @@ public struct RawResultRow: Sendable, Equatable {
         return .otherError
     }
 
-    /// The kinds of rows that `runloop results rows --kind` selects.
+    /// The kinds of rows.
     public enum Status: String, Sendable, CaseIterable {
         /// A row with figures (`error_occurred` not true).
         case measured
@@ -67,6 +67,12 @@ public struct RawResultsFile: Sendable {
     /// The header's columns after the standard ones, in order.
     public var counters: [String]
     public var rows: [RawResultRow]
+
+    public init(contextLines: [String], counters: [String], rows: [RawResultRow]) {
+        self.contextLines = contextLines
+        self.counters = counters
+        self.rows = rows
+    }
 
     /// Reads the CSV at `path`. Throws ``InputError`` (file, line) for a file that is not one: no header, a
     /// header that does not start with Google Benchmark's ten columns, an unterminated quote, a row with more cells
@@ -127,27 +133,6 @@ public enum ResultsMerge {
             }
         }
         return lines.map { $0 + "\n" }.joined()
-    }
-
-    /// A CSV with Google Benchmark's header and one error row per name, each with `message` ("error: ..." or
-    /// "skipped: ..."): what bench.sh writes for benchmarks that left no row (a crash, a hung engine's rest).
-    public static func errorRows(names: [String], message: String) -> String {
-        ([header(counters: [])] + names.map { RawResultRow(errorNamed: $0, message: message).csvLine(counters: []) })
-            .map { $0 + "\n" }.joined()
-    }
-
-    /// The rows of `files` of `status` (every row when nil) whose message starts with `messagePrefix` (when given),
-    /// one a line: the name alone, or the row as a CSV line under its own file's counters, as the merge writes it (so
-    /// a merged file's rows come out as they are in it).
-    public static func rows(
-        _ files: [RawResultsFile], status: RawResultRow.Status? = nil,
-        messagePrefix: String? = nil, namesOnly: Bool = false
-    ) -> String {
-        files.flatMap { file in
-            file.rows.filter { row in
-                (status.map { row.status == $0 } ?? true) && (messagePrefix.map { row.message.hasPrefix($0) } ?? true)
-            }.map { namesOnly ? $0.name : $0.csvLine(counters: file.counters) }
-        }.map { $0 + "\n" }.joined()
     }
 
     static func quote(_ cell: String) -> String {

@@ -42,7 +42,7 @@ struct HistoryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record results CSVs (the same content twice is one run; all files or none).")
         @OptionGroup var database: DatabaseOption
-        @Argument(help: "Results CSVs written by scripts/bench.sh.")
+        @Argument(help: "Results CSVs written by `runloop bench`.")
         var files: [String] = []
         func run() throws {
             try finish(HistoryTool.add(database: database.db, files: files))

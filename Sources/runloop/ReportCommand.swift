@@ -10,10 +10,11 @@ struct ReportCommand: ParsableCommand {
         abstract:
             "Summarise a benchmark results file: tables per family, the engines' findings, the targets met and missed.",
         discussion: """
-            runloop report results/FILE.csv   prints what scripts/bench.sh prints after a run.
+            runloop report results/FILE.csv   prints what `runloop bench` prints after a run.
             runloop report FILE.csv --html page.html   also writes one self-contained page (inline SVG charts).
             runloop report RUN1.csv RUN2.csv ...   files of one build measured in separate processes (e.g. \
-            `scripts/bench.sh --filter BM_WakeLatency` run five times): each target's figure in every file, how far it \
+            `runloop bench --filter BM_WakeLatency` run five times: scripts/bench-stability.sh): each target's figure \
+            in every file, how far it \
             moves ((largest - smallest) / median) against the room its bound leaves, and whether the verdict held.
 
             The summary tables and the targets come from Benchmarks/targets.yaml (the file's own comments say how \
@@ -23,7 +24,7 @@ struct ReportCommand: ParsableCommand {
             names the file, line and field).
             """)
 
-    @Argument(help: "A results CSV written by scripts/bench.sh (or any Google Benchmark CSV).")
+    @Argument(help: "A results CSV written by `runloop bench` (or any Google Benchmark CSV).")
     var file: String
 
     @Argument(help: "More results CSVs of the same build: report the targets' spread across all the files.")

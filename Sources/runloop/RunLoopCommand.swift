@@ -12,8 +12,8 @@ struct RunLoopCommand: ParsableCommand {
             "Exit codes: 0 success, 1 a check failed (a case not as expected, a significant regression), 2 bad input or usage.",
         subcommands: [
             ConformCommand.self, EnginesCommand.self, RulesCommand.self, FuzzCommand.self, CompareCommand.self,
-            ReportCommand.self, HistoryCommand.self, ResultsCommand.self, FaultsCommand.self,
-            SiteCommand.self, WorkerCommand.self,
+            BenchCommand.self, ReportCommand.self, HistoryCommand.self, SiteCommand.self,
+            FaultsCommand.self, WorkerCommand.self,
         ]
     )
 

@@ -23,7 +23,7 @@ public struct FixtureBenchmark {
 }
 
 public enum Fixtures {
-    /// The context a `scripts/bench.sh` results file starts with, plus Google Benchmark's own lines.
+    /// The context a `runloop bench` results file starts with, plus Google Benchmark's own lines.
     public static func context(commit: String = "abc1234", cpu: String = "Intel(R) Xeon(R) CPU @ 2.20GHz") -> [String] {
         [
             "# commit: \(commit)",

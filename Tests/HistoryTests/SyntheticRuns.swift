@@ -1,4 +1,4 @@
-// Synthetic results CSVs for the history's tests: the context lines scripts/bench.sh writes, then Google Benchmark's
+// Synthetic results CSVs for the history's tests: the context lines `runloop bench` writes, then Google Benchmark's
 // rows (repetitions and their aggregates) of a few benchmarks per engine, with chosen levels.
 import Foundation
 
@@ -30,7 +30,7 @@ final class SyntheticRuns {
             [
                 ("label", machine), ("date", date),
                 ("profile", "\(profile) (repetitions \(repetitions), min_time 0.3 s, random interleaving)"),
-                ("command", "scripts/bench.sh"), ("filter", "(all)"), ("cpu_model", cpu), ("cpus", "2 (kvm)"),
+                ("command", "runloop bench"), ("filter", "(all)"), ("cpu_model", cpu), ("cpus", "2 (kvm)"),
                 ("commit", "\(commit) (0 uncommitted paths)"),
             ] + engines.map { ("engine_\($0)", "\($0) 1.0") }
         for (key, value) in context where !omit.contains(key) { lines.append("# \(key): \(value)") }

@@ -119,7 +119,7 @@ import FoundationXML
         return benchmarks
     }
 
-    /// The fixture's CSV, with the context scripts/bench.sh writes (`extra` lines added to it).
+    /// The fixture's CSV, with the context `runloop bench` writes (`extra` lines added to it).
     static func results(
         profile: String = "full", _ benchmarks: [FixtureBenchmark] = benchmarks(),
         filter: String = "(all)", extra: [String] = []

@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func aSubjectSkipOfAVariantItsTargetNamesIsMissed() throws {
-        // bench.sh skips the rest of an engine's family after it hung twice: for the subject that is no data.
+        // `runloop bench` skips the rest of an engine's family after it hung twice: for the subject that is no data.
         let report = try Self.report { benchmarks in
             let at = try! Self.index(benchmarks, "BM_WakeLatency/engine:ref/pin:diff/load:idle1000")
             benchmarks[at] = FixtureBenchmark(
@@ -419,7 +419,7 @@ import Testing
     }
 
     @Test func aFamilyLostWithItsProcessIsNotMeasuredAndSaysWhy() throws {
-        // The wake family's process crashed: bench.sh writes one error row for it, naming no engine.
+        // The wake family's process crashed: `runloop bench` writes one error row for it, naming no engine.
         var benchmarks = ReportTests.benchmarks().filter { !$0.name.hasPrefix("BM_WakeLatency/") }
         benchmarks.append(
             FixtureBenchmark(

@@ -1,6 +1,6 @@
-// `runloop results` (ResultsMerge): the merge of a benchmark run's family CSVs must give what scripts/bench.sh's awk gave
-// (the expected text below is that awk's output on these files, recorded before it was replaced), error rows as
-// bench.sh wrote them, and the rows of each kind.
+// ResultsMerge: the merge of a benchmark run's family CSVs must give what the first benchmark script's awk gave (the
+// expected text below is that awk's output on these files, recorded before it was replaced), error rows as that
+// script wrote them, and the rows of each kind.
 import BenchTestSupport
 import Foundation
 import Testing
@@ -35,14 +35,14 @@ import Testing
         "BM_ObserverDispatch/engine:libevent/observers:8",,,,,,,,true,"skipped: libevent 2.1 has no observers"
         """# + "\n"
 
-    /// The error rows bench.sh writes for what left no row.
+    /// The error rows `runloop bench` writes for what left no row.
     static let failures = #"""
         name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message
         "harness/family:observers",,,,,,,,true,"error: the harness exited with status 134"
         "BM_ObserverDispatch/engine:epoll/observers:64",,,,,,,,true,"skipped: engine hung twice in this family (watchdog); its other benchmarks here were not run"
         """# + "\n"
 
-    /// What bench.sh's awk merge printed for the three files, in this order.
+    /// What the awk merge printed for the three files, in this order.
     static let merged = #"""
         # gb: 2026-11-27T08:00:00+00:00
         # gb: Running .build-bench/release/runloop-bench
@@ -78,31 +78,24 @@ import Testing
         #expect(file.erroredRows.count == 4)
     }
 
-    @Test func errorRowsAreWhatBenchShWrote() {
-        let names = ["harness/family:observers"]
-        #expect(
-            ResultsMerge.errorRows(names: names, message: "error: the harness exited with status 134")
-                == Self.failures.split(separator: "\n").prefix(2).joined(separator: "\n") + "\n")
-        #expect(
-            ResultsMerge.errorRows(names: [], message: "skipped: x")
-                == ResultsReader.standardColumns.joined(separator: ",") + "\n")
+    @Test func errorRowsAreWrittenAsGoogleBenchmarkWritesThem() {
+        let row = RawResultRow(
+            errorNamed: "harness/family:observers",
+            message: "error: the harness exited with status 134")
+        #expect(row.csvLine(counters: []) == Self.failures.split(separator: "\n")[1])
+        #expect(row.status == .error)
     }
 
     @Test func rowsOfEachKind() throws {
-        let files = try Self.files()
+        let rows = try Self.files().flatMap(\.rows)
         // Every row the files have, `_cv` rows included (only the merge leaves them out).
-        #expect(ResultsMerge.rows(files, status: .measured, namesOnly: true).split(separator: "\n").count == 5)
+        #expect(rows.filter { $0.status == .measured }.count == 5)
         #expect(
-            ResultsMerge.rows(files, status: .error, namesOnly: true)
-                == "BM_WakeLatency/engine:epoll/pin:same/manual_time\nharness/family:observers\n")
+            rows.filter { $0.status == .error }.map(\.name)
+                == ["BM_WakeLatency/engine:epoll/pin:same/manual_time", "harness/family:observers"])
         #expect(
-            ResultsMerge.rows(files, status: .skipped, messagePrefix: "skipped: engine hung twice", namesOnly: true)
-                == "BM_ObserverDispatch/engine:epoll/observers:64\n")
-        // A row is printed under its file's counters, as the merge writes it (a merged file's rows as they are).
-        #expect(
-            ResultsMerge.rows([files[0]], status: .error)
-                == "\"BM_WakeLatency/engine:epoll/pin:same/manual_time\",,,,,,,,true,\"error: no result after 2 s\",,\n"
-        )
+            rows.filter { $0.status == .skipped }.map(\.name)
+                == ["BM_ObserverDispatch/engine:libevent/observers:8", "BM_ObserverDispatch/engine:epoll/observers:64"])
     }
 
     @Test func aFileThatIsNotAGoogleBenchmarkCSVIsAnInputError() throws {

@@ -27,7 +27,7 @@ require_swift() {
 # that GRDB, under the benchmark history (Sources/HistoryKit), links.
 base_packages=(pkg-config libsqlite3-dev)
 
-# Debian packages the benchmark harness needs (its own package, Benchmarks/Package.swift: scripts/bench.sh,
+# Debian packages the benchmark harness needs (its own package, Benchmarks/Package.swift: `runloop bench`,
 # bench-smoke.sh, bench-stress.sh): Google Benchmark and the peer event loops. The root package needs none of them.
 bench_packages=(libbenchmark-dev libglib2.0-dev libuv1-dev libevent-dev)
 

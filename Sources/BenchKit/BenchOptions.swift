@@ -1,0 +1,105 @@
+// What `runloop bench` was asked to do, and the checks of it that need no harness (the families and engines are the
+// harness's own lists: BenchRun checks those once it has the binary).
+import Foundation
+
+/// Bad input to `runloop bench`: the message names the option. Exit status 2.
+public struct BenchInputError: Error, Equatable, CustomStringConvertible {
+    /// The option at fault (`--repetitions`).
+    public let field: String
+    /// What is wrong with it.
+    public let detail: String
+
+    public init(field: String, _ detail: String) {
+        self.field = field
+        self.detail = detail
+    }
+
+    public var description: String { "bench: \(field): \(detail)" }
+
+    /// The exit status of bad input.
+    public static let exitStatus: Int32 = 2
+}
+
+/// The values of `runloop bench`.
+public struct BenchOptions: Sendable, Equatable {
+    public var profile: BenchProfile = .standard
+    /// `--engines`: comma-separated, as the harness's `--rl_engines` takes them.
+    public var engines: String?
+    /// `--family`: the families to run (nil: every one), by the harness's names.
+    public var families: [String]?
+    /// `--filter`: Google Benchmark's `--benchmark_filter`.
+    public var filter: String?
+    /// `--out`: the CSV to write (default results/<label>-<date>.csv under the checkout).
+    public var out: String?
+    /// `--label`: the machine label (default <virtualisation>-<CPUs>cpu, with -<profile> unless full).
+    public var label: String?
+    /// `--repetitions` (nil: the profile's).
+    public var repetitions: Int?
+    /// `--watchdog`: the harness's limit per benchmark call, seconds (nil: the profile's, in the harness).
+    public var watchdog: Int?
+    /// `--harness`: a runloop-bench binary to use instead of building one.
+    public var harness: String?
+    /// Whether the run goes into results/history.sqlite (`--no-history` turns it off).
+    public var history = true
+    /// `--targets`: the targets file for the report (default Benchmarks/targets.yaml of the checkout).
+    public var targets: String?
+    /// The command line as typed, for the `# command:` context line.
+    public var arguments: [String] = []
+
+    public init() {}
+
+    /// The largest `--repetitions` and `--watchdog` accepted.
+    static let maximumRepetitions = 1000
+    static let maximumWatchdog = 999_999
+
+    /// Checks what can be checked without the harness. Throws ``BenchInputError``.
+    public func validate() throws {
+        if let repetitions, profile.fixedRepetitions == nil {
+            guard repetitions >= profile.repetitions else {
+                throw BenchInputError(
+                    field: "--repetitions",
+                    "at least \(profile.repetitions) (every repetition "
+                        + "is kept; the wake family takes at least \(profile.wakeRepetitions)), not \(repetitions)")
+            }
+            guard repetitions <= BenchOptions.maximumRepetitions else {
+                throw BenchInputError(
+                    field: "--repetitions",
+                    "at most \(BenchOptions.maximumRepetitions), not \(repetitions)")
+            }
+        }
+        if let watchdog, !(1...BenchOptions.maximumWatchdog).contains(watchdog) {
+            throw BenchInputError(
+                field: "--watchdog",
+                "a number of seconds from 1 to \(BenchOptions.maximumWatchdog), not \(watchdog)")
+        }
+        if let engines {
+            let names = engines.split(separator: ",", omittingEmptySubsequences: false)
+            guard !names.isEmpty, !names.contains(where: { $0.isEmpty }) else {
+                throw BenchInputError(field: "--engines", "a comma-separated list of engines, not '\(engines)'")
+            }
+        }
+        if let families {
+            guard !families.isEmpty, !families.contains(where: { $0.isEmpty }) else {
+                throw BenchInputError(field: "--family", "a comma-separated list of families")
+            }
+        }
+        if let filter, filter.isEmpty {
+            throw BenchInputError(field: "--filter", "an empty regular expression")
+        }
+        if let label, label.isEmpty || label.contains("/") {
+            throw BenchInputError(field: "--label", "a name for the file, without '/', not '\(label)'")
+        }
+    }
+
+    /// Checks `--family` against the harness's families (in its order), and returns the ones to run.
+    public func selectedFamilies(_ known: [HarnessFamily]) throws -> [HarnessFamily] {
+        guard let families else { return known }
+        for name in families where !known.contains(where: { $0.name == name }) {
+            throw BenchInputError(
+                field: "--family",
+                "unknown family '\(name)' (families: "
+                    + known.map(\.name).joined(separator: ", ") + ")")
+        }
+        return known.filter { families.contains($0.name) }
+    }
+}

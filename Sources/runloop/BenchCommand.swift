@@ -1,0 +1,111 @@
+// `runloop bench`: parses arguments and hands them to BenchKit's BenchRun; all logic lives there.
+import ArgumentParser
+import BenchKit
+import Foundation
+
+/// Runs the benchmarks and reports them.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run the run-loop benchmarks: one CSV, the report of its targets, the history's check.",
+        discussion: """
+            Builds the harness (Benchmarks/Package.swift, release, scratch path .build-bench), runs its families (scale \
+            and wake one process per benchmark and repetition, the others with random interleaving; a hung benchmark is \
+            ended by a watchdog and becomes an error row), writes results/<label>-<date>.csv with the run's context, \
+            prints `runloop report`'s summary and targets (Benchmarks/targets.yaml), adds the run to \
+            results/history.sqlite and prints the check against the previous run of the same machine and profile \
+            (informational).
+
+            Profiles: \(BenchProfile.all.map { ($0 == .standard ? "standard (no flag)" : "--" + $0.name) + ": "
+            + $0.purpose }.joined(separator: "; ")).
+
+            SIGINT or SIGTERM ends the running benchmark and writes the rows measured so far, marked \
+            '# partial: interrupted after N s'.
+
+            Exit status: 0 done; 1 a benchmark error row, a harness failure, or interrupted; 2 bad input.
+            """)
+
+    @Flag(help: "Shorter measurements (about 3 minutes), judged only against the targets' quick bounds.")
+    var quick = false
+    @Flag(help: "The baseline: scale up to N = 100,000, 1 s coalescing windows (about 25-30 minutes).")
+    var full = false
+    @Flag(help: "Every benchmark once, meaningless figures (the harness's smoke test).")
+    var smoke = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Comma-separated engines of the harness, and cf:PATH for a CoreFoundation library (default: "
+                + "every built-in one; an unknown engine is exit 2, naming the harness's engines).",
+            valueName: "list"))
+    var engines: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Comma-separated families of the harness (default: every one; an unknown family is exit 2, "
+                + "naming the harness's families).", valueName: "list"))
+    var family: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Only benchmarks whose name matches (Google Benchmark's --benchmark_filter).",
+            valueName: "regex"))
+    var filter: String?
+
+    @Option(help: ArgumentHelp("The CSV to write (default results/<label>-<date>.csv).", valueName: "file"))
+    var out: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The machine label in the CSV and its file name (default "
+                + "<virtualisation>-<CPUs>cpu, with -<profile> unless --full).", valueName: "label"))
+    var label: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Repetitions per benchmark (default and minimum 5; wake latency at least 9; every "
+                + "one is kept).", valueName: "n"))
+    var repetitions: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "End a benchmark call that takes longer than this, seconds (default: the profile's); "
+                + "after two such hangs of one engine in a family its other benchmarks there are "
+                + "skipped.", valueName: "s"))
+    var watchdog: Int?
+
+    @Option(help: ArgumentHelp("A runloop-bench binary to use instead of building one.", valueName: "path"))
+    var harness: String?
+
+    @Flag(help: "Do not add the run to results/history.sqlite (nor check it against the previous run).")
+    var noHistory = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The targets file of the report (default: Benchmarks/targets.yaml of the checkout).",
+            valueName: "path"))
+    var targets: String?
+
+    func validate() throws {
+        if [quick, full, smoke].filter({ $0 }).count > 1 {
+            throw ValidationError("--quick, --full and --smoke exclude each other")
+        }
+    }
+
+    func run() throws {
+        var options = BenchOptions()
+        options.profile = quick ? .quick : full ? .full : smoke ? .smoke : .standard
+        options.engines = engines
+        options.families = family.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        options.filter = filter
+        options.out = out
+        options.label = label
+        options.repetitions = repetitions
+        options.watchdog = watchdog
+        options.harness = harness
+        options.history = !noHistory
+        options.targets = targets
+        options.arguments = Array(CommandLine.arguments.drop { $0 != "bench" }.dropFirst())
+        let status = BenchRun.run(options)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
