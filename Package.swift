@@ -71,7 +71,7 @@ let package = Package(
         // The spec files (cases, per-engine expectations, the rule catalogue, format documentation) as package resources.
         .target(
             name: "ConformanceSpec",
-            exclude: ["INTERPRETING.md"],
+            exclude: ["INTERPRETING.md", "cf-platform-branches.yaml"],
             resources: [.copy("cases"), .copy("expectations"), .copy("catalogue.yaml"), .copy("fuzz-known.yaml")]
         ),
         // Spec model, loader, scenario interpreter, runner and reports. It reads the shipped rule catalogue to check

@@ -29,6 +29,11 @@ check "conform junit" 0 '<testsuites' -- "$runloop" conform --engine cf --format
 check "unknown engine" 2 "unknown engine 'nope'" -- "$runloop" conform --engine nope
 check "unknown format" 2 "'yaml' is invalid for '--format <format>'. Please provide one of 'table', 'json' or 'junit'" -- "$runloop" conform --format yaml
 check "no case matches" 2 "no case matches" -- "$runloop" conform --filter 'no-such-area.*'
+check "unknown level" 2 "--level: unknown level 'kernel'" -- "$runloop" conform --level api,kernel
+check "rules per level" 0 "rules per level: api [0-9]+, cf [0-9]+, platform [0-9]+" -- "$runloop" rules
+printf 'catalogue_version: 2\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x, cf: y, level: kernel}\n' >"$work/levels.yaml"
+check "catalogue: unknown level" 2 "levels.yaml:4: .*rule 'a.rule': unknown level 'kernel'" -- \
+    "$runloop" rules --catalogue "$work/levels.yaml"
 
 printf 'spec_version: 1\ncases:\n  - id: bad.case\n    rule: x\n    source: observed\n    steps: [fly]\n    expect: []\n' >"$work/bad.yaml"
 check "malformed spec: unknown action" 2 "bad.yaml:6: case 'bad.case': field 'steps\[0\]': unknown action 'fly'" -- \

@@ -17,6 +17,9 @@ public struct ConformanceRequest: Sendable {
     public var userExpectationsPath: String?
     /// Only cases whose id matches this glob (fnmatch), or all when nil.
     public var filter: String?
+    /// Only cases whose level (``SpecCase/level``) is one of these, or all when nil; a case without a level is left
+    /// out when it is set.
+    public var levels: Set<RuleLevel>?
     /// Watchdog per case, in seconds, unless a case sets its own.
     public var timeout: Double
     /// How many times to run each case; a case meets its expectation only if every repetition does.
@@ -44,9 +47,10 @@ public struct ConformanceRequest: Sendable {
 public enum Conformance {
     /// Loads the spec and returns the selected cases in spec order (file by file, then as written).
     public static func selectCases(_ request: ConformanceRequest) throws -> [SpecCase] {
-        let cases = try SpecLoader.load(path: request.specPath).flatMap(\.cases)
-        guard let filter = request.filter else { return cases }
-        return cases.filter { fnmatch(filter, $0.id, 0) == 0 }
+        var cases = try SpecLoader.load(path: request.specPath).flatMap(\.cases)
+        if let filter = request.filter { cases = cases.filter { fnmatch(filter, $0.id, 0) == 0 } }
+        if let levels = request.levels { cases = cases.filter { $0.level.map(levels.contains) ?? false } }
+        return cases
     }
 
     /// Loads each engine's expectations, checked against every case id of the spec.

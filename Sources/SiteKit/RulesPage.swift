@@ -1,6 +1,6 @@
-// rules.html: the rule catalogue (Sources/ConformanceSpec/catalogue.yaml), each rule an anchor with its text, where
-// CoreFoundation implements it, what a violation would expose, and the cases that cite it (RuleCoverage, as
-// `runloop rules` lists them).
+// rules.html: the rule catalogue (Sources/ConformanceSpec/catalogue.yaml), each rule an anchor with its text, its
+// level, where CoreFoundation implements it, what a violation would expose, and the cases that cite it
+// (RuleCoverage, as `runloop rules` lists them).
 import ConformanceKit
 import MarkupKit
 
@@ -17,7 +17,9 @@ enum RulesPage {
             + (coverage.thinRules.isEmpty
                 ? ""
                 : "; <span class=\"missed\">\(coverage.thinRules.count) rules with "
-                    + "too few cases</span>") + ".</p>\n"
+                    + "too few cases</span>") + "; " + Markup.escape(coverage.levelCountsText)
+            + " (api: Apple\u{2019}s documented contract; cf: CF\u{2019}s shared algorithm; platform: the wait "
+            + "mechanism of the platform, on Linux epoll, eventfd and timerfd).</p>\n"
         // The index: every rule by area, linking to its entry.
         var areas: [(String, [RuleCoverage.Row])] = []
         for row in coverage.rows {
@@ -53,7 +55,12 @@ enum RulesPage {
     static func entry(_ row: RuleCoverage.Row, rule: CatalogueRule?) -> String {
         var out = "<h3 id=\"\(anchor(row.rule))\"><code>\(Markup.escape(row.rule))</code></h3>\n"
         if let rule {
-            out += "<p>\(Markup.escape(rule.text))</p>\n<p class=\"note\">CF: \(Markup.escape(rule.cf))</p>\n"
+            out +=
+                "<p>\(Markup.escape(rule.text))</p>\n<p class=\"note\">Level: <b>\(rule.level.rawValue)</b>. "
+                + "CF: \(Markup.escape(rule.cf))</p>\n"
+            if let platform = rule.platform {
+                out += "<p class=\"note\">Platform branches: \(Markup.escape(platform))</p>\n"
+            }
             if let note = rule.note { out += "<p class=\"note\">Note: \(Markup.escape(note))</p>\n" }
         }
         if let exposes = row.exposes {

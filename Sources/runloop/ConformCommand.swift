@@ -50,6 +50,15 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .long, help: "Run only cases whose id matches this glob, e.g. 'stop.*'.")
     var filter: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            Run only cases of these levels, comma-separated: api, cf, platform (a case's level is the most specific of \
+            its rules'; `runloop rules` lists them).
+            """, valueName: "levels"))
+    var level: String?
+
     @Option(name: .long, help: "Output format.")
     var format: ReportFormat = .table
 
@@ -112,6 +121,7 @@ struct ConformCommand: ParsableCommand {
         }
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard (1...16).contains(jobs) else { throw ValidationError("--jobs must be 1 to 16") }
+        _ = try levels()
         if worker != nil, try !without.features().isEmpty {
             throw ValidationError("--without works with runloop's own worker only, not with --worker")
         }
@@ -132,6 +142,7 @@ struct ConformCommand: ParsableCommand {
         request.userExpectationsPath = none ? nil : expectations
         if spec != nil { request.unknownExpectationIDs = .ignore }
         request.jobs = jobs
+        request.levels = try levels()
         let showProgress = progress
         let report: ConformanceReport
         let cases: [SpecCase]
@@ -168,7 +179,10 @@ struct ConformCommand: ParsableCommand {
         } catch let error as WorkerError {
             throw failure(error.description)
         }
-        if report.caseIDs.isEmpty { throw failure("no case matches --filter '\(filter ?? "")'") }
+        if report.caseIDs.isEmpty {
+            let asked = [filter.map { "--filter '\($0)'" }, level.map { "--level '\($0)'" }].compactMap { $0 }
+            throw failure("no case matches " + (asked.isEmpty ? "the spec" : asked.joined(separator: " and ")))
+        }
         let rows: TableRows = verbose ? .all : onlyFailures ? .notAsExpected : .notPassing
         print(
             format == .table
@@ -196,6 +210,15 @@ struct ConformCommand: ParsableCommand {
             }
         }
         if !report.allMeetExpectations { throw ExitCode(1) }
+    }
+
+    /// The levels `--level` names, or nil for every case.
+    private func levels() throws -> Set<RuleLevel>? {
+        guard let level else { return nil }
+        switch RuleLevel.parseList(level) {
+        case .success(let levels): return levels
+        case .failure(let unknown): throw ValidationError("--level: \(unknown)")
+        }
     }
 
     /// The progress line on a terminal: cases done of all, and the last one, rewritten in place.

@@ -19,6 +19,12 @@ struct RulesCommand: ParsableCommand {
     @Option(name: .long, help: "A spec file or directory of them (default: the spec shipped with the package).")
     var spec: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A rule catalogue to read instead of the shipped one (its format: INTERPRETING.md).", valueName: "file"))
+    var catalogue: String?
+
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, json
     }
@@ -29,7 +35,8 @@ struct RulesCommand: ParsableCommand {
         }
         let coverage: RuleCoverage
         do {
-            coverage = try RuleCoverage.load(specPath: specPath, catalogue: try RuleCatalogue.shipped())
+            let rules = try catalogue.map { try RuleCatalogue.load(path: $0) } ?? RuleCatalogue.shipped()
+            coverage = try RuleCoverage.load(specPath: specPath, catalogue: rules)
         } catch let error as SpecError {
             throw failure(error.description)
         }

@@ -232,11 +232,11 @@ struct SpecFormat12Tests {
     @Test func ruleCoveragePollOnlyRules() throws {
         let catalogue = try RuleCatalogue.parse(
             """
-            catalogue_version: 1
+            catalogue_version: 2
             cf_source: {repository: r, tag: t, file: f}
             rules:
-              - {id: a.polled, text: x, cf: y, exposes: z}
-              - {id: a.slept, text: x, cf: y}
+              - {id: a.polled, text: x, cf: y, level: cf, exposes: z}
+              - {id: a.slept, text: x, cf: y, level: cf}
             """, file: "catalogue.yaml")
         func specCase(_ id: String, rules: String, run: String) throws -> SpecCase {
             try SpecLoader.$ruleCheck.withValue(.none) {

@@ -262,27 +262,27 @@ struct RuleIDLoaderTests {
         }
     }
 
+    /// A catalogue's first lines, before its rules.
+    static let header = "catalogue_version: 2\ncf_source: {repository: r, tag: t, file: f}\nrules:\n"
+
     @Test func catalogueErrors() throws {
         let duplicate = """
-            catalogue_version: 1
+            catalogue_version: 2
             cf_source: {repository: r, tag: t, file: f}
             rules:
-              - {id: a.rule, text: x, cf: y}
-              - {id: a.rule, text: x, cf: y}
+              - {id: a.rule, text: x, cf: y, level: cf}
+              - {id: a.rule, text: x, cf: y, level: cf}
             """
         #expect(throws: SpecError.self) { try RuleCatalogue.parse(duplicate, file: "catalogue.yaml") }
-        let missingCF =
-            "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x}\n"
+        let missingCF = Self.header + "  - {id: a.rule, text: x}\n"
         #expect(throws: SpecError.self) { try RuleCatalogue.parse(missingCF, file: "catalogue.yaml") }
     }
 
     /// `exposes` is read; a field the schema does not know is still refused, naming the rule's line and the field.
     @Test func catalogueExposesAndUnknownFields() throws {
-        let good =
-            "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x, cf: y, exposes: z}\n"
+        let good = Self.header + "  - {id: a.rule, text: x, cf: y, level: cf, exposes: z}\n"
         #expect(try RuleCatalogue.parse(good, file: "catalogue.yaml").rule("a.rule")?.exposes == "z")
-        let unknown =
-            "catalogue_version: 1\ncf_source: {repository: r, tag: t, file: f}\nrules:\n  - {id: a.rule, text: x, cf: y, exposed: z}\n"
+        let unknown = Self.header + "  - {id: a.rule, text: x, cf: y, level: cf, exposed: z}\n"
         do {
             _ = try RuleCatalogue.parse(unknown, file: "catalogue.yaml")
             Issue.record("an unknown field was accepted")

@@ -70,6 +70,14 @@ public struct ConformanceReport: Sendable {
         return counts
     }
 
+    /// The level of a case of the report (``CaseFacts/level``).
+    public func level(caseID: String) -> RuleLevel? { facts[caseID]?.level }
+
+    /// The levels the report's cases have, from the most general.
+    public var levels: [RuleLevel] {
+        RuleLevel.allCases.filter { level in caseIDs.contains { self.level(caseID: $0) == level } }
+    }
+
     public func outcome(caseID: String, engine: String) -> CaseOutcome? {
         outcomes.first { $0.caseID == caseID && $0.engine == engine }
     }
@@ -82,6 +90,8 @@ public struct CaseFacts: Sendable {
     public var rule: String
     /// The catalogue rules it pins.
     public var rules: [String]
+    /// The most specific level of those rules; nil when it has none (a spec of your own).
+    public var level: RuleLevel?
     /// Its `any-order` groups, as the comparison applies them.
     public var unorderedRanges: [Range<Int>]
     /// Whether it allows callout-free wake cycles (idle-wakes).
@@ -92,11 +102,12 @@ public struct CaseFacts: Sendable {
     public var triggerKinds: Set<String>
 
     public init(
-        rule: String, rules: [String] = [], unorderedRanges: [Range<Int>] = [], idleWakes: Bool = false,
-        calloutKinds: Set<String> = [], triggerKinds: Set<String> = []
+        rule: String, rules: [String] = [], level: RuleLevel? = nil, unorderedRanges: [Range<Int>] = [],
+        idleWakes: Bool = false, calloutKinds: Set<String> = [], triggerKinds: Set<String> = []
     ) {
         self.rule = rule
         self.rules = rules
+        self.level = level
         self.unorderedRanges = unorderedRanges
         self.idleWakes = idleWakes
         self.calloutKinds = calloutKinds
@@ -105,8 +116,8 @@ public struct CaseFacts: Sendable {
 
     public init(_ specCase: SpecCase) {
         self.init(
-            rule: specCase.rule, rules: specCase.rules, unorderedRanges: specCase.unorderedRanges,
-            idleWakes: specCase.allowances.contains(.idleWakes),
+            rule: specCase.rule, rules: specCase.rules, level: specCase.level,
+            unorderedRanges: specCase.unorderedRanges, idleWakes: specCase.allowances.contains(.idleWakes),
             calloutKinds: Set(specCase.items.flatMap { TraceKind.callouts(of: $0.kind) }),
             triggerKinds: Set(specCase.triggers.compactMap { TraceKind.callout(of: $0.event) }))
     }

@@ -23,6 +23,7 @@ public enum ConformPage {
         }
         let triage = Triage(report)
         var body = summary(report, triage: triage)
+        body += LevelSummary(report, triage: triage).html
         body += triageSection(triage, report: report)
         body += "<h2 id=\"matrix\">Areas by engine</h2>\n" + matrix(report, areas: areas, triage: triage)
         let notPassed = report.outcomes.filter {

@@ -124,8 +124,10 @@ public enum TableReport {
             let tally = ResultTally(report.outcomes.filter { $0.engine == engine }, triage: triage)
             return "\(engine): \(tally.text)"
         }
+        let levelLines = LevelSummary(report, triage: triage).textLines
+        let summaryBlock = summaryLines + (levelLines.isEmpty ? [] : [""] + levelLines)
         // Listings of some cases start with the summary and the triage: on a terminal they are what is read first.
-        var lines: [String] = rows == .all ? [] : summaryLines + [""] + triageLines(triage, report: report) + [""]
+        var lines: [String] = rows == .all ? [] : summaryBlock + [""] + triageLines(triage, report: report) + [""]
         if rows != .all {
             let what =
                 rows == .notPassing
@@ -149,7 +151,7 @@ public enum TableReport {
         }
         if rows == .all {
             lines.append("")
-            lines += summaryLines
+            lines += summaryBlock
             lines.append("")
             lines += triageLines(triage, report: report)
         }
@@ -233,7 +235,7 @@ public enum TableReport {
             "\(outcome.status.rawValue): \(outcome.caseID) on \(outcome.engine) (expected \(outcome.expected.rawValue))"
         ]
         if let facts {
-            lines.append("  rule: \(facts.rule)")
+            lines.append("  rule: \(facts.rule)" + (facts.level.map { " (level \($0.rawValue))" } ?? ""))
             for id in facts.rules {
                 lines.append("  rule \(id): " + (catalogue?.rule(id)?.text ?? "(see catalogue.yaml)"))
             }
@@ -257,7 +259,8 @@ public enum TableReport {
 }
 
 enum JSONReport {
-    /// The document's version: 3 added `engines`. ``ConformanceJSON`` reads 2 and 3.
+    /// The document's version: 3 added `engines`. ``ConformanceJSON`` reads 2 and 3. Each result's `level` and the
+    /// `levels` counts are additions a reader of version 3 may ignore, so they did not change it.
     static let formatVersion = 3
 
     struct Document: Encodable {
@@ -268,6 +271,8 @@ enum JSONReport {
         var all_as_expected: Bool
         /// The closing line's counts, over every engine.
         var tally: Tally
+        /// Per case level, per engine, the counts of its results (``LevelSummary``); `{}` when no case has a level.
+        var levels: [String: [String: Tally]]
         var triage: TriageDocument
         var results: [Result]
     }
@@ -316,6 +321,8 @@ enum JSONReport {
     struct Result: Encodable {
         var id: String
         var area: String
+        /// The case's level (api, cf or platform); absent for a case that cites no rule.
+        var level: String?
         var engine: String
         var status: String
         var expected: String
@@ -342,7 +349,8 @@ enum JSONReport {
         }
         let results = report.outcomes.map { outcome in
             Result(
-                id: outcome.caseID, area: outcome.area, engine: outcome.engine, status: outcome.status.rawValue,
+                id: outcome.caseID, area: outcome.area, level: report.level(caseID: outcome.caseID)?.rawValue,
+                engine: outcome.engine, status: outcome.status.rawValue,
                 expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
                 only_vacuously: triage.vacuous(caseID: outcome.caseID, engine: outcome.engine)?.kinds,
                 reason: outcome.expectationReason, detail: outcome.detail.map { TraceCap.apply(text: $0) },
@@ -361,11 +369,15 @@ enum JSONReport {
                 start_with: cluster.starters(), cases: cluster.caseIDs,
                 known_defect: cluster.referenceDefect.map { KnownDefect(file: $0.file, reason: $0.reason) })
         }
+        var levels: [String: [String: Tally]] = [:]
+        for cell in LevelSummary(report, triage: triage).cells {
+            levels[cell.level.rawValue, default: [:]][cell.engine] = Tally(cell.tally)
+        }
         return JSONText.render(
             Document(
                 engines: report.engines, summary: summary,
                 all_as_expected: report.allMeetExpectations,
-                tally: Tally(ResultTally(report.outcomes, triage: triage)),
+                tally: Tally(ResultTally(report.outcomes, triage: triage)), levels: levels,
                 triage: TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
                 results: results))
     }
@@ -391,20 +403,29 @@ enum JUnitReport {
             for outcome in outcomes {
                 let open =
                     #"    <testcase classname="\#(Markup.escape(engine)).\#(Markup.escape(outcome.area))" name="\#(Markup.escape(outcome.caseID))" time="\#(outcome.seconds)""#
+                // The case's level as a property, so that a CI system can tell api and cf failures from platform ones.
+                let properties =
+                    report.level(caseID: outcome.caseID).map {
+                        [#"      <properties><property name="level" value="\#($0.rawValue)"/></properties>"#]
+                    } ?? []
                 if outcome.status == .skip {
                     lines.append(open + ">")
+                    lines += properties
                     lines.append(#"      <skipped message="\#(Markup.escape(outcome.detail ?? ""))"/>"#)
                     lines.append("    </testcase>")
                 } else if !outcome.meetsExpectation {
                     lines.append(open + ">")
+                    lines += properties
                     let message = "\(outcome.status.rawValue), expected \(outcome.expected.rawValue)"
                     let element = isError(outcome) ? "error" : "failure"
                     lines.append(
                         #"      <\#(element) message="\#(Markup.escape(message))">\#(Markup.escape(body(outcome)))</\#(element)>"#
                     )
                     lines.append("    </testcase>")
-                } else {
+                } else if properties.isEmpty {
                     lines.append(open + "/>")
+                } else {
+                    lines += [open + ">"] + properties + ["    </testcase>"]
                 }
             }
             lines.append("  </testsuite>")

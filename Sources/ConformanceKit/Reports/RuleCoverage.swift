@@ -16,9 +16,11 @@ public struct RuleCoverage: Sendable {
         public var caseContexts: [CaseContextEntry]
         /// The catalogue's `exposes`: what a violation would change.
         public var exposes: String?
+        /// The rule's level.
+        public var level: RuleLevel
 
         enum CodingKeys: String, CodingKey {
-            case rule, cases, contexts
+            case rule, level, cases, contexts
             case caseContexts = "case_contexts"
             case exposes
         }
@@ -91,7 +93,7 @@ public struct RuleCoverage: Sendable {
         rows = catalogue.rules.map {
             Row(
                 rule: $0.id, cases: citing[$0.id] ?? [], contexts: RuleContexts(contexts[$0.id] ?? []),
-                caseContexts: entries[$0.id] ?? [], exposes: $0.exposes)
+                caseContexts: entries[$0.id] ?? [], exposes: $0.exposes, level: $0.level)
         }
         unknownCitations = unknown
         casesWithoutRules = cases.filter(\.rules.isEmpty).map(\.id)
@@ -111,17 +113,23 @@ public struct RuleCoverage: Sendable {
     /// polls, and any unknown citations.
     public func renderTable() -> String {
         let width = max(4, rows.map(\.rule.count).max() ?? 0)
-        var lines = ["rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  cases"]
-        let indent = String(repeating: " ", count: width + 7)
+        let levelWidth = RuleLevel.allCases.map(\.rawValue.count).max() ?? 0
+        var lines = [
+            "rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                + "level".padding(toLength: levelWidth, withPad: " ", startingAt: 0) + "  cases"
+        ]
+        let indent = String(repeating: " ", count: width + levelWidth + 9)
         for row in rows {
             let name = row.rule.padding(toLength: width, withPad: " ", startingAt: 0)
+            let level = row.level.rawValue.padding(toLength: levelWidth, withPad: " ", startingAt: 0)
             let count = String(row.cases.count).leftPadded(to: 3)
-            lines.append("\(name)  \(count)  \(row.cases.joined(separator: ", "))")
+            lines.append("\(name)  \(level)  \(count)  \(row.cases.joined(separator: ", "))")
             lines.append("\(indent)contexts: \(row.contexts.summary)")
             if let exposes = row.exposes { lines.append("\(indent)exposes: \(exposes)") }
         }
         lines.append("")
         lines.append("\(rows.count) rules in \(catalogue.path) (CF source: \(catalogue.cfSource))")
+        lines.append(levelCountsText)
         let thin = thinRules
         lines.append(
             thin.isEmpty
@@ -148,9 +156,16 @@ public struct RuleCoverage: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// "rules per level: api 19, cf 66, platform 6", counted from the catalogue.
+    public var levelCountsText: String {
+        "rules per level: " + catalogue.levelCounts.map { "\($0.level.rawValue) \($0.rules)" }.joined(separator: ", ")
+    }
+
     private struct JSONReport: Codable {
         var catalogue: String
         var cfSource: String
+        /// How many rules each level has.
+        var levels: [String: Int]
         var minimumCases: Int
         var rules: [Row]
         var thinRules: [String]
@@ -162,6 +177,7 @@ public struct RuleCoverage: Sendable {
         enum CodingKeys: String, CodingKey {
             case catalogue
             case cfSource = "cf_source"
+            case levels
             case minimumCases = "minimum_cases"
             case rules
             case thinRules = "thin_rules"
@@ -172,11 +188,14 @@ public struct RuleCoverage: Sendable {
         }
     }
 
-    /// The same as JSON: `rules` (id, cases, contexts, each case's contexts and exposes per rule), `thin_rules`,
-    /// `poll_only_rules`, `rules_without_exposes`, `unknown_citations`, `cases_without_rules`.
+    /// The same as JSON: `levels` (rules per level), `rules` (id, level, cases, contexts, each case's contexts and
+    /// exposes per rule), `thin_rules`, `poll_only_rules`, `rules_without_exposes`, `unknown_citations`,
+    /// `cases_without_rules`.
     public func renderJSON() -> String {
+        let levels = Dictionary(uniqueKeysWithValues: catalogue.levelCounts.map { ($0.level.rawValue, $0.rules) })
         let report = JSONReport(
-            catalogue: catalogue.path, cfSource: catalogue.cfSource, minimumCases: Self.minimumCases,
+            catalogue: catalogue.path, cfSource: catalogue.cfSource, levels: levels,
+            minimumCases: Self.minimumCases,
             rules: rows, thinRules: thinRules.map(\.rule), pollOnlyRules: pollOnlyRules.map(\.rule),
             rulesWithoutExposes: rulesWithoutExposes, unknownCitations: unknownCitations,
             casesWithoutRules: casesWithoutRules)

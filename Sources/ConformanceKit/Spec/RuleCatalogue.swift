@@ -13,7 +13,13 @@ public struct CatalogueRule: Sendable {
     public var text: String
     /// Where it lives in CF's source: functions and line ranges of the pinned file.
     public var cf: String
-    /// Where CF's comments or folklore say otherwise, what differs; nil if nothing does.
+    /// Where the behaviour comes from (INTERPRETING.md, "The rule catalogue").
+    public var level: RuleLevel
+    /// For a `platform` rule: the platform-conditional branches of the pinned file involved, each as its `#if`
+    /// condition and line range; nil for the other levels.
+    public var platform: String?
+    /// Where CF's comments or folklore say otherwise, what differs; for an `api` rule, the documentation that states
+    /// it; for a `platform` rule, what Darwin's branch does instead. Nil if there is nothing to say.
     public var note: String?
     /// What a violation would change, and so which context exposes it (a sleeping run, a nested run, a callout of
     /// some kind); nil if the catalogue does not say. `runloop rules` lists the rules without it.
@@ -24,7 +30,8 @@ public struct CatalogueRule: Sendable {
 /// The catalogue: the pinned CF source and the rules, in file order.
 public struct RuleCatalogue: Sendable {
     /// The version of the catalogue format this package reads.
-    public static let formatVersion = 1
+    /// 2 added `level` (required) and `platform`.
+    public static let formatVersion = 2
 
     /// Which CF source the line ranges refer to, e.g. "swiftlang/swift-corelibs-foundation swift-6.3.1-RELEASE
     /// Sources/CoreFoundation/CFRunLoop.c".
@@ -36,6 +43,14 @@ public struct RuleCatalogue: Sendable {
 
     /// The rule with this id, if the catalogue has it.
     public func rule(_ id: String) -> CatalogueRule? { byID[id] }
+
+    /// The level of a case that pins these rules: the most specific of theirs; nil when none is in the catalogue.
+    public func level(ofRules ids: [String]) -> RuleLevel? { RuleLevel.of(ids.compactMap { byID[$0]?.level }) }
+
+    /// How many rules each level has, every level listed (zero included), from the most general.
+    public var levelCounts: [(level: RuleLevel, rules: Int)] {
+        RuleLevel.allCases.map { level in (level, rules.filter { $0.level == level }.count) }
+    }
 
     /// The catalogue shipped with the package. Loaded once; a malformed shipped catalogue is reported as the
     /// ``SpecError`` it is, each time it is asked for.
@@ -97,9 +112,32 @@ public struct RuleCatalogue: Sendable {
         }
         let text = try fields.required("text").string()
         let cf = try fields.required("cf").string()
+        let levelValue = try fields.required("level")
+        let levelName = try levelValue.string()
+        guard let level = RuleLevel(rawValue: levelName) else {
+            throw levelValue.error("rule '\(id)': unknown level '\(levelName)' (one of \(RuleLevel.names))")
+        }
+        let platformValue = fields.optional("platform")
+        let platform = try platformValue?.string()
         let note = try fields.optional("note")?.string()
         let exposes = try fields.optional("exposes")?.string()
-        try fields.finish(allowed: ["id", "text", "cf", "note", "exposes"])
-        return CatalogueRule(id: id, text: text, cf: cf, note: note, exposes: exposes, location: value.location)
+        try fields.finish(allowed: ["id", "text", "cf", "level", "platform", "note", "exposes"])
+        // A platform rule names its branches and what Darwin does instead; an api rule names its documentation.
+        if level == .platform, platform == nil {
+            throw levelValue.error(
+                "rule '\(id)': a platform rule needs a 'platform' field naming its #if branches and lines")
+        }
+        if let platformValue, level != .platform {
+            throw platformValue.error(
+                "rule '\(id)': only a platform rule has a 'platform' field (this one is \(level.rawValue))")
+        }
+        if level != .cf, note == nil {
+            let what = level == .api ? "which documentation states it" : "what Darwin's branch does instead"
+            let article = level == .api ? "an api" : "a platform"
+            throw levelValue.error("rule '\(id)': \(article) rule needs a 'note' saying \(what)")
+        }
+        return CatalogueRule(
+            id: id, text: text, cf: cf, level: level, platform: platform, note: note, exposes: exposes,
+            location: value.location)
     }
 }

@@ -19,6 +19,17 @@ extension SpecLoader {
     /// callers who want another check say so around their call, and the loader's signatures stay as they are.
     @TaskLocal public static var ruleCheck: RuleCheck = .shipped
 
+    /// The level of a case citing `ids` (already checked by ``parseRules(_:)``), from the catalogue of
+    /// ``ruleCheck``; nil with no catalogue.
+    static func levelOfRules(_ ids: [String]) throws -> RuleLevel? {
+        if ids.isEmpty { return nil }
+        switch ruleCheck {
+        case .shipped: return try RuleCatalogue.shipped().level(ofRules: ids)
+        case .catalogue(let given): return given.level(ofRules: ids)
+        case .none: return nil
+        }
+    }
+
     /// Reads `rules: [ID, ...]`: at least one id, no repeats, each in the catalogue. Absent means none.
     static func parseRules(_ value: YAMLValue?) throws -> [String] {
         guard let value else { return [] }

@@ -211,6 +211,7 @@ public enum SpecLoader {
             expectedTrace: expected, location: location)
         specCase.unorderedRanges = unordered
         specCase.rules = rules
+        specCase.level = try levelOfRules(rules)
         // Sending to the main queue needs an engine whose main loop services it (a CoreFoundation without libdispatch
         // has CFRunLoopGetMain but no main queue), listed or not.
         let sendsToMainQueue = specCase.allActions.contains {

@@ -61,6 +61,9 @@ public struct SpecCase: Sendable {
     public var source: String
     /// The ids of the catalogue rules the case pins (catalogue.yaml), in the order written; empty if not given.
     public var rules: [String] = []
+    /// The most specific level of those rules (``RuleLevel/of(_:)``), from the catalogue the loader checked them
+    /// against; nil when the case cites none or the loader checked none (`runloop rules`).
+    public var level: RuleLevel?
     /// Engine features the case needs; an engine without one reports SKIP.
     public var features: [EngineFeature]
     /// Narrow allowances in trace matching (see ``Allowance``).
