@@ -289,18 +289,7 @@ extension Builder {
         let sleeps = has(.sleep) && random.chance(50)
         if sleeps {
             // The guard (FuzzGenerator's ending `guardObserver`): no nested run, stop or wake-up anywhere else.
-            items.append(
-                ItemDeclaration(
-                    name: FuzzGenerator.guardName,
-                    kind: .observer(
-                        activities: ActivitySet([.beforeWaiting]), repeats: true,
-                        order: random.within(0...2)),
-                    location: location))
-            steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
-            triggers.append(
-                Trigger(
-                    event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
-                    actions: [.stop], location: location))
+            addGuardObserver(steps: &steps, triggers: &triggers, location: location)
             allowances.insert(.idleWakes)
         }
         let present = churn(names, steps: &steps, reserve: 11, checkpoint: [])

@@ -361,18 +361,7 @@ struct Builder {
     /// The guard: an observer of BeforeWaiting in the default mode stops every run that reaches a wait, so the
     /// infinite run ends at its first wait (stop.in-before-waiting-observer) and nothing races it.
     mutating func addGuardEnding(steps: inout [Action], triggers: inout [Trigger], location: SpecLocation) {
-        items.append(
-            ItemDeclaration(
-                name: FuzzGenerator.guardName,
-                kind: .observer(
-                    activities: ActivitySet([.beforeWaiting]), repeats: true,
-                    order: random.within(0...2)),
-                location: location))
-        steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
-        triggers.append(
-            Trigger(
-                event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
-                actions: [.stop], location: location))
+        addGuardObserver(steps: &steps, triggers: &triggers, location: location)
         steps.append(
             .run(
                 RunRequest(
@@ -456,13 +445,7 @@ struct Builder {
                     fire: 0.002, interval: random.pick([0.0, 0.0, -1.0, 100.0]),
                     tolerance: nil, order: random.within(0...1)),
                 location: location, createdByStep: true, firesFromCreation: true))
-        let firstRun =
-            steps.firstIndex { step in
-                switch step {
-                case .run, .runForever: return true
-                default: return false
-                }
-            } ?? steps.count
+        let firstRun = FuzzGenerator.firstRunIndex(in: steps)
         steps.insert(
             contentsOf: [.create(name), .add(item: name, mode: randomMode()), .stall(0.005)],
             at: random.within(0...firstRun))
@@ -574,13 +557,7 @@ struct Builder {
             guard random.chance(25) else { continue }
             let name = items[index].name
             let stepUses = steps.indices.filter { FuzzScenario.references(of: steps[$0]).contains(name) }
-            let firstRun =
-                steps.firstIndex { step in
-                    switch step {
-                    case .run, .runForever: return true
-                    default: return false
-                    }
-                } ?? steps.count
+            let firstRun = FuzzGenerator.firstRunIndex(in: steps)
             let triggerUses = triggers.contains { trigger in
                 trigger.actions.contains { FuzzScenario.references(of: $0).contains(name) }
             }
@@ -836,5 +813,36 @@ struct Builder {
             }
         }
         return events.isEmpty ? nil : random.pick(events)
+    }
+}
+
+extension FuzzGenerator {
+    /// The index of the first run (or run forever) in `steps`, or the end when there is none.
+    static func firstRunIndex(in steps: [Action]) -> Int {
+        steps.firstIndex { step in
+            switch step {
+            case .run, .runForever: return true
+            default: return false
+            }
+        } ?? steps.count
+    }
+}
+
+extension Builder {
+    /// The guard: a repeating BeforeWaiting observer of the default mode whose every callout stops the loop, so an
+    /// infinite run ends at its first wait (stop.in-before-waiting-observer). Draws its order from `random`.
+    mutating func addGuardObserver(steps: inout [Action], triggers: inout [Trigger], location: SpecLocation) {
+        items.append(
+            ItemDeclaration(
+                name: FuzzGenerator.guardName,
+                kind: .observer(
+                    activities: ActivitySet([.beforeWaiting]), repeats: true,
+                    order: random.within(0...2)),
+                location: location))
+        steps.append(.add(item: FuzzGenerator.guardName, mode: .default))
+        triggers.append(
+            Trigger(
+                event: "\(FuzzGenerator.guardName).beforeWaiting", occurrence: .every,
+                actions: [.stop], location: location))
     }
 }
