@@ -12,32 +12,42 @@ source scripts/lib/setup.sh
 require_swift
 ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
+# timed COMMAND...: runs it and says how long it took, so a slow step shows in the log.
+timed() {
+    local started=$SECONDS
+    "$@"
+    echo "test.sh: $* took $((SECONDS - started)) s" >&2
+}
+
 # The tree's format first (seconds): C and C++ against .clang-format, Swift against .swift-format.
-scripts/lint.sh
-swift build --build-tests
+timed scripts/lint.sh
+timed swift build --build-tests
 # A last resort: every wait inside the tests has its own deadline, so this fires only on a hang nothing else caught
-# (the suites take about 30 s here). timeout signals its whole process group, the test runner's child included.
+# (the suites take a few minutes). timeout signals its whole process group, the test runner's child included.
 status=0
+tests_started=$SECONDS
 timeout --kill-after=30 1200 swift test --skip-build || status=$?
+echo "test.sh: swift test took $((SECONDS - tests_started)) s" >&2
 if ((status != 0)); then
     ((status != 124)) || echo "test.sh: swift test did not finish within 1200 s and was ended" >&2
     exit "$status"
 fi
-scripts/cli-checks.sh .build/debug/runloop
+timed scripts/cli-checks.sh .build/debug/runloop
 # The results site (runloop site) in headless Chromium: every page renders, logs nothing to the console and loads no
 # missing file; the check proves first that it catches a planted script error and a planted missing image.
-scripts/site-check.sh --self-test
-scripts/bench-smoke.sh
+timed scripts/site-check.sh --self-test
+timed scripts/bench-smoke.sh
 # The cf:PATH engine family on the toolchain's own CoreFoundation, loaded at run time like any other library.
-scripts/bench-smoke.sh --engines "cf:$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
-scripts/bench-stress.sh --cycles 1000
+timed scripts/bench-smoke.sh --engines "cf:$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
+timed scripts/bench-stress.sh --cycles 1000
 # The harness's own threads (loop threads, producers, watchdog, burners) under ThreadSanitizer, every family once.
-scripts/bench-tsan.sh
+timed scripts/bench-tsan.sh
 # The reference loop's tests, its stress tests among them, under ThreadSanitizer (about 2-3 minutes from a fresh clone).
-scripts/tsan-stress.sh
+timed scripts/tsan-stress.sh
 # The instruction counter on two engines with few round trips (a smoke test: it must count both, no figure checked).
-scripts/bench-instructions.sh --engines ref,epoll --iterations 200
-scripts/bench-instructions.sh --family scale --engines ref,epoll --iterations 1
+timed scripts/bench-instructions.sh --engines ref,epoll --iterations 200
+timed scripts/bench-instructions.sh --family scale --engines ref,epoll --iterations 1
 status=0
 scripts/bench-instructions.sh --engines ref,nosuch >/dev/null 2>&1 || status=$?
 ((status == 2)) || { echo "test.sh: bench-instructions.sh with an unknown engine exited $status, not 2" >&2; exit 1; }
+echo "test.sh: passed in $SECONDS s" >&2
