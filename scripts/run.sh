@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds in release mode and runs the main job: the conformance spec on every engine,
 # printing the pass matrix (and writing it as JSON and JUnit under results/), then the benchmarks on every engine
-# (`runloop bench`: the standard profile, at most about 8 minutes; `scripts/run.sh --full` for a baseline), which
+# (`runloop bench`: the standard profile, at most about 10 minutes; `scripts/run.sh --full` for a baseline), which
 # writes a CSV to results/, prints its report, adds it to the benchmark history (results/history.sqlite) and prints
 # the check against the previous run of the same machine and profile (informational), then builds the results site
 # in site/ (`runloop site`). Arguments are passed to `runloop bench` (`runloop bench --help`).

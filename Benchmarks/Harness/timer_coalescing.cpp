@@ -161,11 +161,12 @@ uint64_t optimal_wakeups(std::vector<uint64_t> dates, uint64_t tolerance) {
 }
 
 void timer_coalescing(benchmark::State &state, const bench_engine *engine, int count, int tolerance_pct, bool burn) {
-    const uint64_t window = profile().coalescing_window_ns;
+    uint64_t window = profile().coalescing_window_ns;
     Run run{};
     run.engine = engine;
     run.interval = (uint64_t)count * kSpacingNs;
     run.tolerance = run.interval * (uint64_t)tolerance_pct / 100;
+    if (profile().coalescing_window_covers_interval) window = std::max(window, run.interval);
     run.lateness.reserve((size_t)(window / kSpacingNs) + 1024);
     run.dates.reserve((size_t)(window / kSpacingNs) + 1024);
     std::vector<Timer> timers((size_t)count);

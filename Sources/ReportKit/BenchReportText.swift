@@ -9,6 +9,7 @@ extension BenchReport {
         var out =
             "runloop report: \(index.file.path): profile \(profile ?? "unknown"), \(repetitionRows) repetition "
             + "rows, \(aggregateRows) aggregate rows, \(skippedRows) skipped, \(errors.count) errors\n"
+        if let repetitions = repetitionsLine { out += "repetitions per benchmark: \(repetitions)\n" }
         for line in ErroredRow.lines(errors) { out += "  ERROR \(line)\n" }
         if !findings.isEmpty {
             out += "findings (engines firing timers before their date: counted, not errors):\n"
@@ -187,5 +188,16 @@ extension BenchReport {
             return zip(values, metrics).map { value, metric in value.map { figure($0, metric) } ?? "-" }
                 .joined(separator: " / ")
         }
+    }
+
+    /// How many repetitions each family's benchmarks had (their measured rows; fewest-most where they differ), so a
+    /// reader sees what every median stands on: `BM_WakeLatency 9, BM_Scale 5`. Nil when nothing was measured.
+    var repetitionsLine: String? {
+        let parts = index.families.compactMap { family -> String? in
+            let counts = index.benchmarks.filter { $0.family == family && !$0.rows.isEmpty }.map(\.rows.count)
+            guard let fewest = counts.min(), let most = counts.max() else { return nil }
+            return "\(family) \(fewest == most ? "\(fewest)" : "\(fewest)-\(most)")"
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 }

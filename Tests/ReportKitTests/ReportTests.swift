@@ -244,6 +244,10 @@ import FoundationXML
         #expect(one.lowerBound < many.lowerBound)
         #expect(text.contains("4.000 us"))  // wake latency in microseconds
         #expect(text.contains("M/s") || text.contains("4000000"))
+        // What every median stands on: the fixtures' nine repetitions per benchmark, family by family.
+        let repetitions = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("repetitions per benchmark: ") })
+        #expect(repetitions.contains("BM_WakeLatency 9"), "\(repetitions)")
     }
 
     @Test func badTargetsFilesNameTheLineAndField() {
