@@ -53,17 +53,9 @@ let package = Package(
             dependencies: ["CFLoader", "EngineKit"],
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
-        // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
-        // Release builds skip Swift's dynamic exclusivity checks in the reference loop: every mutable property says
-        // which lock protects it or which thread it is confined to, so each access is exclusive by construction, and
-        // the check is a thread-local access-set insertion per class-property access (what it cost:
-        // journal/2026-11-27-reference-loop-history.md). Debug builds, which the tests, the spec runs and the lock
-        // assertions use, keep checking every access.
-        .target(
-            name: "RefRunLoop",
-            dependencies: ["CRunLoopSystem", "RefRunLoopABI"],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-        ),
+        // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd. No unsafe flags, so
+        // other packages can depend on it by version; Swift's exclusivity checks stay on in every build.
+        .target(name: "RefRunLoop", dependencies: ["CRunLoopSystem", "RefRunLoopABI"]),
         // The reference run loop's C header, for C and C++ callers (the benchmark shims); implemented in RefRunLoop.
         .target(name: "RefRunLoopABI"),
         // The `ref` engine: the reference run loop behind the engine contract.

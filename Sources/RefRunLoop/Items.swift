@@ -33,22 +33,52 @@ public final class RefRunLoopSource: @unchecked Sendable {
     let kind: Kind
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
     let perform: SourcePerform
-    let lock = Lock("RefRunLoopSource.lock")
-    /// Protected by `lock`.
-    var valid = true
-    /// Protected by `lock`. Set by ``signal()``, cleared when performed (rule source.signal-belongs-to-source) or
-    /// invalidated.
-    var signalled = false
-    /// Protected by `lock`. A process-wide sequence number taken by the first signal since the last perform: CF's
-    /// `_signaledTime`, which breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a
-    /// loop, so a signal made before the source was added to a mode still counts from when it was made.
-    var signalStamp: UInt64 = 0
-    /// Protected by `lock`, and changed with the holding loop's lock held too. Every mode of every loop that holds
-    /// this source (CF's `_runLoops` bag counts the modes), with the source's place in that mode, so that a pass can
-    /// tell whether a signalled source is in its mode under this lock alone. Searched by identity: a source is almost
-    /// always in one mode of one loop, which the list stores inline, so adding, removing, signalling and a pass's
-    /// check cost no hashing and no allocation.
-    var memberships: SourceMemberships = InlineList()
+
+    /// What `state` protects: the source's own fields, which any thread reads and changes.
+    struct State: @unchecked Sendable {  // the memberships' references are unretained: see SourceMembership.
+        var valid = true
+        /// Set by ``signal()``, cleared when performed (rule source.signal-belongs-to-source) or invalidated.
+        var signalled = false
+        /// A process-wide sequence number taken by the first signal since the last perform: CF's `_signaledTime`,
+        /// which breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a loop, so a
+        /// signal made before the source was added to a mode still counts from when it was made.
+        var signalStamp: UInt64 = 0
+        /// Changed with the holding loop's lock held too. Every mode of every loop that holds this source (CF's
+        /// `_runLoops` bag counts the modes), with the source's place in that mode, so that a pass can tell whether a
+        /// signalled source is in its mode under this lock alone. Searched by identity: a source is almost always in
+        /// one mode of one loop, which the list stores inline, so adding, removing, signalling and a pass's check cost
+        /// no hashing and no allocation.
+        var memberships: SourceMemberships = InlineList()
+
+        /// See ``PassStanding``. O(modes holding the source).
+        func standing(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
+            guard valid && signalled, memberships.holds(loop) else { return .stale }
+            return memberships.index(of: mode) != nil ? .due(sequence: signalStamp) : .elsewhere
+        }
+
+        /// Records that `mode` no longer holds the source and returns where it was in the mode's source list. Caller
+        /// holds the loop's lock too.
+        mutating func removeMembership(_ mode: LoopMode) -> Int? {
+            guard let index = memberships.index(of: mode) else { return nil }
+            return memberships.remove(at: index).slot
+        }
+
+        /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller
+        /// holds the loop's lock too.
+        mutating func move(in mode: LoopMode, to slot: Int) {
+            guard let index = memberships.index(of: mode) else {
+                preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
+            }
+            memberships[index].slot = slot
+        }
+
+        /// Forgets every membership in `loop` (its thread exited). Caller holds the loop's lock too.
+        mutating func removeMemberships(of loop: RefRunLoop) {
+            memberships.removeAll { $0.isIn(loop) }
+        }
+    }
+    /// The source's lock and the fields it protects (``State``), reached only through `state.withLocked`.
+    let state = Guarded<State>("RefRunLoopSource.state", State())
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
@@ -75,7 +105,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
         self.perform = perform
     }
 
-    /// Where a signalled source stands for a pass of `loop` in `mode`. Caller holds `lock`.
+    /// Where a signalled source stands for a pass of `loop` in `mode` (``State/standing(for:in:)``).
     enum PassStanding {
         /// Not valid, not signalled (performed since it was listed), or in no mode of the loop: dropped from the
         /// loop's signalled list (signalling it again or adding it to a mode lists it again).
@@ -86,46 +116,15 @@ public final class RefRunLoopSource: @unchecked Sendable {
         case due(sequence: UInt64)
     }
 
-    /// See ``PassStanding``. O(modes holding the source). Caller holds `lock`.
-    func standingLocked(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
-        lock.assertHeld()
-        guard valid && signalled, memberships.holds(loop) else { return .stale }
-        return memberships.index(of: mode) != nil ? .due(sequence: signalStamp) : .elsewhere
-    }
-
-    /// Records that `mode` of `loop` holds the source at `slot` of its source list; a signalled version-0 source goes
-    /// on the loop's signalled list, for a pass in that mode to find. Caller holds `lock` and the loop's lock.
-    func addMembershipLocked(_ loop: RefRunLoop, _ mode: LoopMode, slot: Int) {
-        lock.assertHeld()
+    /// Records, in `state` (the source's, whose lock the caller holds), that `mode` of `loop` holds the source at
+    /// `slot` of its source list; a signalled version-0 source goes on the loop's signalled list, for a pass in that
+    /// mode to find. Caller holds the loop's lock too.
+    func addMembership(_ state: inout State, _ loop: RefRunLoop, _ mode: LoopMode, slot: Int) {
+        self.state.assertHeld()
         loop.lock.assertHeld()
-        memberships.append(SourceMembership(loop: loop, mode: mode, slot: slot))
-        guard signalled && isVersion0 else { return }
+        state.memberships.append(SourceMembership(loop: loop, mode: mode, slot: slot))
+        guard state.signalled && isVersion0 else { return }
         loop.enqueueSignalled(self)
-    }
-
-    /// Records that `mode` no longer holds the source and returns where it was in the mode's source list. Caller holds
-    /// `lock` and the loop's lock.
-    func removeMembershipLocked(_ mode: LoopMode) -> Int? {
-        lock.assertHeld()
-        guard let index = memberships.index(of: mode) else { return nil }
-        return memberships.remove(at: index).slot
-    }
-
-    /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds
-    /// `lock` and the loop's lock.
-    func moveLocked(in mode: LoopMode, to slot: Int) {
-        lock.assertHeld()
-        guard let index = memberships.index(of: mode) else {
-            preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
-        }
-        memberships[index].slot = slot
-    }
-
-    /// Forgets every membership in `loop` (its thread exited). Caller holds `lock` and the loop's lock.
-    func removeMembershipsLocked(of loop: RefRunLoop) {
-        lock.assertHeld()
-        loop.lock.assertHeld()
-        memberships.removeAll { $0.isIn(loop) }
     }
 
     var isVersion0: Bool {
@@ -156,10 +155,10 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// The first signal also puts the source on the signalled list of every loop holding it, so that a pass visits
     /// only signalled sources (``RefRunLoop/performSources0(in:stopAfterHandle:)``). O(loops holding it).
     public func signal() {
-        lock.withLock {
-            guard valid, !signalled else { return }
-            signalled = true
-            signalStamp = SequenceNumber.next()
+        state.withLocked { state in
+            guard state.valid, !state.signalled else { return }
+            state.signalled = true
+            state.signalStamp = SequenceNumber.next()
             // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
             // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
             guard isVersion0 else { return }
@@ -167,10 +166,10 @@ public final class RefRunLoopSource: @unchecked Sendable {
             // per signal. A source in one mode (almost every source) reads its one membership in place: calling the
             // walk copies the list for the call and so retains and releases its overflow array on every signal (a
             // one-membership case inside forEachLoop keeps that copy and its retain).
-            if memberships.count == 1 {
-                memberships[0].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
+            if state.memberships.count == 1 {
+                state.memberships[0].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
             } else {
-                memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
+                state.memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
             }
         }
     }
@@ -178,22 +177,22 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// CFRunLoopSourceInvalidate: the source is never performed again and leaves every mode of every loop, with a
     /// cancel callout per mode (rule source.invalidate). O(modes of the loops holding it). Any thread.
     public func invalidate() {
-        let holders: [RefRunLoop] = lock.withLock {
-            guard valid else { return [] }
-            valid = false
-            signalled = false
+        let holders: [RefRunLoop] = state.withLocked { state in
+            guard state.valid else { return [] }
+            state.valid = false
+            state.signalled = false
             // The memberships stay until each loop takes the source out of each mode (removeEverywhere), which needs
             // the source's place in the mode's list; invalid, the source is never performed or listed meanwhile.
-            return memberships.loops
+            return state.memberships.loops
         }
         for loop in holders { loop.removeEverywhere(.source(self)) }
     }
 
     /// CFRunLoopSourceIsValid. Any thread.
-    public var isValid: Bool { lock.withLock { valid } }
+    public var isValid: Bool { state.withLocked { $0.valid } }
 
     /// CFRunLoopSourceIsSignalled. Any thread.
-    public var isSignalled: Bool { lock.withLock { signalled } }
+    public var isSignalled: Bool { state.withLocked { $0.signalled } }
 }
 
 /// A run-loop timer (CFRunLoopTimer).
@@ -206,20 +205,27 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     /// Stored for API parity; CF ignores it when ordering timers (rule timer.date-order).
     public let order: Int
     let callout: TimerCallout
-    let lock = Lock("RefRunLoopTimer.lock")
-    /// Protected by `lock`.
-    var valid = true
-    /// Protected by `lock`. Set while the callout runs: nested runs skip the timer and arming ignores it (rule
-    /// timer.firing-skipped-by-nested-run).
-    var firing = false
-    /// Protected by `lock`. What ``nextFireDate`` returns (CF's `_nextFireDate`).
-    var fireDate: Double
-    /// Protected by `lock`. The soft deadline in CLOCK_MONOTONIC nanoseconds (CF's `_fireTSR`).
-    var deadline: UInt64
-    /// Protected by `lock`. The tolerance after Darwin's clamp.
-    var storedTolerance: Double = 0
-    /// Protected by `lock`. The loop whose modes hold the timer, if any.
-    var binding = LoopBinding()
+
+    /// What `state` protects: the timer's own fields, which any thread reads and changes.
+    struct State: @unchecked Sendable {  // LoopBinding's reference is unretained: see LoopBinding.
+        var valid = true
+        /// Set while the callout runs: nested runs skip the timer and arming ignores it (rule
+        /// timer.firing-skipped-by-nested-run).
+        var firing = false
+        /// What ``nextFireDate`` returns (CF's `_nextFireDate`).
+        var fireDate: Double
+        /// The soft deadline in CLOCK_MONOTONIC nanoseconds (CF's `_fireTSR`).
+        var deadline: UInt64
+        /// The tolerance after Darwin's clamp.
+        var storedTolerance: Double = 0
+        /// The loop whose modes hold the timer, if any.
+        var binding = LoopBinding()
+
+        /// The window length in nanoseconds.
+        var windowNanoseconds: UInt64 { TimerTolerance.windowNanoseconds(storedTolerance) }
+    }
+    /// The timer's lock and the fields it protects (``State``), reached only through `state.withLocked`.
+    let state: Guarded<State>
     /// Protected by the lock of the loop in `binding`. The timer's entry in each mode's queue.
     var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = InlineList()
 
@@ -238,8 +244,11 @@ public final class RefRunLoopTimer: @unchecked Sendable {
         self.interval = interval < 0 ? 0 : interval
         self.order = order
         self.callout = callout
-        self.fireDate = fireDate.isNaN ? RefClock.dateLimit : min(fireDate, RefClock.dateLimit)
-        self.deadline = RefClock.deadline(forFireDate: fireDate)
+        self.state = Guarded(
+            "RefRunLoopTimer.state",
+            State(
+                fireDate: fireDate.isNaN ? RefClock.dateLimit : min(fireDate, RefClock.dateLimit),
+                deadline: RefClock.deadline(forFireDate: fireDate)))
     }
 
     /// Whether the timer repeats (interval > 0).
@@ -247,49 +256,43 @@ public final class RefRunLoopTimer: @unchecked Sendable {
 
     /// CFRunLoopTimerInvalidate: the timer never fires again and leaves every mode. O(modes × log n). Any thread.
     public func invalidate() {
-        let holder: RefRunLoop? = lock.withLock {
-            guard valid else { return nil }
-            valid = false
-            return binding.loop
+        let holder: RefRunLoop? = state.withLocked { state in
+            guard state.valid else { return nil }
+            state.valid = false
+            return state.binding.loop
         }
         holder?.removeEverywhere(.timer(self))
     }
 
     /// CFRunLoopTimerIsValid. Any thread.
-    public var isValid: Bool { lock.withLock { valid } }
+    public var isValid: Bool { state.withLocked { $0.valid } }
 
     /// CFRunLoopTimerGetNextFireDate / SetNextFireDate. The getter returns 0 for an invalid timer; the setter does
     /// nothing on one, repositions the timer in each of its modes (O(modes × log n)) and, from another thread, wakes
     /// its loop as CF does (rule timer.set-next-fire-date). Any thread.
     public var nextFireDate: Double {
-        get { lock.withLock { valid ? fireDate : 0 } }
+        get { state.withLocked { $0.valid ? $0.fireDate : 0 } }
         set { setNextFireDate(newValue) }
     }
 
     /// CFRunLoopTimerGetTolerance / SetTolerance with Darwin's clamp (``TimerTolerance/clamped(_:interval:)``).
     /// The timer fires within [fire date, fire date + tolerance], never early. O(modes). Any thread.
     public var tolerance: Double {
-        get { lock.withLock { storedTolerance } }
+        get { state.withLocked { $0.storedTolerance } }
         set { setTolerance(newValue) }
-    }
-
-    /// The window length in nanoseconds. Caller holds `lock`.
-    var windowNanoseconds: UInt64 {
-        lock.assertHeld()
-        return TimerTolerance.windowNanoseconds(storedTolerance)
     }
 
     private func setNextFireDate(_ date: Double) {
         let clamped = date.isNaN ? RefClock.dateLimit : min(date, RefClock.dateLimit)
         let newDeadline = RefClock.deadline(forFireDate: clamped)
         while true {
-            let holder: RefRunLoop? = lock.withLock {
-                guard valid else { return nil }
-                if binding.isUnbound {
-                    fireDate = clamped
-                    deadline = newDeadline
+            let holder: RefRunLoop? = state.withLocked { state in
+                guard state.valid else { return nil }
+                if state.binding.isUnbound {
+                    state.fireDate = clamped
+                    state.deadline = newDeadline
                 }
-                return binding.loop
+                return state.binding.loop
             }
             guard let holder else { return }
             if holder.rescheduleTimer(self, fireDate: clamped, deadline: newDeadline) {
@@ -302,9 +305,10 @@ public final class RefRunLoopTimer: @unchecked Sendable {
 
     private func setTolerance(_ value: Double) {
         while true {
-            let holder: RefRunLoop? = lock.withLock {
-                if binding.isUnbound { storedTolerance = TimerTolerance.clamped(value, interval: interval) }
-                return binding.loop
+            let interval = interval
+            let holder: RefRunLoop? = state.withLocked { state in
+                if state.binding.isUnbound { state.storedTolerance = TimerTolerance.clamped(value, interval: interval) }
+                return state.binding.loop
             }
             guard let holder else { return }
             if holder.setTimerTolerance(self, value) { return }
@@ -323,9 +327,10 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Observers with a lower order are called first; equal orders in the order they were added (rule observer.order).
     public let order: Int
     let callout: ObserverCallout
-    let lock = Lock("RefRunLoopObserver.lock")
-    /// Whether it was invalidated. Only ever set, and only with `lock` held (so that ``RefRunLoop/add(_:mode:)`` sees
-    /// validity and `binding` together); read by any thread without the lock.
+    /// The observer's lock and what it protects: the loop whose modes hold it, if any (unretained: see LoopBinding).
+    let binding = Guarded<LoopBinding>("RefRunLoopObserver.binding", LoopBinding())
+    /// Whether it was invalidated. Only ever set, and only with `binding`'s lock held (so that
+    /// ``RefRunLoop/add(_:mode:)`` sees validity and the binding together); read by any thread without the lock.
     let invalidated = Atomic<Bool>(false)
     /// Whether a callout of it is running (rule observer.firing-not-reentered: nested runs do not re-enter it). Written
     /// only by the thread of the loop calling it out, around the callout; a separate word from `invalidated`, so that
@@ -333,8 +338,6 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// one `mov`). Atomic only because an observer removed from one loop in its own callout may be added to another
     /// loop, whose thread may then read the mark while the first callout is still running.
     let firing = Atomic<Bool>(false)
-    /// Protected by `lock`. The loop whose modes hold it, if any.
-    var binding = LoopBinding()
     /// Protected by the lock of the loop in `binding`. Its handle in each mode's observer store.
     var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
 
@@ -364,7 +367,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
 
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
     public func invalidate() {
-        let holder: RefRunLoop? = lock.withLock {
+        let holder: RefRunLoop? = binding.withLocked { binding in
             guard !invalidated.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
             return binding.loop
         }
@@ -414,9 +417,9 @@ enum LoopItem {
     func canJoin(_ loop: RefRunLoop) -> Bool {
         switch self {
         case .source(let source): return source.isValid
-        case .timer(let timer): return timer.lock.withLock { timer.valid && timer.binding.admits(loop) }
+        case .timer(let timer): return timer.state.withLocked { $0.valid && $0.binding.admits(loop) }
         case .observer(let observer):
-            return observer.lock.withLock { observer.valid && observer.binding.admits(loop) }
+            return observer.binding.withLocked { observer.valid && $0.admits(loop) }
         }
     }
 }

@@ -92,7 +92,7 @@ final class LoopMode {
         switch item {
         case .source(let source):
             // Another loop holding the source changes its memberships under that loop's lock and the source's.
-            return source.lock.withLock { source.memberships.index(of: self) != nil }
+            return source.state.withLocked { $0.memberships.index(of: self) != nil }
         case .timer(let timer):
             return timer.entries.contains { $0.isIn(self) }
         case .observer(let observer):

@@ -26,7 +26,7 @@ extension RefRunLoop {
             guard lifecycle == .open else { return }
             for mode in modes.values {
                 for source in mode.sources.elements {
-                    source.lock.withLock { source.removeMembershipsLocked(of: self) }
+                    source.state.withLocked { $0.removeMemberships(of: self) }
                     if let cancel = source.cancelCallout {
                         let name = mode.name
                         callouts.append { cancel(name) }
@@ -42,11 +42,11 @@ extension RefRunLoop {
             }
             for timer in detachedTimers {
                 timer.entries = []
-                timer.lock.withLock { timer.binding.unbind() }
+                timer.state.withLocked { $0.binding.unbind() }
             }
             for observer in detachedObservers {
                 observer.places = []
-                observer.lock.withLock { observer.binding.unbind() }
+                observer.binding.withLocked { $0.unbind() }
             }
             commonItems = [:]
             blocks = []

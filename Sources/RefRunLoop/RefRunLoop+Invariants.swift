@@ -60,7 +60,7 @@ extension RefRunLoop {
             if let broken = modeViolationLocked(mode) { return "mode \(mode.name): \(broken)" }
         }
         for source in sources {
-            let memberships = source.lock.withLock { Array(source.memberships) }
+            let memberships = source.state.withLocked { Array($0.memberships) }
             for membership in memberships where membership.isIn(self) {
                 guard membership.mode.sources.element(at: membership.slot) === source else {
                     return
@@ -76,12 +76,14 @@ extension RefRunLoop {
     private func modeViolationLocked(_ mode: LoopMode) -> String? {
         lock.assertHeld()
         if let broken = mode.sources.checkInvariants(position: { source in
-            source.lock.withLock { source.memberships.index(of: mode).map { source.memberships[$0].slot } ?? -1 }
+            source.state.withLocked { state in
+                state.memberships.index(of: mode).map { state.memberships[$0].slot } ?? -1
+            }
         }) {
             return broken
         }
         for (fd, source) in mode.sourcesByDescriptor {
-            let listed = source.lock.withLock { source.memberships.index(of: mode) != nil }
+            let listed = source.state.withLocked { $0.memberships.index(of: mode) != nil }
             if !listed || source.fileDescriptor != fd {
                 return "descriptor \(fd) maps to a source the mode does not hold for it"
             }

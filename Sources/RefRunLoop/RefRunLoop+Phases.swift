@@ -106,15 +106,15 @@ extension RefRunLoop {
     /// one acquisition of its lock, without the loop's. A signal arriving after that is a new one, for a later
     /// pass, exactly as if it had come as the perform started; with `stopAfterHandle` there is nothing left over.
     private func performOnlySignalled(_ source: RefRunLoopSource, in mode: LoopMode) -> Bool {
-        let due: Bool = source.lock.withLock {
-            switch source.standingLocked(for: self, in: mode) {
+        let due: Bool = source.state.withLocked { state in
+            switch state.standing(for: self, in: mode) {
             case .stale:
                 return false
             case .elsewhere:
                 signalLock.withLock { signalledSources.insert(source, at: 0) }
                 return false
             case .due:
-                source.signalled = false
+                state.signalled = false
                 return true
             }
         }
@@ -134,8 +134,8 @@ extension RefRunLoop {
         lock.withLock {
             var kept: [RefRunLoopSource] = []
             for source in taken {
-                source.lock.withLock {
-                    switch source.standingLocked(for: self, in: mode) {
+                source.state.withLocked { state in
+                    switch state.standing(for: self, in: mode) {
                     case .stale: break
                     case .elsewhere: kept.append(source)
                     case .due(let sequence): candidates.append((source, source.order, sequence))
@@ -183,10 +183,10 @@ extension RefRunLoop {
     /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule
     /// source.batch-snapshot: one invalidated earlier in the batch is skipped; one merely removed is still performed).
     private func performSource0(_ source: RefRunLoopSource) -> Bool {
-        let due: Bool = source.lock.withLock {
-            guard source.signalled else { return false }
-            source.signalled = false
-            return source.valid
+        let due: Bool = source.state.withLocked { state in
+            guard state.signalled else { return false }
+            state.signalled = false
+            return state.valid
         }
         guard due else { return false }
         source.perform()
@@ -217,7 +217,7 @@ extension RefRunLoop {
         let due: [RefRunLoopTimer] = lock.withLock {
             mode.timerBatches += 1
             return mode.timers.due(atOrBefore: now).map(\.payload).filter { timer in
-                timer.lock.withLock { timer.valid && !timer.firing }
+                timer.state.withLocked { $0.valid && !$0.firing }
             }
         }
         var fired = false
@@ -233,12 +233,12 @@ extension RefRunLoop {
     /// __CFRunLoopDoTimer: one timer's callout and its rescheduling.
     private func fire(_ timer: RefRunLoopTimer, in mode: LoopMode) -> Bool {
         let previousDeadline: UInt64? = lock.withLock {
-            let start: UInt64? = timer.lock.withLock {
-                guard timer.valid, !timer.firing, timer.binding.isBound(to: self),
-                    timer.deadline <= RefClock.nanoseconds
+            let start: UInt64? = timer.state.withLocked { state in
+                guard state.valid, !state.firing, state.binding.isBound(to: self),
+                    state.deadline <= RefClock.nanoseconds
                 else { return nil }
-                timer.firing = true
-                return timer.deadline
+                state.firing = true
+                return state.deadline
             }
             // A firing timer is left out of arming in every mode that holds it (rule timer.firing-skipped-by-nested-run);
             // the firing mode is armed for the next one, as CF does before the callout. The other modes keep their
@@ -253,20 +253,21 @@ extension RefRunLoop {
         // A one-shot timer is invalidated even if its callout set a new fire date (rule timer.one-shot-invalidated).
         if !timer.repeats { timer.invalidate() }
         lock.withLock {
-            let reposition: (deadline: UInt64, hard: UInt64)? = timer.lock.withLock {
-                timer.firing = false
-                guard timer.valid else { return nil }
+            let interval = timer.interval
+            let (reposition, bound): ((deadline: UInt64, hard: UInt64)?, Bool) = timer.state.withLocked { state in
+                state.firing = false
+                let bound = state.binding.isBound(to: self)
+                guard state.valid else { return (nil, bound) }
                 // A new fire date set in the callout is honoured only if it is later than the one that fired.
-                if previousDeadline < timer.deadline { return nil }
-                let next = Self.nextGridDeadline(
-                    after: previousDeadline, interval: timer.interval, now: RefClock.nanoseconds)
-                timer.deadline = next
-                timer.fireDate = Double(next) / 1e9
-                return (next, TimerTolerance.hardDeadline(deadline: next, window: timer.windowNanoseconds))
+                if previousDeadline < state.deadline { return (nil, bound) }
+                let next = Self.nextGridDeadline(after: previousDeadline, interval: interval, now: RefClock.nanoseconds)
+                state.deadline = next
+                state.fireDate = Double(next) / 1e9
+                return ((next, TimerTolerance.hardDeadline(deadline: next, window: state.windowNanoseconds)), bound)
             }
             // Armable again (an invalidated timer has left its queues already).
             for place in timer.entries { place.mode.timers.resume(place.handle) }
-            guard let reposition, timer.binding.isBound(to: self) else {
+            guard let reposition, bound else {
                 rearmTimerLocked(mode)
                 return
             }

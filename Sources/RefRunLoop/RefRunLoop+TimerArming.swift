@@ -11,12 +11,12 @@ extension RefRunLoop {
     func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
         lock.withLock {
             defer { checkInvariantsAfterChangeLocked() }
-            let hard: UInt64? = timer.lock.withLock {
-                guard timer.binding.isBound(to: self) else { return nil }
-                guard timer.valid else { return 0 }
-                timer.fireDate = fireDate
-                timer.deadline = deadline
-                return TimerTolerance.hardDeadline(deadline: deadline, window: timer.windowNanoseconds)
+            let hard: UInt64? = timer.state.withLocked { state in
+                guard state.binding.isBound(to: self) else { return nil }
+                guard state.valid else { return 0 }
+                state.fireDate = fireDate
+                state.deadline = deadline
+                return TimerTolerance.hardDeadline(deadline: deadline, window: state.windowNanoseconds)
             }
             guard let hard else { return false }
             guard hard != 0 else { return true }
@@ -33,10 +33,11 @@ extension RefRunLoop {
     func setTimerTolerance(_ timer: RefRunLoopTimer, _ value: Double) -> Bool {
         lock.withLock {
             defer { checkInvariantsAfterChangeLocked() }
-            let hard: UInt64? = timer.lock.withLock {
-                guard timer.binding.isBound(to: self) else { return nil }
-                timer.storedTolerance = TimerTolerance.clamped(value, interval: timer.interval)
-                return TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
+            let interval = timer.interval
+            let hard: UInt64? = timer.state.withLocked { state in
+                guard state.binding.isBound(to: self) else { return nil }
+                state.storedTolerance = TimerTolerance.clamped(value, interval: interval)
+                return TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
             }
             guard let hard else { return false }
             for place in timer.entries {

@@ -297,7 +297,7 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     func contains(_ item: LoopItem, mode: RefRunLoopMode) -> Bool {
-        if case .timer(let timer) = item, !timer.lock.withLock({ timer.binding.isBound(to: self) }) { return false }
+        if case .timer(let timer) = item, !timer.state.withLocked({ $0.binding.isBound(to: self) }) { return false }
         return lock.withLock {
             switch mode {
             case .common: return commonItems[item.identifier] != nil
@@ -368,10 +368,10 @@ public final class RefRunLoop: @unchecked Sendable {
     /// when it did not join, or has none). Caller holds `lock`.
     private func joinLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
         lock.assertHeld()
-        let joined: Bool = source.lock.withLock {
+        let joined: Bool = source.state.withLocked { state in
             // An invalid source is never added (CF checks in CFRunLoopAddSource).
-            guard source.valid, source.memberships.index(of: mode) == nil else { return false }
-            source.addMembershipLocked(self, mode, slot: mode.sources.append(source))
+            guard state.valid, state.memberships.index(of: mode) == nil else { return false }
+            source.addMembership(&state, self, mode, slot: mode.sources.append(source))
             return true
         }
         guard joined else { return nil }
@@ -384,11 +384,11 @@ public final class RefRunLoop: @unchecked Sendable {
         lock.assertHeld()
         // The timer's entries are protected by this loop's lock, which is held.
         guard !timer.entries.contains(where: { $0.isIn(mode) }) else { return }
-        let key: (UInt64, UInt64)? = timer.lock.withLock {
-            guard timer.valid, timer.binding.admits(self) else { return nil }
-            timer.binding.bind(self)
+        let key: (UInt64, UInt64)? = timer.state.withLocked { state in
+            guard state.valid, state.binding.admits(self) else { return nil }
+            state.binding.bind(self)
             return (
-                timer.deadline, TimerTolerance.hardDeadline(deadline: timer.deadline, window: timer.windowNanoseconds)
+                state.deadline, TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
             )
         }
         guard let (deadline, hard) = key else { return }
@@ -402,9 +402,9 @@ public final class RefRunLoop: @unchecked Sendable {
         lock.assertHeld()
         // The observer's places are protected by this loop's lock, which is held.
         guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
-        let bound: Bool = observer.lock.withLock {
-            guard observer.valid, observer.binding.admits(self) else { return false }
-            observer.binding.bind(self)
+        let bound: Bool = observer.binding.withLocked { binding in
+            guard observer.valid, binding.admits(self) else { return false }
+            binding.bind(self)
             return true
         }
         guard bound else { return }
@@ -440,7 +440,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
         lock.assertHeld()
         itemLeftLocked()
-        guard let slot = source.lock.withLock({ source.removeMembershipLocked(mode) }) else { return nil }
+        guard let slot = source.state.withLocked({ $0.removeMembership(mode) }) else { return nil }
         removeSourceLocked(at: slot, from: mode)
         if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
         return source.cancelCallout
@@ -452,7 +452,7 @@ public final class RefRunLoop: @unchecked Sendable {
         itemLeftLocked()
         guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
         mode.timers.discard(timer.entries.remove(at: index).handle)
-        if timer.entries.isEmpty { timer.lock.withLock { timer.binding.unbind() } }
+        if timer.entries.isEmpty { timer.state.withLocked { $0.binding.unbind() } }
         rearmTimerLocked(mode, changed: true)
     }
 
@@ -469,7 +469,7 @@ public final class RefRunLoop: @unchecked Sendable {
         }
         mode.observersChanged()
         observer.places.remove(at: index)
-        if observer.places.isEmpty { observer.lock.withLock { observer.binding.unbind() } }
+        if observer.places.isEmpty { observer.binding.withLocked { $0.unbind() } }
     }
 
     /// Takes the source at `slot` out of the mode's source list; when that squeezes the list's holes out, each moved
@@ -478,7 +478,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
         lock.assertHeld()
         mode.sources.remove(at: slot) { [unowned(unsafe) mode] moved, position in
-            moved.lock.withLock { moved.moveLocked(in: mode, to: position) }
+            moved.state.withLocked { $0.move(in: mode, to: position) }
         }
     }
 

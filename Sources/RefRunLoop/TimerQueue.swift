@@ -35,8 +35,7 @@
 /// Not thread-safe: the owning loop's lock protects it.
 struct TimerQueue<Payload: AnyObject> {
     /// One element. The queue owns `index` and `inRun`; `deadline` and `hardDeadline` change only through the queue.
-    /// The queue's owner serialises every access (release builds of RefRunLoop skip the dynamic exclusivity checks,
-    /// Package.swift).
+    /// The queue's owner serialises every access.
     final class Entry {
         /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
         fileprivate(set) var deadline: UInt64

@@ -12,9 +12,9 @@ import Testing
         loop.add(RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }, mode: .default)
         if let broken = loop.checkInvariants(sources: sources) { return "a sound loop was reported broken: \(broken)" }
         // A source that believes it is at another place in its mode's list.
-        sources[1].lock.withLock { sources[1].memberships[0].slot += 1 }
+        sources[1].state.withLocked { $0.memberships[0].slot += 1 }
         let misplaced = loop.checkInvariants(sources: sources)
-        sources[1].lock.withLock { sources[1].memberships[0].slot -= 1 }
+        sources[1].state.withLocked { $0.memberships[0].slot -= 1 }
         guard let misplaced, misplaced.contains("mode kCFRunLoopDefaultMode") else {
             return "a source's wrong slot went unnoticed (\(misplaced ?? "nil"))"
         }
