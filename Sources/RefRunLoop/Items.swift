@@ -220,14 +220,16 @@ public final class RefRunLoopTimer: @unchecked Sendable {
         var storedTolerance: Double = 0
         /// The loop whose modes hold the timer, if any.
         var binding = LoopBinding()
+        /// Changed with the lock of the loop in `binding` held too. The timer's entry in each mode's queue.
+        var entries: Places = InlineList()
 
         /// The window length in nanoseconds.
         var windowNanoseconds: UInt64 { TimerTolerance.windowNanoseconds(storedTolerance) }
     }
     /// The timer's lock and the fields it protects (``State``), reached only through `state.withLocked`.
     let state: Guarded<State>
-    /// Protected by the lock of the loop in `binding`. The timer's entry in each mode's queue.
-    var entries: InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>> = InlineList()
+    /// Where a timer is: its entry in each mode's queue.
+    typealias Places = InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>>
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
@@ -327,9 +329,24 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Observers with a lower order are called first; equal orders in the order they were added (rule observer.order).
     public let order: Int
     let callout: ObserverCallout
-    /// The observer's lock and what it protects: the loop whose modes hold it, if any (unretained: see LoopBinding).
-    let binding = Guarded<LoopBinding>("RefRunLoopObserver.binding", LoopBinding())
-    /// Whether it was invalidated. Only ever set, and only with `binding`'s lock held (so that
+    /// What `state` protects.
+    struct State: @unchecked Sendable {  // the references are unretained: see LoopBinding and ModeHandle.
+        /// The loop whose modes hold the observer, if any.
+        var binding = LoopBinding()
+        /// Changed with the lock of the loop in `binding` held too. Its handle in each mode's observer store.
+        var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
+
+        /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of the loop in `binding`.
+        mutating func relocate(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
+            guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
+                preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")
+            }
+            places[slot].handle = handle
+        }
+    }
+    /// The observer's lock and the fields it protects (``State``), reached only through `state.withLocked`.
+    let state = Guarded<State>("RefRunLoopObserver.state", State())
+    /// Whether it was invalidated. Only ever set, and only with `state`'s lock held (so that
     /// ``RefRunLoop/add(_:mode:)`` sees validity and the binding together); read by any thread without the lock.
     let invalidated = Atomic<Bool>(false)
     /// Whether a callout of it is running (rule observer.firing-not-reentered: nested runs do not re-enter it). Written
@@ -338,16 +355,6 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// one `mov`). Atomic only because an observer removed from one loop in its own callout may be added to another
     /// loop, whose thread may then read the mark while the first callout is still running.
     let firing = Atomic<Bool>(false)
-    /// Protected by the lock of the loop in `binding`. Its handle in each mode's observer store.
-    var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
-
-    /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of the loop in `binding`.
-    func relocateLocked(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
-        guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
-            preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")
-        }
-        places[slot].handle = handle
-    }
 
     /// CFRunLoopObserverCreate.
     public convenience init(
@@ -367,9 +374,9 @@ public final class RefRunLoopObserver: @unchecked Sendable {
 
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
     public func invalidate() {
-        let holder: RefRunLoop? = binding.withLocked { binding in
+        let holder: RefRunLoop? = state.withLocked { state in
             guard !invalidated.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
-            return binding.loop
+            return state.binding.loop
         }
         holder?.removeEverywhere(.observer(self))
     }
@@ -419,7 +426,7 @@ enum LoopItem {
         case .source(let source): return source.isValid
         case .timer(let timer): return timer.state.withLocked { $0.valid && $0.binding.admits(loop) }
         case .observer(let observer):
-            return observer.binding.withLocked { observer.valid && $0.admits(loop) }
+            return observer.state.withLocked { observer.valid && $0.binding.admits(loop) }
         }
     }
 }

@@ -14,25 +14,55 @@ final class LoopMode {
     /// (RefRunLoop+TimerArming.swift), and disarmed when the mode has no timer left (fixing CF, whose timerfd stays
     /// armed then: __CFArmNextTimerInMode 2451-63, CFRunLoop.c at swift-6.3.1-RELEASE).
     let waitSet: WaitSet.ModeSet
-    /// How many batches of timer fires in this mode are under way (nested runs can fire one inside another). While
-    /// one is, the wake-up time is the earliest cap even for a timer that is due already: the batch's own callouts
-    /// make timers due one after another, and waking for each would undo the coalescing
-    /// (``RefRunLoop/wakeTimeLocked(for:)``).
-    var timerBatches = 0
 
-    /// The mode's sources, of both versions, in the order they were added (a pass sorts the signalled ones by (order,
-    /// first signal)). Each source's membership for this mode records its position here (``SourceMembership/slot``):
-    /// adding appends, removing leaves a hole and moves no other source (so it takes no other source's lock, except
-    /// when the holes are squeezed out), and neither hashes.
-    var sources = SlotArray<RefRunLoopSource>()
+    /// The stores every add and remove changes, protected by the owning loop's lock (every function that reaches them
+    /// is a "...Locked" one, which asserts it): gathered in one struct at a stable address that the mode allocates
+    /// once and frees in its deinit, and reached through the accessors below, which yield the field in place. An
+    /// access is then a pointer access, which Swift checks for exclusivity at compile time; as stored properties of
+    /// this class, each access was checked at run time (a thread-local access-set insertion and removal).
+    struct Tables {
+        /// How many batches of timer fires in this mode are under way (nested runs can fire one inside another).
+        /// While one is, the wake-up time is the earliest cap even for a timer that is due already: the batch's own
+        /// callouts make timers due one after another, and waking for each would undo the coalescing
+        /// (``RefRunLoop/wakeTimeLocked(for:)``).
+        var timerBatches = 0
+        /// The mode's sources, of both versions, in the order they were added (a pass sorts the signalled ones by
+        /// (order, first signal)). Each source's membership for this mode records its position here
+        /// (``SourceMembership/slot``): adding appends, removing leaves a hole and moves no other source (so it takes
+        /// no other source's lock, except when the holes are squeezed out), and neither hashes.
+        var sources = SlotArray<RefRunLoopSource>()
+        /// Timers by (deadline, insertion).
+        var timers = TimerQueue<RefRunLoopTimer>()
+        /// Observers by (order, insertion). Every change must call ``LoopMode/observersChanged()``.
+        var observers = OrderedStore<RefRunLoopObserver>()
+    }
+    /// The mode's ``Tables``; the mode owns it (allocated in init, freed in deinit).
+    private let tables: UnsafeMutablePointer<Tables>
+
+    /// ``Tables/timerBatches``. Protected by the owning loop's lock.
+    var timerBatches: Int {
+        _read { yield tables.pointee.timerBatches }
+        _modify { yield &tables.pointee.timerBatches }
+    }
+    /// ``Tables/sources``. Protected by the owning loop's lock.
+    var sources: SlotArray<RefRunLoopSource> {
+        _read { yield tables.pointee.sources }
+        _modify { yield &tables.pointee.sources }
+    }
+    /// ``Tables/timers``. Protected by the owning loop's lock.
+    var timers: TimerQueue<RefRunLoopTimer> {
+        _read { yield tables.pointee.timers }
+        _modify { yield &tables.pointee.timers }
+    }
+    /// ``Tables/observers``. Protected by the owning loop's lock.
+    var observers: OrderedStore<RefRunLoopObserver> {
+        _read { yield tables.pointee.observers }
+        _modify { yield &tables.pointee.observers }
+    }
     /// Version-1 sources by descriptor (CF's `_portToV1SourceMap`: one source per descriptor, the last added).
     var sourcesByDescriptor: [Int32: RefRunLoopSource] = [:] {
         didSet { waitSet.hasDescriptors = !sourcesByDescriptor.isEmpty }
     }
-    /// Timers by (deadline, insertion).
-    var timers = TimerQueue<RefRunLoopTimer>()
-    /// Observers by (order, insertion). Every change must call ``observersChanged()``.
-    var observers = OrderedStore<RefRunLoopObserver>()
     /// Bumped (with the loop's lock held) after every change to `observers`; read without the lock by the loop's
     /// thread to tell whether `observerSnapshots` is still current.
     let observersVersion = Atomic<UInt64>(1)
@@ -50,6 +80,13 @@ final class LoopMode {
     init(name: String, waitSet: WaitSet.ModeSet) {
         self.name = name
         self.waitSet = waitSet
+        tables = .allocate(capacity: 1)
+        tables.initialize(to: Tables())
+    }
+
+    deinit {
+        tables.deinitialize(count: 1)
+        tables.deallocate()
     }
 
     /// Call with the loop's lock held after changing `observers`: the loop thread rebuilds its snapshots. A load and a
@@ -94,9 +131,9 @@ final class LoopMode {
             // Another loop holding the source changes its memberships under that loop's lock and the source's.
             return source.state.withLocked { $0.memberships.index(of: self) != nil }
         case .timer(let timer):
-            return timer.entries.contains { $0.isIn(self) }
+            return timer.state.withLocked { $0.entries.contains { $0.isIn(self) } }
         case .observer(let observer):
-            return observer.places.contains { $0.isIn(self) }
+            return observer.state.withLocked { $0.places.contains { $0.isIn(self) } }
         }
     }
 }

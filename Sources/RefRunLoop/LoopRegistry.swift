@@ -41,12 +41,16 @@ extension RefRunLoop {
                 mode.observersChanged()
             }
             for timer in detachedTimers {
-                timer.entries = []
-                timer.state.withLocked { $0.binding.unbind() }
+                timer.state.withLocked { state in
+                    state.entries = []
+                    state.binding.unbind()
+                }
             }
             for observer in detachedObservers {
-                observer.places = []
-                observer.binding.withLocked { $0.unbind() }
+                observer.state.withLocked { state in
+                    state.places = []
+                    state.binding.unbind()
+                }
             }
             commonItems = [:]
             blocks = []

@@ -89,7 +89,8 @@ extension RefRunLoop {
             }
         }
         if let broken = mode.timers.checkInvariants() { return "timers: \(broken)" }
-        for entry in mode.timers.unorderedEntries where !entry.payload.entries.contains(where: { $0.isIn(mode) }) {
+        for entry in mode.timers.unorderedEntries
+        where !entry.payload.state.withLocked({ $0.entries.contains(where: { $0.isIn(mode) }) }) {
             return "a queued timer has no entry for the mode"
         }
         if let broken = mode.observers.checkInvariants() { return "observers: \(broken)" }

@@ -233,18 +233,18 @@ extension RefRunLoop {
     /// __CFRunLoopDoTimer: one timer's callout and its rescheduling.
     private func fire(_ timer: RefRunLoopTimer, in mode: LoopMode) -> Bool {
         let previousDeadline: UInt64? = lock.withLock {
+            // A firing timer is left out of arming in every mode that holds it (rule
+            // timer.firing-skipped-by-nested-run); the firing mode is armed for the next one, as CF does before the
+            // callout. The other modes keep their arming until something else changes their timers, as in CF.
             let start: UInt64? = timer.state.withLocked { state in
                 guard state.valid, !state.firing, state.binding.isBound(to: self),
                     state.deadline <= RefClock.nanoseconds
                 else { return nil }
                 state.firing = true
+                for place in state.entries { place.mode.timers.suspend(place.handle) }
                 return state.deadline
             }
-            // A firing timer is left out of arming in every mode that holds it (rule timer.firing-skipped-by-nested-run);
-            // the firing mode is armed for the next one, as CF does before the callout. The other modes keep their
-            // arming until something else changes their timers, as in CF.
             guard let start else { return nil }
-            for place in timer.entries { place.mode.timers.suspend(place.handle) }
             rearmTimerLocked(mode)
             return start
         }
@@ -254,24 +254,29 @@ extension RefRunLoop {
         if !timer.repeats { timer.invalidate() }
         lock.withLock {
             let interval = timer.interval
-            let (reposition, bound): ((deadline: UInt64, hard: UInt64)?, Bool) = timer.state.withLocked { state in
+            typealias Outcome = (
+                reposition: (deadline: UInt64, hard: UInt64)?, bound: Bool, places: RefRunLoopTimer.Places
+            )
+            let (reposition, bound, places): Outcome = timer.state.withLocked { state in
                 state.firing = false
                 let bound = state.binding.isBound(to: self)
-                guard state.valid else { return (nil, bound) }
+                guard state.valid else { return (nil, bound, state.entries) }
                 // A new fire date set in the callout is honoured only if it is later than the one that fired.
-                if previousDeadline < state.deadline { return (nil, bound) }
+                if previousDeadline < state.deadline { return (nil, bound, state.entries) }
                 let next = Self.nextGridDeadline(after: previousDeadline, interval: interval, now: RefClock.nanoseconds)
                 state.deadline = next
                 state.fireDate = Double(next) / 1e9
-                return ((next, TimerTolerance.hardDeadline(deadline: next, window: state.windowNanoseconds)), bound)
+                let hard = TimerTolerance.hardDeadline(deadline: next, window: state.windowNanoseconds)
+                return ((deadline: next, hard: hard), bound, state.entries)
             }
-            // Armable again (an invalidated timer has left its queues already).
-            for place in timer.entries { place.mode.timers.resume(place.handle) }
+            // Armable again (an invalidated timer has left its queues already). The places are the loop's to change:
+            // its lock, held, protects the modes' queues.
+            for place in places { place.mode.timers.resume(place.handle) }
             guard let reposition, bound else {
                 rearmTimerLocked(mode)
                 return
             }
-            for place in timer.entries {
+            for place in places {
                 let holder = place.mode
                 holder.timers.reschedule(place.handle, deadline: reposition.deadline, hardDeadline: reposition.hard)
                 rearmTimerLocked(holder)

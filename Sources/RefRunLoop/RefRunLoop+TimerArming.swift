@@ -11,16 +11,17 @@ extension RefRunLoop {
     func rescheduleTimer(_ timer: RefRunLoopTimer, fireDate: Double, deadline: UInt64) -> Bool {
         lock.withLock {
             defer { checkInvariantsAfterChangeLocked() }
-            let hard: UInt64? = timer.state.withLocked { state in
+            let moved: (hard: UInt64, places: RefRunLoopTimer.Places)?? = timer.state.withLocked { state in
                 guard state.binding.isBound(to: self) else { return nil }
-                guard state.valid else { return 0 }
+                guard state.valid else { return .some(nil) }
                 state.fireDate = fireDate
                 state.deadline = deadline
-                return TimerTolerance.hardDeadline(deadline: deadline, window: state.windowNanoseconds)
+                return (TimerTolerance.hardDeadline(deadline: deadline, window: state.windowNanoseconds), state.entries)
             }
-            guard let hard else { return false }
-            guard hard != 0 else { return true }
-            for place in timer.entries {
+            guard let moved else { return false }
+            guard let (hard, places) = moved else { return true }
+            // The places are the loop's to change: its lock, held, protects the modes' queues.
+            for place in places {
                 let mode = place.mode
                 mode.timers.reschedule(place.handle, deadline: deadline, hardDeadline: hard)
                 rearmTimerLocked(mode, changed: true)
@@ -34,13 +35,14 @@ extension RefRunLoop {
         lock.withLock {
             defer { checkInvariantsAfterChangeLocked() }
             let interval = timer.interval
-            let hard: UInt64? = timer.state.withLocked { state in
+            let changed: (hard: UInt64, places: RefRunLoopTimer.Places)? = timer.state.withLocked { state in
                 guard state.binding.isBound(to: self) else { return nil }
                 state.storedTolerance = TimerTolerance.clamped(value, interval: interval)
-                return TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
+                let hard = TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
+                return (hard, state.entries)
             }
-            guard let hard else { return false }
-            for place in timer.entries {
+            guard let (hard, places) = changed else { return false }
+            for place in places {
                 let mode = place.mode
                 mode.timers.setHardDeadline(place.handle, hard)
                 rearmTimerLocked(mode, changed: true)

@@ -34,10 +34,31 @@ public final class RefRunLoop: @unchecked Sendable {
     /// `lock`, so it must stay valid as long as anyone holds the loop.
     let waitSet = WaitSet()
 
-    /// Protected by `lock`.
-    var lifecycle = Lifecycle.open
-    /// Protected by `lock`. Every mode ever created, by name.
-    var modes: [String: LoopMode] = [:]
+    /// What `lock` protects that every add and remove reads, gathered in one struct at a stable address that the
+    /// loop allocates once and frees in its deinit, reached through the accessors below (as ``LoopMode/Tables``, and
+    /// for the same reason: a pointer access is checked for exclusivity at compile time, a class's stored `var` at run
+    /// time on every access).
+    struct Tables {
+        var lifecycle = Lifecycle.open
+        /// Every mode ever created, by name.
+        var modes: [String: LoopMode] = [:]
+    }
+    /// The loop's ``Tables``; the loop owns it (allocated in init, freed in deinit).
+    private let tables: UnsafeMutablePointer<Tables> = {
+        let tables = UnsafeMutablePointer<Tables>.allocate(capacity: 1)
+        tables.initialize(to: Tables())
+        return tables
+    }()
+    /// ``Tables/lifecycle``. Protected by `lock`.
+    var lifecycle: Lifecycle {
+        _read { yield tables.pointee.lifecycle }
+        _modify { yield &tables.pointee.lifecycle }
+    }
+    /// ``Tables/modes``. Protected by `lock`.
+    var modes: [String: LoopMode] {
+        _read { yield tables.pointee.modes }
+        _modify { yield &tables.pointee.modes }
+    }
     /// Immutable. The default mode, also in `modes`: ``modeLocked(_:create:)`` finds it without hashing its name.
     let defaultMode: LoopMode
     /// Protected by `lock`. The common modes; `commonModeOrder` lists them in the order they became common.
@@ -126,6 +147,8 @@ public final class RefRunLoop: @unchecked Sendable {
 
     deinit {
         if lifecycle == .open { closeModeDescriptors() }
+        tables.deinitialize(count: 1)
+        tables.deallocate()
     }
 
     /// Closes every mode's set (the wake-up eventfd stays open until the wait set's deinit). Caller holds `lock` (or
@@ -312,8 +335,8 @@ public final class RefRunLoop: @unchecked Sendable {
             guard lifecycle == .open else { return [] }
             switch item {
             case .source: return Array(modes.keys)
-            case .timer(let timer): return timer.entries.map { $0.mode.name }
-            case .observer(let observer): return observer.places.map { $0.mode.name }
+            case .timer(let timer): return timer.state.withLocked { $0.entries.map { $0.mode.name } }
+            case .observer(let observer): return observer.state.withLocked { $0.places.map { $0.mode.name } }
             }
         }
         for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
@@ -382,35 +405,35 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Adds a timer to `mode`, which exists. Caller holds `lock`.
     private func joinLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
         lock.assertHeld()
-        // The timer's entries are protected by this loop's lock, which is held.
-        guard !timer.entries.contains(where: { $0.isIn(mode) }) else { return }
-        let key: (UInt64, UInt64)? = timer.state.withLocked { state in
-            guard state.valid, state.binding.admits(self) else { return nil }
+        // One acquisition of the timer's lock checks, binds and records the mode's entry.
+        let joined: Bool = timer.state.withLocked { state in
+            guard !state.entries.contains(where: { $0.isIn(mode) }), state.valid, state.binding.admits(self) else {
+                return false
+            }
             state.binding.bind(self)
-            return (
-                state.deadline, TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
-            )
+            let hard = TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
+            let entry = mode.timers.insert(timer, deadline: state.deadline, hardDeadline: hard)
+            state.entries.append(ModeHandle(mode, consume entry))  // handed on, not copied
+            return true
         }
-        guard let (deadline, hard) = key else { return }
-        let entry = mode.timers.insert(timer, deadline: deadline, hardDeadline: hard)
-        timer.entries.append(ModeHandle(mode, consume entry))  // handed on, not copied
+        guard joined else { return }
         rearmTimerLocked(mode, changed: true)
     }
 
     /// Adds an observer to `mode`, which exists. Caller holds `lock`.
     private func joinLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         lock.assertHeld()
-        // The observer's places are protected by this loop's lock, which is held.
-        guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
-        let bound: Bool = observer.binding.withLocked { binding in
-            guard observer.valid, binding.admits(self) else { return false }
-            binding.bind(self)
+        // One acquisition of the observer's lock checks, binds and records the mode's handle.
+        let joined: Bool = observer.state.withLocked { state in
+            guard !state.places.contains(where: { $0.isIn(mode) }), observer.valid, state.binding.admits(self) else {
+                return false
+            }
+            state.binding.bind(self)
+            state.places.append(ModeHandle(mode, mode.observers.insert(observer, order: observer.order)))
             return true
         }
-        guard bound else { return }
-        let handle = mode.observers.insert(observer, order: observer.order)
+        guard joined else { return }
         mode.observersChanged()
-        observer.places.append(ModeHandle(mode, handle))
     }
 
     /// Removes from one concrete mode. Caller holds `lock`; cancel callouts are appended to `callouts`.
@@ -450,9 +473,15 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
         lock.assertHeld()
         itemLeftLocked()
-        guard let index = timer.entries.firstIndex(where: { $0.isIn(mode) }) else { return }
-        mode.timers.discard(timer.entries.remove(at: index).handle)
-        if timer.entries.isEmpty { timer.state.withLocked { $0.binding.unbind() } }
+        // One acquisition of the timer's lock takes the entry out of its list (and unbinds it from its last mode).
+        let entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.state.withLocked { state in
+            guard let index = state.entries.firstIndex(where: { $0.isIn(mode) }) else { return nil }
+            let entry = state.entries.remove(at: index).handle
+            if state.entries.isEmpty { state.binding.unbind() }
+            return entry
+        }
+        guard let entry else { return }
+        mode.timers.discard(entry)
         rearmTimerLocked(mode, changed: true)
     }
 
@@ -460,16 +489,21 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         lock.assertHeld()
         // No exit condition changes: observers do not keep a mode from being empty (rule empty.what-counts).
-        guard let index = observer.places.firstIndex(where: { $0.isIn(mode) }) else { return }
-        // When the store squeezes its holes out, the observers it moved get their new handles. The closure holds
-        // `mode` unretained: the caller holds it for the call (a strong capture cost a retain and a release of the
-        // mode on every removal, as the store is one of its properties).
-        mode.observers.remove(observer.places[index].handle) { [unowned(unsafe) mode] moved, handle in
-            moved.relocateLocked(in: mode, to: handle)
+        // One acquisition of the observer's lock takes the handle out of its list (and unbinds it from its last mode).
+        let handle: OrderedStore<RefRunLoopObserver>.Handle? = observer.state.withLocked { state in
+            guard let index = state.places.firstIndex(where: { $0.isIn(mode) }) else { return nil }
+            let handle = state.places.remove(at: index).handle
+            if state.places.isEmpty { state.binding.unbind() }
+            return handle
+        }
+        guard let handle else { return }
+        // When the store squeezes its holes out, the observers it moved get their new handles (under their locks).
+        // The closure holds `mode` unretained: the caller holds it for the call (a strong capture cost a retain and a
+        // release of the mode on every removal, as the store is one of its properties).
+        mode.observers.remove(handle) { [unowned(unsafe) mode] moved, handle in
+            moved.state.withLocked { $0.relocate(in: mode, to: handle) }
         }
         mode.observersChanged()
-        observer.places.remove(at: index)
-        if observer.places.isEmpty { observer.binding.withLocked { $0.unbind() } }
     }
 
     /// Takes the source at `slot` out of the mode's source list; when that squeezes the list's holes out, each moved
