@@ -23,9 +23,9 @@
 # kernel's work (epoll_wait, the eventfd writes and reads) is not counted: callgrind sees user space only.
 #
 # With --family scale the unit is one item of BM_Scale/n:10000 (Benchmarks/Harness/scale.cpp), for each item kind
-# (source, timer, observer): the shim's add and remove, the engine's, the item's allocation and freeing, and its
-# share of the round's final pass; (instructions of 2N rounds - of N rounds) / (N x 10,000). An engine without
-# observers (libevent) has no observer row.
+# (source, timer, timer-random: timers added and removed in random order, observer): the shim's add and remove, the
+# engine's, the item's allocation and freeing, and its share of the round's final pass; (instructions of 2N rounds - of
+# N rounds) / (N x 10,000). An engine without observers (libevent) has no observer row.
 #
 # valgrind 3.19 (Debian bookworm) cannot read the DWARF 5 debug information the toolchain's clang writes, so the
 # script counts a copy of the harness stripped of it (strip -g); function names stay in the symbol table.
@@ -114,11 +114,14 @@ IFS=, read -r -a selected <<<"$engines"
 pattern() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|/]/\\&/g'; }
 
 if [[ $family == scale ]]; then
-    items=(source timer observer)
+    # timer-random: BM_Scale's timers added and removed in random order (/order:random).
+    items=(source timer timer-random observer)
     for engine in "${selected[@]}"; do
         for item in "${items[@]}"; do
             echo "bench-instructions: $engine $item ($iterations and $((2 * iterations)) rounds of 10,000 under callgrind)" >&2
-            count=$(per_unit "$engine" "^BM_Scale/engine:$(pattern "$engine")/item:$item/n:10000/iterations:" scale 10000)
+            benchmark="item:$item/n:10000"
+            [[ $item != timer-random ]] || benchmark="item:timer/n:10000/order:random"
+            count=$(per_unit "$engine" "^BM_Scale/engine:$(pattern "$engine")/$benchmark/iterations:" scale 10000)
             case $count in
                 skip) echo "bench-instructions: $engine skips $item (it lacks the feature)" >&2 ;;
                 "") failed+=("$engine/$item") ;;
@@ -126,14 +129,14 @@ if [[ $family == scale ]]; then
             esac
         done
     done
-    printf '%-24s %-9s %14s  %s\n' engine item "instr/item" "vs epoll floor"
+    printf '%-24s %-12s %14s  %s\n' engine item "instr/item" "vs epoll floor"
     [[ -z $out ]] || echo "engine,item,items,instructions_per_item,vs_epoll" >"$out"
     for engine in "${selected[@]}"; do
         for item in "${items[@]}"; do
             [[ -n ${per_trip[$engine/$item]:-} ]] || continue
             floor=${per_trip[epoll/$item]:-} ratio=""
             [[ -z $floor ]] || ratio=$(awk -v a="${per_trip[$engine/$item]}" -v b="$floor" 'BEGIN { printf "%.2fx", a / b }')
-            printf '%-24s %-9s %14s  %s\n' "$engine" "$item" "${per_trip[$engine/$item]}" "${ratio:--}"
+            printf '%-24s %-12s %14s  %s\n' "$engine" "$item" "${per_trip[$engine/$item]}" "${ratio:--}"
             [[ -z $out ]] || echo "$engine,$item,$((iterations * 10000)),${per_trip[$engine/$item]},${ratio%x}" >>"$out"
         done
     done
