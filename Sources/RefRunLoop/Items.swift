@@ -1,7 +1,7 @@
 // Sources, timers and observers: the items a mode holds.
 //
-// Lock order: a loop's lock may be held while taking an item's lock, never the reverse; a loop's `signalLock` comes
-// last of all (a source's lock may be held while taking it). No lock is held during a callout.
+// Lock order: a loop's lock may be held while taking an item's lock, never the reverse; the lock of a loop's
+// `signalledSources` comes last of all (a source's lock may be held while taking it). No lock is held during a callout.
 
 import Synchronization
 

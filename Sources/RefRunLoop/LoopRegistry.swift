@@ -54,7 +54,7 @@ extension RefRunLoop {
             }
             commonItems = [:]
             blocks = []
-            signalLock.withLock { signalledSources = [] }
+            signalledSources.withLocked { $0 = [] }
             lifecycle = .closed
             exitConditionsChangedLocked()
             closeModeDescriptors()

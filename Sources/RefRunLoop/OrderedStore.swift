@@ -26,12 +26,29 @@ struct OrderedStore<Element> {
     final class Group {
         /// Set when the group is made or reused (``OrderedStore/spare``).
         fileprivate(set) var order: Int
-        fileprivate var slots = SlotArray<Element>()
         /// The group's node in the treap, unretained (that node holds the group).
         fileprivate var place: Unmanaged<OrderTreap<Group>.Node>?
+        /// The group's elements, at a stable address the group allocates once and frees in its deinit: every insert
+        /// and remove changes them, and through the accessor below that is a pointer access, which Swift checks for
+        /// exclusivity at compile time (as a stored `var` of this class, each change was checked at run time, a
+        /// thread-local access-set insertion and removal). A store allocates a group per distinct order, and keeps the
+        /// last one emptied for reuse, so the allocation is not per element.
+        private let storedSlots: UnsafeMutablePointer<SlotArray<Element>>
+
+        fileprivate var slots: SlotArray<Element> {
+            _read { yield storedSlots.pointee }
+            _modify { yield &storedSlots.pointee }
+        }
 
         fileprivate init(order: Int) {
             self.order = order
+            storedSlots = .allocate(capacity: 1)
+            storedSlots.initialize(to: SlotArray())
+        }
+
+        deinit {
+            storedSlots.deinitialize(count: 1)
+            storedSlots.deallocate()
         }
     }
 

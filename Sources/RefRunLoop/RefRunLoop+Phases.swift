@@ -77,16 +77,16 @@ extension RefRunLoop {
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
         // Take the signalled list: the usual single source alone, two or more as a whole into the loop thread's
         // buffer. The idle path (nothing signalled anywhere in the loop) stops here without the loop's lock.
-        // `signalLock` is a leaf lock, so taking it alone first keeps the lock order.
-        let only: RefRunLoopSource? = signalLock.withLock {
-            switch signalledSources.count {
+        // The list's lock is a leaf lock, so taking it alone first keeps the lock order.
+        let only: RefRunLoopSource? = signalledSources.withLocked { listed in
+            switch listed.count {
             case 0:
                 return nil
             case 1:
-                return signalledSources.removeLast()
+                return listed.removeLast()
             default:
                 // `sources0Taken` is empty between passes, so the list keeps an empty array.
-                swap(&sources0Taken, &signalledSources)
+                swap(&sources0Taken, &listed)
                 return nil
             }
         }
@@ -111,7 +111,7 @@ extension RefRunLoop {
             case .stale:
                 return false
             case .elsewhere:
-                signalLock.withLock { signalledSources.insert(source, at: 0) }
+                signalledSources.withLocked { $0.insert(source, at: 0) }
                 return false
             case .due:
                 state.signalled = false
@@ -142,7 +142,7 @@ extension RefRunLoop {
                     }
                 }
             }
-            if !kept.isEmpty { signalLock.withLock { signalledSources.insert(contentsOf: kept, at: 0) } }
+            if !kept.isEmpty { signalledSources.withLocked { $0.insert(contentsOf: kept, at: 0) } }
         }
         guard !candidates.isEmpty else { return false }
         if candidates.count > 1 {
@@ -161,7 +161,8 @@ extension RefRunLoop {
             // them (rule source.signal-belongs-to-source). They go back on the signalled list for such a nested
             // pass; a later pass drops those this batch performs as stale. With `stopAfterHandle` the rest thus stay
             // listed.
-            signalLock.withLock { signalledSources.insert(contentsOf: candidates.dropFirst().map(\.source), at: 0) }
+            let rest = candidates.dropFirst().map(\.source)
+            signalledSources.withLocked { $0.insert(contentsOf: rest, at: 0) }
         }
         var handled = false
         for index in candidates.indices {

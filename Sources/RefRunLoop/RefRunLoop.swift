@@ -17,8 +17,8 @@ import Glibc
 /// (RefRunLoop+MainQueue.swift).
 ///
 /// Thread safety: one lock (`lock`) protects the mode tables, the block queue, the run stack and the arming state;
-/// it is never held during a callout. Items have their own locks, always taken after the loop's; `signalLock`, the
-/// signalled list's, comes last. Waking takes no lock (one atomic step on the wait set's gate), and a pass's exit
+/// it is never held during a callout. Items have their own locks, always taken after the loop's; the signalled list's
+/// (`signalledSources`) comes last. Waking takes no lock (one atomic step on the wait set's gate), and a pass's exit
 /// check takes `lock` only when something that could end the run changed (`exitEpoch`).
 public final class RefRunLoop: @unchecked Sendable {
     enum Lifecycle {
@@ -83,14 +83,12 @@ public final class RefRunLoop: @unchecked Sendable {
     /// thread may read it without (``waitForLivePort(_:poll:)``). One frame per active (possibly nested) run,
     /// innermost last.
     var frames: [RunFrame] = []
-    /// A leaf lock, taken last (after `lock` and after a source's lock), so that ``RefRunLoopSource/signal()`` can
-    /// push onto `signalledSources` while holding the source's lock.
-    let signalLock = Lock("RefRunLoop.signalLock")
-    /// Protected by `signalLock`. Every version-0 source of this loop that is valid and signalled is here (possibly
-    /// with stale entries: sources performed, invalidated or removed since, and duplicates, which a pass drops):
-    /// pushed by the first signal and by adding a signalled source to a mode. A pass reads this instead of
-    /// scanning every source of its mode.
-    var signalledSources: [RefRunLoopSource] = []
+    /// The signalled list and its lock, a leaf lock taken last (after `lock` and after a source's lock), so that
+    /// ``RefRunLoopSource/signal()`` can push onto the list while holding the source's lock. Every version-0 source of
+    /// this loop that is valid and signalled is on the list (possibly with stale entries: sources performed,
+    /// invalidated or removed since, and duplicates, which a pass drops): pushed by the first signal and by adding a
+    /// signalled source to a mode. A pass reads this instead of scanning every source of its mode.
+    let signalledSources = Guarded<[RefRunLoopSource]>("RefRunLoop.signalledSources", [])
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
     /// each pass that finds two or more sources listed to take `signalledSources` whole, so a pass allocates
     /// nothing; empty between passes.
@@ -554,7 +552,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and holds the source's lock.
     @inline(__always)
     func enqueueSignalled(_ source: RefRunLoopSource) {
-        signalLock.withLock { signalledSources.append(source) }
+        signalledSources.withLocked { $0.append(source) }
     }
 
     // MARK: Common modes, blocks, queries (any thread)
