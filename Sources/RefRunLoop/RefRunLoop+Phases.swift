@@ -218,7 +218,7 @@ extension RefRunLoop {
         let due: [RefRunLoopTimer] = lock.withLock {
             mode.timerBatches += 1
             return mode.timers.due(atOrBefore: now).map(\.payload).filter { timer in
-                timer.state.withLocked { $0.valid && !$0.firing }
+                timer.state.withLocked { _ in timer.validLocked && !timer.firingLocked }
             }
         }
         var fired = false
@@ -238,10 +238,10 @@ extension RefRunLoop {
             // timer.firing-skipped-by-nested-run); the firing mode is armed for the next one, as CF does before the
             // callout. The other modes keep their arming until something else changes their timers, as in CF.
             let start: UInt64? = timer.state.withLocked { state in
-                guard state.valid, !state.firing, state.binding.isBound(to: self),
+                guard timer.validLocked, !timer.firingLocked, state.binding.isBound(to: self),
                     state.deadline <= RefClock.nanoseconds
                 else { return nil }
-                state.firing = true
+                timer.firingLocked = true
                 for place in state.entries { place.mode.timers.suspend(place.handle) }
                 return state.deadline
             }
@@ -259,9 +259,9 @@ extension RefRunLoop {
                 reposition: (deadline: UInt64, hard: UInt64)?, bound: Bool, places: RefRunLoopTimer.Places
             )
             let (reposition, bound, places): Outcome = timer.state.withLocked { state in
-                state.firing = false
+                timer.firingLocked = false
                 let bound = state.binding.isBound(to: self)
-                guard state.valid else { return (nil, bound, state.entries) }
+                guard timer.validLocked else { return (nil, bound, state.entries) }
                 // A new fire date set in the callout is honoured only if it is later than the one that fired.
                 if previousDeadline < state.deadline { return (nil, bound, state.entries) }
                 let next = Self.nextGridDeadline(after: previousDeadline, interval: interval, now: RefClock.nanoseconds)

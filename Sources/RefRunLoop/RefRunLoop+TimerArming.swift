@@ -13,7 +13,7 @@ extension RefRunLoop {
             defer { checkInvariantsAfterChangeLocked() }
             let moved: (hard: UInt64, places: RefRunLoopTimer.Places)?? = timer.state.withLocked { state in
                 guard state.binding.isBound(to: self) else { return nil }
-                guard state.valid else { return .some(nil) }
+                guard timer.validLocked else { return .some(nil) }
                 state.fireDate = fireDate
                 state.deadline = deadline
                 return (TimerTolerance.hardDeadline(deadline: deadline, window: state.windowNanoseconds), state.entries)

@@ -405,7 +405,8 @@ public final class RefRunLoop: @unchecked Sendable {
         lock.assertHeld()
         // One acquisition of the timer's lock checks, binds and records the mode's entry.
         let joined: Bool = timer.state.withLocked { state in
-            guard !state.entries.contains(where: { $0.isIn(mode) }), state.valid, state.binding.admits(self) else {
+            guard !state.entries.contains(where: { $0.isIn(mode) }), timer.validLocked, state.binding.admits(self)
+            else {
                 return false
             }
             state.binding.bind(self)
