@@ -180,3 +180,13 @@ let package = Package(
         .testTarget(name: "DocsTests"),
     ]
 )
+
+// RUNLOOP_PACKAGE_SUBSET=ref: only the reference loop and its tests. scripts/tsan-stress.sh builds them under
+// ThreadSanitizer this way: the tests it runs need nothing else, and the whole package's sanitized build (every other
+// target and the packages they use) would take several times as long. The package dependencies stay declared, unused
+// and not built, so that resolving this subset keeps Package.resolved as the whole package has it.
+if Context.environment["RUNLOOP_PACKAGE_SUBSET"] == "ref" {
+    let kept: Set<String> = ["CRunLoopSystem", "RefRunLoopABI", "RefRunLoop", "RefRunLoopTests"]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { $0.name != "RefRunLoop" }
+}

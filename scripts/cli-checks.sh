@@ -24,7 +24,7 @@ check() {
     fi
 }
 
-check "conform on cf, json" 0 '"all_as_expected" : true' -- "$runloop" conform --engine cf --format json --filter 'timer.*'
+check "conform on cf, json" 0 '"all_as_expected" : true' -- "$runloop" conform --engine cf --format json --filter 'timer.*' --jobs 4
 check "conform junit" 0 '<testsuites' -- "$runloop" conform --engine cf --format junit --filter 'order.*'
 check "unknown engine" 2 "unknown engine 'nope'" -- "$runloop" conform --engine nope
 check "unknown format" 2 "'yaml' is invalid for '--format <format>'. Please provide one of 'table', 'json' or 'junit'" -- "$runloop" conform --format yaml
@@ -53,12 +53,12 @@ mkdir -p "$work/my-cases" "$work/my-expectations"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/my-cases/mine.yaml"
 check "--spec DIR alone" 0 '^conform: 2 results, 2 as expected: 2 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
 check "conform: no closing line reads as a test runner's verdict" 0 '^conform: [0-9]+ results, ' -- \
-    bash -c '! "$0" conform --engine cf --filter "timer.*" | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*"' "$runloop"
+    bash -c '! "$0" conform --engine cf --filter "timer.*" --jobs 4 | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*" --jobs 4' "$runloop"
 # Your own expectations add to the shipped ones: cf keeps its known failures beside a file of yours for ref (whose
 # entry, for a case ref passes, is an XPASS: exit 1).
 printf 'spec_version: 1\nengine: ref\nexpected:\n  timer.due.fires-in-poll-pass: {status: FAIL, reason: "a known failure of my own, with its evidence"}\n' >"$work/ref-mine.yaml"
 check "--expectations FILE adds to the shipped ones" 1 '^cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, [1-9][0-9]* xFAIL, 0 FAIL' -- \
-    "$runloop" conform --engine cf,ref --filter 'timer.*' --expectations "$work/ref-mine.yaml"
+    "$runloop" conform --engine cf,ref --filter 'timer.*' --jobs 4 --expectations "$work/ref-mine.yaml"
 printf 'spec_version: 1\nengine: cf\nexpected:\n  other.case: {status: FAIL, reason: r}\n' >"$work/my-expectations/cf.yaml"
 check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expectations none" -- \
     "$runloop" conform --spec "$work/my-cases" --expectations "$work/my-expectations"
@@ -124,7 +124,7 @@ foundation="$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux
 sed 's/^engine: cf$/engine: cf:Foundation/' "$(dirname "$0")/../Sources/ConformanceSpec/expectations/cf.yaml" \
     >"$work/cf-foundation.yaml"
 check "cf:libFoundation.so with its expectations file" 0 'cf:Foundation: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, [0-9]+ xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS' -- \
-    "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*'
+    "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*' --jobs 4
 check "cf:PATH that does not exist" 2 "cannot load $work/libNope.so" -- "$runloop" conform --engine "cf:$work/libNope.so"
 check "cf:PATH that is not a shared library" 2 "bad.yaml: invalid ELF header" -- "$runloop" conform --engine "cf:$work/bad.yaml"
 libc=$(ldd /bin/sh | awk '/libc\.so\.6/ {print $3}')
@@ -166,7 +166,7 @@ check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: s
     "$runloop" engines --without gcd
 check "conform --without an unknown feature" 2 "unknown feature 'gcd' \(known: " -- "$runloop" conform --without blocks,gcd
 check "conform --without main-queue" 0 "cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, 0 xFAIL, 0 FAIL, [1-9][0-9]* SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR" -- \
-    "$runloop" conform --engine cf --filter 'main.*' --without main-queue
+    "$runloop" conform --engine cf --filter 'main.*' --jobs 4 --without main-queue
 check "conform --without: the reason" 0 "skipped message=.engine lacks: mainQueue \(turned off with --without main-queue\)" -- \
     "$runloop" conform --engine ref --filter 'main.queue-in-poll' --without main-queue --format junit
 check "conform --without and --worker" 2 "--without works with runloop's own worker only" -- \
@@ -209,7 +209,7 @@ check "faults: a rule not in the catalogue" 2 "faults.tsv:1: field 'rule': fault
 printf 'format: 1\nengine: ref\ntargets:\n  - id: t\n    description: d\n    family: BM_X\n    metric: m\n    bound: 3\n' >"$work/targets.yaml"
 check "report: a bound without its comparison" 2 "targets.yaml:8: error: .*field 'targets\[0\].bound'" -- \
     "$runloop" report "$work/base.csv" --targets "$work/targets.yaml"
-check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*' --html "$work/conform.html"
+check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*' --jobs 4 --html "$work/conform.html"
 check "conform: the page" 0 "timer.tolerance.one-shot-returns-set-value" -- cat "$work/conform.html"
 check "conform: --verbose and --only-failures" 2 "exclude each other" -- "$runloop" conform --verbose --only-failures
 
