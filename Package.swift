@@ -68,11 +68,15 @@ let package = Package(
         .target(name: "RefRunLoopABI"),
         // The `ref` engine: the reference run loop behind the engine contract.
         .target(name: "RefEngine", dependencies: ["RefRunLoop", "EngineKit"]),
-        // The spec files (cases, per-engine expectations, the rule catalogue, format documentation) as package resources.
+        // The spec files (cases, per-engine expectations, the rule catalogue, the seed claims, format documentation) as
+        // package resources.
         .target(
             name: "ConformanceSpec",
             exclude: ["INTERPRETING.md", "cf-platform-branches.yaml"],
-            resources: [.copy("cases"), .copy("expectations"), .copy("catalogue.yaml"), .copy("fuzz-known.yaml")]
+            resources: [
+                .copy("cases"), .copy("expectations"), .copy("catalogue.yaml"), .copy("fuzz-known.yaml"),
+                .copy("seeds.yaml"),
+            ]
         ),
         // Spec model, loader, scenario interpreter, runner and reports. It reads the shipped rule catalogue to check
         // the rule ids cases cite.

@@ -67,6 +67,13 @@ check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expe
 # an id the catalogue lacks, exits 1 and says which; a malformed spec exits 2.
 check "rules: shipped spec" 0 "rules with fewer than 2 cases: none" -- "$runloop" rules
 check "rules: json" 0 '"thin_rules" : \[' -- "$runloop" rules --format json
+# runloop rules --seeds: the shipped seed claims with their counts; an unknown verdict is bad input, named by line.
+check "rules: seed claims" 0 "[0-9]+ claims: [0-9]+ holds, [0-9]+ does not hold, [0-9]+ Darwin-only" -- \
+    "$runloop" rules --seeds
+printf 'seeds_version: 1\nseeds: [{file: a.txt, about: x}]\nclaims:\n  - {id: sa.one, seed: a.txt, claim: x, verdict: maybe}\n' \
+    >"$work/seeds.yaml"
+check "rules: a bad seed verdict" 2 "seeds.yaml:4: field 'claims\[0\].verdict': claim 'sa.one': unknown verdict 'maybe'" \
+    -- "$runloop" rules --seeds-file "$work/seeds.yaml"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    rules: [timeout.poll, no.such-rule]\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/rules.yaml"
 check "rules: a thin rule and an unknown id" 1 "rules.yaml:3: case 'mine.poll': field 'rules': unknown rule 'no.such-rule'" -- \
     "$runloop" rules --spec "$work/rules.yaml"
