@@ -149,7 +149,7 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: [
                 "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
-                "EngineKit", "ConformanceTestSupport",
+                "EngineKit", "ConformanceTestSupport", "ProcessTestSupport",
             ]
         ),
         .testTarget(
@@ -162,7 +162,11 @@ let package = Package(
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
         // What the ResultsKit, CompareKit and ReportKit tests share: fixture CSVs, the `runloop` binary built next to
         // them, and checks of XML and of figures.
-        .target(name: "BenchTestSupport", dependencies: ["ResultsKit"], path: "Tests/BenchTestSupport"),
+        .target(
+            name: "BenchTestSupport", dependencies: ["ResultsKit", "ProcessTestSupport"], path: "Tests/BenchTestSupport"
+        ),
+        // Running a command from a test with a deadline, its output in files.
+        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         .testTarget(name: "ResultsKitTests", dependencies: ["ResultsKit", "BenchTestSupport"]),
         .testTarget(name: "CompareKitTests", dependencies: ["CompareKit", "ResultsKit", "BenchTestSupport"]),
         .testTarget(

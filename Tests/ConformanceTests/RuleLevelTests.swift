@@ -5,6 +5,7 @@
 import ConformanceSpec
 import ConformanceTestSupport
 import Foundation
+import ProcessTestSupport
 import Testing
 
 @testable import ConformanceKit
@@ -332,18 +333,7 @@ struct RuleLevelTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: runloop.path), "runloop is not built beside the tests")
         func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = runloop
-            process.arguments = arguments
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
+            try TestProcess.run(runloop.path, arguments)
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("levels-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

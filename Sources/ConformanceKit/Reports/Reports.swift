@@ -132,7 +132,7 @@ public enum TableReport {
             let what =
                 rows == .notPassing
                 ? "did not pass on every engine (or passed only vacuously)"
-                : "not as expected on some engine"
+                : "were not as expected on some engine"
             lines.append(
                 "Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
                     + (listed.isEmpty ? "." : ":"))
