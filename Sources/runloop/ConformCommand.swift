@@ -21,9 +21,13 @@ struct ConformCommand: ParsableCommand {
             progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
             pass, expandable to its rules, trace diff and expectation.
 
+            The JSON (--json-out, --format json) records the run's context: each engine's build, the machine, the \
+            toolchain and the date; `runloop conform merge` makes one matrix of several runs' JSON files.
+
             Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
             malformed spec or bad arguments.
-            """
+            """,
+        subcommands: [ConformMergeCommand.self]
     )
 
     @Option(
@@ -144,7 +148,7 @@ struct ConformCommand: ParsableCommand {
         request.jobs = jobs
         request.levels = try levels()
         let showProgress = progress
-        let report: ConformanceReport
+        var report: ConformanceReport
         let cases: [SpecCase]
         let catalogue = BuiltinEngines.catalogue.without(try without.features())
         let launcher = try worker.map { WorkerLauncher(executable: $0) } ?? without.launcher()
@@ -174,6 +178,7 @@ struct ConformCommand: ParsableCommand {
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
             }
+            report.runs = [ConformanceRunContext.gather(engines: engines)]
         } catch let error as SpecError {
             throw failure(error.description)
         } catch let error as WorkerError {
