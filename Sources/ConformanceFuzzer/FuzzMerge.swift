@@ -297,15 +297,18 @@ public enum FuzzMerge {
                     + (coverage.contiguous == 0
                         ? "no contiguous range from the first seed"
                         : "every seed \(campaign.first_seed) to \(last) (\(coverage.contiguous) scenarios)")
-                    + (coverage.beyond > 0 ? ", and \(coverage.beyond) more beyond" : "")
-                    + (coverage.of_total.map { coverage.complete ? " = the whole count \($0)" : " of \($0)" } ?? "")
+                    + (coverage.beyond > 0 ? ", and \(coverage.beyond) more past the first gap" : "")
+                    + (coverage.of_total.map {
+                        coverage.complete ? " = the whole count \($0)" : "; \(coverage.scenarios) of the count \($0)"
+                    } ?? "")
                     + (coverage.shards_missing.isEmpty
                         ? "" : "; shards missing: " + coverage.shards_missing.map(String.init).joined(separator: ", ")))
         }
         let divergent = merged.defects.reduce(0) { $0 + $1.scenarios }
         lines.append(
-            "merged: \(merged.scenarios) scenarios, \(merged.defects.count) defects (\(divergent) divergent "
-                + "scenarios, \(merged.unexplained_defects) defects unexplained), "
+            "merged: \(merged.scenarios) scenarios, \(merged.defects.count) defect"
+                + (merged.defects.count == 1 ? "" : "s") + " (\(divergent) divergent "
+                + "scenarios, \(merged.unexplained_defects) unexplained), "
                 + "\(merged.nondeterministic_seeds.count) "
                 + "nondeterministic, \(merged.hung_seeds.count) hung, \(merged.failed_everywhere_seeds.count) failed "
                 + "on every engine, \(merged.skipped) skipped")
