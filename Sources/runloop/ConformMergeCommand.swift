@@ -14,7 +14,7 @@ struct ConformMergeCommand: ParsableCommand {
             run's context (engine builds, machine, toolchain, date) as the run recorded it; a column keeps its engine's \
             name unless another run has an engine of that name, then it is qualified by its run's position: `cf #2`. \
             Prints the table; --json-out writes the merged JSON (which `runloop site --conformance` shows), --html \
-            one page. A file that is empty, cut short, not conformance results (a fuzz report, a CSV), or a run given \
+            one page, --junit-out JUnit XML. A file that is empty, cut short, not conformance results (a fuzz report, a CSV), or a run given \
             twice is refused by name.
 
             Exit status: 0 when every result meets its expectation, 1 otherwise, 2 for bad input.
@@ -23,11 +23,7 @@ struct ConformMergeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The runs' JSON results.", valueName: "results"))
     var results: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Also write the merged report as JSON to this file.", valueName: "file"))
-    var jsonOut: String?
-
-    @Option(name: .long, help: ArgumentHelp("Also write the merged report as one HTML page.", valueName: "file"))
-    var html: String?
+    @OptionGroup var outputs: ConformOutputs
 
     func validate() throws {
         guard !results.isEmpty else { throw ValidationError("give the runs' JSON results to merge") }
@@ -54,9 +50,10 @@ struct ConformMergeCommand: ParsableCommand {
         }
         print(TableReport.render(report, rows: .notPassing, catalogue: try? RuleCatalogue.shipped()))
         let outputs: [(String?, () -> String)] = [
-            (jsonOut, { ReportFormat.json.render(report) }),
+            (outputs.jsonOut, { ReportFormat.json.render(report) }),
+            (outputs.junitOut, { ReportFormat.junit.render(report) }),
             (
-                html,
+                outputs.html,
                 {
                     ConformPage.html(
                         report, cases: cases, catalogue: try? RuleCatalogue.shipped(),

@@ -63,8 +63,7 @@ struct FuzzCommand: ParsableCommand {
             "Run shard K of N: every N-th scenario of the campaign, from its K-th (1 <= K <= N).", valueName: "K/N"))
     var shard: String?
 
-    @Option(name: .long, help: ArgumentHelp("Also write the JSON report to this file.", valueName: "file"))
-    var jsonOut: String?
+    @OptionGroup var outputs: FuzzOutputs
 
     @Option(
         name: .long,
@@ -232,7 +231,7 @@ struct FuzzCommand: ParsableCommand {
         }
         if onTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
         print(format == .json ? FuzzOutput.json(summary, options: options) : FuzzOutput.text(summary, options: options))
-        if let jsonOut {
+        if let jsonOut = outputs.jsonOut {
             do {
                 try (FuzzOutput.json(summary, options: options) + "\n").write(
                     toFile: jsonOut, atomically: true, encoding: .utf8)
@@ -258,6 +257,14 @@ struct FuzzCommand: ParsableCommand {
         FileHandle.standardError.write(Data("runloop fuzz: \(message)\n".utf8))
         return ExitCode(2)
     }
+}
+
+/// The file `runloop fuzz` and `runloop fuzz merge` write their JSON report to. One group that both commands declare:
+/// ArgumentParser matches an option after a subcommand's name to its parent's option of the same name, and shares a
+/// group's values between the two, so `fuzz merge ... --json-out FILE` reaches the merge this way only.
+struct FuzzOutputs: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Also write the JSON report to this file.", valueName: "file"))
+    var jsonOut: String?
 }
 
 /// The interrupt of `runloop fuzz`'s campaign: global, so that the signal handler (a C function, which captures

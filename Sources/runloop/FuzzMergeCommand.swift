@@ -21,8 +21,7 @@ struct FuzzMergeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The shards' JSON reports.", valueName: "report"))
     var reports: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Also write the merged report as JSON to this file.", valueName: "file"))
-    var jsonOut: String?
+    @OptionGroup var outputs: FuzzOutputs
 
     @Flag(name: .long, help: "Merge reports of different campaigns (each keeps its own coverage).")
     var allowMixed = false
@@ -41,7 +40,7 @@ struct FuzzMergeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         print(FuzzMerge.text(merged))
-        if let jsonOut {
+        if let jsonOut = outputs.jsonOut {
             do {
                 try (FuzzMerge.json(merged) + "\n").write(toFile: jsonOut, atomically: true, encoding: .utf8)
             } catch {
