@@ -93,17 +93,17 @@ public enum ConformPage {
             "<h2 id=\"runs\">Runs</h2>\n<p class=\"note\">Where each column comes from"
             + (report.runs.count > 1 ? " (<code>runloop conform merge</code> of \(report.runs.count) runs)" : "")
             + ": the engine\u{2019}s build, the machine, the toolchain and the date its run recorded.</p>\n"
-            + "<table>\n<tr><th>column</th><th>engine</th><th>build</th><th>machine</th><th>toolchain</th>"
-            + "<th>date</th></tr>\n"
+            + "<table>\n<tr><th>column</th><th>engine and build</th><th>machine</th><th>toolchain</th>"
+            + "<th>date and file</th></tr>\n"
         for run in report.runs {
             for engine in run.engines {
                 out +=
-                    "<tr><td><b>\(Markup.escape(engine.column))</b></td><td class=\"mono\">"
-                    + Markup.escape(engine.selector) + "</td><td>\(Markup.escape(engine.build))</td><td>"
+                    "<tr><td><b>\(Markup.escape(engine.column))</b></td><td><code>"
+                    + Markup.escape(engine.selector) + "</code><br/>\(Markup.escape(engine.build))</td><td>"
                     + Markup.escape("\(run.machine.hostname), \(run.machine.kernel), \(run.machine.cpus) CPUs")
                     + "</td><td>" + Markup.escape(run.toolchain.swift_version)
                     + "<br/><span class=\"none\">built with \(Markup.escape(run.toolchain.compiled_with))</span></td>"
-                    + "<td class=\"nowrap\">\(Markup.escape(run.date))"
+                    + "<td>\(Markup.escape(run.date))"
                     + (run.file.map { "<br/><span class=\"none\">\(Markup.escape($0))</span>" } ?? "") + "</td></tr>\n"
             }
         }
