@@ -114,6 +114,20 @@ final class ConformanceMergeTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains(message), "\(error)")
             }
         }
+        // A document listing one run twice, or one column twice (a hand-made concatenation): refused too.
+        var object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let runs = try XCTUnwrap(object["runs"] as? [Any])
+        object["runs"] = runs + runs
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: bad))
+        XCTAssertThrowsError(try ConformanceJSON.read(path: bad)) { error in
+            XCTAssertTrue("\(error)".contains("field runs[1]: the same run as runs[0]"), "\(error)")
+        }
+        object["runs"] = runs
+        object["engines"] = ["ref", "ref"]
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: bad))
+        XCTAssertThrowsError(try ConformanceJSON.read(path: bad)) { error in
+            XCTAssertTrue("\(error)".contains("field engines[1]: 'ref' twice"), "\(error)")
+        }
         // The same run twice: the same file, and a copy of it.
         XCTAssertThrowsError(try ConformanceMerge.merge(paths: [good, good])) { error in
             XCTAssertTrue("\(error)".contains("given twice"), "\(error)")

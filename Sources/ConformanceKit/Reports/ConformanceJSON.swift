@@ -54,6 +54,16 @@ public enum ConformanceJSON {
                     + "a version this runloop reads (\(readableVersions.lowerBound) to \(readableVersions.upperBound))")
         }
         var engines = document.engines ?? []
+        if let twice = engines.indices.first(where: { engines[..<$0].contains(engines[$0]) }) {
+            throw ConformanceJSONError(file: file, detail: "field engines[\(twice)]: '\(engines[twice])' twice")
+        }
+        let runs = document.runs ?? []
+        for (index, run) in runs.enumerated() {
+            if let earlier = runs[..<index].firstIndex(where: { ConformanceMerge.sameRun($0, run) }) {
+                throw ConformanceJSONError(
+                    file: file, detail: "field runs[\(index)]: the same run as runs[\(earlier)] (\(run.date))")
+            }
+        }
         var caseIDs: [String] = []
         var seenCases = Set<String>()
         var outcomes: [CaseOutcome] = []
@@ -88,7 +98,7 @@ public enum ConformanceJSON {
         }
         let used = cases.filter { seenCases.contains($0.id) }
         var report = ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: caseIDs, cases: used)
-        report.runs = document.runs ?? []
+        report.runs = runs
         for (index, run) in report.runs.enumerated() {
             for engine in run.engines where !engines.contains(engine.column) {
                 throw ConformanceJSONError(
