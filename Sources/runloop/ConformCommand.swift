@@ -169,7 +169,7 @@ struct ConformCommand: ParsableCommand {
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
             }
-            report.runs = [ConformanceRunContext.gather(engines: engines)]
+            report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
         } catch let error as SpecError {
             throw failure(error.description)
         } catch let error as WorkerError {

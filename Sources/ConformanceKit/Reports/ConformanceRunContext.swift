@@ -14,7 +14,7 @@ public struct ConformanceRunContext: Codable, Sendable, Equatable {
     public var date: String
     public var machine: Machine
     public var toolchain: Toolchain
-    /// The executable that ran the spec, and its build id.
+    /// The executable the engines ran in (`runloop`, or the `--worker` given), and its build id.
     public var runloop: String
     public var engines: [Engine]
     /// The file a merge read the run from; absent in a run's own document.
@@ -53,10 +53,15 @@ public struct ConformanceRunContext: Codable, Sendable, Equatable {
         return "\(machine.hostname), \(version), \(date.prefix(16).replacingOccurrences(of: "T", with: " "))"
     }
 
-    /// The context of a run of `engines` on this machine, now.
-    public static func gather(engines: [EngineDescription], date: Date = Date()) -> ConformanceRunContext {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "unknown"
-        let runloop = executable + " (build id \(ELFBuildID.read(path: executable) ?? "none"))"
+    /// The context of a run of `engines` on this machine, now. `host` is the executable the engines ran in (the
+    /// worker's; by default this one): a CoreFoundation engine's build is its library's path and build id, any other
+    /// engine's is what it says of itself and the host's build id.
+    public static func gather(engines: [EngineDescription], host: String? = nil, date: Date = Date())
+        -> ConformanceRunContext
+    {
+        let executable =
+            host ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "unknown"
+        let hostBuild = executable + " (build id \(ELFBuildID.read(path: executable) ?? "none"))"
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return ConformanceRunContext(
@@ -65,11 +70,14 @@ public struct ConformanceRunContext: Codable, Sendable, Equatable {
                 hostname: ProcessInfo.processInfo.hostName, kernel: kernel(),
                 cpus: ProcessInfo.processInfo.activeProcessorCount),
             toolchain: Toolchain(swift_version: swiftVersion() ?? "unknown", compiled_with: compiledWith),
-            runloop: runloop,
+            runloop: hostBuild,
             engines: engines.map { engine in
-                Engine(
+                let isCoreFoundation = engine.name == "cf" || engine.selector.hasPrefix("cf:")
+                return Engine(
                     column: engine.name, name: engine.name, selector: engine.selector,
-                    build: engine.selector.hasPrefix("cf") ? engine.summary ?? "unknown" : "built into " + runloop)
+                    build: isCoreFoundation
+                        ? engine.summary ?? "unknown"
+                        : (engine.summary.map { $0 + "; " } ?? "") + "in " + hostBuild)
             })
     }
 
