@@ -282,7 +282,7 @@ head -c 2000 "$work/conformance.json" >"$work/cut.json"
 check "site: a JSON cut short" 2 "cut.json: cut short: the file ends at line [0-9]+" -- \
     "$runloop" site "$work/site" --results "$work/site-results" --conformance "$work/cut.json"
 echo '{"tests": []}' >"$work/foreign.json"
-check "site: a foreign JSON" 2 "foreign.json: field format_version: missing" -- \
+check "site: a foreign JSON" 2 "foreign.json: not a runloop conform JSON report" -- \
     "$runloop" site "$work/site" --results "$work/site-results" --conformance "$work/foreign.json"
 check "site: a missing JSON" 2 "none.json: no such file" -- \
     "$runloop" site "$work/site" --results "$work/site-results" --conformance "$work/none.json"
@@ -292,6 +292,51 @@ printf '# date: 2026-01-01T00:00:00Z\nname,iterations,real_time,cpu_time,time_un
 check "site: a broken results CSV" 2 "run.csv:3: error: wrong field count" -- \
     "$runloop" site "$work/site" --results "$work/broken-results" --conformance "$work/conformance.json"
 check "site: nothing written on bad input" 0 "" -- test ! -e "$work/site"
+
+# runloop conform merge: two runs make one matrix (a column each); an empty, cut, foreign (a fuzz report, a CSV) or
+# repeated input is exit 2 naming the file. runloop fuzz merge: the shards of a campaign make the whole campaign; the
+# same bad inputs, a shard given twice and a shard of another campaign are exit 2 naming the file; so is a bad --shard.
+"$runloop" conform --engine cf --filter 'stop.*' --json-out "$work/conformance-cf.json" >/dev/null
+check "conform merge: two runs, one matrix" 0 "^conform: [0-9]+ results" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/conformance-cf.json" --json-out "$work/merged.json"
+check "conform merge: each run's context" 0 '"hostname" : ' -- cat "$work/merged.json"
+: >"$work/empty.json"
+check "conform merge: an empty file" 2 "empty.json: empty file" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/empty.json"
+check "conform merge: a file cut short" 2 "cut.json: cut short" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/cut.json"
+printf '# date: 2026-01-01T00:00:00Z\nname,iterations,real_time\n' >"$work/run.csv"
+check "conform merge: a CSV" 2 "run.csv: not JSON \(a CSV file\?\)" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/run.csv"
+check "conform merge: the same file twice" 2 "conformance.json: given twice" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/conformance.json"
+cp "$work/conformance.json" "$work/copy.json"
+check "conform merge: a run twice" 2 "copy.json: the run of .* again" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/copy.json"
+for k in 1 2; do
+    "$runloop" fuzz --worker "$test_worker" --engines ref,faulty --seed 7 --count 8 --shard $k/2 \
+        --json-out "$work/shard$k.json" >/dev/null
+done
+"$runloop" fuzz --worker "$test_worker" --engines ref,faulty --seed 8 --count 8 --shard 2/2 \
+    --json-out "$work/other.json" >/dev/null
+check "fuzz: --shard 0/4" 2 "--shard '0/4': K must be 1 to N \(4\)" -- "$runloop" fuzz --shard 0/4
+check "fuzz: --shard 5/4" 2 "--shard '5/4': K must be 1 to N \(4\)" -- "$runloop" fuzz --shard 5/4
+check "fuzz: --shard x" 2 "--shard 'x': not of the form K/N" -- "$runloop" fuzz --shard x
+check "fuzz merge: two shards, the whole campaign" 0 "every seed 7 to 14 \(8 scenarios\) = the whole count 8" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/shard2.json"
+check "fuzz merge: a conformance results file" 2 "conformance.json: a conformance results file" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/conformance.json"
+check "conform merge: a fuzz report" 2 "shard1.json: a fuzz report \(runloop fuzz --json-out\), not conformance" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/shard1.json"
+check "fuzz merge: an empty file" 2 "empty.json: empty file" -- "$runloop" fuzz merge "$work/shard1.json" "$work/empty.json"
+head -c 500 "$work/shard1.json" >"$work/shard-cut.json"
+check "fuzz merge: a file cut short" 2 "shard-cut.json: cut short" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/shard-cut.json"
+check "fuzz merge: a CSV" 2 "run.csv: not JSON \(a CSV file\?\)" -- "$runloop" fuzz merge "$work/shard1.json" "$work/run.csv"
+check "fuzz merge: a shard twice" 2 "shard1.json: shard 1/2 of the campaign again" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/shard2.json" "$work/shard1.json"
+check "fuzz merge: another campaign" 2 "other.json: another campaign than .*shard1.json's \(first_seed 8, not 7\)" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/other.json"
 
 # The mutation faults (scripts/mutation/faults.tsv and faults-blind.tsv) still apply: each text occurs exactly once in
 # its file, so a change to ref that moves one fails here instead of in the next mutation run. No build.

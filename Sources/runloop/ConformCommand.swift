@@ -21,9 +21,13 @@ struct ConformCommand: ParsableCommand {
             progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
             pass, expandable to its rules, trace diff and expectation.
 
+            The JSON (--json-out, --format json) records the run's context: each engine's build, the machine, the \
+            toolchain and the date; `runloop conform merge` makes one matrix of several runs' JSON files.
+
             Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
             malformed spec or bad arguments.
-            """
+            """,
+        subcommands: [ConformMergeCommand.self]
     )
 
     @Option(
@@ -85,16 +89,7 @@ struct ConformCommand: ParsableCommand {
     )
     var jobs: Int = 1
 
-    @Option(name: .long, help: "Also write the report as JSON to this file.")
-    var jsonOut: String?
-
-    @Option(name: .long, help: "Also write the report as JUnit XML to this file.")
-    var junitOut: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
-    var html: String?
+    @OptionGroup var outputs: ConformOutputs
 
     @OptionGroup var without: WithoutOption
 
@@ -144,7 +139,7 @@ struct ConformCommand: ParsableCommand {
         request.jobs = jobs
         request.levels = try levels()
         let showProgress = progress
-        let report: ConformanceReport
+        var report: ConformanceReport
         let cases: [SpecCase]
         let catalogue = BuiltinEngines.catalogue.without(try without.features())
         let launcher = try worker.map { WorkerLauncher(executable: $0) } ?? without.launcher()
@@ -174,6 +169,7 @@ struct ConformCommand: ParsableCommand {
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
             }
+            report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
         } catch let error as SpecError {
             throw failure(error.description)
         } catch let error as WorkerError {
@@ -188,20 +184,20 @@ struct ConformCommand: ParsableCommand {
             format == .table
                 ? TableReport.render(report, rows: rows, catalogue: try? RuleCatalogue.shipped())
                 : format.render(report))
-        var outputs: [(String?, () -> String)] = [
-            (jsonOut, { ReportFormat.json.render(report) }),
-            (junitOut, { ReportFormat.junit.render(report) }),
+        var files: [(String?, () -> String)] = [
+            (outputs.jsonOut, { ReportFormat.json.render(report) }),
+            (outputs.junitOut, { ReportFormat.junit.render(report) }),
         ]
-        outputs.append(
+        files.append(
             (
-                html,
+                outputs.html,
                 {
                     ConformPage.html(
                         report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
                         specName: spec ?? "the shipped spec")
                 }
             ))
-        for (path, render) in outputs {
+        for (path, render) in files {
             guard let path else { continue }
             do {
                 try render().write(toFile: path, atomically: true, encoding: .utf8)
@@ -245,3 +241,19 @@ struct ConformCommand: ParsableCommand {
 }
 
 extension ReportFormat: ExpressibleByArgument {}
+
+/// The files `runloop conform` and `runloop conform merge` write the report to. One group that both commands declare:
+/// ArgumentParser matches an option after a subcommand's name to its parent's option of the same name, and shares a
+/// group's values between the two, so `conform merge ... --json-out FILE` reaches the merge this way only.
+struct ConformOutputs: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Also write the report as JSON to this file.", valueName: "file"))
+    var jsonOut: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also write the report as JUnit XML to this file.", valueName: "file"))
+    var junitOut: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
+    var html: String?
+}
