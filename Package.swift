@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
+                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "FoundationEngine", "RefEngine", "CFLoader",
                 "EngineKit", "ConformanceTestSupport",
             ]
         ),
