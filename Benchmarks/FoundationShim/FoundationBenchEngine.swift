@@ -36,8 +36,9 @@ struct CPointer: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer?
 }
 
-/// One loop. Immutable but for `stopRequested` (atomic) and `wakeups` (atomic); `runLoop` is used on the loop thread
-/// only, except `perform(inModes:block:)`, which Foundation allows from any thread.
+/// One loop. Immutable but for `stopRequested` and `wakeups` (atomics) and `wakeCounter` (written once by create,
+/// before the loop is handed out); `runLoop` is used on the loop thread only, except `perform(inModes:block:)`,
+/// which Foundation allows from any thread.
 final class FoundationBenchLoop: @unchecked Sendable {
     let cf: UnsafeMutablePointer<cfl_library>
     nonisolated(unsafe) let runLoop: RunLoop
@@ -46,6 +47,11 @@ final class FoundationBenchLoop: @unchecked Sendable {
     let stopRequested = Atomic<Bool>(false)
     let wakeups = Atomic<UInt64>(0)
     var wakeCounter: cfl_ref?
+    /// The loop's thread, the one that called create: the items' mutable fields are confined to it.
+    let thread = pthread_self()
+
+    /// Checks that the caller is the loop's thread (bench_engine.h: items are added, re-dated and removed there).
+    func assertOnLoopThread() { assert(pthread_equal(pthread_self(), thread) != 0, "foundation: off the loop thread") }
 
     /// On the loop's thread: RunLoop.current there and CFRunLoopGetCurrent() are the same loop.
     init(cf: UnsafeMutablePointer<cfl_library>) {
@@ -63,7 +69,8 @@ final class FoundationBenchLoop: @unchecked Sendable {
     var fn: cfl_library { cf.pointee }
 }
 
-/// A source or observer (a CF object), or a Foundation timer, with the harness's callout.
+/// A source or observer (a CF object), or a Foundation timer, with the harness's callout. Its `var`s are confined to
+/// the loop's thread (FoundationBenchLoop.assertOnLoopThread).
 final class FoundationBenchItem {
     let callout: bench_callout
     let context: UnsafeMutableRawPointer?
@@ -220,6 +227,7 @@ public func foundationShimTimerAdd(
 
 @_cdecl("foundation_shim_timer_set_next")
 public func foundationShimTimerSetNext(_ pointer: OpaquePointer?, _ timer: OpaquePointer?, _ dueNS: UInt64) {
+    loopOf(pointer).assertOnLoopThread()
     let item = itemOf(timer)
     if item.interval != 0 && dueNS == item.naturalNext && dueNS > bench_now_ns() { return }
     item.timer?.fireDate = date(dueNS)
@@ -229,6 +237,7 @@ public func foundationShimTimerSetNext(_ pointer: OpaquePointer?, _ timer: Opaqu
 /// Foundation has no call that removes a timer from a mode; invalidate removes it from every mode.
 @_cdecl("foundation_shim_timer_remove")
 public func foundationShimTimerRemove(_ pointer: OpaquePointer?, _ timer: OpaquePointer?) {
+    loopOf(pointer).assertOnLoopThread()
     let item = itemOf(timer)
     item.timer?.invalidate()
     item.timer = nil
