@@ -53,6 +53,9 @@ let package = Package(
             dependencies: ["CFLoader", "EngineKit"],
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
+        // The engine `foundation`: the toolchain's loop through swift-corelibs-foundation's RunLoop and Timer, and
+        // through CF's C API (CFEngine's table) only where Foundation has none.
+        .target(name: "FoundationEngine", dependencies: ["CFEngine", "EngineKit"]),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd.
         // Release builds skip Swift's dynamic exclusivity checks in the reference loop: every mutable property says
         // which lock protects it or which thread it is confined to, so each access is exclusive by construction, and
@@ -125,7 +128,8 @@ let package = Package(
         .target(name: "BenchKit", dependencies: ["ResultsKit", "ReportKit", "HistoryKit"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
-        .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
+        .target(
+            name: "Engines", dependencies: ["CFEngine", "FoundationEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
         // The command-line tool: parses arguments and calls the libraries.
         .executableTarget(
             name: "runloop",
@@ -148,8 +152,9 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
-                "EngineKit", "ConformanceTestSupport", "ProcessTestSupport",
+                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "FoundationEngine", "RefEngine", "CFLoader",
+                "EngineKit", "ConformanceTestSupport",
+                "ProcessTestSupport",
             ]
         ),
         .testTarget(

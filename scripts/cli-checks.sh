@@ -51,7 +51,7 @@ check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
 # cases of your spec, and the message says how to pass one or none.
 mkdir -p "$work/my-cases" "$work/my-expectations"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/my-cases/mine.yaml"
-check "--spec DIR alone" 0 '^conform: 2 results, 2 as expected: 2 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
+check "--spec DIR alone" 0 '^conform: 3 results, 3 as expected: 3 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
 check "conform: no closing line reads as a test runner's verdict" 0 '^conform: [0-9]+ results, ' -- \
     bash -c '! "$0" conform --engine cf --filter "timer.*" --jobs 4 | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*" --jobs 4' "$runloop"
 # Your own expectations add to the shipped ones: cf keeps its known failures beside a file of yours for ref (whose
@@ -97,7 +97,7 @@ check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
 check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
 check "--worker with --isolation none" 2 "needs --isolation process" -- \
     "$runloop" conform --worker "$test_worker" --isolation none
-check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, planted, silent-observers, all, cf:PATH\)" -- \
+check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, foundation, faulty, planted, silent-observers, all, cf:PATH\)" -- \
     "$runloop" conform --worker "$test_worker" --engine nope
 
 # runloop fuzz: bad flags are exit 2 with a clear message; the test worker's `planted` engine (ref with one planted
@@ -169,7 +169,7 @@ check "engines: every one of them" 0 "lacks tolerance: $work/libcore.so has no C
     "$runloop" engines "cf:$work/libcore.so"
 check "engines --without" 0 "lacks main-queue: turned off with --without main-queue" -- \
     "$runloop" engines cf --without main-queue
-check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue\)" -- \
+check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue, foundation\)" -- \
     "$runloop" engines --without gcd
 check "conform --without an unknown feature" 2 "unknown feature 'gcd' \(known: " -- "$runloop" conform --without blocks,gcd
 check "conform --without main-queue" 0 "cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, 0 xFAIL, 0 FAIL, [1-9][0-9]* SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR" -- \

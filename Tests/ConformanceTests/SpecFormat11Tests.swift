@@ -54,9 +54,9 @@ struct SpecFormat11Tests {
     }
 
     @Test func unknownVersionNamesTheKnownOnes() throws {
-        let error = try #require(loadError(Self.document(version: "1.3")))
-        #expect(error.message.contains("spec_version 1.3 is not supported"))
-        #expect(error.message.contains("1, 1.1 and 1.2"))
+        let error = try #require(loadError(Self.document(version: "1.4")))
+        #expect(error.message.contains("spec_version 1.4 is not supported"))
+        #expect(error.message.contains("1, 1.1, 1.2 and 1.3"))
     }
 
     @Test func laterItemNeverCreated() throws {
