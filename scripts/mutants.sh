@@ -17,7 +17,9 @@
 #   --timeout S      watchdog per case (default 3 s: a mutant that hangs a case is killed by it)
 #   --mutant-timeout S  outer deadline of one mutant's whole run (default 300 s): past it, the mutant is "timed out"
 #   --parallel N     mutants run at the same time (default 2), each with `--jobs 4` workers
-#   --budget S       start no mutant after S seconds (default: none); those left are "not run" in the report
+#   --budget S       start no mutant after S seconds (default: none); those left are "not run" in the report (the
+#                    mutants run in a shuffled order, so the ones a budget leaves out are a random few)
+#   --resume         keep the results of the last run (.build-mutation/auto/results.tsv) and run only the others
 #   --fuzz SECONDS   instead of the spec, `runloop fuzz --engines cf,ref --time SECONDS --until-found` against each
 #                    mutant: killed when the fuzzer finds a divergence run twice (as scripts/mutation.sh --fuzz)
 #   --fuzz-seed N    the fuzzer's first seed (default 1)
@@ -45,14 +47,15 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-mode=run format=table case_timeout=3 mutant_timeout=300 parallel=2 budget="" fuzz_seconds="" fuzz_seed=1
+mode=run format=table case_timeout=3 mutant_timeout=300 parallel=2 budget="" fuzz_seconds="" fuzz_seed=1 resume=0
 selection=()
 while (($#)); do
     case "$1" in
         --list) mode=list ;;
         --check) mode=check ;;
+        --resume) resume=1 ;;
         --only|--operator|--file|--sample|--seed) (($# >= 2)) || usage; selection+=("$1" "$2"); shift ;;
         --format) (($# >= 2)) || usage; format=$2; shift ;;
         --timeout) (($# >= 2)) || usage; case_timeout=$2; shift ;;
@@ -93,15 +96,18 @@ if ! swift build --package-path Tools/Mutants --product ref-mutants >"$scratch/t
 fi
 tool=$(swift build --package-path Tools/Mutants --show-bin-path)/ref-mutants
 
-# generate: the schemata into the scratch tree (the mutants in $scratch/excluded.txt left out).
+# generate: the schemata into the scratch tree (the mutants in $scratch/excluded.txt left out), copied by content so
+# that an unchanged file keeps its date and the next build does not compile it again.
 generate() {
-    "$tool" generate --sources "$repo/Sources/RefRunLoop" --out "$tree/Sources/RefRunLoop" \
-        --manifest "$scratch/mutants.tsv" --spans "$scratch/spans.tsv" --exclude "$scratch/excluded.txt" >&2
+    "$tool" generate --sources "$repo/Sources/RefRunLoop" --out "$scratch/schemata" \
+        --manifest "$scratch/mutants.tsv" --spans "$scratch/spans.tsv" --exclude "$scratch/excluded.txt" >&2 &&
+        rsync -rc --delete "$scratch/schemata/" "$tree/Sources/RefRunLoop/"
 }
 
-# The working tree as it is (uncommitted changes included), without build folders, git metadata and the tool.
+# The working tree as it is (uncommitted changes included), without build folders, git metadata, the tool and the
+# reference loop's sources (the schemata take their place).
 rsync -a --delete --exclude '/.build*' --exclude '/.git' --exclude '/results' --exclude '/Tools/Mutants/.build' \
-    "$repo/" "$tree/"
+    --exclude '/Sources/RefRunLoop/' "$repo/" "$tree/"
 : >"$scratch/excluded.txt"
 generate || exit 2
 
@@ -137,20 +143,32 @@ done
 binary=$build/debug/runloop
 left_out=$(grep -c . "$scratch/excluded.txt" || true)
 
+# The spec run of every mutant, and of the unmutated build first: the same command, so that a mutant's run that fails
+# fails because of the mutant, never because of its arguments.
+spec_run=("$binary" conform --engine ref --expectations none --timeout "$case_timeout" --jobs 4 --fail-fast
+    --format json)
+
 # The unmutated build must pass the whole spec on ref; the same run records the coverage.
 echo "mutants: the unmutated schemata on the whole spec, recording coverage" >&2
 rm -rf "$scratch/coverage" && mkdir -p "$scratch/coverage"
-if ! REF_MUTANT_COVERAGE=$scratch/coverage/sites timeout 900 "$binary" conform --engine ref --expectations none \
-    --timeout "$case_timeout" --jobs 4 --format json >"$scratch/baseline.json" 2>"$scratch/baseline.err"; then
-    jq -r '.results[]? | select(.status != "PASS") | "\(.id) \(.status)"' "$scratch/baseline.json" 2>/dev/null \
-        | head -n 20 >&2 || true
+baseline_started=$SECONDS
+if ! REF_MUTANT_COVERAGE=$scratch/coverage/sites timeout 900 "${spec_run[@]}" >"$scratch/baseline.json" \
+    2>"$scratch/baseline.err"; then
     tail -n 5 "$scratch/baseline.err" >&2
     echo "mutants: the unmutated ref does not pass the spec, so no mutant can be measured" >&2
     exit 2
 fi
+echo "mutants: the unmutated spec run took $((SECONDS - baseline_started)) s" >&2
 cat "$scratch/coverage"/sites.* 2>/dev/null | sort -un >"$scratch/covered.txt"
+# In a shuffled order (seeded: the same every run), so that a budget leaves out a random few, not the last files.
 mapfile -t ids < <("$tool" select --manifest "$scratch/mutants.tsv" --equivalents "$equivalents" \
-    --coverage "$scratch/covered.txt" "${selection[@]}")
+    --coverage "$scratch/covered.txt" "${selection[@]}" | shuf --random-source=<(yes))
+if ((resume)) && [[ -f $scratch/results.tsv ]]; then
+    mapfile -t ids < <(printf '%s\n' "${ids[@]}" | grep -vxF -f <(cut -f1 "$scratch/results.tsv") || true)
+    echo "mutants: resuming: $(grep -c . "$scratch/results.tsv") results kept" >&2
+else
+    : >"$scratch/results.tsv"
+fi
 generated=$(($(wc -l <"$scratch/mutants.tsv") - 1))
 echo "mutants: $generated mutants ($left_out left out: no compile), $(wc -l <"$scratch/covered.txt") sites" \
     "reached by the spec, ${#ids[@]} to run" >&2
@@ -175,8 +193,7 @@ run_mutant() {
             printf '%s\tkilled\tthe fuzzer failed (status %s)\n' "$id" "$status" >"$out"
         fi
     else
-        REF_MUTANT=$id timeout -k 10 "$mutant_timeout" "$binary" conform --engine ref --expectations none \
-            --timeout "$case_timeout" --jobs 4 --fail-fast --format tsv >/dev/null 2>"$out.err" || status=$?
+        REF_MUTANT=$id timeout -k 10 "$mutant_timeout" "${spec_run[@]}" >/dev/null 2>"$out.err" || status=$?
         if ((status == 0)); then
             printf '%s\tsurvived\t\n' "$id" >"$out"
         elif ((status == 124 || status == 137)); then
@@ -190,7 +207,6 @@ run_mutant() {
 }
 
 rm -rf "$scratch/runs" && mkdir -p "$scratch/runs"
-: >"$scratch/results.tsv"
 trap 'jobs -p | xargs -r kill 2>/dev/null; exit 130' INT TERM
 runs_started=$SECONDS
 done_count=0
