@@ -170,7 +170,7 @@ else
     : >"$scratch/results.tsv"
 fi
 generated=$(($(wc -l <"$scratch/mutants.tsv") - 1))
-echo "mutants: $generated mutants ($left_out left out: no compile), $(wc -l <"$scratch/covered.txt") sites" \
+echo "mutants: $generated mutants ($left_out left out: no compile), $(wc -l <"$scratch/covered.txt") mutants" \
     "reached by the spec, ${#ids[@]} to run" >&2
 
 # run_mutant ID: one line "ID<TAB>verdict<TAB>detail" into $scratch/runs/ID. `timeout` signals its whole process

@@ -45,7 +45,7 @@ func run(_ arguments: [String]) {
         ],
         "report": [
             "--manifest", "--equivalents", "--semantic", "--results", "--coverage", "--only", "--operator", "--file",
-            "--format", "--wall",
+            "--format", "--wall", "--sample", "--seed",
         ],
     ]
     guard let allowed = known[command] else { fail("unknown command '\(command)'\n\(Usage.text)") }
