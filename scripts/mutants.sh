@@ -184,8 +184,9 @@ run_mutant() {
             >"$out.json" 2>"$out.err" || status=$?
         if ((status == 124 || status == 137)); then
             printf '%s\ttimed-out\t%s s\n' "$id" "$mutant_timeout" >"$out"
-        elif detail=$(jq -er '[.findings[] | select(.explained_by == null and .rechecked)] | first
-                | "found after \(.found_after_seconds) s, seed \(.seed)"' "$out.json" 2>/dev/null); then
+        elif detail=$(jq -er '[.findings[] | select(.explained_by == null and .rechecked)]
+                | if length > 0 then .[0] | "found after \(.found_after_seconds) s, seed \(.seed)" else null end' \
+                "$out.json" 2>/dev/null); then
             printf '%s\tkilled\t%s\n' "$id" "$detail" >"$out"
         elif jq -e '.findings' "$out.json" >/dev/null 2>&1; then
             printf '%s\tsurvived\tnot found in %s s\n' "$id" "$fuzz_seconds" >"$out"
