@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the tree is formatted: the C and C++ files (shims, harness, C targets, test libraries) with clang-format
-# and the repository's .clang-format, the Swift files (Sources, Tests, Benchmarks, InputFuzz and the Package.swift
-# files) with `swift format lint --strict` and the repository's .swift-format; and the GitHub Actions workflows
-# (.github/workflows) with actionlint. Changes nothing unless --fix.
+# and the repository's .clang-format, the Swift files (Sources, Tests, Benchmarks, InputFuzz, Tools and the
+# Package.swift files) with `swift format lint --strict` and the repository's .swift-format; and the GitHub Actions
+# workflows (.github/workflows) with actionlint. Changes nothing unless --fix.
 #
 #   scripts/lint.sh [--fix] [--c-only | --swift-only | --workflows-only]
 #
@@ -69,7 +69,7 @@ fi
 if ((check_swift)); then
     require_swift
     mapfile -t swift_files < <(files 'Sources/*.swift' 'Tests/*.swift' 'Benchmarks/*.swift' 'InputFuzz/*.swift' \
-        'Package.swift')
+        'Tools/*.swift' 'Package.swift')
     if ((fix)) && ((${#swift_files[@]})); then
         swift format format --in-place --parallel --configuration .swift-format "${swift_files[@]}"
     fi

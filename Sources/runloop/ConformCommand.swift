@@ -99,6 +99,13 @@ struct ConformCommand: ParsableCommand {
     @Flag(name: .long, help: "List every case in the table, not only those that did not pass on every engine.")
     var verbose = false
 
+    @Flag(
+        name: .long,
+        help:
+            "Stop at the first case not as expected: print it (standard error) and exit 1 with no report; its workers end as they see the runner gone. For runs that only ask whether every case is as expected (scripts/mutants.sh)."
+    )
+    var failFast = false
+
     @Flag(name: .long, help: "List only the cases not as expected on some engine (no expected failures, no skips).")
     var onlyFailures = false
 
@@ -139,6 +146,7 @@ struct ConformCommand: ParsableCommand {
         request.jobs = jobs
         request.levels = try levels()
         let showProgress = progress
+        let stopAtFirstFailure = failFast
         var report: ConformanceReport
         let cases: [SpecCase]
         let catalogue = BuiltinEngines.catalogue.without(try without.features())
@@ -159,6 +167,12 @@ struct ConformCommand: ParsableCommand {
                         Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
                 }
                 line?.advance(outcome)
+                if stopAtFirstFailure && !outcome.meetsExpectation {
+                    FileHandle.standardError.write(
+                        Data("fail-fast: \(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
+                    // _exit, not exit: outcomes arrive on several threads at once, and nothing is buffered to flush.
+                    _exit(1)
+                }
             }
             defer { line?.finish() }
             switch isolation {
