@@ -2,11 +2,10 @@
 # Stress test of the benchmark harness's loop shutdown (LoopThread in Benchmarks/Harness/common.h), built with
 # AddressSanitizer so that any call into a destroyed loop is a report, not a silent use-after-free.
 #
-#   scripts/bench-stress.sh [--cycles N] [--build-only]
+#   scripts/bench-stress.sh [--cycles N]
 #
-#   --cycles N     start/stop cycles per engine, once without and once with a thread burning the loop's CPU
-#                  (default 10000; scripts/test.sh runs fewer)
-#   --build-only   build the sanitized harness and stop (scripts/test.sh builds while other steps run)
+#   --cycles N   start/stop cycles per engine, once without and once with a thread burning the loop's CPU
+#                (default 10000; scripts/test.sh runs fewer)
 #
 # Builds runloop-bench (the package Benchmarks/Package.swift) with --sanitize=address (scratch path .build-asan at
 # the repository root) and runs `runloop-bench --rl_stress=N` (Benchmarks/Harness/stress.cpp): every engine, every
@@ -17,12 +16,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-cycles=10000 build_only=false
+usage() { sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+cycles=10000
 while (($#)); do
     case "$1" in
         --cycles) (($# >= 2)) || usage; cycles=$2; shift ;;
-        --build-only) build_only=true ;;
         -h|--help) usage ;;
         *) echo "bench-stress: unknown argument '$1'" >&2; usage ;;
     esac
@@ -38,7 +36,6 @@ trap 'rm -f "$log"' EXIT
 started=$SECONDS
 binary=$(build_sanitized_harness bench-stress address .build-asan "$log") || { echo "$binary"; exit 1; }
 built=$SECONDS
-! $build_only || { echo "bench-stress: built in $((built - started)) s: $binary"; exit 0; }
 
 # The outer limit: 2 minutes plus 20 ms per cycle (a burner cycle takes about 4 ms here, a plain one 0.3 ms).
 limit=$((120 + cycles * 12 / 50))

@@ -3,10 +3,9 @@
 # whose locking ThreadSanitizer sees, so that a race in the harness (its loop threads, producers, watchdog, burners) is
 # a report, not a rare crash in a long run.
 #
-#   scripts/bench-tsan.sh [--engines LIST] [--build-only]
+#   scripts/bench-tsan.sh [--engines LIST]
 #
 #   --engines LIST   engines, comma-separated (default epoll,libuv,libevent,cf,dispatch,nio)
-#   --build-only     build the sanitized harness and stop (scripts/test.sh builds while other steps run)
 #
 # Builds runloop-bench (the package Benchmarks/Package.swift) with --sanitize=thread (scratch path .build-tsan-bench at
 # the repository root) and runs `runloop-bench --rl_profile=smoke` under an outer `timeout`. The default engines leave
@@ -22,12 +21,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '6,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-engines=epoll,libuv,libevent,cf,dispatch,nio build_only=false
+usage() { sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+engines=epoll,libuv,libevent,cf,dispatch,nio
 while (($#)); do
     case "$1" in
         --engines) (($# >= 2)) || usage; engines=$2; shift ;;
-        --build-only) build_only=true ;;
         -h|--help) usage ;;
         *) echo "bench-tsan: unknown argument '$1'" >&2; usage ;;
     esac
@@ -43,7 +41,6 @@ trap 'rm -f "$log"' EXIT
 started=$SECONDS
 binary=$(build_sanitized_harness bench-tsan thread .build-tsan-bench "$log") || { echo "$binary"; exit 1; }
 built=$SECONDS
-! $build_only || { echo "bench-tsan: built in $((built - started)) s: $binary"; exit 0; }
 # The harness checks the engine names (exit 2 for an unknown one).
 "$binary" --rl_engines="$engines" --rl_describe >/dev/null 2>&1 || {
     echo "bench-tsan: unknown engine in '$engines' (runloop-bench --rl_describe)" >&2

@@ -3,8 +3,7 @@
 # loop and two loops sharing sources) and every other RefRunLoop test, in a debug build with --sanitize=thread
 # (scratch path .build-tsan-ref). Any ThreadSanitizer report fails the run.
 #
-#   scripts/tsan-stress.sh [--runs N] [--build-only]     (default 1 run; --build-only builds and stops, so that
-#                                                        scripts/test.sh builds while other steps run)
+#   scripts/tsan-stress.sh [--runs N]     (default 1 run)
 #
 # Debug builds take a pthread mutex in RefRunLoop's Lock, which ThreadSanitizer sees (release builds use the standard
 # library's Mutex, which it does not: Sources/RefRunLoop/Lock.swift), so this checks the lock protocol both share.
@@ -13,13 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-runs=1 build_only=false
+runs=1
 while (($#)); do
     case "$1" in
-        --build-only) build_only=true ;;
         --runs) (($# >= 2)) || { echo "tsan-stress: --runs needs a number" >&2; exit 2; }; runs=$2; shift ;;
-        *) echo "tsan-stress: unknown argument '$1' (usage: scripts/tsan-stress.sh [--runs N] [--build-only])" >&2
-           exit 2 ;;
+        *) echo "tsan-stress: unknown argument '$1' (usage: scripts/tsan-stress.sh [--runs N])" >&2; exit 2 ;;
     esac
     shift
 done
@@ -37,7 +34,6 @@ if ! swift build --build-tests --sanitize=thread --scratch-path "$scratch" >"$sc
     echo "tsan-stress: the ThreadSanitizer build failed" >&2
     exit 1
 fi
-! $build_only || { echo "tsan-stress: built ($scratch)"; exit 0; }
 for run in $(seq 1 "$runs"); do
     log=$scratch/run-$run.log
     status=0
