@@ -21,8 +21,8 @@ timed() {
 # The tree's format first (seconds): C and C++ against .clang-format, Swift against .swift-format.
 timed scripts/lint.sh
 timed swift build --build-tests
-# The sanitizer runs build and run on their own (the harness under AddressSanitizer and ThreadSanitizer, the reference
-# loop's tests under ThreadSanitizer), and the release harness the smoke steps use is built: CPU-bound work, while
+# The harness's sanitizer runs build and run on their own (under AddressSanitizer and ThreadSanitizer), and the release
+# harness the smoke steps use is built: CPU-bound work, while
 # much of the test suites' and the command-line checks' time is cases waiting on their own timers. So they run in the
 # background meanwhile, one after the other, each in its own scratch path, the whole under a deadline; their output
 # is printed once they are done, and the smoke steps start after them (their own build is then a no-op).
@@ -34,8 +34,6 @@ timeout --kill-after=30 2400 bash -c '
     timed scripts/bench-stress.sh --cycles 1000 &&
     # The harness own threads (loop threads, producers, watchdog, burners) under ThreadSanitizer, every family once.
     timed scripts/bench-tsan.sh &&
-    # The reference loop tests, its stress tests among them, under ThreadSanitizer.
-    timed scripts/tsan-stress.sh &&
     timed scripts/bench-smoke.sh --build-only' >"$background_log" 2>&1 &
 background=$!
 background_started=$SECONDS
@@ -54,6 +52,9 @@ timed scripts/cli-checks.sh .build/debug/runloop
 # The results site (runloop site) in headless Chromium: every page renders, logs nothing to the console and loads no
 # missing file; the check proves first that it catches a planted script error and a planted missing image.
 timed scripts/site-check.sh --self-test
+# The reference loop's tests, its stress tests among them, under ThreadSanitizer (in the foreground: the background
+# steps take as long as the steps before this one).
+timed scripts/tsan-stress.sh
 background_status=0
 wait "$background" || background_status=$?
 # What the background steps said, without the compilers' progress lines.
