@@ -22,10 +22,10 @@ timed() {
 timed scripts/lint.sh
 timed swift build --build-tests
 # The harness's sanitizer runs build and run on their own (under AddressSanitizer and ThreadSanitizer), and the release
-# harness the smoke steps use is built: CPU-bound work, while
-# much of the test suites' and the command-line checks' time is cases waiting on their own timers. So they run in the
-# background meanwhile, one after the other, each in its own scratch path, the whole under a deadline; their output
-# is printed once they are done, and the smoke steps start after them (their own build is then a no-op).
+# harness the smoke steps use is built: CPU-bound work, while much of the test suites' and the command-line checks'
+# time is cases waiting on their own timers. So they run in the background meanwhile, one after the other, each in its
+# own scratch path, the whole under a deadline; their output is printed once they are done, and the smoke steps start
+# after them (their own build is then a no-op).
 background_log=.build/test-background.log
 # The release harness last: its build first brings `runloop` up to date in .build, which waits for `swift test`.
 export -f timed
