@@ -14,19 +14,7 @@ struct SpecFormat11Tests {
         steps: String = "- create: t\n      - add: t\n      - run",
         expect: String = "- create t\n      - run default"
     ) -> String {
-        """
-        spec_version: \(version)
-        cases:
-          - id: area.new-case
-            rule: A rule.
-            source: observed
-            items:
-              \(items)
-            steps:
-              \(steps)
-            expect:
-              \(expect)
-        """
+        OneCaseDocument.text(version: version, items: items, steps: steps, expect: expect, markDone: false)
     }
 
     func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/new.yaml") }

@@ -18,20 +18,7 @@ struct SpecFormat13Tests {
         version: String = "1.3", items: String = "s: source0\n      b: block", steps: String,
         expect: String = "- mark done"
     ) -> String {
-        """
-        spec_version: \(version)
-        cases:
-          - id: area.new-case
-            rule: A rule.
-            source: observed
-            items:
-              \(items)
-            steps:
-              \(steps)
-              - mark: done
-            expect:
-              \(expect)
-        """
+        OneCaseDocument.text(version: version, items: items, steps: steps, expect: expect, markDone: true)
     }
 
     func load(_ text: String) throws -> SpecCase {
