@@ -198,26 +198,14 @@ struct ConformCommand: ParsableCommand {
             format == .table
                 ? TableReport.render(report, rows: rows, catalogue: try? RuleCatalogue.shipped())
                 : format.render(report))
-        var files: [(String?, () -> String)] = [
-            (outputs.jsonOut, { ReportFormat.json.render(report) }),
-            (outputs.junitOut, { ReportFormat.junit.render(report) }),
-        ]
-        files.append(
-            (
-                outputs.html,
-                {
-                    ConformPage.html(
-                        report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
-                        specName: spec ?? "the shipped spec")
-                }
-            ))
-        for (path, render) in files {
-            guard let path else { continue }
-            do {
-                try render().write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                throw failure("cannot write \(path): \(error.localizedDescription)")
+        do {
+            try ReportFiles(json: outputs.jsonOut, junit: outputs.junitOut, html: outputs.html).write(report) {
+                ConformPage.html(
+                    report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
+                    specName: spec ?? "the shipped spec")
             }
+        } catch let error as ReportFileError {
+            throw failure(error.description)
         }
         if !report.allMeetExpectations { throw ExitCode(1) }
     }

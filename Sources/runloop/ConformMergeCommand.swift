@@ -49,26 +49,15 @@ struct ConformMergeCommand: ParsableCommand {
                 ?? report.referenceExpectations
         }
         print(TableReport.render(report, rows: .notPassing, catalogue: try? RuleCatalogue.shipped()))
-        let outputs: [(String?, () -> String)] = [
-            (outputs.jsonOut, { ReportFormat.json.render(report) }),
-            (outputs.junitOut, { ReportFormat.junit.render(report) }),
-            (
-                outputs.html,
-                {
-                    ConformPage.html(
-                        report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
-                        specName: "the runs of " + results.joined(separator: ", "),
-                        footer: "Made by <code>runloop conform merge --html</code>.")
-                }
-            ),
-        ]
-        for (path, render) in outputs {
-            guard let path else { continue }
-            do {
-                try render().write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                throw failure("cannot write \(path): \(error.localizedDescription)")
+        do {
+            try ReportFiles(json: outputs.jsonOut, junit: outputs.junitOut, html: outputs.html).write(report) {
+                ConformPage.html(
+                    report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
+                    specName: "the runs of " + results.joined(separator: ", "),
+                    footer: "Made by <code>runloop conform merge --html</code>.")
             }
+        } catch let error as ReportFileError {
+            throw failure(error.description)
         }
         if !report.allMeetExpectations { throw ExitCode(1) }
     }
