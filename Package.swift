@@ -53,6 +53,9 @@ let package = Package(
             dependencies: ["CFLoader", "EngineKit"],
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
+        // The engine `foundation`: the toolchain's loop through swift-corelibs-foundation's RunLoop and Timer, and
+        // through CF's C API (CFEngine's table) only where Foundation has none.
+        .target(name: "FoundationEngine", dependencies: ["CFEngine", "EngineKit"]),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd. No unsafe flags, so
         // other packages can depend on it by version; Swift's exclusivity checks stay on in every build.
         .target(name: "RefRunLoop", dependencies: ["CRunLoopSystem", "RefRunLoopABI"]),
@@ -60,11 +63,15 @@ let package = Package(
         .target(name: "RefRunLoopABI"),
         // The `ref` engine: the reference run loop behind the engine contract.
         .target(name: "RefEngine", dependencies: ["RefRunLoop", "EngineKit"]),
-        // The spec files (cases, per-engine expectations, the rule catalogue, format documentation) as package resources.
+        // The spec files (cases, per-engine expectations, the rule catalogue, the seed claims, format documentation) as
+        // package resources.
         .target(
             name: "ConformanceSpec",
             exclude: ["INTERPRETING.md", "cf-platform-branches.yaml"],
-            resources: [.copy("cases"), .copy("expectations"), .copy("catalogue.yaml"), .copy("fuzz-known.yaml")]
+            resources: [
+                .copy("cases"), .copy("expectations"), .copy("catalogue.yaml"), .copy("fuzz-known.yaml"),
+                .copy("seeds.yaml"),
+            ]
         ),
         // Spec model, loader, scenario interpreter, runner and reports. It reads the shipped rule catalogue to check
         // the rule ids cases cite.
@@ -113,7 +120,8 @@ let package = Package(
         .target(name: "BenchKit", dependencies: ["ResultsKit", "ReportKit", "HistoryKit"]),
         // The one list of built-in conformance engines (and the `cf:PATH` loader), for the CLI, the tests and the
         // test worker.
-        .target(name: "Engines", dependencies: ["CFEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
+        .target(
+            name: "Engines", dependencies: ["CFEngine", "FoundationEngine", "RefEngine", "ConformanceKit", "EngineKit"]),
         // The command-line tool: parses arguments and calls the libraries.
         .executableTarget(
             name: "runloop",
@@ -136,8 +144,9 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "RefEngine", "CFLoader",
+                "ConformanceKit", "ConformanceSpec", "Engines", "CFEngine", "FoundationEngine", "RefEngine", "CFLoader",
                 "EngineKit", "ConformanceTestSupport",
+                "ProcessTestSupport",
             ]
         ),
         .testTarget(
@@ -150,7 +159,11 @@ let package = Package(
         .testTarget(name: "RefRunLoopTests", dependencies: ["RefRunLoop", "CRunLoopSystem"]),
         // What the ResultsKit, CompareKit and ReportKit tests share: fixture CSVs, the `runloop` binary built next to
         // them, and checks of XML and of figures.
-        .target(name: "BenchTestSupport", dependencies: ["ResultsKit"], path: "Tests/BenchTestSupport"),
+        .target(
+            name: "BenchTestSupport", dependencies: ["ResultsKit", "ProcessTestSupport"], path: "Tests/BenchTestSupport"
+        ),
+        // Running a command from a test with a deadline, its output in files.
+        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         .testTarget(name: "ResultsKitTests", dependencies: ["ResultsKit", "BenchTestSupport"]),
         .testTarget(name: "CompareKitTests", dependencies: ["CompareKit", "ResultsKit", "BenchTestSupport"]),
         .testTarget(
@@ -172,3 +185,13 @@ let package = Package(
         .testTarget(name: "DocsTests"),
     ]
 )
+
+// RUNLOOP_PACKAGE_SUBSET=ref: only the reference loop and its tests. scripts/tsan-stress.sh builds them under
+// ThreadSanitizer this way: the tests it runs need nothing else, and the whole package's sanitized build (every other
+// target and the packages they use) would take several times as long. The package dependencies stay declared, unused
+// and not built, so that resolving this subset keeps Package.resolved as the whole package has it.
+if Context.environment["RUNLOOP_PACKAGE_SUBSET"] == "ref" {
+    let kept: Set<String> = ["CRunLoopSystem", "RefRunLoopABI", "RefRunLoop", "RefRunLoopTests"]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { $0.name != "RefRunLoop" }
+}

@@ -80,10 +80,17 @@ let package = Package(
             ],
             path: "NIOShim"
         ),
+        // The `foundation` engine: the toolchain's loop through Foundation's RunLoop and Timer, in Swift exporting C
+        // functions (@_cdecl) that Shims/engine_foundation.c puts in the table.
+        .target(
+            name: "BenchFoundation",
+            dependencies: ["BenchShims", .product(name: "CFLoader", package: "RunLoopSuite")],
+            path: "FoundationShim"
+        ),
         // The Google Benchmark harness (Debian's libbenchmark-dev), one file per family.
         .executableTarget(
             name: "RunLoopBench",
-            dependencies: ["BenchShims", "BenchNIO"],
+            dependencies: ["BenchShims", "BenchNIO", "BenchFoundation"],
             path: "Harness",
             linkerSettings: [.linkedLibrary("benchmark"), .linkedLibrary("pthread")]
         ),

@@ -9,9 +9,11 @@
 # hang, the family costs two watchdog periods (the rest become rows "skipped: engine hung twice ..."), not one per
 # benchmark. Last, an unknown family and an unknown engine are bad input (exit 2) with the real harness's lists.
 #
-#   scripts/bench-smoke.sh [--watchdog S] [--engines LIST] [--filter REGEX]
+#   scripts/bench-smoke.sh [--watchdog S] [--engines LIST] [--filter REGEX] [--build-only]
 #
 #   --watchdog S     the harness's limit per benchmark call, seconds (default: the smoke profile's, 30 s)
+#   --build-only     build `runloop` and the harness (`runloop bench --build-only`) and stop (scripts/test.sh builds
+#                    while other steps run)
 #   other arguments  passed to `runloop bench` (--engines, --filter)
 #
 # When anything failed, the run's CSV and log are kept (their paths are printed: the ERROR lines point into the CSV)
@@ -23,13 +25,14 @@ source scripts/lib/setup.sh
 require_swift
 ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
-arguments=()
+arguments=() build_only=false
 while (($#)); do
     case "$1" in
+        --build-only) build_only=true ;;
         --watchdog)
             [[ $# -ge 2 && $2 =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench-smoke: --watchdog needs a number of seconds" >&2; exit 2; }
             arguments+=(--watchdog "$2"); shift ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
         *) arguments+=("$1") ;;
     esac
     shift
@@ -43,6 +46,12 @@ runloop=$(build_runloop bench-smoke "$kept/runloop-build.log") || {
     exit 1
 }
 bench() { "$runloop" bench --smoke --no-history "$@"; }
+if $build_only; then
+    bench --build-only >"$log" 2>&1 || { cat "$log"; echo "bench-smoke: FAILED: the harness's build"; exit 1; }
+    rm -rf "$kept"
+    echo "bench-smoke: built"
+    exit 0
+fi
 
 # rows KIND LOG: the sum of the families' KIND rows (measured, skipped, error) in a run's log, from its lines
 # "bench: [i/n] TITLE: done in N s (M measured rows, S skipped rows, E error rows)".

@@ -24,7 +24,7 @@ check() {
     fi
 }
 
-check "conform on cf, json" 0 '"all_as_expected" : true' -- "$runloop" conform --engine cf --format json --filter 'timer.*'
+check "conform on cf, json" 0 '"all_as_expected" : true' -- "$runloop" conform --engine cf --format json --filter 'timer.*' --jobs 4
 check "conform junit" 0 '<testsuites' -- "$runloop" conform --engine cf --format junit --filter 'order.*'
 check "unknown engine" 2 "unknown engine 'nope'" -- "$runloop" conform --engine nope
 check "unknown format" 2 "'yaml' is invalid for '--format <format>'. Please provide one of 'table', 'json' or 'junit'" -- "$runloop" conform --format yaml
@@ -51,14 +51,14 @@ check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
 # cases of your spec, and the message says how to pass one or none.
 mkdir -p "$work/my-cases" "$work/my-expectations"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/my-cases/mine.yaml"
-check "--spec DIR alone" 0 '^conform: 2 results, 2 as expected: 2 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
+check "--spec DIR alone" 0 '^conform: 3 results, 3 as expected: 3 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
 check "conform: no closing line reads as a test runner's verdict" 0 '^conform: [0-9]+ results, ' -- \
-    bash -c '! "$0" conform --engine cf --filter "timer.*" | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*"' "$runloop"
+    bash -c '! "$0" conform --engine cf --filter "timer.*" --jobs 4 | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*" --jobs 4' "$runloop"
 # Your own expectations add to the shipped ones: cf keeps its known failures beside a file of yours for ref (whose
 # entry, for a case ref passes, is an XPASS: exit 1).
 printf 'spec_version: 1\nengine: ref\nexpected:\n  timer.due.fires-in-poll-pass: {status: FAIL, reason: "a known failure of my own, with its evidence"}\n' >"$work/ref-mine.yaml"
 check "--expectations FILE adds to the shipped ones" 1 '^cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, [1-9][0-9]* xFAIL, 0 FAIL' -- \
-    "$runloop" conform --engine cf,ref --filter 'timer.*' --expectations "$work/ref-mine.yaml"
+    "$runloop" conform --engine cf,ref --filter 'timer.*' --jobs 4 --expectations "$work/ref-mine.yaml"
 printf 'spec_version: 1\nengine: cf\nexpected:\n  other.case: {status: FAIL, reason: r}\n' >"$work/my-expectations/cf.yaml"
 check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expectations none" -- \
     "$runloop" conform --spec "$work/my-cases" --expectations "$work/my-expectations"
@@ -67,6 +67,13 @@ check "expectations for another spec" 2 "cf.yaml:4: case 'other.case'.*or --expe
 # an id the catalogue lacks, exits 1 and says which; a malformed spec exits 2.
 check "rules: shipped spec" 0 "rules with fewer than 2 cases: none" -- "$runloop" rules
 check "rules: json" 0 '"thin_rules" : \[' -- "$runloop" rules --format json
+# runloop rules --seeds: the shipped seed claims with their counts; an unknown verdict is bad input, named by line.
+check "rules: seed claims" 0 "[0-9]+ claims: [0-9]+ holds, [0-9]+ does not hold, [0-9]+ Darwin-only" -- \
+    "$runloop" rules --seeds
+printf 'seeds_version: 1\nseeds: [{file: a.txt, about: x}]\nclaims:\n  - {id: sa.one, seed: a.txt, claim: x, verdict: maybe}\n' \
+    >"$work/seeds.yaml"
+check "rules: a bad seed verdict" 2 "seeds.yaml:4: field 'claims\[0\].verdict': claim 'sa.one': unknown verdict 'maybe'" \
+    -- "$runloop" rules --seeds-file "$work/seeds.yaml"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    rules: [timeout.poll, no.such-rule]\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/rules.yaml"
 check "rules: a thin rule and an unknown id" 1 "rules.yaml:3: case 'mine.poll': field 'rules': unknown rule 'no.such-rule'" -- \
     "$runloop" rules --spec "$work/rules.yaml"
@@ -90,7 +97,7 @@ check "--worker that does not exist" 2 "cannot start $work/no-worker" -- \
 check "--worker that is not a worker" 2 "/bin/true is not a conformance worker" -- "$runloop" conform --worker /bin/true
 check "--worker with --isolation none" 2 "needs --isolation process" -- \
     "$runloop" conform --worker "$test_worker" --isolation none
-check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, faulty, planted, silent-observers, all, cf:PATH\)" -- \
+check "unknown engine of a worker" 2 "unknown engine 'nope' \(known: cf, ref, foundation, faulty, planted, silent-observers, all, cf:PATH\)" -- \
     "$runloop" conform --worker "$test_worker" --engine nope
 
 # runloop fuzz: bad flags are exit 2 with a clear message; the test worker's `planted` engine (ref with one planted
@@ -124,7 +131,7 @@ foundation="$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux
 sed 's/^engine: cf$/engine: cf:Foundation/' "$(dirname "$0")/../Sources/ConformanceSpec/expectations/cf.yaml" \
     >"$work/cf-foundation.yaml"
 check "cf:libFoundation.so with its expectations file" 0 'cf:Foundation: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, [0-9]+ xFAIL, 0 FAIL, 0 SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS' -- \
-    "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*'
+    "$runloop" conform --engine "cf:$foundation" --expectations "$work/cf-foundation.yaml" --filter 'timer.*' --jobs 4
 check "cf:PATH that does not exist" 2 "cannot load $work/libNope.so" -- "$runloop" conform --engine "cf:$work/libNope.so"
 check "cf:PATH that is not a shared library" 2 "bad.yaml: invalid ELF header" -- "$runloop" conform --engine "cf:$work/bad.yaml"
 libc=$(ldd /bin/sh | awk '/libc\.so\.6/ {print $3}')
@@ -162,15 +169,27 @@ check "engines: every one of them" 0 "lacks tolerance: $work/libcore.so has no C
     "$runloop" engines "cf:$work/libcore.so"
 check "engines --without" 0 "lacks main-queue: turned off with --without main-queue" -- \
     "$runloop" engines cf --without main-queue
-check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue\)" -- \
+check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue, foundation\)" -- \
     "$runloop" engines --without gcd
 check "conform --without an unknown feature" 2 "unknown feature 'gcd' \(known: " -- "$runloop" conform --without blocks,gcd
 check "conform --without main-queue" 0 "cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, 0 xFAIL, 0 FAIL, [1-9][0-9]* SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR" -- \
-    "$runloop" conform --engine cf --filter 'main.*' --without main-queue
+    "$runloop" conform --engine cf --filter 'main.*' --jobs 4 --without main-queue
 check "conform --without: the reason" 0 "skipped message=.engine lacks: mainQueue \(turned off with --without main-queue\)" -- \
     "$runloop" conform --engine ref --filter 'main.queue-in-poll' --without main-queue --format junit
 check "conform --without and --worker" 2 "--without works with runloop's own worker only" -- \
     "$runloop" conform --worker "$test_worker" --engine ref --without blocks
+
+# The whole spec on ref with its spin policy on (REF_RUNLOOP_SPIN: 1 spins before a wait while work keeps coming,
+# every spins before each wait): spinning changes when the loop sleeps, never what it does, so each tally is the parked
+# loop's, which has no result that is not as expected (its SKIPs are the cases ref cannot express, the same in all).
+parked=$("$runloop" conform --engine ref --jobs 4 2>&1 | grep -E '^ref: ')
+check "the whole spec on ref, parked" 0 "0 FAIL, [0-9]+ SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR, 0 XPASS" -- echo "$parked"
+parked_line="^$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$parked")\$"
+for spin in 1 every; do
+    check "the whole spec on ref with REF_RUNLOOP_SPIN=$spin" 0 "$parked_line" -- \
+        env REF_RUNLOOP_SPIN=$spin "$runloop" conform --engine ref --jobs 4
+done
+check "REF_RUNLOOP_SPIN with a bad value" 2 "REF_RUNLOOP_SPIN" -- env REF_RUNLOOP_SPIN=often "$runloop" conform --engine ref
 
 # runloop compare: a Google Benchmark CSV with 9 repetitions of two benchmarks, against itself, slowed, and broken.
 {
@@ -209,7 +228,7 @@ check "faults: a rule not in the catalogue" 2 "faults.tsv:1: field 'rule': fault
 printf 'format: 1\nengine: ref\ntargets:\n  - id: t\n    description: d\n    family: BM_X\n    metric: m\n    bound: 3\n' >"$work/targets.yaml"
 check "report: a bound without its comparison" 2 "targets.yaml:8: error: .*field 'targets\[0\].bound'" -- \
     "$runloop" report "$work/base.csv" --targets "$work/targets.yaml"
-check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*' --html "$work/conform.html"
+check "conform --html" 0 "" -- "$runloop" conform --engine cf --filter 'timer.*' --jobs 4 --html "$work/conform.html"
 check "conform: the page" 0 "timer.tolerance.one-shot-returns-set-value" -- cat "$work/conform.html"
 check "conform: --verbose and --only-failures" 2 "exclude each other" -- "$runloop" conform --verbose --only-failures
 
@@ -265,7 +284,7 @@ head -c 2000 "$work/conformance.json" >"$work/cut.json"
 check "site: a JSON cut short" 2 "cut.json: cut short: the file ends at line [0-9]+" -- \
     "$runloop" site "$work/site" --results "$work/site-results" --conformance "$work/cut.json"
 echo '{"tests": []}' >"$work/foreign.json"
-check "site: a foreign JSON" 2 "foreign.json: field format_version: missing" -- \
+check "site: a foreign JSON" 2 "foreign.json: not a runloop conform JSON report" -- \
     "$runloop" site "$work/site" --results "$work/site-results" --conformance "$work/foreign.json"
 check "site: a missing JSON" 2 "none.json: no such file" -- \
     "$runloop" site "$work/site" --results "$work/site-results" --conformance "$work/none.json"
@@ -275,6 +294,51 @@ printf '# date: 2026-01-01T00:00:00Z\nname,iterations,real_time,cpu_time,time_un
 check "site: a broken results CSV" 2 "run.csv:3: error: wrong field count" -- \
     "$runloop" site "$work/site" --results "$work/broken-results" --conformance "$work/conformance.json"
 check "site: nothing written on bad input" 0 "" -- test ! -e "$work/site"
+
+# runloop conform merge: two runs make one matrix (a column each); an empty, cut, foreign (a fuzz report, a CSV) or
+# repeated input is exit 2 naming the file. runloop fuzz merge: the shards of a campaign make the whole campaign; the
+# same bad inputs, a shard given twice and a shard of another campaign are exit 2 naming the file; so is a bad --shard.
+"$runloop" conform --engine cf --filter 'stop.*' --json-out "$work/conformance-cf.json" >/dev/null
+check "conform merge: two runs, one matrix" 0 "^conform: [0-9]+ results" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/conformance-cf.json" --json-out "$work/merged.json"
+check "conform merge: each run's context" 0 '"hostname" : ' -- cat "$work/merged.json"
+: >"$work/empty.json"
+check "conform merge: an empty file" 2 "empty.json: empty file" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/empty.json"
+check "conform merge: a file cut short" 2 "cut.json: cut short" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/cut.json"
+printf '# date: 2026-01-01T00:00:00Z\nname,iterations,real_time\n' >"$work/run.csv"
+check "conform merge: a CSV" 2 "run.csv: not JSON \(a CSV file\?\)" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/run.csv"
+check "conform merge: the same file twice" 2 "conformance.json: given twice" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/conformance.json"
+cp "$work/conformance.json" "$work/copy.json"
+check "conform merge: a run twice" 2 "copy.json: the run of .* again" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/copy.json"
+for k in 1 2; do
+    "$runloop" fuzz --worker "$test_worker" --engines ref,faulty --seed 7 --count 8 --shard $k/2 \
+        --json-out "$work/shard$k.json" >/dev/null
+done
+"$runloop" fuzz --worker "$test_worker" --engines ref,faulty --seed 8 --count 8 --shard 2/2 \
+    --json-out "$work/other.json" >/dev/null
+check "fuzz: --shard 0/4" 2 "--shard '0/4': K must be 1 to N \(4\)" -- "$runloop" fuzz --shard 0/4
+check "fuzz: --shard 5/4" 2 "--shard '5/4': K must be 1 to N \(4\)" -- "$runloop" fuzz --shard 5/4
+check "fuzz: --shard x" 2 "--shard 'x': not of the form K/N" -- "$runloop" fuzz --shard x
+check "fuzz merge: two shards, the whole campaign" 0 "every seed 7 to 14 \(8 scenarios\) = the whole count 8" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/shard2.json"
+check "fuzz merge: a conformance results file" 2 "conformance.json: a conformance results file" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/conformance.json"
+check "conform merge: a fuzz report" 2 "shard1.json: a fuzz report \(runloop fuzz --json-out\), not conformance" -- \
+    "$runloop" conform merge "$work/conformance.json" "$work/shard1.json"
+check "fuzz merge: an empty file" 2 "empty.json: empty file" -- "$runloop" fuzz merge "$work/shard1.json" "$work/empty.json"
+head -c 500 "$work/shard1.json" >"$work/shard-cut.json"
+check "fuzz merge: a file cut short" 2 "shard-cut.json: cut short" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/shard-cut.json"
+check "fuzz merge: a CSV" 2 "run.csv: not JSON \(a CSV file\?\)" -- "$runloop" fuzz merge "$work/shard1.json" "$work/run.csv"
+check "fuzz merge: a shard twice" 2 "shard1.json: shard 1/2 of the campaign again" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/shard2.json" "$work/shard1.json"
+check "fuzz merge: another campaign" 2 "other.json: another campaign than .*shard1.json's \(first_seed 8, not 7\)" -- \
+    "$runloop" fuzz merge "$work/shard1.json" "$work/other.json"
 
 # The mutation faults (scripts/mutation/faults.tsv and faults-blind.tsv) still apply: each text occurs exactly once in
 # its file, so a change to ref that moves one fails here instead of in the next mutation run. No build.

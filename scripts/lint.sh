@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Checks that the tree is formatted: the C and C++ files (shims, harness, C targets, test libraries) with clang-format
-# and the repository's .clang-format, the Swift files (Sources, Tests, Benchmarks, InputFuzz and the Package.swift
-# files) with `swift format lint --strict` and the repository's .swift-format. Changes nothing unless --fix.
+# and the repository's .clang-format, the Swift files (Sources, Tests, Benchmarks, InputFuzz, Tools and the
+# Package.swift files) with `swift format lint --strict` and the repository's .swift-format; and the GitHub Actions
+# workflows (.github/workflows) with actionlint. Changes nothing unless --fix.
 #
-#   scripts/lint.sh [--fix] [--c-only | --swift-only]
+#   scripts/lint.sh [--fix] [--c-only | --swift-only | --workflows-only]
 #
-#   --fix          format the files in place instead (clang-format -i, swift format format --in-place), then check
-#   --c-only       only the C and C++ files
-#   --swift-only   only the Swift files
+#   --fix             format the files in place instead (clang-format -i, swift format format --in-place), then check
+#   --c-only          only the C and C++ files
+#   --swift-only      only the Swift files
+#   --workflows-only  only the workflows (actionlint has no --fix)
 #
 # Installs Debian's clang-format (version 14, the one .clang-format is written for) when it is missing. The files are
 # the ones git tracks, and new ones it does not ignore. Each file with a finding is named, with the findings of
@@ -16,19 +18,21 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-usage() { sed -n '6,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-fix=0 check_c=1 check_swift=1
+usage() { sed -n '7,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+fix=0 check_c=1 check_swift=1 check_workflows=1
 while (($#)); do
     case "$1" in
         --fix) fix=1 ;;
-        --c-only) check_swift=0 ;;
-        --swift-only) check_c=0 ;;
+        --c-only) check_swift=0 check_workflows=0 ;;
+        --swift-only) check_c=0 check_workflows=0 ;;
+        --workflows-only) check_c=0 check_swift=0 ;;
         -h|--help) usage ;;
         *) echo "lint: unknown argument '$1'" >&2; usage ;;
     esac
     shift
 done
-((check_c || check_swift)) || { echo "lint: --c-only and --swift-only exclude each other" >&2; exit 2; }
+((check_c + check_swift + check_workflows == 1 || check_c + check_swift + check_workflows == 3)) ||
+    { echo "lint: --c-only, --swift-only and --workflows-only exclude each other" >&2; exit 2; }
 
 # The files git knows or would add: tracked, and untracked but not ignored (never .build*, fetched checkouts).
 files() { git ls-files --cached --others --exclude-standard -- "$@" | while read -r f; do [[ -f $f ]] && echo "$f"; done; }
@@ -65,7 +69,7 @@ fi
 if ((check_swift)); then
     require_swift
     mapfile -t swift_files < <(files 'Sources/*.swift' 'Tests/*.swift' 'Benchmarks/*.swift' 'InputFuzz/*.swift' \
-        'Package.swift')
+        'Tools/*.swift' 'Package.swift')
     if ((fix)) && ((${#swift_files[@]})); then
         swift format format --in-place --parallel --configuration .swift-format "${swift_files[@]}"
     fi
@@ -92,9 +96,37 @@ if ((check_swift)); then
     summary+=("Swift ${#swift_files[@]} files, ${#swift_failed[@]} with findings")
 fi
 
+if ((check_workflows)); then
+    # actionlint's findings are "PATH:LINE:COLUMN: text [rule]"; .github/actionlint.yaml names the self-hosted labels.
+    if ! actionlint=$(ensure_actionlint); then
+        echo "lint: FAILED: actionlint could not be installed (pip's output above)"
+        exit 1
+    fi
+    mapfile -t workflow_files < <(files '.github/workflows/*.yml' '.github/workflows/*.yaml')
+    workflow_findings=$(mktemp "${TMPDIR:-/tmp}/lint-workflows.XXXXXX")
+    workflow_status=0
+    if ((${#workflow_files[@]})); then
+        "$actionlint" -no-color "${workflow_files[@]}" >"$workflow_findings" 2>&1 || workflow_status=$?
+    fi
+    mapfile -t workflow_failed < <(sed -n 's/^\(\.github\/[^:]*\):[0-9]*:[0-9]*: .*/\1/p' "$workflow_findings" | sort -u)
+    for f in "${workflow_failed[@]}"; do
+        echo "lint: $f: $(grep -c "^$f:" "$workflow_findings") finding(s) (actionlint $f):"
+        grep "^$f:" "$workflow_findings" | head -n 5 | sed 's/^/    /'
+        failed+=("$f")
+    done
+    if ((workflow_status != 0)) && ((${#workflow_failed[@]} == 0)); then
+        cat "$workflow_findings" >&2
+        rm -f "$workflow_findings"
+        echo "lint: FAILED: actionlint exited $workflow_status without naming a file (its output above)"
+        exit 1
+    fi
+    rm -f "$workflow_findings"
+    summary+=("workflows ${#workflow_files[@]} files, ${#workflow_failed[@]} with findings")
+fi
+
 joined=$(IFS=';'; echo "${summary[*]}" | sed 's/;/; /g')
 if ((${#failed[@]})); then
-    echo "lint: FAILED: ${#failed[@]} files not formatted ($joined)"
+    echo "lint: FAILED: ${#failed[@]} files not formatted or with findings ($joined)"
     exit 1
 fi
 echo "lint: passed: $joined"

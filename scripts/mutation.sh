@@ -30,6 +30,9 @@
 # ends with the score, the faults killed by fewer than three cases, and the survivors, per set. The unmutated tree
 # must pass the whole spec first.
 #
+# Automatic mutants (every comparison, condition, call, assignment, literal... of Sources/RefRunLoop, generated
+# mechanically and compiled into one build): scripts/mutants.sh.
+#
 # Exit status: 0 when every fault is killed (found, with --fuzz), 1 when one survives or does not build, 2 for bad
 # arguments, a fault whose text no longer occurs exactly once, or an unmutated ref that fails the spec.
 set -euo pipefail

@@ -25,8 +25,9 @@ Profile &profile() {
 const std::vector<const bench_engine *> &all_engines() {
     // The order of the results tables: the candidate, the ground truth, the peers, the floor.
     static const std::vector<const bench_engine *> list = {
-        &bench_engine_ref,      &bench_engine_cf,       &bench_engine_glib, &bench_engine_libuv,
-        &bench_engine_libevent, &bench_engine_dispatch, &bench_engine_nio,  &bench_engine_epoll};
+        &bench_engine_ref,      &bench_engine_cf,    &bench_engine_foundation,
+        &bench_engine_glib,     &bench_engine_libuv, &bench_engine_libevent,
+        &bench_engine_dispatch, &bench_engine_nio,   &bench_engine_epoll};
     return list;
 }
 

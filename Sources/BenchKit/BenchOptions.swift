@@ -37,6 +37,8 @@ public struct BenchOptions: Sendable, Equatable {
     public var repetitions: Int?
     /// `--watchdog`: the harness's limit per benchmark call, seconds (nil: the profile's, in the harness).
     public var watchdog: Int?
+    /// `--build-only`: build the harness, print its path and run nothing.
+    public var buildOnly = false
     /// `--harness`: a runloop-bench binary to use instead of building one.
     public var harness: String?
     /// Whether the run goes into results/history.sqlite (`--no-history` turns it off).

@@ -40,7 +40,7 @@ public struct BenchProfile: Sendable, Equatable {
     /// A few minutes, scale up to N = 10,000; judged only against the targets' quick bounds.
     public static let quick = BenchProfile(
         name: "quick", minTime: "0.03", repetitions: 5, fixedRepetitions: nil, wakeRepetitions: 9,
-        processLimitSeconds: 900, purpose: "about 3 minutes, not baseline quality")
+        processLimitSeconds: 900, purpose: "shorter measurements, not baseline quality")
     /// The default: every target of Benchmarks/targets.yaml judged with its full bound, at most about 10 minutes on
     /// a 2-CPU VM. The targets read the scale family at N = 10,000 only, so it stops there (the harness's side);
     /// coalescing windows of 0.2 s (2,000 fires a repetition) or one timer interval where that is longer (K = 10,000:
@@ -48,11 +48,11 @@ public struct BenchProfile: Sendable, Equatable {
     /// thousands of round trips per wake-latency process.
     public static let standard = BenchProfile(
         name: "standard", minTime: "0.05", repetitions: 5, fixedRepetitions: nil, wakeRepetitions: 9,
-        processLimitSeconds: 1200, purpose: "the default: every target judged, at most about 10 minutes")
+        processLimitSeconds: 1200, purpose: "the default: every target judged with its full bound")
     /// The baseline: scale up to N = 100,000, 1 s coalescing windows, three lag stalls, about 25-30 minutes.
     public static let full = BenchProfile(
         name: "full", minTime: "0.3", repetitions: 5, fixedRepetitions: nil, wakeRepetitions: 9,
-        processLimitSeconds: 3600, purpose: "the baseline, about 25-30 minutes")
+        processLimitSeconds: 3600, purpose: "the baseline: scale up to N = 100,000, the longest")
 
     /// Every profile, shortest first.
     public static let all: [BenchProfile] = [smoke, quick, standard, full]

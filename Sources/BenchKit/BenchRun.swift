@@ -61,6 +61,10 @@ public final class BenchRun {
 
     func phases() throws -> Int32 {
         let harness = Harness(path: try buildPhase(), work: work)
+        if options.buildOnly {
+            print(harness.path)
+            return 0
+        }
         let families = try options.selectedFamilies(try harness.families())
         let describe = try harness.describe(engines: options.engines)
         let facts = MachineFacts.gather(root: root)

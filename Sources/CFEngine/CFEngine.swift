@@ -169,6 +169,8 @@ public struct CoreFoundationEngine: RunLoopEngine {
         let fn = library.fn
         let missing: [String]
         switch feature {
+        case .foundation:
+            return "drives CoreFoundation's C API only (Foundation's RunLoop over the same loop: engine foundation)"
         case .source1: missing = []
         case .blocks:
             missing = [
@@ -187,6 +189,14 @@ public struct CoreFoundationEngine: RunLoopEngine {
             ].compactMap { $0 }
         }
         return missing.isEmpty ? nil : "\(library.path) has no \(missing.joined(separator: ", "))"
+    }
+
+    /// A CoreFoundation timer made by someone else (Foundation's Timer holds one) as an engine timer of this library,
+    /// for the CF calls that have no Foundation counterpart (CFRunLoopRemoveTimer, CFRunLoopContainsTimer). The
+    /// wrapper retains `ref` and releases it when it goes.
+    public func timer(wrapping ref: UnsafeRawPointer) -> any EngineTimer {
+        _ = library.fn.CFRetain(ref)
+        return CFTimerItem(library: library, ref: ref, creator: "a foreign CFRunLoopTimer")
     }
 
     public func currentLoop() -> any EngineLoop {

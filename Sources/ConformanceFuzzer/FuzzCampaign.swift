@@ -10,8 +10,11 @@ public struct FuzzOptions: Sendable {
     public var engines: [EngineDescription]
     /// Scenario i of the campaign (counting from 0) is generated from seed `seed + i` (wrapping at 2^64).
     public var seed: UInt64
-    /// Stop after this many scenarios...
+    /// Stop after this many scenarios of the unsharded campaign (a shard runs its own share of them)...
     public var count: Int?
+    /// The shard of the campaign this run makes (`--shard K/N`): scenario i of the unsharded campaign is shard
+    /// i mod N + 1's (FuzzShard); ``FuzzShard/whole`` makes every scenario.
+    public var shard = FuzzShard.whole
     /// ...or once this many seconds have passed since `startedAt`. They bound the whole campaign: generation, runs,
     /// re-checks, classification, shrinking and writing. No run starts after them; the runs under way then (one
     /// scenario per engine) end within their watchdog (`timeout`), which is the campaign's tolerance. A divergence
@@ -54,6 +57,12 @@ public struct FuzzOptions: Sendable {
         self.timeout = timeout
         self.known = known
     }
+
+    /// The seed of this run's scenario `position` (counting from 0), in its shard.
+    public func seed(position: Int) -> UInt64 { shard.seed(first: seed, position: position) }
+
+    /// How many scenarios this run makes at most: its shard's share of `count`; nil: no count, only the time.
+    public var shardCount: Int? { count.map(shard.scenarios(ofTotal:)) }
 
     /// The first batch's size when the campaign has a time limit (no rate is known yet).
     public static let firstBatchSize = 4

@@ -77,14 +77,14 @@ final class FuzzCampaignRun {
 
     /// Whether another batch is wanted: scenarios left to run, time left and no interrupt.
     var wantsMore: Bool {
-        if let count = options.count, summary.scenarios >= count { return false }
+        if let count = options.shardCount, summary.scenarios >= count { return false }
         return keepGoing()
     }
 
     /// How many scenarios the next batch runs: at most `batchSize` and the scenarios left; with a time limit, the
     /// first batch `firstBatchSize`, each later one as many as a quarter of the time left holds at the rate so far.
     func nextBatchSize() -> Int {
-        var size = min(options.batchSize, options.count.map { $0 - summary.scenarios } ?? options.batchSize)
+        var size = min(options.batchSize, options.shardCount.map { $0 - summary.scenarios } ?? options.batchSize)
         if let deadline {
             let left = Double(deadline &- now()) / 1e9
             if summary.scenarios == 0 {
@@ -101,7 +101,7 @@ final class FuzzCampaignRun {
     /// sent to the whole process group may have reached its workers too (the command's workers ignore SIGINT and
     /// SIGTERM, other callers' may not).
     func runBatch() throws -> Batch? {
-        let seeds = (0..<nextBatchSize()).map { options.seed &+ UInt64(summary.scenarios + $0) }
+        let seeds = (0..<nextBatchSize()).map { options.seed(position: summary.scenarios + $0) }
         let scenarios = seeds.map(generator.scenario)
         let results = try timed(\.running) { try campaign.execute(scenarios, while: keepGoing) }
         summary.batches += 1

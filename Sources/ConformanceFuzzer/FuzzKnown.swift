@@ -345,6 +345,13 @@ public enum FuzzKnown {
         case .waitUntilWaiting: return "waitUntilWaiting"
         case .end: return "end"
         case .dispatchMain: return "dispatchMain"
+        case .foundationRun: return "foundationRun"
+        case .runUntil: return "runUntil"
+        case .runBefore: return "runBefore"
+        case .limitDate: return "limitDate"
+        case .acceptInput: return "acceptInput"
+        case .performInModes: return "performInModes"
+        case .setFlag: return "setFlag"
         }
     }
 }

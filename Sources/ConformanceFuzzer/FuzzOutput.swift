@@ -74,10 +74,14 @@ public enum FuzzOutput {
     /// The summary as text: counts, where the time went, the dead callout kinds, then each defect once with how many
     /// scenarios hit it and its finding to read (its traces side by side as a diff).
     public static func text(_ summary: FuzzSummary, options: FuzzOptions) -> String {
+        let shard = options.shard
+        let firstRun = shard.seed(first: summary.firstSeed, position: 0)
+        let last = shard.seed(first: summary.firstSeed, position: max(summary.scenarios, 1) - 1)
         var lines = [
-            "runloop fuzz: \(summary.engines.joined(separator: " vs ")), seeds \(summary.firstSeed) to "
-                + "\(summary.firstSeed &+ UInt64(max(summary.scenarios, 1) - 1)) (scenario i has seed "
-                + "\(summary.firstSeed) + i)"
+            "runloop fuzz: \(summary.engines.joined(separator: " vs ")), seeds \(firstRun) to \(last) "
+                + (shard.count == 1
+                    ? "(scenario i has seed \(summary.firstSeed) + i)"
+                    : "(shard \(shard) of the campaign from seed \(summary.firstSeed): every \(shard.count)th seed)")
         ]
         if let signal = summary.interrupted {
             lines.append(
@@ -252,75 +256,14 @@ public enum FuzzOutput {
         }
     }
 
-    /// The summary as JSON.
+    /// The summary as JSON (``FuzzReport``).
     public static func json(_ summary: FuzzSummary, options: FuzzOptions) -> String {
-        struct Finding: Encodable {
-            var seed: UInt64
-            var explained_by: String?
-            /// Known divergences that may explain it, their counterfactual not run (time limit, interrupt).
-            var may_be_explained_by: [String]
-            /// Whether it was run again (false: found when the time was up).
-            var rechecked: Bool
-            /// Whether the shrunk case gave the same runs again; null when not run again.
-            var stable: Bool?
-            var original_size: Int
-            var shrunk_size: Int
-            var file: String?
-            var signature: String
-            var replay: String
-            var found_after_seconds: Double
-            var shrink_seconds: Double
-            /// minimal, stopped-at-budget, stopped-at-time-limit, stopped-by-interrupt, not-shrunk, same-defect.
-            var shrink_state: String
-            /// For same-defect: the seed of the finding it departs as.
-            var same_defect_as: UInt64?
-            var shrink_stopped_at_time_limit: Bool
-            var defect: String
-            var statuses: [String: String]
-            var traces: [String: [String]]
-        }
-        struct Timing: Encodable {
-            var total: Double
-            var running: Double
-            var rechecking: Double
-            var shrinking: Double
-            var writing: Double
-            var other: Double
-        }
-        struct Summary: Encodable {
-            var engines: [String]
-            var first_seed: UInt64
-            var scenarios: Int
-            var batches: Int
-            var seconds: Double
-            var time_limit_seconds: Double?
-            var reached_time_limit: Bool
-            /// The signal that ended the run early, or null.
-            var interrupted_by: String?
-            var timing_seconds: Timing
-            var unexplained: Int
-            var explained: Int
-            var may_be_explained: Int
-            var nondeterministic: Int
-            var nondeterministic_seeds: [UInt64]
-            var skipped: Int
-            var hung: Int
-            var hung_seeds: [UInt64]
-            var failed_everywhere: Int
-            var failed_everywhere_seeds: [UInt64]
-            var shrink_seconds: Double
-            var shrink_budget_seconds: Double
-            /// Per engine after the first, the callout kinds it never made in the whole campaign (dead).
-            var dead_kinds: [String: [String]]
-            /// Each defect once, with how many scenarios hit it and the seeds.
-            var defects: [Defect]
-            var findings: [Finding]
-        }
-        struct Defect: Encodable {
-            var defect: String
-            var scenarios: Int
-            var seeds: [UInt64]
-        }
+        JSONText.render(report(summary, options: options))
+    }
+
+    /// The summary as the JSON document's model.
+    public static func report(_ summary: FuzzSummary, options: FuzzOptions) -> FuzzReport {
+        typealias Finding = FuzzReport.Finding
         func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         let findings = summary.findings.map { finding in
             var state: String
@@ -340,7 +283,8 @@ public enum FuzzOutput {
                 seed: finding.seed, explained_by: finding.explanation?.id,
                 may_be_explained_by: finding.possibleExplanations, rechecked: finding.rechecked,
                 stable: finding.stable, original_size: finding.originalSize,
-                shrunk_size: FuzzShrinker.size(finding.shrunk), file: finding.file,
+                shrunk_size: FuzzShrinker.size(finding.shrunk),
+                shrunk_case: caseFile(finding, options: options), file: finding.file,
                 signature: finding.signature, replay: replayCommand(seed: finding.seed, options: options),
                 found_after_seconds: rounded(finding.foundAfter),
                 shrink_seconds: rounded(finding.shrinkSeconds), shrink_state: state, same_defect_as: sameAs,
@@ -350,12 +294,18 @@ public enum FuzzOutput {
                 traces: Dictionary(uniqueKeysWithValues: zip(summary.engines, finding.runs.map(\.rawTrace))))
         }
         let timing = summary.timing
-        let value = Summary(
+        return FuzzReport(
+            campaign: FuzzReport.Campaign(
+                engines: options.engines.map(\.selector), first_seed: options.seed, count: options.count,
+                max_steps: options.shape.maxSteps,
+                areas: FuzzArea.allCases.filter(options.shape.areas.contains).map(\.rawValue),
+                timeout_seconds: options.timeout, known: options.known.map(\.id)),
+            shard: FuzzReport.Shard(index: options.shard.index, count: options.shard.count),
             engines: summary.engines, first_seed: summary.firstSeed, scenarios: summary.scenarios,
             batches: summary.batches, seconds: rounded(summary.seconds),
             time_limit_seconds: options.seconds, reached_time_limit: summary.reachedTimeLimit,
             interrupted_by: summary.interrupted.map(signalName),
-            timing_seconds: Timing(
+            timing_seconds: FuzzReport.Timing(
                 total: rounded(timing.total), running: rounded(timing.running),
                 rechecking: rounded(timing.rechecking),
                 shrinking: rounded(timing.shrinking),
@@ -370,9 +320,8 @@ public enum FuzzOutput {
             shrink_seconds: rounded(summary.shrinkSeconds),
             shrink_budget_seconds: options.shrinkSeconds, dead_kinds: summary.deadKinds,
             defects: summary.defects.map {
-                Defect(defect: $0.defect, scenarios: $0.findings.count, seeds: $0.findings.map(\.seed))
+                FuzzReport.Defect(defect: $0.defect, scenarios: $0.findings.count, seeds: $0.findings.map(\.seed))
             },
             findings: findings)
-        return JSONText.render(value)
     }
 }

@@ -53,13 +53,14 @@ public enum FuzzScenario {
         case .add(let item, _), .remove(let item, _), .contains(let item, _): return [item]
         case .signal(let item), .write(let item), .invalidate(let item), .create(let item): return [item]
         case .setNextFireDate(let timer, _), .setTolerance(let timer, _): return [timer]
-        case .perform(let block, _): return [block]
+        case .perform(let block, _), .performInModes(let block, _): return [block]
         case .query(.fireDate(let item)), .query(.tolerance(let item)), .query(.isValid(let item)): return [item]
         case .thread(_, let actions), .target(_, let actions), .post(_, let actions), .dispatchMain(let actions):
             return actions.reduce(into: Set()) { $0.formUnion(references(of: $1)) }
         case .waitUntilSlept(_, _, let observer): return [observer]
         case .addCommonMode, .wakeUp, .stop, .stopMode, .run, .runForever, .mark, .stall, .sleep, .query, .join,
-            .waitUntilWaiting, .end:
+            .waitUntilWaiting, .end, .foundationRun, .runUntil, .runBefore, .limitDate, .acceptInput,
+            .setFlag:
             return []
         }
     }

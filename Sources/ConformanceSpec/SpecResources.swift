@@ -16,6 +16,9 @@ public enum SpecResources {
         Bundle.module.url(forResource: "catalogue", withExtension: "yaml")?.path
     }
 
+    /// The seed write-ups' claims, each with the cases that check it and a verdict (`runloop rules --seeds`).
+    public static var seedsFile: String? { Bundle.module.url(forResource: "seeds", withExtension: "yaml")?.path }
+
     /// The known, explained divergences between engines that `runloop fuzz` reports apart.
     public static var fuzzKnownFile: String? {
         Bundle.module.url(forResource: "fuzz-known", withExtension: "yaml")?.path

@@ -51,6 +51,9 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
     /// libdispatch has a main loop without it. Cases that send to the main queue (`dispatchMain`) need it whether
     /// they list it or not.
     case mainQueue
+    /// Foundation's `RunLoop` and `Timer` API over the loop (``FoundationLayerLoop``): the Foundation verbs of spec
+    /// format 1.3. Cases that use one need it whether they list it or not.
+    case foundation
 
     /// The feature's name on the command line (`--without`): kebab case, `tolerance` for timerTolerance.
     public var optionName: String {
@@ -61,6 +64,7 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
         case .blocks: return "blocks"
         case .mainThread: return "main-thread"
         case .mainQueue: return "main-queue"
+        case .foundation: return "foundation"
         }
     }
 

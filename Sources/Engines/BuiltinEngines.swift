@@ -7,11 +7,14 @@
 import CFEngine
 import ConformanceKit
 import EngineKit
+import FoundationEngine
 import RefEngine
 
 public enum BuiltinEngines {
     /// Every built-in engine, in the order of the report's columns.
-    public static let all: [any RunLoopEngine] = [CoreFoundationEngine.toolchain, ReferenceEngine()]
+    public static let all: [any RunLoopEngine] = [
+        CoreFoundationEngine.toolchain, ReferenceEngine(), FoundationRunLoopEngine(),
+    ]
 
     /// Makes the engines that are not built in: `cf:PATH`, any CoreFoundation library loaded at run time.
     public static let loader: EngineLoader = CoreFoundationEngine.loadEngine

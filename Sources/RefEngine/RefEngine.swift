@@ -26,6 +26,10 @@ public struct ReferenceEngine: RunLoopEngine {
         [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue]
     }
 
+    public func whyLacking(_ feature: EngineFeature) -> String? {
+        feature == .foundation ? "the reference loop has no Foundation RunLoop over it" : nil
+    }
+
     public func currentLoop() -> any EngineLoop { RefLoopAdapter(RefRunLoop.current) }
 }
 

@@ -25,9 +25,9 @@ struct BenchCommand: ParsableCommand {
             Exit status: 0 done; 1 a benchmark error row, a harness failure, or interrupted; 2 bad input.
             """)
 
-    @Flag(help: "Shorter measurements (about 3 minutes), judged only against the targets' quick bounds.")
+    @Flag(help: "Shorter measurements, judged only against the targets' quick bounds.")
     var quick = false
-    @Flag(help: "The baseline: scale up to N = 100,000, 1 s coalescing windows (about 25-30 minutes).")
+    @Flag(help: "The baseline: scale up to N = 100,000, 1 s coalescing windows (the longest profile).")
     var full = false
     @Flag(help: "Every benchmark once, meaningless figures (the harness's smoke test).")
     var smoke = false
@@ -76,6 +76,10 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A runloop-bench binary to use instead of building one.", valueName: "path"))
     var harness: String?
 
+    @Flag(
+        help: "Build the harness (or check --harness) and print its path; run nothing (e.g. before a quiet window).")
+    var buildOnly = false
+
     @Flag(help: "Do not add the run to results/history.sqlite (nor check it against the previous run).")
     var noHistory = false
 
@@ -103,6 +107,7 @@ struct BenchCommand: ParsableCommand {
         options.watchdog = watchdog
         options.harness = harness
         options.history = !noHistory
+        options.buildOnly = buildOnly
         options.targets = targets
         options.arguments = Array(CommandLine.arguments.drop { $0 != "bench" }.dropFirst())
         let status = BenchRun.run(options)

@@ -21,9 +21,13 @@ struct ConformCommand: ParsableCommand {
             progress line counts the cases as they run (standard error; --progress prints a line per case instead). --html writes a page with the matrix of areas by engines and every case that did not \
             pass, expandable to its rules, trace diff and expectation.
 
+            The JSON (--json-out, --format json) records the run's context: each engine's build, the machine, the \
+            toolchain and the date; `runloop conform merge` makes one matrix of several runs' JSON files.
+
             Exits 0 iff every selected case meets its expectation on every selected engine, 1 otherwise, 2 for a \
             malformed spec or bad arguments.
-            """
+            """,
+        subcommands: [ConformMergeCommand.self]
     )
 
     @Option(
@@ -85,16 +89,7 @@ struct ConformCommand: ParsableCommand {
     )
     var jobs: Int = 1
 
-    @Option(name: .long, help: "Also write the report as JSON to this file.")
-    var jsonOut: String?
-
-    @Option(name: .long, help: "Also write the report as JUnit XML to this file.")
-    var junitOut: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
-    var html: String?
+    @OptionGroup var outputs: ConformOutputs
 
     @OptionGroup var without: WithoutOption
 
@@ -103,6 +98,13 @@ struct ConformCommand: ParsableCommand {
 
     @Flag(name: .long, help: "List every case in the table, not only those that did not pass on every engine.")
     var verbose = false
+
+    @Flag(
+        name: .long,
+        help:
+            "Stop at the first case not as expected: print it (standard error) and exit 1 with no report; its workers end as they see the runner gone. For runs that only ask whether every case is as expected (scripts/mutants.sh)."
+    )
+    var failFast = false
 
     @Flag(name: .long, help: "List only the cases not as expected on some engine (no expected failures, no skips).")
     var onlyFailures = false
@@ -144,7 +146,8 @@ struct ConformCommand: ParsableCommand {
         request.jobs = jobs
         request.levels = try levels()
         let showProgress = progress
-        let report: ConformanceReport
+        let stopAtFirstFailure = failFast
+        var report: ConformanceReport
         let cases: [SpecCase]
         let catalogue = BuiltinEngines.catalogue.without(try without.features())
         let launcher = try worker.map { WorkerLauncher(executable: $0) } ?? without.launcher()
@@ -164,6 +167,12 @@ struct ConformCommand: ParsableCommand {
                         Data("\(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
                 }
                 line?.advance(outcome)
+                if stopAtFirstFailure && !outcome.meetsExpectation {
+                    FileHandle.standardError.write(
+                        Data("fail-fast: \(outcome.engine) \(outcome.status.rawValue) \(outcome.caseID)\n".utf8))
+                    // _exit, not exit: outcomes arrive on several threads at once, and nothing is buffered to flush.
+                    _exit(1)
+                }
             }
             defer { line?.finish() }
             switch isolation {
@@ -174,6 +183,7 @@ struct ConformCommand: ParsableCommand {
             case .process:
                 report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
             }
+            report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
         } catch let error as SpecError {
             throw failure(error.description)
         } catch let error as WorkerError {
@@ -188,26 +198,14 @@ struct ConformCommand: ParsableCommand {
             format == .table
                 ? TableReport.render(report, rows: rows, catalogue: try? RuleCatalogue.shipped())
                 : format.render(report))
-        var outputs: [(String?, () -> String)] = [
-            (jsonOut, { ReportFormat.json.render(report) }),
-            (junitOut, { ReportFormat.junit.render(report) }),
-        ]
-        outputs.append(
-            (
-                html,
-                {
-                    ConformPage.html(
-                        report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
-                        specName: spec ?? "the shipped spec")
-                }
-            ))
-        for (path, render) in outputs {
-            guard let path else { continue }
-            do {
-                try render().write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                throw failure("cannot write \(path): \(error.localizedDescription)")
+        do {
+            try ReportFiles(json: outputs.jsonOut, junit: outputs.junitOut, html: outputs.html).write(report) {
+                ConformPage.html(
+                    report, cases: cases, catalogue: try? RuleCatalogue.shipped(),
+                    specName: spec ?? "the shipped spec")
             }
+        } catch let error as ReportFileError {
+            throw failure(error.description)
         }
         if !report.allMeetExpectations { throw ExitCode(1) }
     }
@@ -245,3 +243,19 @@ struct ConformCommand: ParsableCommand {
 }
 
 extension ReportFormat: ExpressibleByArgument {}
+
+/// The files `runloop conform` and `runloop conform merge` write the report to. One group that both commands declare:
+/// ArgumentParser matches an option after a subcommand's name to its parent's option of the same name, and shares a
+/// group's values between the two, so `conform merge ... --json-out FILE` reaches the merge this way only.
+struct ConformOutputs: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Also write the report as JSON to this file.", valueName: "file"))
+    var jsonOut: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also write the report as JUnit XML to this file.", valueName: "file"))
+    var junitOut: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Also write the report as one self-contained HTML page to this file.", valueName: "file"))
+    var html: String?
+}

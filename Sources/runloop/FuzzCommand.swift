@@ -30,9 +30,16 @@ struct FuzzCommand: ParsableCommand {
             and not shrunk. The summary says how the time went (running, re-checking, shrinking, writing). SIGINT or \
             SIGTERM ends the run the same way, with the summary of what was found (a second one ends it at once).
 
+            --shard K/N makes shard K of N of the campaign: the scenarios whose position in the unsharded campaign is \
+            K-1 modulo N (seeds seed+K-1, seed+K-1+N, ...), so N runs with the same options and --shard 1/N to N/N \
+            make exactly the scenarios of one run (--count counts the whole campaign; --time bounds each shard). \
+            --json-out FILE writes the JSON report (its campaign, shard, and each finding's shrunk case); \
+            `runloop fuzz merge` makes one report of the shards' files.
+
             Exit status: 0 when no unexplained divergence was found, 1 when one was, 2 for bad input, 128+N when signal \
             N ended the run.
-            """
+            """,
+        subcommands: [FuzzMergeCommand.self]
     )
 
     @Option(
@@ -45,8 +52,18 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .long, help: "The first scenario's seed (0 to 2^64-1); scenario i uses seed+i.")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "How many scenarios to run (default 200 unless --time is given).")
+    @Option(
+        name: .long,
+        help: "How many scenarios to run (default 200 unless --time is given); with --shard, of all shards.")
     var count: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run shard K of N: every N-th scenario of the campaign, from its K-th (1 <= K <= N).", valueName: "K/N"))
+    var shard: String?
+
+    @OptionGroup var outputs: FuzzOutputs
 
     @Option(
         name: .long,
@@ -104,9 +121,6 @@ struct FuzzCommand: ParsableCommand {
             "How long shrinking one divergence may take (0: report it as found, unshrunk).", valueName: "seconds"))
     var shrinkSeconds: Double = 60
 
-    /// Seconds shrinking one divergence may take (the summary states it).
-    static let shrinkBudget = 60.0
-
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let time, !(time > 0 && time.isFinite) {
@@ -120,6 +134,16 @@ struct FuzzCommand: ParsableCommand {
             throw ValidationError("--shrink-seconds must be 0 or a positive number of seconds")
         }
         _ = try parsedAreas()
+        _ = try parsedShard()
+    }
+
+    private func parsedShard() throws -> FuzzShard {
+        guard let shard else { return .whole }
+        do {
+            return try FuzzShard(parsing: shard)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     private func parsedAreas() throws -> Set<FuzzArea> {
@@ -140,8 +164,10 @@ struct FuzzCommand: ParsableCommand {
         let started = WorkerProcess.monotonicNanoseconds()
         if list {
             let generator = FuzzGenerator(shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()))
-            let total = count ?? 200
-            print(CaseWriter.file((0..<total).map { generator.scenario(seed: seed &+ UInt64($0)) }), terminator: "")
+            let shard = try parsedShard()
+            let total = shard.scenarios(ofTotal: count ?? 200)
+            let seeds = (0..<total).map { shard.seed(first: seed, position: $0) }
+            print(CaseWriter.file(seeds.map { generator.scenario(seed: $0) }), terminator: "")
             return
         }
         Self.handleSignals()
@@ -173,7 +199,7 @@ struct FuzzCommand: ParsableCommand {
             engines: selected, seed: seed, count: count ?? (time == nil ? 200 : nil),
             seconds: time, shape: FuzzShape(maxSteps: maxSteps, areas: try parsedAreas()),
             outDirectory: out, timeout: timeout, known: knownDivergences)
-        options.shrinkSeconds = FuzzCommand.shrinkBudget
+        options.shard = try parsedShard()
         options.stopAtFirstUnexplained = untilFound
         options.shrinkSeconds = shrinkSeconds
         options.startedAt = started
@@ -205,6 +231,14 @@ struct FuzzCommand: ParsableCommand {
         }
         if onTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
         print(format == .json ? FuzzOutput.json(summary, options: options) : FuzzOutput.text(summary, options: options))
+        if let jsonOut = outputs.jsonOut {
+            do {
+                try (FuzzOutput.json(summary, options: options) + "\n").write(
+                    toFile: jsonOut, atomically: true, encoding: .utf8)
+            } catch {
+                throw failure("cannot write \(jsonOut): \(error.localizedDescription)")
+            }
+        }
         if let signal = summary.interrupted { throw ExitCode(128 + signal) }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }
@@ -223,6 +257,14 @@ struct FuzzCommand: ParsableCommand {
         FileHandle.standardError.write(Data("runloop fuzz: \(message)\n".utf8))
         return ExitCode(2)
     }
+}
+
+/// The file `runloop fuzz` and `runloop fuzz merge` write their JSON report to. One group that both commands declare:
+/// ArgumentParser matches an option after a subcommand's name to its parent's option of the same name, and shares a
+/// group's values between the two, so `fuzz merge ... --json-out FILE` reaches the merge this way only.
+struct FuzzOutputs: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Also write the JSON report to this file.", valueName: "file"))
+    var jsonOut: String?
 }
 
 /// The interrupt of `runloop fuzz`'s campaign: global, so that the signal handler (a C function, which captures

@@ -10,7 +10,7 @@ struct RulesCommand: ParsableCommand {
         commandName: "rules",
         abstract: "List the rule catalogue's rules with the cases that cite each.",
         discussion:
-            "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments."
+            "Exits 0 iff every rule has at least \(RuleCoverage.minimumCases) cases and every rule id the spec cites is in the catalogue, 1 otherwise, 2 for a malformed spec or catalogue or bad arguments. With --seeds: exits 0, or 2 for a malformed seed claims file (a case it cites missing from the spec, an unknown verdict)."
     )
 
     @Option(name: .long, help: "Output format: table or json.")
@@ -25,6 +25,19 @@ struct RulesCommand: ParsableCommand {
             "A rule catalogue to read instead of the shipped one (its format: INTERPRETING.md).", valueName: "file"))
     var catalogue: String?
 
+    @Flag(
+        name: .long,
+        help:
+            "List the seed write-ups' claims instead: each with its verdict on CoreFoundation and the cases that check it."
+    )
+    var seeds = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A seed claims file to read instead of the shipped seeds.yaml (implies --seeds).", valueName: "file"))
+    var seedsFile: String?
+
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, json
     }
@@ -32,6 +45,16 @@ struct RulesCommand: ParsableCommand {
     func run() throws {
         guard let specPath = spec ?? SpecResources.casesDirectory else {
             throw failure("the shipped spec was not found next to the executable; pass --spec")
+        }
+        if seeds || seedsFile != nil {
+            let claims: SeedClaims
+            do {
+                claims = try SeedClaims.load(path: seedsFile, specPath: specPath)
+            } catch let error as SpecError {
+                throw failure(error.description)
+            }
+            print(format == .table ? claims.renderTable() : claims.renderJSON())
+            return
         }
         let coverage: RuleCoverage
         do {

@@ -1,5 +1,6 @@
 // The `runloop` executable built next to the test bundles, for the tests that run the command itself.
 import Foundation
+import ProcessTestSupport
 
 /// Runs the `runloop` executable built alongside the tests.
 public enum RunloopBinary {
@@ -26,26 +27,12 @@ public enum RunloopBinary {
     /// Whether the binary is available.
     public static var available: Bool { path != nil }
 
-    /// Runs `executable` with `arguments`; returns status, stdout and stderr.
+    /// Runs `executable` with `arguments` under TestProcess's deadline; returns status, stdout and stderr.
     public static func run(
         _ executable: String,
         _ arguments: [String]
     ) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
+        try TestProcess.run(executable, arguments)
     }
 
     /// Runs `runloop` with `arguments`.

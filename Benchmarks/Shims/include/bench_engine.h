@@ -150,6 +150,7 @@ extern const bench_engine bench_engine_libuv;
 extern const bench_engine bench_engine_libevent;
 extern const bench_engine bench_engine_dispatch;
 extern const bench_engine bench_engine_nio;
+extern const bench_engine bench_engine_foundation;
 extern const bench_engine bench_engine_epoll;
 
 /// An engine `cf:NAME` over the CoreFoundation library at `path`, loaded at run time (engine_cf.c, through

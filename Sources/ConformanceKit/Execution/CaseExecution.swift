@@ -43,6 +43,8 @@ final class CaseExecution: @unchecked Sendable {
         /// Set when the steps are done, so helper threads stop waiting for a state that will not come.
         var stepsDone = false
         var runtimeError: String?
+        /// (1.3) The case's flag: set by `setFlag`, read by `runBefore` with `untilFlag` between its calls.
+        var flag = false
         /// What each item made so far became in the engine: those created before the first step, then those made by
         /// `create` actions.
         var handles: [String: Handle] = [:]
@@ -197,6 +199,24 @@ final class CaseExecution: @unchecked Sendable {
             if fd < 0 { fail("eventfd for source1 '\(name)' failed: errno \(errno)") }
             return .source(
                 loop.makeSource1(order: order, fd: fd, perform: { [self] in record(Trace.perform(name)) }), fd: fd)
+        case .timer(let fire, let interval, let tolerance, _) where declaration.foundationForm != nil:
+            guard let foundation = foundationLayer(loop) else { return .block }
+            let callout: @Sendable () -> Void = { [self] in record(Trace.fire(name)) }
+            let repeats = declaration.repeats ?? (interval > 0)
+            let timer: any EngineTimer
+            switch declaration.foundationForm {
+            case .scheduled?:
+                timer = foundation.scheduledTimer(interval: interval, repeats: repeats, callout: callout)
+            case .timeInterval?:
+                timer = foundation.makeFoundationTimer(
+                    fireDate: nil, interval: interval, repeats: repeats, callout: callout)
+            case .fire?, nil:
+                let origin = declaration.firesFromCreation ? loop.now : epoch
+                timer = foundation.makeFoundationTimer(
+                    fireDate: origin + fire, interval: interval, repeats: repeats, callout: callout)
+            }
+            if let tolerance { timer.tolerance = tolerance }
+            return .timer(timer)
         case .timer(let fire, let interval, let tolerance, let order):
             // (1.2) `from: creation` counts from now, the create step; else from the case's start.
             let origin = declaration.firesFromCreation ? loop.now : epoch
@@ -243,6 +263,14 @@ final class CaseExecution: @unchecked Sendable {
         for trigger in matched {
             for action in trigger.actions { perform(action, on: context) }
         }
+    }
+
+    /// (1.3) The loop's Foundation layer, or nil (failing the case): the runner gives Foundation's verbs only to
+    /// engines with feature `foundation`, whose loops have it.
+    private func foundationLayer(_ loop: any EngineLoop) -> (any FoundationLayerLoop)? {
+        if let layer = loop as? any FoundationLayerLoop { return layer }
+        fail("engine \(engine.name) lists feature foundation, but its loop has no Foundation layer")
+        return nil
     }
 
     /// The handle of a declared item, or nil (failing the case) if it has not been created yet.
@@ -365,6 +393,11 @@ final class CaseExecution: @unchecked Sendable {
             }
         case .waitUntilSlept(let name, let nth, let observer):
             waitUntilSlept(loopName: name, nth: nth, observer: observer)
+        case .setFlag:
+            lock.withLock { state.flag = true }
+            record("setFlag")
+        case .foundationRun, .runUntil, .runBefore, .limitDate, .acceptInput, .performInModes:
+            if let layer = foundationLayer(loop) { performFoundationVerb(action, on: layer) }
         case .dispatchMain(let actions):
             // Not waited for: a block the main loop never services (the case ran a mode that is not common) stays
             // queued, and would run, unrecorded, after the case has closed its trace. Main-thread cases run in a
@@ -372,6 +405,47 @@ final class CaseExecution: @unchecked Sendable {
             DispatchQueue.main.async { [self] in
                 for action in actions { perform(action, on: LoopName.here) }
             }
+        }
+    }
+
+    /// (1.3) One of Foundation's verbs (``Action/isFoundationVerb``), on the addressed loop's Foundation layer.
+    private func performFoundationVerb(_ action: Action, on layer: any FoundationLayerLoop) {
+        switch action {
+        case .foundationRun:
+            record(Trace.begun("foundationRun"))
+            layer.foundationRun()
+            record(Trace.returned("foundationRun"))
+        case .runUntil(let seconds):
+            record(Trace.begun("runUntil"))
+            layer.foundationRun(until: layer.now + seconds)
+            record(Trace.returned("runUntil"))
+        case .runBefore(let mode, let seconds, let untilFlag):
+            // `while !flag && run(mode:before:) {}` with untilFlag, one call without; the date is fixed once, as the
+            // idiom's `before:` argument is.
+            let date = layer.now + seconds
+            repeat {
+                if untilFlag, lock.withLock({ state.flag }) { break }
+                record(Trace.begun("runBefore", mode))
+                let result = layer.foundationRun(mode: mode, before: date)
+                record(Trace.returned("runBefore", "\(result)"))
+                if !result { break }
+            } while untilFlag && !lock.withLock({ state.closed })
+        case .limitDate(let mode):
+            let answer: String
+            switch layer.limitDate(mode: mode) {
+            case .none: answer = "none"
+            case .distantFuture: answer = "distantFuture"
+            case .date(let date): answer = Trace.relative(date, epoch: epoch)
+            }
+            record("limitDate \(mode) \(answer)")
+        case .acceptInput(let mode, let seconds):
+            record(Trace.begun("acceptInput", mode))
+            layer.acceptInput(mode: mode, before: layer.now + seconds)
+            record(Trace.returned("acceptInput"))
+        case .performInModes(let block, let modes):
+            layer.foundationPerform(inModes: modes) { [self] in record(Trace.block(block)) }
+        default:
+            break
         }
     }
 

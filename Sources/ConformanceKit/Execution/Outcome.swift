@@ -52,6 +52,9 @@ public struct ConformanceReport: Sendable {
     /// The expectations of the reference engine, `cf` (the toolchain's CoreFoundation): its known defects, which the
     /// triage names on any engine that fails the same cases the same way. Empty when the run had no expectations.
     public var referenceExpectations = EngineExpectations(engine: Triage.referenceEngine)
+    /// The runs the columns come from (their engines' builds, machine, toolchain, date): one for a run made here,
+    /// several for a merged matrix, none for a report read from a document older than format version 4.
+    public var runs: [ConformanceRunContext] = []
 
     /// A report of `outcomes`; `cases` (the cases that ran) give each case's facts.
     public init(engines: [String], outcomes: [CaseOutcome], caseIDs: [String], cases: [SpecCase] = []) {

@@ -22,7 +22,7 @@ public enum ConformPage {
             if !areas.contains(area) { areas.append(area) }
         }
         let triage = Triage(report)
-        var body = summary(report, triage: triage)
+        var body = runsSection(report) + summary(report, triage: triage)
         body += LevelSummary(report, triage: triage).html
         body += triageSection(triage, report: report)
         body += "<h2 id=\"matrix\">Areas by engine</h2>\n" + matrix(report, areas: areas, triage: triage)
@@ -85,6 +85,38 @@ public enum ConformPage {
         return out + "</table>\n<p>" + Markup.escape(ResultTally(report.outcomes, triage: triage).text) + "</p>\n"
     }
 
+    /// The runs the columns come from, with each engine's build, the machine, toolchain and date; nothing for a report
+    /// that records no run (a document older than format version 4).
+    static func runsSection(_ report: ConformanceReport) -> String {
+        guard !report.runs.isEmpty else { return "" }
+        var out =
+            "<h2 id=\"runs\">Runs</h2>\n<p class=\"note\">Where each column comes from"
+            + (report.runs.count > 1 ? " (<code>runloop conform merge</code> of \(report.runs.count) runs)" : "")
+            + ": the engine\u{2019}s build, the machine, the toolchain and the date its run recorded.</p>\n"
+            + "<table>\n<tr><th>column</th><th>engine and build</th><th>machine</th><th>toolchain</th>"
+            + "<th>date and file</th></tr>\n"
+        for run in report.runs {
+            for engine in run.engines {
+                out +=
+                    "<tr><td><b>\(Markup.escape(engine.column))</b></td><td><code>"
+                    + Markup.escape(engine.selector) + "</code><br/>\(Markup.escape(engine.build))</td><td>"
+                    + Markup.escape("\(run.machine.hostname), \(run.machine.kernel), \(run.machine.cpus) CPUs")
+                    + "</td><td>" + Markup.escape(run.toolchain.swift_version)
+                    + "<br/><span class=\"none\">built with \(Markup.escape(run.toolchain.compiled_with))</span></td>"
+                    + "<td>\(Markup.escape(run.date))"
+                    + (run.file.map { "<br/><span class=\"none\">\(Markup.escape($0))</span>" } ?? "") + "</td></tr>\n"
+            }
+        }
+        return out + "</table>\n"
+    }
+
+    /// A column's heading: its name, and under it its run's label when the columns come from several runs.
+    static func columnHeading(_ column: String, report: ConformanceReport) -> String {
+        guard report.runs.count > 1, let run = report.runs.first(where: { $0.engines.contains { $0.column == column } })
+        else { return "<th>\(Markup.escape(column))</th>" }
+        return "<th>\(Markup.escape(column))<br/><span class=\"none\">\(Markup.escape(run.label))</span></th>"
+    }
+
     /// The clusters of results not as expected, the largest first, and the vacuous passes.
     static func triageSection(_ triage: Triage, report: ConformanceReport) -> String {
         var out = "<h2 id=\"triage\">Triage</h2>\n"
@@ -143,7 +175,7 @@ public enum ConformPage {
     static func matrix(_ report: ConformanceReport, areas: [String], triage: Triage) -> String {
         var out =
             "<table>\n<tr><th>area</th><th class=\"num\">cases</th>"
-            + report.engines.map { "<th>\(Markup.escape($0))</th>" }.joined() + "</tr>\n"
+            + report.engines.map { columnHeading($0, report: report) }.joined() + "</tr>\n"
         for area in areas {
             let ids = Set(report.outcomes.filter { $0.area == area }.map(\.caseID))
             out += "<tr><td class=\"mono\">\(Markup.escape(area))</td><td class=\"num\">\(ids.count)</td>"

@@ -18,34 +18,33 @@ public struct ConformanceJSONError: Error, CustomStringConvertible, Sendable, Eq
     public var description: String { "\(file): \(detail)" }
 }
 
-/// The reader of `runloop conform --format json` documents (format versions 2 and 3).
+/// The reader of `runloop conform --format json` documents (``ConformanceDocument``, format versions 2 to 4).
 public enum ConformanceJSON {
-    /// The versions this build reads: 3 names the engines in their order; 2 lists them only in its results.
-    public static let readableVersions = 2...JSONReport.formatVersion
+    /// The versions this build reads: 4 records the runs' contexts; 3 names the engines in their order; 2 lists them
+    /// only in its results.
+    public static let readableVersions = 2...ConformanceDocument.formatVersion
 
     /// The report in the file at `path`. `cases` (the spec the run used, or any superset) give each case's facts;
     /// cases of the file that are not among them have none, which the triage and the page tolerate.
     /// - Throws: ``ConformanceJSONError`` naming the file and the field for an unreadable, truncated or foreign file.
     public static func read(path: String, cases: [SpecCase] = []) throws -> ConformanceReport {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw ConformanceJSONError(file: path, detail: exists ? "cannot read the file" : "no such file")
-        }
-        return try parse(data, file: path, cases: cases)
+        try parse(try JSONInput.contents(path), file: path, cases: cases)
     }
 
     /// The report in `data`, read from `file` (for messages).
     public static func parse(_ data: Data, file: String, cases: [SpecCase] = []) throws -> ConformanceReport {
-        let document: Document
+        let kind = try JSONInput.object(data, file: file).kind
+        guard kind == .conformance else {
+            throw ConformanceJSONError(
+                file: file,
+                detail: kind == .other
+                    ? "not a runloop conform JSON report (no results and format_version)"
+                    : kind.name + ", not conformance results (runloop conform --json-out)")
+        }
+        let document: ConformanceDocument
         do {
-            document = try JSONDecoder().decode(Document.self, from: data)
+            document = try JSONDecoder().decode(ConformanceDocument.self, from: data)
         } catch let error as DecodingError {
-            if let open = unclosed(data) {
-                throw ConformanceJSONError(
-                    file: file,
-                    detail: "cut short: the file ends at line \(open.line) with "
-                        + "\(open.depth) bracket\(open.depth == 1 ? "" : "s") open (a run interrupted while writing?)")
-            }
             throw ConformanceJSONError(file: file, detail: describe(error))
         }
         guard readableVersions.contains(document.format_version) else {
@@ -55,6 +54,16 @@ public enum ConformanceJSON {
                     + "a version this runloop reads (\(readableVersions.lowerBound) to \(readableVersions.upperBound))")
         }
         var engines = document.engines ?? []
+        if let twice = engines.indices.first(where: { engines[..<$0].contains(engines[$0]) }) {
+            throw ConformanceJSONError(file: file, detail: "field engines[\(twice)]: '\(engines[twice])' twice")
+        }
+        let runs = document.runs ?? []
+        for (index, run) in runs.enumerated() {
+            if let earlier = runs[..<index].firstIndex(where: { ConformanceMerge.sameRun($0, run) }) {
+                throw ConformanceJSONError(
+                    file: file, detail: "field runs[\(index)]: the same run as runs[\(earlier)] (\(run.date))")
+            }
+        }
         var caseIDs: [String] = []
         var seenCases = Set<String>()
         var outcomes: [CaseOutcome] = []
@@ -88,12 +97,21 @@ public enum ConformanceJSON {
                     seconds: result.seconds))
         }
         let used = cases.filter { seenCases.contains($0.id) }
-        return ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: caseIDs, cases: used)
+        var report = ConformanceReport(engines: engines, outcomes: outcomes, caseIDs: caseIDs, cases: used)
+        report.runs = runs
+        for (index, run) in report.runs.enumerated() {
+            for engine in run.engines where !engines.contains(engine.column) {
+                throw ConformanceJSONError(
+                    file: file,
+                    detail: "field runs[\(index)].engines: '\(engine.column)' is not one of the document's engines")
+            }
+        }
+        return report
     }
 
     /// Where a truncated document ends: its last line and how many objects and arrays are still open there (outside
     /// strings); `nil` when every bracket closes.
-    static func unclosed(_ data: Data) -> (line: Int, depth: Int)? {
+    package static func unclosed(_ data: Data) -> (line: Int, depth: Int)? {
         var depth = 0
         var line = 1
         var inString = false
@@ -121,7 +139,7 @@ public enum ConformanceJSON {
     }
 
     /// "field results[3].status: missing", "not JSON: ...", for a decoding error.
-    static func describe(_ error: DecodingError) -> String {
+    package static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             var text = ""
             for key in codingPath {
@@ -150,24 +168,5 @@ public enum ConformanceJSON {
         @unknown default:
             return "\(error)"
         }
-    }
-
-    struct Document: Decodable {
-        var format_version: Int
-        var engines: [String]?
-        var results: [Result]
-    }
-
-    struct Result: Decodable {
-        var id: String
-        var area: String
-        var engine: String
-        var status: String
-        var expected: String
-        var reason: String?
-        var detail: String?
-        var seconds: Double
-        var expected_trace: [String]
-        var actual_trace: [String]
     }
 }

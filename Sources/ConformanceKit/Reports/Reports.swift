@@ -132,7 +132,7 @@ public enum TableReport {
             let what =
                 rows == .notPassing
                 ? "did not pass on every engine (or passed only vacuously)"
-                : "not as expected on some engine"
+                : "were not as expected on some engine"
             lines.append(
                 "Cases that \(what): \(listed.count) of \(report.caseIDs.count) (--verbose lists every case)"
                     + (listed.isEmpty ? "." : ":"))
@@ -258,87 +258,8 @@ public enum TableReport {
     }
 }
 
+/// Writes a report as a ``ConformanceDocument``.
 enum JSONReport {
-    /// The document's version: 3 added `engines`. ``ConformanceJSON`` reads 2 and 3. Each result's `level` and the
-    /// `levels` counts are additions a reader of version 3 may ignore, so they did not change it.
-    static let formatVersion = 3
-
-    struct Document: Encodable {
-        var format_version = formatVersion
-        /// The engines in the order they ran (the columns of the table).
-        var engines: [String]
-        var summary: [String: [String: Int]]
-        var all_as_expected: Bool
-        /// The closing line's counts, over every engine.
-        var tally: Tally
-        /// Per case level, per engine, the counts of its results (``LevelSummary``); `{}` when no case has a level.
-        var levels: [String: [String: Tally]]
-        var triage: TriageDocument
-        var results: [Result]
-    }
-
-    struct Tally: Encodable {
-        var results, as_expected, pass, pass_only_vacuously, expected_failures, fail, skip, timeout, crash, error,
-            unexpected_passes: Int
-
-        init(_ tally: ResultTally) {
-            (results, as_expected, pass, pass_only_vacuously) = (
-                tally.results, tally.asExpected, tally.pass, tally.vacuous
-            )
-            (expected_failures, fail, skip) = (tally.expectedFailures, tally.fail, tally.skip)
-            (timeout, crash, error, unexpected_passes) = (
-                tally.timeout, tally.crash, tally.error, tally.unexpectedPasses
-            )
-        }
-    }
-
-    struct TriageDocument: Encodable {
-        /// Per engine, the callout kinds it never made though its cases expect them.
-        var dead_callouts: [String: [String]]
-        var clusters: [Cluster]
-    }
-
-    struct Cluster: Encodable {
-        var engine: String
-        var title: String
-        var results: Int
-        var also_elsewhere: Int
-        var statuses: [String: Int]
-        var rules: [String: Int]
-        var instead: [String: Int]
-        var start_with: [String]
-        var cases: [String]
-        /// When the cluster is also a known defect of the toolchain's CoreFoundation: the expectations file and the
-        /// claim of its reasons.
-        var known_defect: KnownDefect?
-    }
-
-    struct KnownDefect: Encodable {
-        var file: String
-        var reason: String
-    }
-
-    struct Result: Encodable {
-        var id: String
-        var area: String
-        /// The case's level (api, cf or platform); absent for a case that cites no rule.
-        var level: String?
-        var engine: String
-        var status: String
-        var expected: String
-        var as_expected: Bool
-        /// For a PASS that ``Triage`` flags: the dead callout kinds its items could make.
-        var only_vacuously: [String]?
-        var reason: String?
-        var detail: String?
-        var seconds: Double
-        /// Capped at ``TraceCap/lines`` lines and a note; the `_lines` fields count them all.
-        var expected_trace: [String]
-        var expected_trace_lines: Int
-        var actual_trace: [String]
-        var actual_trace_lines: Int
-    }
-
     static func render(_ report: ConformanceReport) -> String {
         let triage = Triage(report)
         var summary: [String: [String: Int]] = [:]
@@ -348,7 +269,7 @@ enum JSONReport {
                 uniqueKeysWithValues: CaseStatus.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
         }
         let results = report.outcomes.map { outcome in
-            Result(
+            ConformanceDocument.Result(
                 id: outcome.caseID, area: outcome.area, level: report.level(caseID: outcome.caseID)?.rawValue,
                 engine: outcome.engine, status: outcome.status.rawValue,
                 expected: outcome.expected.rawValue, as_expected: outcome.meetsExpectation,
@@ -360,25 +281,27 @@ enum JSONReport {
                 actual_trace: TraceCap.apply(outcome.actualTrace), actual_trace_lines: outcome.actualTrace.count)
         }
         let clusters = triage.clusters.map { cluster in
-            Cluster(
+            ConformanceDocument.Cluster(
                 engine: cluster.engine, title: cluster.title, results: cluster.caseIDs.count,
                 also_elsewhere: cluster.alsoElsewhere,
                 statuses: Dictionary(uniqueKeysWithValues: cluster.statuses.map { ($0.key.rawValue, $0.value) }),
                 rules: Dictionary(cluster.rules.map { ($0.id, $0.cases) }, uniquingKeysWith: +),
                 instead: Dictionary(cluster.instead.map { ($0.kind, $0.cases) }, uniquingKeysWith: +),
                 start_with: cluster.starters(), cases: cluster.caseIDs,
-                known_defect: cluster.referenceDefect.map { KnownDefect(file: $0.file, reason: $0.reason) })
+                known_defect: cluster.referenceDefect.map {
+                    ConformanceDocument.KnownDefect(file: $0.file, reason: $0.reason)
+                })
         }
-        var levels: [String: [String: Tally]] = [:]
+        var levels: [String: [String: ConformanceDocument.Tally]] = [:]
         for cell in LevelSummary(report, triage: triage).cells {
-            levels[cell.level.rawValue, default: [:]][cell.engine] = Tally(cell.tally)
+            levels[cell.level.rawValue, default: [:]][cell.engine] = ConformanceDocument.Tally(cell.tally)
         }
         return JSONText.render(
-            Document(
-                engines: report.engines, summary: summary,
+            ConformanceDocument(
+                engines: report.engines, runs: report.runs.isEmpty ? nil : report.runs, summary: summary,
                 all_as_expected: report.allMeetExpectations,
-                tally: Tally(ResultTally(report.outcomes, triage: triage)), levels: levels,
-                triage: TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
+                tally: ConformanceDocument.Tally(ResultTally(report.outcomes, triage: triage)), levels: levels,
+                triage: ConformanceDocument.TriageDocument(dead_callouts: triage.deadKinds, clusters: clusters),
                 results: results))
     }
 }

@@ -25,13 +25,14 @@ package struct ActionParser {
         "add", "remove", "contains", "addCommonMode", "signal", "write", "wakeup", "stop", "stopMode", "invalidate",
         "setNextFireDate", "setTolerance", "run", "perform", "mark", "stall", "query", "thread",
         "dispatchMain", "create", "runForever", "target", "post", "join", "waitUntilWaiting", "end", "sleep",
-        "waitUntilSlept",
+        "waitUntilSlept", "foundationRun", "runUntil", "runBefore", "limitDate", "acceptInput", "performInModes",
+        "setFlag",
     ]
 
     /// Verbs a `target` list may not hold: what must run on the loop's own thread, and what waits or moves threads.
     static let notInTarget: Set<String> = [
         "run", "thread", "target", "post", "join", "waitUntilWaiting", "end",
-        "waitUntilSlept",
+        "waitUntilSlept", "foundationRun", "runUntil", "runBefore", "limitDate", "acceptInput",
     ]
 
     func parse(_ value: YAMLValue) throws -> Action {
@@ -210,6 +211,30 @@ package struct ActionParser {
             case "end": return .end(loop)
             default: return .waitUntilWaiting(loop)
             }
+        case "foundationRun":
+            try none()
+            return .foundationRun
+        case "runUntil":
+            return .runUntil(seconds: try need().double())
+        case "runBefore", "acceptInput":
+            let (mode, seconds, untilFlag) = try modeAndSeconds(need(), flag: verb == "runBefore")
+            return verb == "runBefore"
+                ? .runBefore(mode: mode, seconds: seconds, untilFlag: untilFlag)
+                : .acceptInput(mode: mode, seconds: seconds)
+        case "setFlag":
+            try none()
+            return .setFlag
+        case "limitDate":
+            return .limitDate(ModeName(specName: try need().string()))
+        case "performInModes":
+            let argument = try need()
+            if argument.isScalar {
+                return .performInModes(block: try reference(argument, kinds: ["block"]), modes: nil)
+            }
+            let pair = try argument.sequence()
+            guard pair.count == 2 else { throw argument.error("expected BLOCK or [BLOCK, [MODE, ...]]") }
+            let modes = try pair[1].sequence().map { ModeName(specName: try $0.string()) }
+            return .performInModes(block: try reference(pair[0], kinds: ["block"]), modes: modes)
         case "dispatchMain":
             guard mainThread else {
                 throw value.error(
@@ -249,6 +274,18 @@ package struct ActionParser {
         }
         try fields.finish(allowed: ["loop", "observer", "nth"])
         return .waitUntilSlept(loop: loop, nth: nth, observer: observer)
+    }
+
+    /// (1.3) `MODE` (seconds 0) or `{mode: MODE, seconds: S}`, for `runBefore` (which also takes `untilFlag: BOOL`)
+    /// and `acceptInput`.
+    private func modeAndSeconds(_ value: YAMLValue, flag: Bool) throws -> (ModeName, Double, Bool) {
+        if value.isScalar { return (ModeName(specName: try value.string()), 0, false) }
+        var fields = try value.fields()
+        let mode = ModeName(specName: try fields.required("mode").string())
+        let seconds = try fields.optional("seconds")?.double() ?? 0
+        let untilFlag = flag ? try fields.optional("untilFlag")?.bool() ?? false : false
+        try fields.finish(allowed: flag ? ["mode", "seconds", "untilFlag"] : ["mode", "seconds"])
+        return (mode, seconds, untilFlag)
     }
 
     /// `item` (default mode) or `[item, mode]`.

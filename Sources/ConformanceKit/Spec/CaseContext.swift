@@ -110,6 +110,17 @@ public struct CaseContext: Sendable, Equatable {
         case .runForever:
             if inCallout { nested = true } else { runKinds.insert(.infinite) }
             returnAfterSourceHandled.insert(false)
+        case .foundationRun:
+            // RunLoop.run(): runs of the default mode without a deadline, each returning after one source.
+            if inCallout { nested = true } else { runKinds.insert(.infinite) }
+            returnAfterSourceHandled.insert(true)
+        case .runUntil(let seconds), .runBefore(_, let seconds, _), .acceptInput(_, let seconds):
+            if inCallout { nested = true } else { runKinds.insert(RunKind.of(seconds: seconds)) }
+            returnAfterSourceHandled.insert(true)
+        case .limitDate:
+            // limitDate(forMode:) polls the mode first.
+            if inCallout { nested = true } else { runKinds.insert(.poll) }
+            returnAfterSourceHandled.insert(true)
         case .stall, .sleep:
             if inCallout { slowCallout = true }
         case .thread(_, let inner):

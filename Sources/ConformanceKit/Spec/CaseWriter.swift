@@ -126,6 +126,17 @@ public enum CaseWriter {
         case .join(let loop): return "{join: \(loop)}"
         case .waitUntilWaiting(let loop): return "{waitUntilWaiting: \(loop)}"
         case .end(let loop): return "{end: \(loop)}"
+        case .foundationRun: return "foundationRun"
+        case .runUntil(let seconds): return "{runUntil: \(number(seconds))}"
+        case .runBefore(let mode, let seconds, let untilFlag):
+            return "{runBefore: {mode: \(mode), seconds: \(number(seconds)), untilFlag: \(untilFlag)}}"
+        case .setFlag: return "setFlag"
+        case .acceptInput(let mode, let seconds):
+            return "{acceptInput: {mode: \(mode), seconds: \(number(seconds))}}"
+        case .limitDate(let mode): return "{limitDate: \(mode)}"
+        case .performInModes(let block, nil): return "{performInModes: \(block)}"
+        case .performInModes(let block, let modes?):
+            return "{performInModes: [\(block), [\(modes.map(\.description).joined(separator: ", "))]]}"
         case .dispatchMain(let actions):
             return "{dispatchMain: [\(actions.map(self.action).joined(separator: ", "))]}"
         }

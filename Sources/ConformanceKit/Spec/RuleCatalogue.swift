@@ -38,6 +38,9 @@ public struct RuleCatalogue: Sendable {
     public var cfSource: String
     public var rules: [CatalogueRule]
     public var path: String
+    /// The markers of the Foundation sources the catalogue pins (`foundation_sources`): a citation "N-M (FRL)" names
+    /// lines of the file pinned under FRL.
+    public var foundationMarkers: [String] = []
 
     private var byID: [String: CatalogueRule]
 
@@ -87,6 +90,14 @@ public struct RuleCatalogue: Sendable {
         let sourceParts = try ["repository", "tag", "file"].map { try source.required($0).string() }
         _ = (source.optional("commit"), source.optional("blob"))
         try source.finish(allowed: ["repository", "tag", "commit", "blob", "file"])
+        var foundationMarkers: [String] = []
+        for entry in try top.optional("foundation_sources")?.sequence() ?? [] {
+            var fields = try entry.fields()
+            foundationMarkers.append(try fields.required("marker").string())
+            _ = try fields.required("file").string()
+            _ = try fields.required("blob").string()
+            try fields.finish(allowed: ["marker", "file", "blob"])
+        }
         var rules: [CatalogueRule] = []
         var byID: [String: CatalogueRule] = [:]
         for entry in try top.required("rules").sequence() {
@@ -98,8 +109,11 @@ public struct RuleCatalogue: Sendable {
             byID[rule.id] = rule
             rules.append(rule)
         }
-        try top.finish(allowed: ["catalogue_version", "cf_source", "rules"])
-        return RuleCatalogue(cfSource: sourceParts.joined(separator: " "), rules: rules, path: file, byID: byID)
+        try top.finish(allowed: ["catalogue_version", "cf_source", "foundation_sources", "rules"])
+        var catalogue = RuleCatalogue(
+            cfSource: sourceParts.joined(separator: " "), rules: rules, path: file, byID: byID)
+        catalogue.foundationMarkers = foundationMarkers
+        return catalogue
     }
 
     private static func parseRule(_ value: YAMLValue) throws -> CatalogueRule {

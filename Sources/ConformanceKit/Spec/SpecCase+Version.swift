@@ -31,6 +31,11 @@ extension SpecCase {
         return items.filter { $0.createdByStep && !created.contains($0.name) }
     }
 
+    /// (1.3) Whether the case uses Foundation's layer: a Foundation verb or a timer of a Foundation form.
+    public var usesFoundationLayer: Bool {
+        items.contains { $0.foundationForm != nil } || allActions.contains { $0.isFoundationVerb }
+    }
+
     /// The spelling of each construct the case uses that spec format 1 lacks, once each, in a stable order.
     public var laterConstructs: [String] { versionedConstructs.map(\.word) }
 
@@ -43,6 +48,7 @@ extension SpecCase {
         if items.contains(where: \.createdByStep) { note("created: later", .v1_1) }
         if items.contains(where: \.firesFromCreation) { note("from: creation", .v1_2) }
         if !loops.isEmpty { note("loops", .v1_1) }
+        if items.contains(where: { $0.foundationForm != nil }) { note("form", .v1_3) }
         if features.contains(.mainThread) { note("features: mainThread", .v1_1) }
         for action in allActions {
             if let (word, version) = action.laterConstruct { note(word, version) }
@@ -60,6 +66,14 @@ extension SpecCase {
 }
 
 extension Action {
+    /// (1.3) Whether this is one of Foundation's verbs (feature `foundation`).
+    var isFoundationVerb: Bool {
+        switch self {
+        case .foundationRun, .runUntil, .runBefore, .limitDate, .acceptInput, .performInModes: return true
+        default: return false
+        }
+    }
+
     /// The spec word of this action and the format version that added it, if that is after version 1, else nil.
     var laterConstruct: (word: String, version: SpecFormatVersion)? {
         switch self {
@@ -92,6 +106,13 @@ extension Action {
             return ("sleep", .v1_2)
         case .waitUntilSlept:
             return ("waitUntilSlept", .v1_2)
+        case .foundationRun: return ("foundationRun", .v1_3)
+        case .runUntil: return ("runUntil", .v1_3)
+        case .runBefore: return ("runBefore", .v1_3)
+        case .limitDate: return ("limitDate", .v1_3)
+        case .acceptInput: return ("acceptInput", .v1_3)
+        case .performInModes: return ("performInModes", .v1_3)
+        case .setFlag: return ("setFlag", .v1_3)
         }
     }
 

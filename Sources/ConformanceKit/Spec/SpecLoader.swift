@@ -218,6 +218,10 @@ public enum SpecLoader {
             if case .dispatchMain = $0 { return true } else { return false }
         }
         if sendsToMainQueue, !specCase.features.contains(.mainQueue) { specCase.features.append(.mainQueue) }
+        // Foundation's verbs need an engine with Foundation's layer, listed or not.
+        if specCase.usesFoundationLayer, !specCase.features.contains(.foundation) {
+            specCase.features.append(.foundation)
+        }
         specCase.loops = loops
         if let never = specCase.itemsNeverCreated.first {
             throw SpecError(
@@ -268,9 +272,11 @@ public enum SpecLoader {
                 throw spec.error("item name '\(name)' must be a letter followed by letters, digits or '_'")
             }
             let (kind, later, fromCreation) = try parseItemKindAndCreation(spec)
-            return ItemDeclaration(
+            var declaration = ItemDeclaration(
                 name: name, kind: kind, location: spec.location, createdByStep: later,
                 firesFromCreation: fromCreation)
+            (declaration.foundationForm, declaration.repeats) = try parseFoundationTimerForm(spec)
+            return declaration
         }
     }
 
@@ -328,7 +334,9 @@ public enum SpecLoader {
                 interval: try fields.optional("interval")?.double() ?? 0,
                 tolerance: try fields.optional("tolerance")?.double(),
                 order: try fields.optional("order")?.int() ?? 0)
-            try fields.finish(allowed: ["fire", "interval", "tolerance", "order", "created", "from"])
+            // `form` and `repeats` (1.3): parseFoundationTimerForm reads them.
+            _ = (fields.optional("form"), fields.optional("repeats"))
+            try fields.finish(allowed: ["fire", "interval", "tolerance", "order", "created", "from", "form", "repeats"])
         case "observer":
             var activities = ActivitySet.all
             if let list = fields.optional("activities") {
@@ -345,6 +353,31 @@ public enum SpecLoader {
             throw value.error("unknown item kind '\(word)' (one of source0, source1, timer, observer, block)")
         }
         return (kind, later, fromCreation)
+    }
+
+    /// (1.3) A timer's `form` (fire, timeInterval or scheduled: Foundation's Timer instead of CF's) and `repeats`
+    /// (only with a form). `timeInterval` and `scheduled` take no `fire`: Foundation dates them from their creation.
+    static func parseFoundationTimerForm(_ value: YAMLValue) throws -> (FoundationTimerForm?, Bool?) {
+        let (word, argument) = try value.singleKey()
+        guard word == "timer", let argument, !isNull(argument) else { return (nil, nil) }
+        var fields = try argument.fields()
+        let formValue = fields.optional("form")
+        let repeatsValue = fields.optional("repeats")
+        guard let formValue else {
+            if let repeatsValue { throw repeatsValue.error("repeats needs a Foundation form (form: fire, ...)") }
+            return (nil, nil)
+        }
+        let formWord = try formValue.string()
+        guard let form = FoundationTimerForm(rawValue: formWord) else {
+            throw formValue.error(
+                "unknown timer form '\(formWord)' (one of "
+                    + FoundationTimerForm.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        if form != .fire, let fire = fields.optional("fire") {
+            throw fire.error("a \(form.rawValue) timer has no fire: Foundation dates it from its creation")
+        }
+        if let order = fields.optional("order") { throw order.error("Foundation's Timer has no order") }
+        return (form, try repeatsValue?.bool())
     }
 
     static func parseActivities(_ value: YAMLValue) throws -> ActivitySet {

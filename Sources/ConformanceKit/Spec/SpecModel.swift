@@ -14,13 +14,16 @@ public enum SpecFormatVersion: String, Sendable, Comparable, CaseIterable {
     /// Adds a run's upper bound relative to its own timeout, timers dated from their creation, `waitUntilSlept`,
     /// the `isMainThread` query and `sleep`.
     case v1_2 = "1.2"
+    /// Adds the Foundation verbs: Foundation's run methods, limitDate, acceptInput, perform(inModes:) and timers of
+    /// Foundation's block forms (feature `foundation`).
+    case v1_3 = "1.3"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
     /// The newest version, which the fuzzer's output and new files use.
-    public static let latest = SpecFormatVersion.v1_2
+    public static let latest = SpecFormatVersion.v1_3
 }
 
 /// Where something was written: a spec file and a line in it.
@@ -120,6 +123,22 @@ public struct ItemDeclaration: Sendable {
     /// (1.2) For a timer created by a step: its `fire` counts from its creation (`from: creation`) instead of from the
     /// case's start.
     public var firesFromCreation = false
+    /// (1.3) For a timer: made by Foundation's Timer in this form instead of CFRunLoopTimerCreate (feature
+    /// `foundation`); nil for CF's.
+    public var foundationForm: FoundationTimerForm?
+    /// (1.3) For a timer of a Foundation form: the `repeats` argument (default: whether `interval` is above 0).
+    public var repeats: Bool?
+}
+
+/// (1.3) How Foundation makes a timer: its block forms.
+public enum FoundationTimerForm: String, Sendable, CaseIterable {
+    /// `Timer(fire:interval:repeats:block:)`: first due at `fire`, not added to any mode.
+    case fire
+    /// `Timer(timeInterval:repeats:block:)`: its fire date is its creation (swift-corelibs), not added to any mode.
+    case timeInterval
+    /// `Timer.scheduledTimer(withTimeInterval:repeats:block:)`: due `interval` after its creation, added by
+    /// Foundation to the creating thread's loop.
+    case scheduled
 }
 
 /// What an item is, with its creation parameters.
@@ -289,6 +308,24 @@ public indirect enum Action: Sendable {
     /// until the thread has exited, so that what the engine does at thread exit has happened. The loop object stays
     /// usable by `target`; nothing more can be posted to it.
     case end(String)
+    /// (1.3) Foundation's `RunLoop.current.run()`; traced as `foundationRun` and `foundationRun returned`.
+    case foundationRun
+    /// (1.3) `RunLoop.current.run(until: now + seconds)`; traced as `runUntil` and `runUntil returned`.
+    case runUntil(seconds: Double)
+    /// (1.3) `RunLoop.current.run(mode:before: now + seconds)`; traced as `runBefore MODE` and
+    /// `runBefore returned BOOL`. With `untilFlag`, Swift's idiom `while !flag && run(mode:before:) {}`: repeated,
+    /// each call traced, until the case's flag is set (`setFlag`) or a call returns false.
+    case runBefore(mode: ModeName, seconds: Double, untilFlag: Bool)
+    /// (1.3) Sets the case's flag, which `runBefore` with `untilFlag` reads between calls; traced as `setFlag`.
+    case setFlag
+    /// (1.3) `RunLoop.current.limitDate(forMode:)`; traced as `limitDate MODE ANSWER`.
+    case limitDate(ModeName)
+    /// (1.3) `RunLoop.current.acceptInput(forMode:before: now + seconds)`; traced as `acceptInput MODE` and
+    /// `acceptInput returned`.
+    case acceptInput(mode: ModeName, seconds: Double)
+    /// (1.3) `RunLoop.perform(inModes:block:)` on the addressed loop, or `perform(_:)` when `modes` is nil. From
+    /// another thread (a `target` list), how Swift performs a block on that thread's loop.
+    case performInModes(block: String, modes: [ModeName]?)
     /// Queues a block on the main dispatch queue (DispatchQueue.main.async) that performs the actions, on the thread
     /// that services the queue. Format 1.1; the case must list feature `mainThread`.
     case dispatchMain([Action])

@@ -12,6 +12,13 @@
 //   create <item>                 (1.1) a `create` action made the item
 //   runForever                    (1.1) CFRunLoopRun begins
 //   runForever returned           (1.1) CFRunLoopRun returned
+//   foundationRun [returned]      (1.3) RunLoop.run() begins, returned
+//   runUntil [returned]           (1.3) RunLoop.run(until:) begins, returned
+//   runBefore <mode>              (1.3) RunLoop.run(mode:before:) begins
+//   runBefore returned <bool>     (1.3) and returned this
+//   acceptInput <mode> / acceptInput returned   (1.3) RunLoop.acceptInput(forMode:before:)
+//   setFlag                       (1.3) a `setFlag` action
+//   limitDate <mode> <answer>     (1.3) RunLoop.limitDate(forMode:): none, distantFuture or a date as fireDate's
 //   took <assertion>              (1.1; underTimeout 1.2) the run before it met its timing assertion (else: took <seconds> (expected
 //                                 <assertion>))
 //   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
@@ -32,6 +39,10 @@ enum Trace {
     static func mark(_ text: String) -> String { "mark \(text)" }
     static func create(_ name: String) -> String { "create \(name)" }
     static let runForever = "runForever"
+    static func begun(_ verb: String, _ mode: ModeName? = nil) -> String { mode.map { "\(verb) \($0)" } ?? verb }
+    static func returned(_ verb: String, _ answer: String? = nil) -> String {
+        answer.map { "\(verb) returned \($0)" } ?? "\(verb) returned"
+    }
     static let runForeverReturned = "runForever returned"
     /// The `took` line: the assertion's spelling when it held, else the measured duration and what was expected.
     static func took(_ assertion: TimingAssertion, seconds: Double, held: Bool) -> String {
@@ -113,6 +124,21 @@ struct TraceGrammar {
         case "create":
             guard words.count == 2 else { return "'create' takes one item: '\(line)'" }
             return expect(words[1], kind: "source0", "source1", "timer", "observer")
+        case "foundationRun", "runUntil":
+            return words.count == 1 || (words.count == 2 && words[1] == "returned")
+                ? nil
+                : "expected '\(head)' or '\(head) returned': '\(line)'"
+        case "runBefore":
+            if words.count == 2 { return nil }
+            return words.count == 3 && words[1] == "returned" && ["true", "false"].contains(words[2])
+                ? nil
+                : "expected 'runBefore MODE' or 'runBefore returned true|false': '\(line)'"
+        case "setFlag":
+            return words.count == 1 ? nil : "'setFlag' takes nothing: '\(line)'"
+        case "acceptInput":
+            return words.count == 2 ? nil : "expected 'acceptInput MODE' or 'acceptInput returned': '\(line)'"
+        case "limitDate":
+            return words.count >= 3 ? nil : "'limitDate' takes a mode and an answer: '\(line)'"
         case "runForever":
             return words.count == 1 || (words.count == 2 && words[1] == "returned")
                 ? nil

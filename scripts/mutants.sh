@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Measures the spec against automatic mutants of `ref` (mutant schemata: every mutant in one build).
+#
+#   scripts/mutants.sh [SELECTION] [--format table|tsv] [--timeout S] [--mutant-timeout S] [--parallel N]
+#                      [--budget SECONDS] [--fuzz SECONDS [--fuzz-seed N]]
+#   scripts/mutants.sh [SELECTION] --list | --check
+#
+#   --only ID|KEY    only this mutant (repeatable; ids are those of --list, keys are stable)
+#   --operator OPS   only these operators, comma-separated (negate-condition, replace-comparison, drop-call,
+#                    drop-assignment, swap-statements, return-early, off-by-one)
+#   --file NAMES     only the mutants of these files of Sources/RefRunLoop, comma-separated
+#   --sample N       a uniform sample of N of the selected mutants (seeded: --seed S, default 1); the report then
+#                    covers the sample only, covered or not, so its score estimates the whole selection's
+#   --list           print the selected mutants (id, file:line, key) and exit; --check: check the equivalents file
+#                    against the mutants (no build) and exit
+#   --format F       the report as a table (default) or tsv
+#   --timeout S      watchdog per case (default 3 s: a mutant that hangs a case is killed by it)
+#   --mutant-timeout S  outer deadline of one mutant's whole run (default 300 s): past it, the mutant is "timed out"
+#   --parallel N     mutants run at the same time (default 2), each with `--jobs 4` workers
+#   --budget S       start no mutant after S seconds (default: none); those left are "not run" in the report (the
+#                    mutants run in a shuffled order, so the ones a budget leaves out are a random few)
+#   --resume         keep the results of the last run (.build-mutation/auto/results.tsv) and run only the others
+#   --fuzz SECONDS   instead of the spec, `runloop fuzz --engines cf,ref --time SECONDS --until-found` against each
+#                    mutant: killed when the fuzzer finds a divergence run twice (as scripts/mutation.sh --fuzz)
+#   --fuzz-seed N    the fuzzer's first seed (default 1)
+#
+# How: Tools/Mutants (its own package, swift-syntax) generates the mutants of Sources/RefRunLoop/*.swift and writes
+# instrumented copies where each site is switched by `__refMutantIs(id)` (REF_MUTANT=id picks the active mutant). The
+# script copies the working tree to .build-mutation/auto/tree with those copies as Sources/RefRunLoop (the working
+# tree is never changed) and builds `runloop` once (debug). A mutant that makes the build fail is traced back from
+# the compiler's errors (`ref-mutants blame`), left out, and the schemata generated again. Then the unmutated build
+# (REF_MUTANT unset) must pass the whole spec on ref; that run is also the coverage run (REF_MUTANT_COVERAGE: which
+# sites the spec reaches, in any worker process). Each covered mutant then runs the whole spec on ref
+# (`runloop conform --engine ref --jobs 4 --fail-fast`): killed when a case is not as expected (or the runner dies),
+# survived when all pass, timed out past --mutant-timeout. Mutants no case reaches are "not covered"; those listed in
+# scripts/mutation/equivalent-mutants.tsv (key TAB why) are "equivalent". The report counts them per file and per
+# operator, gives the score killed / (killed + survived + timed out + not covered) overall and over the semantic
+# files (scripts/mutation/semantic-files.txt), and lists the survivors with their keys.
+#
+# Files: .build-mutation/auto/ holds the manifest (mutants.tsv), the results (results.tsv, one line per mutant as it
+# ends), the coverage (covered.txt), the build log and the report (report.txt).
+#
+# Exit status: 0 when no mutant survives, 1 when one survives or times out, 2 for bad arguments, a bad equivalents
+# file, a schemata build that fails outside any mutant, or an unmutated ref that fails the spec.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+source scripts/lib/setup.sh
+
+usage() { sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+mode=run format=table case_timeout=3 mutant_timeout=300 parallel=2 budget="" fuzz_seconds="" fuzz_seed=1 resume=0
+selection=()
+while (($#)); do
+    case "$1" in
+        --list) mode=list ;;
+        --check) mode=check ;;
+        --resume) resume=1 ;;
+        --only|--operator|--file|--sample|--seed) (($# >= 2)) || usage; selection+=("$1" "$2"); shift ;;
+        --format) (($# >= 2)) || usage; format=$2; shift ;;
+        --timeout) (($# >= 2)) || usage; case_timeout=$2; shift ;;
+        --mutant-timeout) (($# >= 2)) || usage; mutant_timeout=$2; shift ;;
+        --parallel) (($# >= 2)) || usage; parallel=$2; shift ;;
+        --budget) (($# >= 2)) || usage; budget=$2; shift ;;
+        --fuzz) (($# >= 2)) || usage; fuzz_seconds=$2; shift ;;
+        --fuzz-seed) (($# >= 2)) || usage; fuzz_seed=$2; shift ;;
+        -h|--help) usage ;;
+        *) echo "mutants: unknown argument '$1'" >&2; usage ;;
+    esac
+    shift
+done
+[[ $format == table || $format == tsv ]] || { echo "mutants: --format is table or tsv, not '$format'" >&2; exit 2; }
+[[ $case_timeout =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "mutants: --timeout needs a number of seconds" >&2; exit 2; }
+[[ $mutant_timeout =~ ^[1-9][0-9]{0,5}$ ]] ||
+    { echo "mutants: --mutant-timeout needs a number of seconds" >&2; exit 2; }
+[[ $parallel =~ ^[1-8]$ ]] || { echo "mutants: --parallel is 1 to 8" >&2; exit 2; }
+[[ -z $budget || $budget =~ ^[1-9][0-9]{0,6}$ ]] || { echo "mutants: --budget needs a number of seconds" >&2; exit 2; }
+[[ -z $fuzz_seconds || $fuzz_seconds =~ ^[1-9][0-9]{0,4}$ ]] ||
+    { echo "mutants: --fuzz needs a number of seconds" >&2; exit 2; }
+[[ $fuzz_seed =~ ^[0-9]{1,19}$ ]] || { echo "mutants: --fuzz-seed needs a number" >&2; exit 2; }
+
+require_swift
+ensure_packages jq rsync
+scratch=$repo/.build-mutation/auto
+tree=$scratch/tree
+build=$scratch/build
+equivalents=scripts/mutation/equivalent-mutants.tsv
+semantic=scripts/mutation/semantic-files.txt
+mkdir -p "$scratch"
+
+echo "mutants: building ref-mutants (Tools/Mutants)" >&2
+if ! swift build --package-path Tools/Mutants --product ref-mutants >"$scratch/tool-build.log" 2>&1; then
+    tail -n 20 "$scratch/tool-build.log" >&2
+    echo "mutants: building ref-mutants failed" >&2
+    exit 2
+fi
+tool=$(swift build --package-path Tools/Mutants --show-bin-path)/ref-mutants
+
+# generate: the schemata into the scratch tree (the mutants in $scratch/excluded.txt left out), copied by content so
+# that an unchanged file keeps its date and the next build does not compile it again.
+generate() {
+    "$tool" generate --sources "$repo/Sources/RefRunLoop" --out "$scratch/schemata" \
+        --manifest "$scratch/mutants.tsv" --spans "$scratch/spans.tsv" --exclude "$scratch/excluded.txt" >&2 &&
+        rsync -rc --delete "$scratch/schemata/" "$tree/Sources/RefRunLoop/"
+}
+
+# The working tree as it is (uncommitted changes included), without build folders, git metadata, the tool and the
+# reference loop's sources (the schemata take their place).
+rsync -a --delete --exclude '/.build*' --exclude '/.git' --exclude '/results' --exclude '/Tools/Mutants/.build' \
+    --exclude '/Sources/RefRunLoop/' "$repo/" "$tree/"
+: >"$scratch/excluded.txt"
+generate || exit 2
+
+case $mode in
+    list)
+        "$tool" select --manifest "$scratch/mutants.tsv" --equivalents "$equivalents" --format tsv "${selection[@]}"
+        exit ;;
+    check)
+        "$tool" select --manifest "$scratch/mutants.tsv" --equivalents "$equivalents" "${selection[@]}" >/dev/null
+        echo "mutants: $equivalents matches the mutants of Sources/RefRunLoop" >&2
+        exit 0 ;;
+esac
+
+# Build the schemata; a mutant whose text does not compile is left out and the schemata generated again.
+started=$SECONDS
+for round in 1 2 3 4 5 6; do
+    echo "mutants: building the schemata (round $round)" >&2
+    if swift build --package-path "$tree" --scratch-path "$build" --product runloop >"$scratch/build.log" 2>&1; then
+        break
+    fi
+    if ! blamed=$("$tool" blame --out "$tree/Sources/RefRunLoop" --manifest "$scratch/mutants.tsv" \
+        --spans "$scratch/spans.tsv" --log "$scratch/build.log") || [[ -z $blamed ]]; then
+        grep -m 20 'error:' "$scratch/build.log" >&2 || tail -n 20 "$scratch/build.log" >&2
+        echo "mutants: the schemata do not build, and the errors are in no mutant's text ($scratch/build.log)" >&2
+        exit 2
+    fi
+    echo "mutants: left out (they do not compile):" >&2
+    sed 's/^/  /' <<<"$blamed" >&2
+    printf '%s\n' "$blamed" >>"$scratch/excluded.txt"
+    generate || exit 2
+    ((round < 6)) || { echo "mutants: still no build after $round rounds ($scratch/build.log)" >&2; exit 2; }
+done
+binary=$build/debug/runloop
+left_out=$(grep -c . "$scratch/excluded.txt" || true)
+
+# The spec run of every mutant, and of the unmutated build first: the same command, so that a mutant's run that fails
+# fails because of the mutant, never because of its arguments.
+spec_run=("$binary" conform --engine ref --expectations none --timeout "$case_timeout" --jobs 4 --fail-fast
+    --format json)
+
+# The unmutated build must pass the whole spec on ref; the same run records the coverage.
+echo "mutants: the unmutated schemata on the whole spec, recording coverage" >&2
+rm -rf "$scratch/coverage" && mkdir -p "$scratch/coverage"
+baseline_started=$SECONDS
+if ! REF_MUTANT_COVERAGE=$scratch/coverage/sites timeout 900 "${spec_run[@]}" >"$scratch/baseline.json" \
+    2>"$scratch/baseline.err"; then
+    tail -n 5 "$scratch/baseline.err" >&2
+    echo "mutants: the unmutated ref does not pass the spec, so no mutant can be measured" >&2
+    exit 2
+fi
+echo "mutants: the unmutated spec run took $((SECONDS - baseline_started)) s" >&2
+cat "$scratch/coverage"/sites.* 2>/dev/null | sort -un >"$scratch/covered.txt"
+# In a shuffled order (seeded: the same every run), so that a budget leaves out a random few, not the last files.
+mapfile -t ids < <("$tool" select --manifest "$scratch/mutants.tsv" --equivalents "$equivalents" \
+    --coverage "$scratch/covered.txt" "${selection[@]}" | shuf --random-source=<(yes))
+if ((resume)) && [[ -f $scratch/results.tsv ]]; then
+    mapfile -t ids < <(printf '%s\n' "${ids[@]}" | grep -vxF -f <(cut -f1 "$scratch/results.tsv") || true)
+    echo "mutants: resuming: $(grep -c . "$scratch/results.tsv") results kept" >&2
+else
+    : >"$scratch/results.tsv"
+fi
+generated=$(($(wc -l <"$scratch/mutants.tsv") - 1))
+echo "mutants: $generated mutants ($left_out left out: no compile), $(wc -l <"$scratch/covered.txt") mutants" \
+    "reached by the spec, ${#ids[@]} to run" >&2
+
+# run_mutant ID: one line "ID<TAB>verdict<TAB>detail" into $scratch/runs/ID. `timeout` signals its whole process
+# group, the runner's workers included, so no worker of a timed-out mutant outlives it.
+run_mutant() {
+    local id=$1 out=$scratch/runs/$1 status=0 detail
+    if [[ -n $fuzz_seconds ]]; then
+        rm -rf "$scratch/runs/$id.fuzz"
+        REF_MUTANT=$id timeout -k 10 "$mutant_timeout" "$binary" fuzz --engines cf,ref --seed "$fuzz_seed" \
+            --time "$fuzz_seconds" --until-found --shrink-seconds 0 --out "$scratch/runs/$id.fuzz" --format json \
+            >"$out.json" 2>"$out.err" || status=$?
+        if ((status == 124 || status == 137)); then
+            printf '%s\ttimed-out\t%s s\n' "$id" "$mutant_timeout" >"$out"
+        elif detail=$(jq -er '[.findings[] | select(.explained_by == null and .rechecked)]
+                | if length > 0 then .[0] | "found after \(.found_after_seconds) s, seed \(.seed)" else null end' \
+                "$out.json" 2>/dev/null); then
+            printf '%s\tkilled\t%s\n' "$id" "$detail" >"$out"
+        elif jq -e '.findings' "$out.json" >/dev/null 2>&1; then
+            printf '%s\tsurvived\tnot found in %s s\n' "$id" "$fuzz_seconds" >"$out"
+        else
+            printf '%s\tkilled\tthe fuzzer failed (status %s)\n' "$id" "$status" >"$out"
+        fi
+    else
+        REF_MUTANT=$id timeout -k 10 "$mutant_timeout" "${spec_run[@]}" >/dev/null 2>"$out.err" || status=$?
+        if ((status == 0)); then
+            printf '%s\tsurvived\t\n' "$id" >"$out"
+        elif ((status == 124 || status == 137)); then
+            printf '%s\ttimed-out\t%s s\n' "$id" "$mutant_timeout" >"$out"
+        elif detail=$(grep -m1 '^fail-fast: ' "$out.err"); then
+            printf '%s\tkilled\t%s\n' "$id" "${detail#fail-fast: ref }" >"$out"
+        else
+            printf '%s\tkilled\trunner exit %s: %s\n' "$id" "$status" "$(tail -n 1 "$out.err" | cut -c1-100)" >"$out"
+        fi
+    fi
+}
+
+rm -rf "$scratch/runs" && mkdir -p "$scratch/runs"
+trap 'jobs -p | xargs -r kill 2>/dev/null; exit 130' INT TERM
+runs_started=$SECONDS
+done_count=0
+collect() {
+    local file
+    for file in "$scratch"/runs/*; do
+        [[ $file =~ /[0-9]+$ ]] || continue
+        cat "$file" >>"$scratch/results.tsv"
+        echo "mutants: [$((done_count + 1))/${#ids[@]}] $(cut -f1-3 "$file" | tr '\t' ' ')" >&2
+        done_count=$((done_count + 1))
+        mv "$file" "$file.done"
+    done
+}
+for id in "${ids[@]}"; do
+    if [[ -n $budget ]] && ((SECONDS - runs_started >= budget)); then
+        echo "mutants: the budget of $budget s is spent; the other mutants are not run" >&2
+        break
+    fi
+    while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; collect; done
+    run_mutant "$id" &
+done
+wait || true
+collect
+trap - INT TERM
+
+"$tool" report --manifest "$scratch/mutants.tsv" --equivalents "$equivalents" --semantic "$semantic" \
+    --results "$scratch/results.tsv" --coverage "$scratch/covered.txt" --format "$format" \
+    --wall $((SECONDS - started)) "${selection[@]}" | tee "$scratch/report.txt"
+! grep -qE $'\t(survived|timed-out)\t' "$scratch/results.tsv"
