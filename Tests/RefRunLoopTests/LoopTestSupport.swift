@@ -16,6 +16,23 @@ struct TestDeadline {
     var passed: Bool { DispatchTime.now() >= end }
 }
 
+/// A deadline on progress rather than on a whole run: passed once the count handed to ``passed(progress:)`` has kept
+/// one value for testHangLimit seconds. For runs whose length grows with the machine's load (many hand-offs, each a
+/// few time slices when the CPUs are busy) while each step is prompt: a stall stops the count, slowness does not.
+struct ProgressDeadline {
+    private var last = Int.min
+    private var deadline = TestDeadline()
+
+    /// Whether `progress` has not moved for testHangLimit seconds (the deadline restarts whenever it moves).
+    mutating func passed(progress: Int) -> Bool {
+        if progress != last {
+            last = progress
+            deadline = TestDeadline()
+        }
+        return deadline.passed
+    }
+}
+
 /// Reports a wait that reached its deadline: as an issue of the running test, and on stderr, since the wait may
 /// run on a helper thread that has no test of its own.
 func recordHang(_ what: String, sourceLocation: SourceLocation) {

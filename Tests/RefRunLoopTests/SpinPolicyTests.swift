@@ -325,18 +325,11 @@ private func handOffPause(_ token: Int) {
                     for _ in 0..<10 { sched_yield() }
                 }
             })
-        let stopper = Thread {
-            waitUntil { finished.current == senders }
-            loop.stop()
-        }
         for thread in threads { thread.start() }
-        stopper.start()
-        let deadline = TestDeadline()
-        var result = RefRunLoopResult.finished
-        repeat {
-            result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
-        } while (result != .stopped || finished.current < senders) && !deadline.passed
-        if deadline.passed { return "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" }
+        let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
+        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finished, progress: progress) {
+            return failure
+        }
         for (index, box) in mailboxes.enumerated() {
             let delivered = box.lock.withLock { box.delivered }
             if delivered != Array(0..<tokensPerSender) { return "sender \(index): delivered \(delivered.count) tokens" }

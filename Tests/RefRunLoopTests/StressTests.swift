@@ -47,19 +47,48 @@ private func senderThreads(
 }
 
 /// Runs `loop` (on the calling thread, its own) until every one of `senders` senders has finished and another
-/// thread, started here, has stopped it; a failure message if that took past the deadline.
-private func runUntilSendersFinish(_ loop: RefRunLoop, senders: Int, finished: Counter) -> String? {
+/// thread, started here, has stopped it; a failure message if `progress` (a count the senders' work raises: tokens
+/// delivered, timers fired) stood still for testHangLimit seconds first. Used here and by SpinPolicyTests.
+///
+/// The deadline is on progress, not on the whole run: thousands of hand-offs, each costing a few time slices when
+/// every CPU is busy (a loaded machine, ThreadSanitizer, the other tests running alongside), can take longer than
+/// testHangLimit in all while each one is prompt. A deadline on the whole run would stop the loop in the middle of
+/// such a run, and the senders, their loop no longer running, would wait out their own deadlines as if a wake-up had
+/// been lost. A sender still gives up on a token that does not come within testHangLimit (and then finishes), so a
+/// stall ends the run and fails the test.
+func runUntilSendersFinish(
+    _ loop: RefRunLoop, senders: Int, finished: Counter, progress: @escaping @Sendable () -> Int
+) -> String? {
+    let stalled = Counter()
     let stopper = Thread {
-        waitUntil { finished.current == senders }
+        var watch = ProgressDeadline()
+        while finished.current < senders {
+            if watch.passed(progress: progress()) {
+                stalled.increment()
+                break
+            }
+            sched_yield()
+        }
         loop.stop()
     }
     stopper.start()
+    // Only the stopper stops the loop; the look at progress here is the last resort should its stop be lost.
+    var watch = ProgressDeadline()
     var result = RefRunLoopResult.finished
-    let deadline = TestDeadline()
     repeat {
         result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
-    } while (result != .stopped || finished.current < senders) && !deadline.passed
-    return deadline.passed ? "the senders did not finish within \(Int(testHangLimit)) s: a lost wake-up" : nil
+    } while result != .stopped && !watch.passed(progress: progress())
+    if result != .stopped { return "the loop was not stopped (\(result)) within \(Int(testHangLimit)) s: a lost stop" }
+    guard stalled.current == 0 else {
+        return "no progress for \(Int(testHangLimit)) s (\(progress()) so far), \(senders - finished.current) of "
+            + "\(senders) senders unfinished: a lost wake-up or a stalled loop"
+    }
+    return nil
+}
+
+/// How many tokens the mailboxes have delivered so far, in all. Used here and by SpinPolicyTests.
+func deliveredCount(_ mailboxes: [Mailbox]) -> Int {
+    mailboxes.reduce(0) { total, box in total + box.lock.withLock { box.delivered.count } }
 }
 
 /// Whether every mailbox got exactly tokens 0..<tokens, in order: nil, or what went wrong.
@@ -121,15 +150,20 @@ private func deliveryFailure(_ mailboxes: [Mailbox], tokens: Int) -> String? {
             })
         for thread in threads { thread.start() }
         // Once every sender has finished, another thread stops the loop.
-        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders) { return failure }
+        let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
+        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders, progress: progress) {
+            return failure
+        }
         if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
         return churn.current > 0 ? nil : "the churn thread never ran"
     }
     #expect(report == nil, "\(report ?? "")")
 }
 
-/// One source per mailbox that drains it, busy now and then (every fourth perform yields the CPU 200 times), so that
-/// wake-ups claimed meanwhile find the loop awake (and, with a timer armed, the horizon may pass).
+/// One source per mailbox that drains it, busy now and then (every fourth perform yields the CPU for 300 us, past a
+/// 200 us timer's horizon), so that wake-ups claimed meanwhile find the loop awake (and, with a timer armed, the
+/// horizon may pass). Bounded by the clock, not by a count of yields: with every CPU busy each yield can give a whole
+/// time slice to another process, so a count of them makes the test's length grow with the machine's load.
 private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
     let performed = Counter()
     return mailboxes.map { box in
@@ -138,7 +172,9 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
             perform: {
                 box.drain()
                 performed.increment()
-                if performed.current % 4 == 0 { for _ in 0..<200 { sched_yield() } }
+                guard performed.current % 4 == 0 else { return }
+                let busyUntil = RefClock.nanoseconds + 300_000
+                repeat { sched_yield() } while RefClock.nanoseconds < busyUntil
             })
     }
 }
@@ -180,7 +216,10 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
                 }
             })
         for thread in threads { thread.start() }
-        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders) { return failure }
+        let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
+        if let failure = runUntilSendersFinish(loop, senders: senders, finished: finishedSenders, progress: progress) {
+            return failure
+        }
         if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
         guard changes.current > 0 else { return "the thread changing the wait set never ran" }
         let deferred = loop.deferredWakeUpCounter.load(ordering: .relaxed)
@@ -193,9 +232,11 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
 /// WakeGate): a far timer keeps the timerfd armed, a repeating timer every 200 us keeps the horizon close, so that
 /// claims land before it, across it and after it (settled early by their claimer, made written ones by it or by the
 /// loop's wait), and another thread adds 300 one-shot timers due within a millisecond, one at a time, waiting for each
-/// to fire, and re-dates the far timer after each (each arming writes a deferred claim first). Every token is delivered and every one-shot
-/// timer fires (a wake-up or a fire lost would leave its thread waiting until its deadline), and wake-ups were
-/// deferred with the timerfd armed. Synchronised on loop state only.
+/// to fire, and re-dates the far timer after each (each arming writes a deferred claim first). Every token is
+/// delivered and every one-shot timer fires (a fire lost, or a loop that stops passing, would leave a thread waiting
+/// until its deadline), and wake-ups were deferred with the timerfd armed. A wake-up lost here alone would not hang a
+/// sender: the 200 us timer's next pass performs its source; wakeUpsDeferredWhileTheLoopIsAwakeAreNeverLost, which
+/// has no timer to hide one, checks that. Synchronised on loop state only.
 @Test func wakeUpsDeferredWhileATimerIsArmedAreNeverLostNorTheTimersFires() {
     let senders = 3
     let tokensPerSender = 800
@@ -232,7 +273,12 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
                 finishedSenders.increment()  // the loop is stopped once this thread is done too
             })
         for thread in threads { thread.start() }
-        if let failure = runUntilSendersFinish(loop, senders: senders + 1, finished: finishedSenders) { return failure }
+        let progress: @Sendable () -> Int = { deliveredCount(mailboxes) + fired.current }
+        if let failure = runUntilSendersFinish(
+            loop, senders: senders + 1, finished: finishedSenders, progress: progress)
+        {
+            return failure
+        }
         if lostFires.current > 0 { return "a one-shot timer did not fire: a lost timer fire" }
         if let failure = deliveryFailure(mailboxes, tokens: tokensPerSender) { return failure }
         guard fired.current == oneShots, ticks.current > 0 else { return "the timers did not all fire" }
@@ -379,7 +425,8 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
                 })
         }
         for thread in threads { thread.start() }
-        let runFailure = runUntilSendersFinish(first, senders: senders, finished: finishedSenders)
+        let runFailure = runUntilSendersFinish(
+            first, senders: senders, finished: finishedSenders, progress: { deliveredCount(mailboxes) })
         stopSecond.increment()
         second.stop()
         second.wakeUp()
