@@ -315,6 +315,10 @@ check "conform merge: the same file twice" 2 "conformance.json: given twice" -- 
 cp "$work/conformance.json" "$work/copy.json"
 check "conform merge: a run twice" 2 "copy.json: the run of .* again" -- \
     "$runloop" conform merge "$work/conformance.json" "$work/copy.json"
+check "conform merge: an option of conform" 2 "Unknown option '--engine' \(options of .runloop conform. do not apply" -- \
+    "$runloop" conform merge --engine ref "$work/conformance.json" "$work/conformance-cf.json"
+check "conform merge: an option of conform before merge" 2 "--level api: options of .runloop conform. do not apply" -- \
+    "$runloop" conform --level api merge "$work/conformance.json" "$work/conformance-cf.json"
 for k in 1 2; do
     "$runloop" fuzz --worker "$test_worker" --engines ref,faulty --seed 7 --count 8 --shard $k/2 \
         --json-out "$work/shard$k.json" >/dev/null
@@ -330,6 +334,8 @@ check "fuzz merge: a conformance results file" 2 "conformance.json: a conformanc
     "$runloop" fuzz merge "$work/shard1.json" "$work/conformance.json"
 check "conform merge: a fuzz report" 2 "shard1.json: a fuzz report \(runloop fuzz --json-out\), not conformance" -- \
     "$runloop" conform merge "$work/conformance.json" "$work/shard1.json"
+check "fuzz merge: an option of fuzz" 2 "Unknown option '--seed' \(options of .runloop fuzz. do not apply" -- \
+    "$runloop" fuzz merge --seed 3 "$work/shard1.json" "$work/shard2.json"
 check "fuzz merge: an empty file" 2 "empty.json: empty file" -- "$runloop" fuzz merge "$work/shard1.json" "$work/empty.json"
 head -c 500 "$work/shard1.json" >"$work/shard-cut.json"
 check "fuzz merge: a file cut short" 2 "shard-cut.json: cut short" -- \

@@ -941,6 +941,48 @@ struct FuzzTests {
         }
     }
 
+    /// Seed 900007143's divergence, shrunk: a block for the common modes makes the literal mode named by the constant,
+    /// so on CF the source invalidated in it stays there without its cancel callout.
+    static let blockMadeLiteralModeCase = """
+        spec_version: 1.1
+        cases:
+          - id: fuzz.block-made-literal-mode
+            rule: r
+            source: observed
+            features: [blocks]
+            items:
+              s2: {source0: {order: 0, callouts: true}}
+              b2: block
+            steps:
+              - {perform: [b2, common]}
+              - {add: [s2, kCFRunLoopCommonModes]}
+              - {invalidate: s2}
+            expect: []
+        """
+
+    @Test func theLiteralModeCounterfactualMakesTheModeByAnAddFirst() throws {
+        let specCase = try Self.onlyCase(Self.blockMadeLiteralModeCase)
+        let changed = FuzzKnown.apply(.literalModeFirst, to: specCase)
+        #expect(changed.items.first?.name == FuzzKnown.literalModeSourceName)
+        let firstSteps = changed.steps.prefix(2).map { step -> String in
+            switch step {
+            case .add(let item, let mode): return "add \(item) \(mode)"
+            case .remove(let item, let mode): return "remove \(item) \(mode)"
+            default: return "neither"
+            }
+        }
+        let name = FuzzKnown.literalModeSourceName
+        #expect(firstSteps == ["add \(name) kCFRunLoopCommonModes", "remove \(name) kCFRunLoopCommonModes"])
+        #expect(changed.steps.count == specCase.steps.count + 2)
+        _ = try SpecLoader.parse(CaseWriter.file([changed]), file: "changed.yaml")
+    }
+
+    /// The defect on the real CoreFoundation, explained by its shipped entry through its counterfactual.
+    @Test func theBlockMadeLiteralModeDefectOnCFIsExplainedByItsCounterfactual() throws {
+        try Self.expectShippedEntryExplains(
+            Self.blockMadeLiteralModeCase, as: "cf.block-made-common-literal-mode-keeps-invalidated-items")
+    }
+
     @Test func theShippedKnownFileLoads() throws {
         let path = try #require(SpecResources.fuzzKnownFile)
         let known = try FuzzKnown.load(file: path)
