@@ -3,7 +3,7 @@
 # runner's and libraries' own tests, the docs' links), checks of the command line's exit codes and bad-input
 # messages, the results site in headless Chromium, the tree's format (scripts/lint.sh), and a
 # one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, and the
-# harness's loop start/stop stress under AddressSanitizer (1,000 cycles per engine and burner setting), every
+# harness's loop start/stop stress under AddressSanitizer (300 cycles per engine and burner setting), every
 # benchmark family once under ThreadSanitizer, and the reference loop's tests under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +30,8 @@ background_log=.build/test-background.log
 # The release harness last: its build first brings `runloop` up to date in .build, which waits for `swift test`.
 export -f timed
 timeout --kill-after=30 2400 bash -c '
-    # The harness loop start/stop stress under AddressSanitizer, 1,000 cycles per engine and burner setting.
-    timed scripts/bench-stress.sh --cycles 1000 &&
+    # The harness loop start/stop stress under AddressSanitizer, 300 cycles per engine and burner setting.
+    timed scripts/bench-stress.sh --cycles 300 &&
     # The harness own threads (loop threads, producers, watchdog, burners) under ThreadSanitizer, every family once.
     timed scripts/bench-tsan.sh &&
     timed scripts/bench-smoke.sh --build-only' >"$background_log" 2>&1 &

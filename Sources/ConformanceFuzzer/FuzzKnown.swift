@@ -61,6 +61,11 @@ public struct KnownDivergence: Sendable {
         /// mode explicitly, in the order they were added to the common modes: the new common mode receives them in
         /// that order on every engine, whatever order its set of common items gives (CF's is a CFSet's, RL 1982-87).
         case commonItemsInOrder = "common-items-in-order"
+        /// Before anything else, a source (`FuzzKnown.literalModeSourceName`) is added to the literal mode named like
+        /// the common modes and removed again, so that mode is made by an add, with an equal string as its name: a
+        /// block for the common modes then finds it instead of making it named by the kCFRunLoopCommonModes constant
+        /// itself (CFRunLoopPerformBlock, RL 3481-88).
+        case literalModeFirst = "literal-mode-first"
     }
 
     /// Whether this entry's static conditions hold for the divergence of `specCase` between the traces `first` and
@@ -259,8 +264,27 @@ public enum FuzzKnown {
                 changed.steps.append(step)
             }
             return changed
+        case .literalModeFirst:
+            var changed = specCase
+            changed.items.insert(
+                ItemDeclaration(
+                    name: literalModeSourceName, kind: .source0(order: 0, callouts: false),
+                    location: specCase.location), at: 0)
+            let literal = ModeName.named(literalCommonModeName)
+            changed.steps.insert(
+                contentsOf: [
+                    .add(item: literalModeSourceName, mode: literal),
+                    .remove(item: literalModeSourceName, mode: literal),
+                ], at: 0)
+            return changed
         }
     }
+
+    /// The name of the source the `literal-mode-first` counterfactual adds (not an identifier the generator uses).
+    public static let literalModeSourceName = "literalfirst"
+
+    /// The spec's name of the literal mode spelled like the common modes (not the constant: rule common.by-identity).
+    static let literalCommonModeName = "kCFRunLoopCommonModes"
 
     /// `specCase` with the keep timer declared (first), not yet in any mode.
     private static func withKeepTimer(_ specCase: SpecCase) -> SpecCase {

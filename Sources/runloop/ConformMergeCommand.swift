@@ -26,6 +26,7 @@ struct ConformMergeCommand: ParsableCommand {
     @OptionGroup var outputs: ConformOutputs
 
     func validate() throws {
+        try SubcommandArguments.refuseParentOptions(of: Self.self, parent: "conform")
         guard !results.isEmpty else { throw ValidationError("give the runs' JSON results to merge") }
     }
 

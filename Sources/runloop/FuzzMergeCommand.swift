@@ -27,6 +27,7 @@ struct FuzzMergeCommand: ParsableCommand {
     var allowMixed = false
 
     func validate() throws {
+        try SubcommandArguments.refuseParentOptions(of: Self.self, parent: "fuzz")
         guard !reports.isEmpty else { throw ValidationError("give the shards' JSON reports to merge") }
     }
 
