@@ -24,7 +24,9 @@ public final class CFLibrary: Sendable {
         buildID = withUnsafeBytes(of: table.pointee.build_id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
-    var fn: cfl_library { table.pointee }
+    /// The function table, read in place: a member access goes through the table's address, where a getter
+    /// returning the struct would copy it whole (its path buffer is 4 KiB) on every call into the library.
+    var fn: cfl_library { unsafeAddress { UnsafePointer(table) } }
 
     /// Libraries already opened in this process, by path.
     private static let opened = Mutex<[String: CFLibrary]>([:])

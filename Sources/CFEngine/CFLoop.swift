@@ -9,7 +9,8 @@ import EngineKit
 final class CFLoop: EngineLoop, @unchecked Sendable {
     let library: CFLibrary
     let loop: cfl_ref
-    private var fn: cfl_library { library.fn }
+    /// The library's function table, read in place (``CFLibrary/fn``).
+    private var fn: cfl_library { unsafeAddress { UnsafePointer(library.table) } }
 
     init(library: CFLibrary, loop: cfl_ref) {
         self.library = library
