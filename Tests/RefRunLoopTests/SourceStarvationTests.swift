@@ -149,10 +149,11 @@ func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double) {
     #expect(performs == 1)
 }
 
-/// The wake-up a perform makes is the next poll's to report (the pass's own, a no-op), not a later one's: performs 1
-/// and 2 wake the loop, perform 3 only adds a timer that is due already. Its pass's poll then finds no wake-up left
-/// and reports the timerfd, so the timer fires in that pass and the loop never prepares to sleep. A wake-up carried
-/// over from an earlier perform would be reported by that poll instead, and the timer would fire after BeforeWaiting.
+/// The wake-up a perform makes is reported, as nothing to handle, by the poll of the same pass, not by a later one:
+/// performs 1 and 2 wake the loop, perform 3 only adds a timer that is due already. Its pass's poll then finds no
+/// wake-up left and reports the timerfd, so the timer fires in that pass and the loop never prepares to sleep. A
+/// wake-up carried over from an earlier perform would be reported by that poll instead, and the timer would fire after
+/// BeforeWaiting.
 @Test func aWakeUpInAPerformIsConsumedByItsOwnPassPoll() {
     let (trace, performs) = onFreshLoopThread { loop -> ([String], Int) in
         let seen = Recorder<String>()
