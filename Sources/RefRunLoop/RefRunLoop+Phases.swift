@@ -242,7 +242,7 @@ extension RefRunLoop {
                     state.deadline <= RefClock.nanoseconds
                 else { return nil }
                 timer.firingLocked = true
-                for place in state.entries { place.mode.timers.suspend(place.handle) }
+                for place in state.entries { place.mode.timers.suspend(place.node) }
                 return state.deadline
             }
             guard let start else { return nil }
@@ -272,14 +272,14 @@ extension RefRunLoop {
             }
             // Armable again (an invalidated timer has left its queues already). The places are the loop's to change:
             // its lock, held, protects the modes' queues.
-            for place in places { place.mode.timers.resume(place.handle) }
+            for place in places { place.mode.timers.resume(place.node) }
             guard let reposition, bound else {
                 rearmTimerLocked(mode)
                 return
             }
             for place in places {
                 let holder = place.mode
-                holder.timers.reschedule(place.handle, deadline: reposition.deadline, hardDeadline: reposition.hard)
+                holder.timers.reschedule(place.node, deadline: reposition.deadline, hardDeadline: reposition.hard)
                 rearmTimerLocked(holder)
             }
         }

@@ -411,8 +411,16 @@ public final class RefRunLoop: @unchecked Sendable {
             }
             state.binding.bind(self)
             let hard = TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
-            let entry = mode.timers.insert(timer, deadline: state.deadline, hardDeadline: hard)
-            state.entries.append(ModeHandle(mode, consume entry))  // handed on, not copied
+            // The timer is its own entry in the queue of a mode that holds it; while that place is taken (the timer is
+            // in another mode too), a shadow stands for it (`queuePlace` is this loop's, bound now).
+            if timer.isQueued {
+                let shadow = RefRunLoopTimer(shadowOf: timer)
+                mode.timers.insert(shadow, deadline: state.deadline, hardDeadline: hard)
+                state.entries.append(ModeHandle(mode, Unmanaged.passUnretained(shadow)))
+            } else {
+                mode.timers.insert(timer, deadline: state.deadline, hardDeadline: hard)
+                state.entries.append(ModeHandle(mode, Unmanaged.passUnretained(timer)))
+            }
             return true
         }
         guard joined else { return }
@@ -472,15 +480,22 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
         lock.assertHeld()
         itemLeftLocked()
-        // One acquisition of the timer's lock takes the entry out of its list (and unbinds it from its last mode).
-        let entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.state.withLocked { state in
+        // One acquisition of the timer's lock takes the node out of its list (and unbinds it from its last mode).
+        let node: Unmanaged<RefRunLoopTimer>? = timer.state.withLocked { state in
             guard let index = state.entries.firstIndex(where: { $0.isIn(mode) }) else { return nil }
-            let entry = state.entries.remove(at: index).handle
+            let node = state.entries.remove(at: index).handle
             if state.entries.isEmpty { state.binding.unbind() }
-            return entry
+            return node
         }
-        guard let entry else { return }
-        mode.timers.discard(entry)
+        guard let node else { return }
+        if node.toOpaque() == Unmanaged.passUnretained(timer).toOpaque() {
+            // The caller holds the timer: no reference counting for it.
+            mode.timers.remove(timer)
+        } else {
+            // The queue holds a shadow's last reference: kept here until the removal is done with it.
+            let shadow = node.takeUnretainedValue()
+            mode.timers.remove(shadow)
+        }
         rearmTimerLocked(mode, changed: true)
     }
 
