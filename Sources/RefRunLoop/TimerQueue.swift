@@ -95,12 +95,22 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// not inline copies the whole queue first, a retain and a release per array it holds, and a mutating call never
     /// copies.
     ///
-    /// A queue holding only its sorted run (timers without tolerance added in date order: the usual case, and the one
-    /// every add and remove of such timers re-arms through) answers from the run's first entry alone, without the
-    /// three-way comparison of the heaps' roots and the run's.
+    /// A queue without tolerant entries (every timer CF on Linux has, and the usual one here) has no cap heap, and each
+    /// entry's cap is its deadline: when neither the run's first entry nor the exact heap's root is suspended, the
+    /// earlier of their deadlines is both answers, read in place without the three-way comparison of the roots (every
+    /// add and remove of such timers re-arms through here). A queue holding only its run answers from the run's first
+    /// entry alone.
     @inline(__always)
     mutating func wakeUpTimes(withFirst: Bool) -> (cap: UInt64?, first: UInt64?) {
-        guard exact.isEmpty && tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
+        guard tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
+        guard exact.isEmpty else {
+            let root = exact.withUnsafeBufferPointer { $0[0].queuePlace }
+            guard !root.suspended, run.count == 0 || !run.firstIsSuspended else {
+                return (earliestCap, withFirst ? firstArmableDeadline : nil)
+            }
+            let deadline = run.count == 0 ? root.deadline : min(root.deadline, run.firstDeadline)
+            return (deadline, withFirst ? deadline : nil)
+        }
         // No tolerant entry, so no cap heap either: the earliest cap is the run's first armable deadline.
         guard run.count > 0 else { return (nil, nil) }
         guard !run.firstIsSuspended else { return (run.earliestArmableDeadline, nil) }
