@@ -210,7 +210,8 @@ public final class RefRunLoopTimer: TimerQueueNode, @unchecked Sendable {
     let shadowOwner: RefRunLoopTimer?
     /// The timer's entry in one mode's queue (``TimerQueue``, whose node the timer is): adding a timer to a mode
     /// allocates no entry. Protected by the lock of the loop in `state`'s binding (a timer is in one loop's modes at a
-    /// time): only that loop's mode queues change it, in the loop's "...Locked" functions, which assert the lock. Not
+    /// time): only that loop's mode queues change it, in the loop's "...Locked" functions, which assert the lock; a
+    /// timer joins and leaves a queue with its own lock held too, so it is unbound only while in no queue. Not
     /// checked for exclusivity at run time: every access is made under that lock, none overlaps another, and a run-time
     /// check (a thread-local access-set insertion and removal) on each access of each sift would cost more than the
     /// allocation the field saves.

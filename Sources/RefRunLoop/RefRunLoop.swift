@@ -480,22 +480,24 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
         lock.assertHeld()
         itemLeftLocked()
-        // One acquisition of the timer's lock takes the node out of its list (and unbinds it from its last mode).
-        let node: Unmanaged<RefRunLoopTimer>? = timer.state.withLocked { state in
-            guard let index = state.entries.firstIndex(where: { $0.isIn(mode) }) else { return nil }
+        // One acquisition of the timer's lock takes the node out of its list and out of the mode's queue (and unbinds
+        // the timer from its last mode). Out of the queue before the lock is released: a timer is unbound only when it
+        // is in no queue, so another loop that finds it unbound never meets its `queuePlace` still being changed here.
+        let left: Bool = timer.state.withLocked { state in
+            guard let index = state.entries.firstIndex(where: { $0.isIn(mode) }) else { return false }
             let node = state.entries.remove(at: index).handle
+            if node.toOpaque() == Unmanaged.passUnretained(timer).toOpaque() {
+                // The caller holds the timer: no reference counting for it.
+                mode.timers.remove(timer)
+            } else {
+                // The queue holds a shadow's last reference: kept here until the removal is done with it.
+                let shadow = node.takeUnretainedValue()
+                mode.timers.remove(shadow)
+            }
             if state.entries.isEmpty { state.binding.unbind() }
-            return node
+            return true
         }
-        guard let node else { return }
-        if node.toOpaque() == Unmanaged.passUnretained(timer).toOpaque() {
-            // The caller holds the timer: no reference counting for it.
-            mode.timers.remove(timer)
-        } else {
-            // The queue holds a shadow's last reference: kept here until the removal is done with it.
-            let shadow = node.takeUnretainedValue()
-            mode.timers.remove(shadow)
-        }
+        guard left else { return }
         rearmTimerLocked(mode, changed: true)
     }
 
