@@ -220,10 +220,10 @@ public final class RefRunLoopTimer: TimerQueueNode, @unchecked Sendable {
     /// The timer this node stands for: itself, or the owner of a shadow.
     var payload: RefRunLoopTimer { shadowOwner ?? self }
     // The two marks are part of what `state`'s lock protects (``validLocked``, ``firingLocked``), but stored here
-    // rather than in ``State``, as atomics read and written with relaxed ordering while the lock is held: beside the
-    // callout's last byte they fill its padding, and a timer stays at 120 bytes, the largest allocation glibc keeps
-    // in its fast bins (inside the state, a timer took 136 bytes, and every timer added and removed cost about 47
-    // instructions more in malloc and free: journal/2026-12-06-ref-hot-paths.md).
+    // rather than in ``State``, as atomics read and written with relaxed ordering while the lock is held: two single
+    // bytes between the class's fields, where padding can absorb them (inside the state they added 16 bytes, and a
+    // larger timer costs more in malloc and free: journal/2026-12-06-ref-hot-paths.md measured 47 instructions per
+    // timer added and removed for 136 bytes against 120, the largest size glibc keeps in its fast bins).
     private let validMark = Atomic<Bool>(true)
     private let firingMark = Atomic<Bool>(false)
 
