@@ -270,9 +270,10 @@ extension RefRunLoop {
                 let hard = TimerTolerance.hardDeadline(deadline: next, window: state.windowNanoseconds)
                 return ((deadline: next, hard: hard), bound, state.entries)
             }
-            // Armable again (an invalidated timer has left its queues already). The places are the loop's to change:
-            // its lock, held, protects the modes' queues.
-            for place in places { place.mode.timers.resume(place.node) }
+            // Armable again (an invalidated timer has left its queues already). The places are the loop's to change
+            // while the timer is still bound to it: its lock, held, protects the modes' queues. A timer the callout
+            // moved to another loop has that loop's places, none of them suspended, and that loop's lock protects them.
+            if bound { for place in places { place.mode.timers.resume(place.node) } }
             guard let reposition, bound else {
                 rearmTimerLocked(mode)
                 return
