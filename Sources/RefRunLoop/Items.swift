@@ -199,17 +199,31 @@ public final class RefRunLoopSource: @unchecked Sendable {
 ///
 /// A timer belongs to at most one loop at a time (as CFRunLoopAddTimer 3950, CFRunLoop.c at swift-6.3.1-RELEASE) but
 /// can be in several of its modes. Its fire dates are in ``RefClock`` seconds.
-public final class RefRunLoopTimer: @unchecked Sendable {
+public final class RefRunLoopTimer: TimerQueueNode, @unchecked Sendable {
     /// Seconds between fires; 0 for a one-shot timer (negative intervals become 0, rule timer.creation).
     public let interval: Double
     /// Stored for API parity; CF ignores it when ordering timers (rule timer.date-order).
     public let order: Int
     let callout: TimerCallout
+    /// For a shadow: the timer it stands for in the queue of one more mode (a timer's own ``queuePlace`` serves one
+    /// mode at a time). nil for a timer. A shadow is made by the loop and held only by that mode's queue.
+    let shadowOwner: RefRunLoopTimer?
+    /// The timer's entry in one mode's queue (``TimerQueue``, whose node the timer is): adding a timer to a mode
+    /// allocates no entry. Protected by the lock of the loop in `state`'s binding (a timer is in one loop's modes at a
+    /// time): only that loop's mode queues change it, in the loop's "...Locked" functions, which assert the lock; a
+    /// timer joins and leaves a queue with its own lock held too, so it is unbound only while in no queue. Not
+    /// checked for exclusivity at run time: every access is made under that lock, none overlaps another, and a run-time
+    /// check (a thread-local access-set insertion and removal) on each access of each sift would cost more than the
+    /// allocation the field saves.
+    @exclusivity(unchecked) var queuePlace = TimerQueuePlace()
+
+    /// The timer this node stands for: itself, or the owner of a shadow.
+    var payload: RefRunLoopTimer { shadowOwner ?? self }
     // The two marks are part of what `state`'s lock protects (``validLocked``, ``firingLocked``), but stored here
-    // rather than in ``State``, as atomics read and written with relaxed ordering while the lock is held: beside the
-    // callout's last byte they fill its padding, and a timer stays at 120 bytes, the largest allocation glibc keeps
-    // in its fast bins (inside the state, a timer took 136 bytes, and every timer added and removed cost about 47
-    // instructions more in malloc and free: journal/2026-12-06-ref-hot-paths.md).
+    // rather than in ``State``, as atomics read and written with relaxed ordering while the lock is held: two single
+    // bytes between the class's fields, where padding can absorb them (inside the state they added 16 bytes, and a
+    // larger timer costs more in malloc and free: journal/2026-12-06-ref-hot-paths.md measured 47 instructions per
+    // timer added and removed for 136 bytes against 120, the largest size glibc keeps in its fast bins).
     private let validMark = Atomic<Bool>(true)
     private let firingMark = Atomic<Bool>(false)
 
@@ -257,8 +271,9 @@ public final class RefRunLoopTimer: @unchecked Sendable {
     }
     /// The timer's lock and the fields it protects (``State``), reached only through `state.withLocked`.
     let state: Guarded<State>
-    /// Where a timer is: its entry in each mode's queue.
-    typealias Places = InlineList<ModeHandle<TimerQueue<RefRunLoopTimer>.Entry>>
+    /// Where a timer is: its node in each mode's queue (the timer itself or a shadow, unretained: the mode's queue
+    /// holds it).
+    typealias Places = InlineList<ModeHandle<Unmanaged<RefRunLoopTimer>>>
 
     /// CFRunLoopTimerCreate. `fireDate` is in ``RefClock`` seconds; a date in the past fires at the next
     /// opportunity. `interval` <= 0 makes a one-shot timer. A NaN interval is a programming error.
@@ -269,17 +284,24 @@ public final class RefRunLoopTimer: @unchecked Sendable {
         self.init(fireDate: fireDate, interval: interval, order: order, callout: .swift(callout))
     }
 
-    /// CFRunLoopTimerCreate with the callout stored as given (the C ABI's).
-    init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout) {
+    /// CFRunLoopTimerCreate with the callout stored as given (the C ABI's); with `shadowOf`, a shadow of that timer.
+    init(fireDate: Double, interval: Double, order: Int, callout: TimerCallout, shadowOf owner: RefRunLoopTimer? = nil)
+    {
         precondition(!interval.isNaN, "NaN was used as an interval for a RefRunLoopTimer")
         self.interval = interval < 0 ? 0 : interval
         self.order = order
         self.callout = callout
+        self.shadowOwner = owner
         self.state = Guarded(
             "RefRunLoopTimer.state",
             State(
                 fireDate: fireDate.isNaN ? RefClock.dateLimit : min(fireDate, RefClock.dateLimit),
                 deadline: RefClock.deadline(forFireDate: fireDate)))
+    }
+
+    /// A shadow of `timer`: its node in the queue of a mode that holds it while its own place is taken.
+    convenience init(shadowOf timer: RefRunLoopTimer) {
+        self.init(fireDate: 0, interval: timer.interval, order: timer.order, callout: timer.callout, shadowOf: timer)
     }
 
     /// Whether the timer repeats (interval > 0).

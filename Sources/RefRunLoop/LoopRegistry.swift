@@ -34,8 +34,7 @@ extension RefRunLoop {
                 }
                 mode.sources = SlotArray()
                 mode.sourcesByDescriptor = [:]
-                for entry in mode.timers.unorderedEntries { detachedTimers.append(entry.payload) }
-                mode.timers = TimerQueue()
+                detachedTimers.append(contentsOf: mode.timers.removeAll().map(\.payload))
                 detachedObservers.append(contentsOf: mode.observers.elementsInOrder())
                 mode.observers = OrderedStore()
                 mode.observersChanged()

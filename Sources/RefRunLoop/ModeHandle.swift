@@ -8,8 +8,8 @@
 struct ModeHandle<Handle> {
     /// The mode, unretained.
     let modeReference: Unmanaged<LoopMode>
-    /// The item's handle in the mode's store (a timer's entry is retained: the item's list keeps it; an observer's
-    /// handle is replaced when its store relocates it).
+    /// The item's handle in the mode's store (a timer's node in the mode's queue, unretained: the queue holds it; an
+    /// observer's handle, replaced when its store relocates it).
     var handle: Handle
 
     init(_ mode: LoopMode, _ handle: Handle) {
@@ -23,4 +23,9 @@ struct ModeHandle<Handle> {
     /// Whether this is `mode`'s handle (compared by address, without retaining either).
     @inline(__always)
     func isIn(_ mode: LoopMode) -> Bool { modeReference.toOpaque() == Unmanaged.passUnretained(mode).toOpaque() }
+}
+
+extension ModeHandle where Handle == Unmanaged<RefRunLoopTimer> {
+    /// A timer's node in the mode's queue (the timer or its shadow).
+    var node: RefRunLoopTimer { handle.takeUnretainedValue() }
 }

@@ -242,7 +242,7 @@ extension RefRunLoop {
                     state.deadline <= RefClock.nanoseconds
                 else { return nil }
                 timer.firingLocked = true
-                for place in state.entries { place.mode.timers.suspend(place.handle) }
+                for place in state.entries { place.mode.timers.suspend(place.node) }
                 return state.deadline
             }
             guard let start else { return nil }
@@ -270,16 +270,17 @@ extension RefRunLoop {
                 let hard = TimerTolerance.hardDeadline(deadline: next, window: state.windowNanoseconds)
                 return ((deadline: next, hard: hard), bound, state.entries)
             }
-            // Armable again (an invalidated timer has left its queues already). The places are the loop's to change:
-            // its lock, held, protects the modes' queues.
-            for place in places { place.mode.timers.resume(place.handle) }
+            // Armable again (an invalidated timer has left its queues already). The places are the loop's to change
+            // while the timer is still bound to it: its lock, held, protects the modes' queues. A timer the callout
+            // moved to another loop has that loop's places, none of them suspended, and that loop's lock protects them.
+            if bound { for place in places { place.mode.timers.resume(place.node) } }
             guard let reposition, bound else {
                 rearmTimerLocked(mode)
                 return
             }
             for place in places {
                 let holder = place.mode
-                holder.timers.reschedule(place.handle, deadline: reposition.deadline, hardDeadline: reposition.hard)
+                holder.timers.reschedule(place.node, deadline: reposition.deadline, hardDeadline: reposition.hard)
                 rearmTimerLocked(holder)
             }
         }

@@ -23,7 +23,7 @@ extension RefRunLoop {
             // The places are the loop's to change: its lock, held, protects the modes' queues.
             for place in places {
                 let mode = place.mode
-                mode.timers.reschedule(place.handle, deadline: deadline, hardDeadline: hard)
+                mode.timers.reschedule(place.node, deadline: deadline, hardDeadline: hard)
                 rearmTimerLocked(mode, changed: true)
             }
             return true
@@ -44,7 +44,7 @@ extension RefRunLoop {
             guard let (hard, places) = changed else { return false }
             for place in places {
                 let mode = place.mode
-                mode.timers.setHardDeadline(place.handle, hard)
+                mode.timers.setHardDeadline(place.node, hard)
                 rearmTimerLocked(mode, changed: true)
             }
             return true

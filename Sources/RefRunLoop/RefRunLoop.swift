@@ -411,8 +411,16 @@ public final class RefRunLoop: @unchecked Sendable {
             }
             state.binding.bind(self)
             let hard = TimerTolerance.hardDeadline(deadline: state.deadline, window: state.windowNanoseconds)
-            let entry = mode.timers.insert(timer, deadline: state.deadline, hardDeadline: hard)
-            state.entries.append(ModeHandle(mode, consume entry))  // handed on, not copied
+            // The timer is its own entry in the queue of a mode that holds it; while that place is taken (the timer is
+            // in another mode too), a shadow stands for it (`queuePlace` is this loop's, bound now).
+            if timer.isQueued {
+                let shadow = RefRunLoopTimer(shadowOf: timer)
+                mode.timers.insert(shadow, deadline: state.deadline, hardDeadline: hard)
+                state.entries.append(ModeHandle(mode, Unmanaged.passUnretained(shadow)))
+            } else {
+                mode.timers.insert(timer, deadline: state.deadline, hardDeadline: hard)
+                state.entries.append(ModeHandle(mode, Unmanaged.passUnretained(timer)))
+            }
             return true
         }
         guard joined else { return }
@@ -472,15 +480,24 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ timer: RefRunLoopTimer, _ mode: LoopMode) {
         lock.assertHeld()
         itemLeftLocked()
-        // One acquisition of the timer's lock takes the entry out of its list (and unbinds it from its last mode).
-        let entry: TimerQueue<RefRunLoopTimer>.Entry? = timer.state.withLocked { state in
-            guard let index = state.entries.firstIndex(where: { $0.isIn(mode) }) else { return nil }
-            let entry = state.entries.remove(at: index).handle
+        // One acquisition of the timer's lock takes the node out of its list and out of the mode's queue (and unbinds
+        // the timer from its last mode). Out of the queue before the lock is released: a timer is unbound only when it
+        // is in no queue, so another loop that finds it unbound never meets its `queuePlace` still being changed here.
+        let left: Bool = timer.state.withLocked { state in
+            guard let index = state.entries.firstIndex(where: { $0.isIn(mode) }) else { return false }
+            let node = state.entries.remove(at: index).handle
+            if node.toOpaque() == Unmanaged.passUnretained(timer).toOpaque() {
+                // The caller holds the timer: no reference counting for it.
+                mode.timers.remove(timer)
+            } else {
+                // The queue holds a shadow's last reference: kept here until the removal is done with it.
+                let shadow = node.takeUnretainedValue()
+                mode.timers.remove(shadow)
+            }
             if state.entries.isEmpty { state.binding.unbind() }
-            return entry
+            return true
         }
-        guard let entry else { return }
-        mode.timers.discard(entry)
+        guard left else { return }
         rearmTimerLocked(mode, changed: true)
     }
 

@@ -27,94 +27,15 @@
 /// A suspended entry stays where it is (at most one timer per nested run fires at a time), and the earliest armable
 /// one is found past it (``earliestArmableExactDeadline()``, ``Run/earliestArmableDeadline``).
 ///
-/// The payload is a class (the loop's is its timer): an entry's deinit then releases it as one reference. With any
-/// payload type, the entry class's deinit, which Swift does not specialise, looked up the metadata of `Payload?` in
-/// the runtime's generic-metadata cache on every entry freed (journal/2026-11-27-reference-loop-history.md has what
-/// that cost).
+/// The entries are their payloads' own objects (``TimerQueueNode``: the loop's are its timers): a node stores its place
+/// in the queue that holds it (``TimerQueuePlace``), so inserting allocates nothing and a sift moves references only.
+/// A node is in at most one queue at a time; the loop gives a timer in a second mode a second node for it (a shadow,
+/// RefRunLoopTimer's `shadowOwner`), whose ``TimerQueueNode/payload`` is the timer.
 ///
-/// Not thread-safe: the owning loop's lock protects it.
-struct TimerQueue<Payload: AnyObject> {
-    /// One element. The queue owns `index` and `inRun`; `deadline` and `hardDeadline` change only through the queue.
-    /// The queue's owner serialises every access.
-    final class Entry {
-        /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
-        fileprivate(set) var deadline: UInt64
-        /// The hard deadline: deadline + tolerance. Coalescing never delays a timer past it.
-        fileprivate(set) var hardDeadline: UInt64
-        /// Tie-break among equal deadlines: insertion order.
-        fileprivate(set) var sequence: UInt64
-        /// Position in the heap array (in the run when `inRun`: see ``Run``), or -1 once removed.
-        fileprivate(set) var index: Int
-        /// Whether the entry is in the sorted run rather than in a heap.
-        fileprivate var inRun = false
-        /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
-        fileprivate(set) var cap: UInt64
-        /// Position in the cap heap, or -1 while suspended, removed or exact.
-        fileprivate var capIndex: Int
-        /// Whether the entry is in the `exact` heap (its window is empty) rather than in `tolerant`.
-        fileprivate var inExact: Bool
-        /// Whether its timer is firing (``TimerQueue/suspend(_:)``): it does not count for the wake-up time.
-        fileprivate var suspended = false
-        /// The payload; nil only while the entry waits in a queue's spares (``TimerQueue/recycle(_:)``).
-        private var storedPayload: Payload?
-
-        fileprivate init(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
-            self.storedPayload = payload
-            self.deadline = deadline
-            self.hardDeadline = max(hardDeadline, deadline)
-            self.sequence = sequence
-            self.index = -1
-            self.cap = 0
-            self.capIndex = -1
-            self.inExact = false
-            updateCap()
-            inExact = hasEmptyWindow
-        }
-
-        /// The payload given to ``TimerQueue/insert(_:deadline:hardDeadline:)``.
-        var payload: Payload { storedPayload! }
-
-        /// Sets every field as a new entry's. The entry is in no queue and nothing else holds it.
-        fileprivate func reuse(payload: Payload, deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
-            storedPayload = payload
-            self.deadline = deadline
-            self.hardDeadline = max(hardDeadline, deadline)
-            self.sequence = sequence
-            index = -1
-            capIndex = -1
-            inRun = false
-            suspended = false
-            updateCap()
-            inExact = hasEmptyWindow
-        }
-
-        /// Lets the payload go: the entry waits in the spares.
-        fileprivate func clear() {
-            storedPayload = nil
-        }
-
-        /// Whether the window is empty: then the cap is the deadline (the margin of an empty window is 0).
-        fileprivate var hasEmptyWindow: Bool { hardDeadline == deadline }
-
-        fileprivate func updateCap() {
-            cap = hardDeadline - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hardDeadline))
-        }
-
-        /// Whether the entry is still in a queue.
-        var isQueued: Bool { index >= 0 }
-        /// Whether the entry counts for the wake-up time (it is queued and not suspended while its timer fires).
-        var isArmable: Bool { index >= 0 && !suspended }
-
-        @inline(__always)
-        fileprivate func precedes(_ other: Entry) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
-        }
-
-        @inline(__always)
-        fileprivate func capPrecedes(_ other: Entry) -> Bool {
-            cap != other.cap ? cap < other.cap : sequence < other.sequence
-        }
-    }
+/// Not thread-safe: the owning loop's lock protects it, and the places of the nodes it holds.
+struct TimerQueue<Node: TimerQueueNode> {
+    /// An element: the node itself.
+    typealias Entry = Node
 
     /// The entries with an empty window that are not in `run`, by (deadline, sequence).
     private var exact: [Entry] = []
@@ -125,17 +46,6 @@ struct TimerQueue<Payload: AnyObject> {
     /// The armable entries of `tolerant`, by (cap, sequence).
     private var caps: [Entry] = []
     private var nextSequence: UInt64 = 0
-    /// Entries of removed payloads, kept for the next inserts (``recycle(_:)``): a timer added and removed costs no
-    /// allocation and no free for its entry while the queue has a spare. At most ``maxSpares``: a pool for everyday
-    /// churn, not a cache of a past burst. Unbounded, a mode that had once held 100,000 timers kept their entries for
-    /// good, and the sources and observers added after them were laid out around those entries in the heap, which
-    /// slowed adding and removing them in the same process.
-    private var spares: [Entry] = []
-    /// The most spares a queue keeps (about 100 KiB of entries).
-    static var maxSpares: Int { 1024 }
-    /// How many spares the queue keeps now. O(1).
-    var spareCount: Int { spares.count }
-
     init() {}
 
     /// The number of queued entries. O(1).
@@ -185,12 +95,22 @@ struct TimerQueue<Payload: AnyObject> {
     /// not inline copies the whole queue first, a retain and a release per array it holds, and a mutating call never
     /// copies.
     ///
-    /// A queue holding only its sorted run (timers without tolerance added in date order: the usual case, and the one
-    /// every add and remove of such timers re-arms through) answers from the run's first entry alone, without the
-    /// three-way comparison of the heaps' roots and the run's.
+    /// A queue without tolerant entries (every timer CF on Linux has, and the usual one here) has no cap heap, and each
+    /// entry's cap is its deadline: when neither the run's first entry nor the exact heap's root is suspended, the
+    /// earlier of their deadlines is both answers, read in place without the three-way comparison of the roots (every
+    /// add and remove of such timers re-arms through here). A queue holding only its run answers from the run's first
+    /// entry alone.
     @inline(__always)
     mutating func wakeUpTimes(withFirst: Bool) -> (cap: UInt64?, first: UInt64?) {
-        guard exact.isEmpty && tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
+        guard tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
+        guard exact.isEmpty else {
+            let root = exact.withUnsafeBufferPointer { $0[0].queuePlace }
+            guard !root.suspended, run.count == 0 || !run.firstIsSuspended else {
+                return (earliestCap, withFirst ? firstArmableDeadline : nil)
+            }
+            let deadline = run.count == 0 ? root.deadline : min(root.deadline, run.firstDeadline)
+            return (deadline, withFirst ? deadline : nil)
+        }
         // No tolerant entry, so no cap heap either: the earliest cap is the run's first armable deadline.
         guard run.count > 0 else { return (nil, nil) }
         guard !run.firstIsSuspended else { return (run.earliestArmableDeadline, nil) }
@@ -232,43 +152,14 @@ struct TimerQueue<Payload: AnyObject> {
         return best.map { exact[$0].deadline }
     }
 
-    /// Adds a payload. O(log n); O(1) amortised for an entry without tolerance whose deadline is the latest.
+    /// Adds `node`, which is in no queue, with these deadlines. O(log n); O(1) amortised for an entry without
+    /// tolerance whose deadline is the latest.
     @discardableResult
-    mutating func insert(_ payload: Payload, deadline: UInt64, hardDeadline: UInt64) -> Entry {
-        // One return per branch: with one `let` assigned in both, the compiler retained the entry for the enqueue
-        // and released it after (an atomic pair per insert).
-        if let spare = spares.popLast() {
-            spare.reuse(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
-            enqueue(spare)
-            return spare
-        }
-        let entry = Entry(payload: payload, deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
-        enqueue(entry)
-        return entry
-    }
-
-    /// Keeps a removed entry for a later insert if `entry` is the only reference to it (so nothing can see it come
-    /// back with another payload) and the spares are not full (``maxSpares``), and lets its payload go; sets `entry`
-    /// to nil either way. O(1) amortised.
-    mutating func recycle(_ entry: inout Entry?) {
-        // Checked before any other reference to it is taken here.
-        guard spares.count < Self.maxSpares, isKnownUniquelyReferenced(&entry) else {
-            entry = nil
-            return
-        }
-        // Moved out, not copied: no retain and release of the entry.
-        guard let held = entry.take() else { return }
-        precondition(!held.isQueued, "internal bug: recycling a timer entry that is still queued")
-        held.clear()
-        spares.append(consume held)
-    }
-
-    /// Removes `entry` (``remove(_:)``) and recycles it (``recycle(_:)``), taking over the caller's reference: the
-    /// entry is lent to the removal from here, not copied for it (a retain and a release).
-    mutating func discard(_ entry: consuming Entry) {
-        remove(entry)
-        var held: Entry? = consume entry
-        recycle(&held)
+    mutating func insert(_ node: Node, deadline: UInt64, hardDeadline: UInt64) -> Entry {
+        precondition(!node.isQueued, "internal bug: a timer queue node inserted while it is queued")
+        node.queuePlace = TimerQueuePlace(deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
+        enqueue(node)
+        return node
     }
 
     /// Leaves the entry out of the wake-up time (its timer is firing): ``earliestCap`` ignores it until
@@ -312,10 +203,10 @@ struct TimerQueue<Payload: AnyObject> {
 
     /// Changes an entry's keys with `update` and puts it back in order: in place when it stays in the same heap,
     /// otherwise out of one heap and into the other (a tolerance given or taken away), or out of the run and in again.
-    private mutating func change(_ entry: Entry, _ update: (Entry) -> Void) {
+    private mutating func change(_ entry: Entry, _ update: (inout TimerQueuePlace) -> Void) {
         let wasExact = entry.inExact
-        update(entry)
-        entry.updateCap()
+        update(&entry.queuePlace)
+        entry.queuePlace.updateCap()
         guard entry.hasEmptyWindow == wasExact, !entry.inRun else {
             dequeue(entry)
             enqueue(entry)
@@ -404,6 +295,15 @@ struct TimerQueue<Payload: AnyObject> {
 
     /// All entries, in no order. O(n).
     var unorderedEntries: [Entry] { exact + run.entries + tolerant }
+
+    /// Takes every entry out, each left in no queue (so its node may join a queue again), and returns them in no
+    /// order. O(n).
+    mutating func removeAll() -> [Entry] {
+        let entries = unorderedEntries
+        for entry in entries { entry.queuePlace = TimerQueuePlace() }
+        self = TimerQueue()
+        return entries
+    }
 
     /// Checks the heap property and every entry's index. O(n); for tests and debug builds.
     func checkInvariants() -> String? {
@@ -605,5 +505,120 @@ struct TimerQueue<Payload: AnyObject> {
             }
             return nil
         }
+    }
+}
+
+/// An object a ``TimerQueue`` holds: it stores its own place in the queue (``TimerQueuePlace``), so the queue needs no
+/// entry object of its own. The loop's nodes are its timers (and their shadows, RefRunLoopTimer's `shadowOwner`).
+protocol TimerQueueNode: AnyObject, SendableMetatype {
+    /// The node's place in the queue that holds it, or an unqueued place. Changed only by ``TimerQueue``, and
+    /// protected by what protects that queue (the loop's lock, for the loop's).
+    var queuePlace: TimerQueuePlace { get set }
+    /// What the node stands for: itself, or the timer whose shadow it is.
+    var payload: Self { get }
+}
+
+/// Where a node is in a ``TimerQueue`` and its keys there. The queue owns `index`, `inRun`, `capIndex`, `inExact`
+/// and `suspended`; `deadline` and `hardDeadline` change only through the queue.
+struct TimerQueuePlace {
+    /// The soft deadline in CLOCK_MONOTONIC nanoseconds: the timer may not fire before it.
+    fileprivate(set) var deadline: UInt64 = 0
+    /// The hard deadline: deadline + tolerance. Coalescing never delays a timer past it.
+    fileprivate(set) var hardDeadline: UInt64 = 0
+    /// Tie-break among equal deadlines: insertion order.
+    fileprivate var sequence: UInt64 = 0
+    /// hardDeadline less the coalescing margin: the latest wake-up that fires the entry on time.
+    fileprivate var cap: UInt64 = 0
+    /// Position in the heap array (in the run when `inRun`: see ``TimerQueue``'s `Run`), or -1 while in no queue.
+    fileprivate var index = -1
+    /// Position in the cap heap, or -1 while suspended, removed or exact.
+    fileprivate var capIndex = -1
+    /// Whether the entry is in the sorted run rather than in a heap.
+    fileprivate var inRun = false
+    /// Whether the entry is in the `exact` heap (its window is empty) rather than in `tolerant`.
+    fileprivate var inExact = false
+    /// Whether its timer is firing (``TimerQueue/suspend(_:)``): it does not count for the wake-up time.
+    fileprivate var suspended = false
+
+    /// A place in no queue.
+    init() {}
+
+    /// A new entry's place, before it is enqueued.
+    fileprivate init(deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
+        self.deadline = deadline
+        self.hardDeadline = max(hardDeadline, deadline)
+        self.sequence = sequence
+        updateCap()
+        inExact = hasEmptyWindow
+    }
+
+    /// Whether the window is empty: then the cap is the deadline (the margin of an empty window is 0).
+    fileprivate var hasEmptyWindow: Bool { hardDeadline == deadline }
+
+    fileprivate mutating func updateCap() {
+        cap = hardDeadline - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hardDeadline))
+    }
+}
+
+// The queue's view of a node: its place's fields, read and written in place (a final class's stored property,
+// specialised, is a direct field access).
+extension TimerQueueNode {
+    /// The soft deadline of the node's place.
+    var deadline: UInt64 {
+        @inline(__always) get { queuePlace.deadline }
+    }
+    /// The hard deadline of the node's place.
+    var hardDeadline: UInt64 {
+        @inline(__always) get { queuePlace.hardDeadline }
+    }
+    /// Whether the node is in a queue.
+    var isQueued: Bool {
+        @inline(__always) get { queuePlace.index >= 0 }
+    }
+    /// Whether the node counts for the wake-up time (it is queued and not suspended while its timer fires).
+    var isArmable: Bool {
+        @inline(__always) get { queuePlace.index >= 0 && !queuePlace.suspended }
+    }
+}
+
+extension TimerQueueNode {
+    fileprivate var sequence: UInt64 {
+        @inline(__always) get { queuePlace.sequence }
+    }
+    fileprivate var cap: UInt64 {
+        @inline(__always) get { queuePlace.cap }
+    }
+    fileprivate var index: Int {
+        @inline(__always) get { queuePlace.index }
+        @inline(__always) set { queuePlace.index = newValue }
+    }
+    fileprivate var capIndex: Int {
+        @inline(__always) get { queuePlace.capIndex }
+        @inline(__always) set { queuePlace.capIndex = newValue }
+    }
+    fileprivate var inRun: Bool {
+        @inline(__always) get { queuePlace.inRun }
+        @inline(__always) set { queuePlace.inRun = newValue }
+    }
+    fileprivate var inExact: Bool {
+        @inline(__always) get { queuePlace.inExact }
+        @inline(__always) set { queuePlace.inExact = newValue }
+    }
+    fileprivate var suspended: Bool {
+        @inline(__always) get { queuePlace.suspended }
+        @inline(__always) set { queuePlace.suspended = newValue }
+    }
+    fileprivate var hasEmptyWindow: Bool {
+        @inline(__always) get { queuePlace.hasEmptyWindow }
+    }
+
+    @inline(__always)
+    fileprivate func precedes(_ other: Self) -> Bool {
+        deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+    }
+
+    @inline(__always)
+    fileprivate func capPrecedes(_ other: Self) -> Bool {
+        cap != other.cap ? cap < other.cap : sequence < other.sequence
     }
 }

@@ -5,8 +5,11 @@ import Testing
 
 @testable import RefRunLoop
 
-/// A timer-queue payload (the queue holds class payloads); these tests look only at deadlines.
-private final class Tag {}
+/// A timer-queue node (the queue's entries are their payloads' own objects); these tests look only at deadlines.
+private final class Tag: TimerQueueNode {
+    var queuePlace = TimerQueuePlace()
+    var payload: Tag { self }
+}
 
 /// All lists of `count` windows with starts in 0...3 and lengths in 0...2 (margins are 0 for windows this short).
 private func windowLists(count: Int) -> [[TimerCoalescing.Window]] {

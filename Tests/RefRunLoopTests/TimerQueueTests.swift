@@ -4,9 +4,12 @@ import Testing
 
 @testable import RefRunLoop
 
-/// A queue payload: the queue holds class payloads (TimerQueue.swift says why); the tests identify them by number.
-private final class ID {
+/// A queue node (the queue's entries are their payloads' own objects, TimerQueue.swift); the tests identify them by
+/// number.
+private final class ID: TimerQueueNode {
     let value: Int
+    var queuePlace = TimerQueuePlace()
+    var payload: ID { self }
     init(_ value: Int) { self.value = value }
 }
 
@@ -53,9 +56,7 @@ private func replay(_ operations: [QueueOperation]) -> String? {
         case .remove(let index):
             queue.remove(live[index].entry)
             model.remove(id: live[index].id)
-            // The entry goes to the spares, so later inserts in the sequence reuse it.
-            var removed: TimerQueue<ID>.Entry? = live.remove(at: index).entry
-            queue.recycle(&removed)
+            live.remove(at: index)
         case .reschedule(let index, let deadline):
             queue.reschedule(live[index].entry, deadline: deadline, hardDeadline: deadline)
             model.remove(id: live[index].id)
@@ -125,52 +126,38 @@ private func exploreExhaustively<Operation>(
     #expect(!entry.isQueued)
 }
 
-@Test func timerQueueKeepsAtMostMaxSparesAfterABurst() {
+@Test func timerQueueTakesBackARemovedNodeWithEveryFieldNew() {
     var queue = TimerQueue<ID>()
-    let burst = TimerQueue<ID>.maxSpares + 10
-    var entries: [TimerQueue<ID>.Entry?] = (0..<burst).map {
-        queue.insert(ID($0), deadline: UInt64($0), hardDeadline: UInt64($0))
-    }
-    for index in entries.indices {
-        queue.remove(entries[index]!)
-        queue.recycle(&entries[index])
-        #expect(entries[index] == nil)
-        #expect(queue.spareCount == min(index + 1, TimerQueue<ID>.maxSpares))
-    }
-    #expect(queue.isEmpty)
-    // Inserts take the spares first.
-    let again = (0..<burst).map { queue.insert(ID($0), deadline: UInt64($0), hardDeadline: UInt64($0)) }
-    #expect(queue.spareCount == 0)
-    for entry in again { queue.remove(entry) }
+    let node = ID(1)
+    queue.insert(node, deadline: 8, hardDeadline: 20)
+    queue.insert(ID(2), deadline: 10, hardDeadline: 10)
+    queue.suspend(node)
+    queue.remove(node)
+    #expect(!node.isQueued)
+    // Inserted again (as the loop does when a timer rejoins a mode): a new entry, armable, in a new place.
+    queue.insert(node, deadline: 9, hardDeadline: 9)
+    #expect(node.deadline == 9 && node.hardDeadline == 9 && node.isArmable)
+    #expect(queue.first === node)
+    #expect(queue.earliestCap == 9)
     #expect(queue.checkInvariants() == nil)
 }
 
-@Test func timerQueueReusesAnEntryOnlyWhenNothingElseHoldsIt() {
+@Test func timerQueueRemoveAllLeavesEveryNodeOutOfAnyQueue() {
     var queue = TimerQueue<ID>()
-    // Held elsewhere too: not kept, so the holder never sees it come back with another payload.
-    let shared = queue.insert(ID(1), deadline: 5, hardDeadline: 5)
-    withExtendedLifetime(shared) {
-        queue.remove(shared)
-        var reference: TimerQueue<ID>.Entry? = shared
-        queue.recycle(&reference)
-        #expect(reference == nil)
-        let next = queue.insert(ID(2), deadline: 6, hardDeadline: 7)
-        #expect(next !== shared)
-        #expect(shared.payload.value == 1 && !shared.isQueued)
-        queue.remove(next)
+    let nodes = (0..<40).map { ID($0) }
+    // Into the run, the exact heap and the tolerant heap, one suspended.
+    for node in nodes {
+        let deadline = UInt64(node.value % 3 == 0 ? 100 - node.value : node.value)
+        queue.insert(node, deadline: deadline, hardDeadline: deadline + (node.value % 5 == 0 ? 7 : 0))
     }
-    // Held only by the caller: kept, and the next insert gets it back with every field new.
-    var only: TimerQueue<ID>.Entry? = queue.insert(ID(3), deadline: 8, hardDeadline: 20)
-    queue.suspend(only!)
-    queue.remove(only!)
-    let identity = ObjectIdentifier(only!)
-    queue.recycle(&only)
-    #expect(only == nil)
-    let reused = queue.insert(ID(4), deadline: 9, hardDeadline: 9)
-    #expect(ObjectIdentifier(reused) == identity)
-    #expect(reused.payload.value == 4 && reused.deadline == 9 && reused.hardDeadline == 9 && reused.isArmable)
-    #expect(queue.earliestCap == 9)
-    #expect(queue.checkInvariants() == nil)
+    queue.suspend(nodes[5])
+    let removed = queue.removeAll()
+    #expect(Set(removed.map(\.value)) == Set(0..<40))
+    #expect(queue.isEmpty && queue.checkInvariants() == nil)
+    #expect(nodes.allSatisfy { !$0.isQueued && !$0.isArmable })
+    var other = TimerQueue<ID>()
+    for node in nodes { other.insert(node, deadline: 1, hardDeadline: 1) }
+    #expect(other.count == 40 && other.checkInvariants() == nil)
 }
 
 /// One operation on the queue's windows and suspensions. Indices refer to the live entries in insertion order.
@@ -232,8 +219,7 @@ private func replayWindows(_ operations: [WindowOperation]) -> String? {
         case .remove(let index):
             let at = position(live[index])
             queue.remove(model[at].entry)
-            var removed: TimerQueue<ID>.Entry? = model.remove(at: at).entry
-            queue.recycle(&removed)
+            model.remove(at: at)
             live.remove(at: index)
         case .reschedule(let index, let deadline, let window):
             var item = model.remove(at: position(live[index]))
