@@ -211,11 +211,10 @@ public final class RefRunLoopTimer: TimerQueueNode, @unchecked Sendable {
     /// The timer's entry in one mode's queue (``TimerQueue``, whose node the timer is): adding a timer to a mode
     /// allocates no entry. Protected by the lock of the loop in `state`'s binding (a timer is in one loop's modes at a
     /// time): only that loop's mode queues change it, in the loop's "...Locked" functions, which assert the lock; a
-    /// timer joins and leaves a queue with its own lock held too, so it is unbound only while in no queue. Not
-    /// checked for exclusivity at run time: every access is made under that lock, none overlaps another, and a run-time
-    /// check (a thread-local access-set insertion and removal) on each access of each sift would cost more than the
-    /// allocation the field saves.
-    @exclusivity(unchecked) var queuePlace = TimerQueuePlace()
+    /// timer joins and leaves a queue with its own lock held too, so it is unbound only while in no queue. Exclusivity
+    /// is checked as for any field: the release build proves the sifts' accesses apart, so the check costs nothing
+    /// per item added and removed (callgrind, journal/2026-12-06-exclusivity-on-the-timer-place.md).
+    var queuePlace = TimerQueuePlace()
 
     /// The timer this node stands for: itself, or the owner of a shadow.
     var payload: RefRunLoopTimer { shadowOwner ?? self }
