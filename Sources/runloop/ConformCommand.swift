@@ -185,7 +185,10 @@ struct ConformCommand: ParsableCommand {
                 report = try Conformance.run(
                     request, spec: spec, launcher: launcher, engines: engines, progress: progress)
             }
-            report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
+            // The run's context (it asks `swift --version`) is shown only in the JSON and the page.
+            if format == .json || outputs.jsonOut != nil || outputs.html != nil {
+                report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
+            }
         } catch let error as SpecError {
             throw failure(error.description)
         } catch let error as WorkerError {
