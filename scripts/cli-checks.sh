@@ -52,8 +52,10 @@ check "a failing case exits 1 with a diff" 1 '\+ return finished' -- \
 mkdir -p "$work/my-cases" "$work/my-expectations"
 printf 'spec_version: 1\ncases:\n  - id: mine.poll\n    rule: x\n    source: observed\n    items: {s: source0}\n    steps: [{add: s}, run]\n    expect: [run default, return timedOut]\n' >"$work/my-cases/mine.yaml"
 check "--spec DIR alone" 0 '^conform: 3 results, 3 as expected: 3 PASS, 0 xFAIL, 0 FAIL' -- "$runloop" conform --spec "$work/my-cases"
+# One run: its exit status, its output for the pattern, and no line of that output that reads as such a verdict.
 check "conform: no closing line reads as a test runner's verdict" 0 '^conform: [0-9]+ results, ' -- \
-    bash -c '! "$0" conform --engine cf --filter "timer.*" --jobs 4 | grep -E "^[0-9]+ passed, [0-9]+ failed$" && "$0" conform --engine cf --filter "timer.*" --jobs 4' "$runloop"
+    bash -c 'out=$("$0" conform --engine cf --filter "timer.*" --jobs 4) || exit; printf "%s\n" "$out"
+        ! grep -E "^[0-9]+ passed, [0-9]+ failed$" <<<"$out"' "$runloop"
 # Your own expectations add to the shipped ones: cf keeps its known failures beside a file of yours for ref (whose
 # entry, for a case ref passes, is an XPASS: exit 1).
 printf 'spec_version: 1\nengine: ref\nexpected:\n  timer.due.fires-in-poll-pass: {status: FAIL, reason: "a known failure of my own, with its evidence"}\n' >"$work/ref-mine.yaml"

@@ -47,10 +47,28 @@ public struct ConformanceRequest: Sendable {
 public enum Conformance {
     /// Loads the spec and returns the selected cases in spec order (file by file, then as written).
     public static func selectCases(_ request: ConformanceRequest) throws -> [SpecCase] {
-        var cases = try SpecLoader.load(path: request.specPath).flatMap(\.cases)
+        try loadSpec(request).selected
+    }
+
+    /// The spec's cases, loaded once for a run: parsing the spec is most of a short run's own work, and the cases
+    /// the request selects, the expectations' check of their ids and the triage's reference all read it.
+    public struct LoadedSpec: Sendable {
+        /// Every case of the spec, in spec order.
+        public let all: [SpecCase]
+        /// Those the request's filter and levels select, in spec order.
+        public let selected: [SpecCase]
+
+        /// The ids of every case, which an expectations file may name.
+        var knownIDs: Set<String> { Set(all.map(\.id)) }
+    }
+
+    /// Loads the spec of `request` and selects its cases (file by file, then as written).
+    public static func loadSpec(_ request: ConformanceRequest) throws -> LoadedSpec {
+        let all = try SpecLoader.load(path: request.specPath).flatMap(\.cases)
+        var cases = all
         if let filter = request.filter { cases = cases.filter { fnmatch(filter, $0.id, 0) == 0 } }
         if let levels = request.levels { cases = cases.filter { $0.level.map(levels.contains) ?? false } }
-        return cases
+        return LoadedSpec(all: all, selected: cases)
     }
 
     /// Loads each engine's expectations, checked against every case id of the spec.
@@ -59,8 +77,15 @@ public enum Conformance {
         _ request: ConformanceRequest,
         engines: [String]
     ) throws -> [String: EngineExpectations] {
+        try loadExpectations(request, engines: engines, known: try loadSpec(request).knownIDs)
+    }
+
+    /// ``loadExpectations(_:engines:)`` for a spec already loaded, whose case ids are `known`.
+    static func loadExpectations(
+        _ request: ConformanceRequest, engines: [String], known: @autoclosure () throws -> Set<String>
+    ) throws -> [String: EngineExpectations] {
         guard request.expectationsPath != nil || request.userExpectationsPath != nil else { return [:] }
-        let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
+        let known = try known()
         var result =
             try request.expectationsPath.map {
                 try loadExpectations(at: $0, engines: engines, known: known, unknownIDs: request.unknownExpectationIDs)
@@ -79,13 +104,20 @@ public enum Conformance {
     /// `expectationsPath` when it is a directory, whatever engines run, so that the triage can name the toolchain's
     /// known defects on any engine (a user's entries are not the toolchain's defects). None with no expectations.
     public static func loadReferenceExpectations(_ request: ConformanceRequest) throws -> EngineExpectations {
+        try loadReferenceExpectations(request, known: try loadSpec(request).knownIDs)
+    }
+
+    /// ``loadReferenceExpectations(_:)`` for a spec already loaded, whose case ids are `known`.
+    static func loadReferenceExpectations(
+        _ request: ConformanceRequest, known: @autoclosure () throws -> Set<String>
+    ) throws -> EngineExpectations {
         var isDirectory: ObjCBool = false
         guard let directory = request.expectationsPath,
             FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
         else {
             return EngineExpectations(engine: Triage.referenceEngine)
         }
-        let known = Set(try SpecLoader.load(path: request.specPath).flatMap(\.cases).map(\.id))
+        let known = try known()
         return try EngineExpectations.load(
             directory: directory, engine: Triage.referenceEngine, knownIDs: known,
             unknownIDs: request.unknownExpectationIDs)
@@ -120,13 +152,16 @@ public enum Conformance {
 
     /// Loads, selects and runs each case in a worker process of `launcher` (one per engine at a time), so that an
     /// engine that crashes or hangs costs one case. Throws ``SpecError`` for a malformed spec or expectations file.
+    /// `spec` is the request's spec when the caller has loaded it already (``loadSpec(_:)``).
     public static func run(
-        _ request: ConformanceRequest, launcher: WorkerLauncher, engines: [EngineDescription],
-        progress: (@Sendable (CaseOutcome) -> Void)? = nil
+        _ request: ConformanceRequest, spec: LoadedSpec? = nil, launcher: WorkerLauncher,
+        engines: [EngineDescription], progress: (@Sendable (CaseOutcome) -> Void)? = nil
     ) throws -> ConformanceReport {
-        let cases = try selectCases(request)
-        let expectations = try loadExpectations(request, engines: engines.map(\.name))
-        let reference = try loadReferenceExpectations(request)
+        let spec = try spec ?? loadSpec(request)
+        let cases = spec.selected
+        let known = spec.knownIDs
+        let expectations = try loadExpectations(request, engines: engines.map(\.name), known: known)
+        let reference = try loadReferenceExpectations(request, known: known)
         var runner = IsolatedRunner(
             launcher: launcher, defaultTimeout: request.timeout,
             repetitions: request.repetitions, progress: progress)
@@ -139,12 +174,14 @@ public enum Conformance {
     /// Loads, selects and runs every case in this process (`--isolation none`: for a debugger; a crash ends the run
     /// and a timed-out case leaves its thread behind). Throws ``SpecError`` for a malformed spec or expectations file.
     public static func runInProcess(
-        _ request: ConformanceRequest, engines: [any RunLoopEngine],
+        _ request: ConformanceRequest, spec: LoadedSpec? = nil, engines: [any RunLoopEngine],
         progress: (@Sendable (CaseOutcome) -> Void)? = nil
     ) throws -> ConformanceReport {
-        let cases = try selectCases(request)
-        let expectations = try loadExpectations(request, engines: engines.map(\.name))
-        let reference = try loadReferenceExpectations(request)
+        let spec = try spec ?? loadSpec(request)
+        let cases = spec.selected
+        let known = spec.knownIDs
+        let expectations = try loadExpectations(request, engines: engines.map(\.name), known: known)
+        let reference = try loadReferenceExpectations(request, known: known)
         let runner = ConformanceRunner(
             defaultTimeout: request.timeout, repetitions: request.repetitions,
             progress: progress)

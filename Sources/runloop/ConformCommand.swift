@@ -157,7 +157,8 @@ struct ConformCommand: ParsableCommand {
                 ? catalogue.engines.map { EngineDescription($0) }
                 : try IsolatedRunner.listEngines(launcher)
             let engines = try EngineSelection.resolve(engine, hosted: hosted, launcher: launcher)
-            cases = try Conformance.selectCases(request)
+            let spec = try Conformance.loadSpec(request)
+            cases = spec.selected
             let line =
                 !showProgress && isatty(STDERR_FILENO) == 1
                 ? ProgressLine(total: cases.count * engines.count) : nil
@@ -178,12 +179,16 @@ struct ConformCommand: ParsableCommand {
             switch isolation {
             case .none:
                 report = try Conformance.runInProcess(
-                    request, engines: try engines.map(catalogue.make),
+                    request, spec: spec, engines: try engines.map(catalogue.make),
                     progress: progress)
             case .process:
-                report = try Conformance.run(request, launcher: launcher, engines: engines, progress: progress)
+                report = try Conformance.run(
+                    request, spec: spec, launcher: launcher, engines: engines, progress: progress)
             }
-            report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
+            // The run's context (it asks `swift --version`) is shown only in the JSON and the page.
+            if format == .json || outputs.jsonOut != nil || outputs.html != nil {
+                report.runs = [ConformanceRunContext.gather(engines: engines, host: launcher.executable)]
+            }
         } catch let error as SpecError {
             throw failure(error.description)
         } catch let error as WorkerError {

@@ -60,7 +60,7 @@ struct LoadedEngineTests {
             )
             return
         }
-        let builtIn = try #require(ShippedSpec.sessions["cf"]).run(specCase, limit: limit)
+        let builtIn = try ShippedSpec.cfOutcome(specCase)
         #expect(
             loaded.status == builtIn.status,
             "\(id): cf:Foundation \(loaded.status), cf \(builtIn.status)\n\(loaded.detail ?? "")")

@@ -45,6 +45,27 @@ enum ShippedSpec {
         try check(id, on: [engine])
     }
 
+    /// `cf`'s outcome of each case run so far (its expectation PASS), run once in `sessions["cf"]` for every test
+    /// that compares with cf: the spec on cf here, the defective library's and the loaded library's comparisons.
+    /// The lock is held while a case runs, so a case asked for from two tests at once runs once (cf's session runs
+    /// one case at a time anyway).
+    private static let cfOutcomes = Mutex<[String: CaseOutcome]>([:])
+
+    struct NoCFSession: Error, CustomStringConvertible {
+        var description: String { "the built-in engines have no cf" }
+    }
+
+    /// `cf`'s outcome of `specCase`, made once per test process.
+    static func cfOutcome(_ specCase: SpecCase) throws -> CaseOutcome {
+        guard let session = sessions["cf"] else { throw NoCFSession() }
+        return cfOutcomes.withLock { made in
+            if let outcome = made[specCase.id] { return outcome }
+            let outcome = session.run(specCase, limit: specCase.timeout ?? request.timeout)
+            made[specCase.id] = outcome
+            return outcome
+        }
+    }
+
     /// What the shipped expectations say `engine` gives on case `id` (PASS when they do not name it).
     static func expectedStatus(_ id: String, on engine: String) throws -> CaseStatus {
         let directory = try #require(request.expectationsPath)
@@ -68,15 +89,21 @@ enum ShippedSpec {
         // The first engine runs on this thread, each other on a thread of its own, so that their waits overlap.
         let results = Mutex<[Int: CaseOutcome]>([:])
         let others = DispatchGroup()
+        // cf's outcome is the one the other tests compare with (``cfOutcome(_:)``).
+        let engineNames = engines
+        @Sendable func outcome(_ index: Int) throws -> CaseOutcome {
+            engineNames[index] == "cf"
+                ? try cfOutcome(specCase) : engineSessions[index].run(specCase, limit: limit)
+        }
         for index in engineSessions.indices.dropFirst() {
             others.enter()
             Thread {
-                let outcome = engineSessions[index].run(specCase, limit: limit)
-                results.withLock { $0[index] = outcome }
+                let made = try? outcome(index)
+                results.withLock { $0[index] = made }
                 others.leave()
             }.start()
         }
-        let first = engineSessions[0].run(specCase, limit: limit)
+        let first = try outcome(0)
         results.withLock { $0[0] = first }
         // A session's run ends by its own watchdog (`limit`), so this deadline is only a backstop.
         _ = others.wait(timeout: .now() + limit + 30)

@@ -124,12 +124,22 @@ public struct IsolatedRunner: Sendable {
         return cases.indices.map { finished[$0 % jobs][$0 / jobs] }
     }
 
+    /// What a worker for `cases` loads: the one file that holds them all, if there is one, else `specPath`. Parsing
+    /// the whole spec is most of a worker's own work in a run of one area (the runner has loaded and checked the
+    /// whole spec already), as for a main-thread case's worker (``WorkerSession/fileHolding(_:)``).
+    static func servedSpec(_ cases: [SpecCase], _ specPath: String) -> String {
+        guard let first = cases.first, cases.allSatisfy({ $0.location.file == first.location.file }) else {
+            return specPath
+        }
+        return WorkerSession.fileHolding(first) ?? specPath
+    }
+
     /// `cases` one after the other in one engine's worker (a fresh one after a crash or a timeout).
     private func runShard(
         _ cases: [SpecCase], specPath: String, engine: EngineDescription,
         expectations: EngineExpectations?
     ) -> [CaseOutcome] {
-        let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
+        let session = WorkerSession(launcher: launcher, specPath: Self.servedSpec(cases, specPath), engine: engine)
         defer { session.close() }
         return cases.map { specCase in
             let entry = expectations?.entries[specCase.id]
