@@ -87,6 +87,21 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
     #expect(accounting == threeDeferred, "\(accounting)")
 }
 
+@Test func aPassIsCountedBeforeItsFirstObserver() {
+    let seen = onFreshLoopThread { loop -> [UInt64] in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        let counts = Recorder<UInt64>()
+        let observer = RefRunLoopObserver(activities: .beforeTimers) { _, _ in counts.append(loop.passCount) }
+        loop.add(observer, mode: .default)
+        let before = loop.passCount
+        let (accounting, _) = wakeUpsMadeBeforeWaiting(loop, rounds: 2)
+        #expect(accounting.passes == 2)
+        return counts.all.map { $0 - before }
+    }
+    // BeforeTimers is step b of a pass; the pass was counted at its top (step a).
+    #expect(seen == [1, 2])
+}
+
 @Test func aWakeUpIsStillDeferredAfterAPollAndWithAFarTimerArmed() {
     let results = onFreshLoopThread { loop -> [String] in
         loop.add(RefRunLoopSource(perform: {}), mode: .default)
