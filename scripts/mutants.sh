@@ -257,8 +257,8 @@ run_mutant() {
                 printf '%s\ttimed-out\tunit tests: %s s\n' "$id" "$mutant_timeout" >"$out"
                 return
             elif ((status != 0)); then
-                detail=$(grep -m1 -E "recorded an issue|' failed|Fatal error|error:|✘" "$out.unit" ||
-                    tail -n 1 "$out.unit")
+                detail=$(grep -m1 -E "recorded an issue|' failed|Fatal error|Program crashed|error:|✘" "$out.unit" ||
+                    echo "exit $status")
                 printf '%s\tkilled-unit\t%s\n' "$id" "$(tr '\t' ' ' <<<"$detail" | cut -c1-160)" >"$out"
                 return
             fi
