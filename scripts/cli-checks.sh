@@ -358,5 +358,11 @@ check "mutation: unknown set" 2 "is own, blind or all, not 'nope'" -- "$(dirname
 check "mutation: unknown fault" 2 "no fault 'nope'" -- "$(dirname "$0")/mutation.sh" --only nope
 check "mutation: a seed that is not a number" 2 "fuzz-seed needs a number" -- "$(dirname "$0")/mutation.sh" --fuzz 10 --fuzz-seed x --check
 
+# scripts/mutants.sh's oracle flags: bad values are exit 2 naming the flag, before any build.
+check "mutants: an unknown spin value" 2 "--spin is every, 1 or Nus .*, not 'always'" -- \
+    "$(dirname "$0")/mutants.sh" --spin always
+check "mutants: a second oracle with --fuzz" 2 "--spin and --unit-tests add oracles to the spec runs, not to" -- \
+    "$(dirname "$0")/mutants.sh" --fuzz 10 --unit-tests
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,14 +1,23 @@
 // The report: each mutant's verdict, counts per file and per operator, the score overall and over the semantic
-// files, the survivors.
+// files, the survivors. A mutant the spec does not kill may be killed by a second oracle (scripts/mutants.sh --spin,
+// --unit-tests): the spec's score counts only the spec's kills; the others have columns and a score of their own.
 
 import Foundation
 
 public enum Verdict: String, CaseIterable, Sendable {
+    /// A case of the spec failed (the default configuration).
     case killed
+    /// The spec passed (or reached no site of the mutant), and failed with the spin before every wait
+    /// (`REF_RUNLOOP_SPIN`, scripts/mutants.sh --spin).
+    case killedSpin = "killed-spin"
+    /// The spec passed in every configuration run (or reached no site of the mutant), and ref's own unit tests
+    /// failed (scripts/mutants.sh --unit-tests): ref's design contract, not CF's behaviour.
+    case killedUnit = "killed-unit"
+    /// Every oracle run passed.
     case survived
     /// The mutant's whole spec run passed its outer deadline.
     case timedOut = "timed-out"
-    /// No case of the spec reaches its site (the coverage run).
+    /// No oracle reaches its site (the coverage runs).
     case notCovered = "not-covered"
     /// Listed in the equivalents file.
     case equivalent
@@ -49,13 +58,14 @@ public struct Report {
         self.details = details
     }
 
-    /// Reads a results file: `id<TAB>verdict<TAB>detail` lines (verdict killed, survived or timed-out).
+    /// Reads a results file: `id<TAB>verdict<TAB>detail` lines (verdict killed, killed-spin, killed-unit, survived
+    /// or timed-out).
     public static func readResults(path: String) throws(InputError) -> [Int: (Verdict, String)] {
         var results: [Int: (Verdict, String)] = [:]
         for (index, line) in try InputError.lines(of: path).enumerated() where !line.isEmpty {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count >= 2, let id = Int(fields[0]), let verdict = Verdict(rawValue: fields[1]),
-                [.killed, .survived, .timedOut].contains(verdict)
+                [.killed, .killedSpin, .killedUnit, .survived, .timedOut].contains(verdict)
             else { throw InputError(file: path, line: index + 1, message: "not 'id<TAB>verdict<TAB>detail'") }
             results[id] = (verdict, fields.count > 2 ? fields[2] : "")
         }
@@ -68,10 +78,21 @@ public struct Report {
         public var byVerdict: [Verdict: Int] = [:]
         public var covered: Int { generated - self[.notCovered] - self[.equivalent] }
         public subscript(verdict: Verdict) -> Int { byVerdict[verdict, default: 0] }
-        /// killed / (not equivalent and run or not covered): a mutant not run is left out of both.
-        public var score: Double? {
-            let denominator = self[.killed] + self[.survived] + self[.timedOut] + self[.notCovered]
-            return denominator == 0 ? nil : Double(self[.killed]) / Double(denominator)
+        /// The mutants a score divides by: not equivalent, and run or not covered (a mutant not run is left out).
+        public var scored: Int {
+            self[.killed] + self[.killedSpin] + self[.killedUnit] + self[.survived] + self[.timedOut]
+                + self[.notCovered]
+        }
+        /// The spec's score: killed by the spec in its default configuration / scored. The second oracles do not
+        /// change it (a mutant they kill counts as the spec's survivor, or as not covered when no case reaches it).
+        public var score: Double? { fraction(self[.killed]) }
+        /// Killed by the spec in either configuration (the default or the spin before every wait) / scored.
+        public var specScore: Double? { fraction(self[.killed] + self[.killedSpin]) }
+        /// Killed by any oracle, ref's unit tests included / scored.
+        public var combinedScore: Double? { fraction(self[.killed] + self[.killedSpin] + self[.killedUnit]) }
+
+        private func fraction(_ killed: Int) -> Double? {
+            scored == 0 ? nil : Double(killed) / Double(scored)
         }
     }
 
@@ -84,7 +105,9 @@ public struct Report {
         return counts
     }
 
-    static let columns: [Verdict] = [.killed, .survived, .timedOut, .notCovered, .equivalent, .notRun]
+    static let columns: [Verdict] = [
+        .killed, .killedSpin, .killedUnit, .survived, .timedOut, .notCovered, .equivalent, .notRun,
+    ]
 
     private static func percent(_ score: Double?) -> String {
         score.map { String(format: "%.1f %%", 100 * $0) } ?? "-"
@@ -93,12 +116,15 @@ public struct Report {
     /// The report as text: `table` (aligned, for people) or `tsv`.
     public func render(format: String, wallSeconds: Int?) -> String {
         var out: [String] = []
-        let header = ["group", "name", "generated", "covered"] + Self.columns.map(\.rawValue) + ["score"]
+        let header =
+            ["group", "name", "generated", "covered"] + Self.columns.map(\.rawValue)
+            + ["score", "spec+spin", "combined"]
         var rows: [[String]] = []
         func row(_ group: String, _ name: String, _ counts: Counts) {
             rows.append(
                 [group, name, String(counts.generated), String(counts.covered)]
-                    + Self.columns.map { String(counts[$0]) } + [Self.percent(counts.score)]
+                    + Self.columns.map { String(counts[$0]) }
+                    + [counts.score, counts.specScore, counts.combinedScore].map(Self.percent)
             )
         }
         for file in Set(mutants.map(\.file)).sorted() {
@@ -131,14 +157,34 @@ public struct Report {
         out.append("")
         out.append(
             "score: \(Self.percent(all.score)) overall (\(all[.killed]) killed), \(Self.percent(semantic.score)) over "
-                + "the semantic files (\(semantic[.killed]) killed); score = killed / (killed + survived + timed out "
-                + "+ not covered)"
+                + "the semantic files (\(semantic[.killed]) killed); score = killed / (killed + killed-spin + "
+                + "killed-unit + survived + timed out + not covered)"
         )
+        if all[.killedSpin] + all[.killedUnit] > 0 {
+            out.append(
+                "spec+spin (killed or killed-spin): \(Self.percent(all.specScore)) overall, "
+                    + "\(Self.percent(semantic.specScore)) over the semantic files; combined (ref's unit tests too): "
+                    + "\(Self.percent(all.combinedScore)) overall, \(Self.percent(semantic.combinedScore)) over the "
+                    + "semantic files"
+            )
+        }
         if let wallSeconds { out.append("wall time: \(wallSeconds) s") }
         let survivors = mutants.filter { verdicts[$0.id] == .survived }
         out.append("survivors: \(survivors.isEmpty ? "none" : String(survivors.count))")
         for mutant in survivors {
             out.append("  [\(mutant.id)] \(mutant.file):\(mutant.line):\(mutant.column)  \(mutant.key)")
+        }
+        let secondOracles: [(Verdict, String)] = [
+            (.killedSpin, "killed only with the spin"), (.killedUnit, "killed only by ref's unit tests"),
+        ]
+        for (verdict, title) in secondOracles {
+            let killed = mutants.filter { verdicts[$0.id] == verdict }
+            guard !killed.isEmpty else { continue }
+            out.append("\(title): \(killed.count)")
+            for mutant in killed {
+                out.append("  [\(mutant.id)] \(mutant.file):\(mutant.line)  \(mutant.key)")
+                out.append("      by: \(details[mutant.id] ?? "")")
+            }
         }
         let timedOut = mutants.filter { verdicts[$0.id] == .timedOut }
         if !timedOut.isEmpty {
