@@ -157,17 +157,14 @@ public enum Conformance {
         _ request: ConformanceRequest, spec: LoadedSpec? = nil, launcher: WorkerLauncher,
         engines: [EngineDescription], progress: (@Sendable (CaseOutcome) -> Void)? = nil
     ) throws -> ConformanceReport {
-        let spec = try spec ?? loadSpec(request)
-        let cases = spec.selected
-        let known = spec.knownIDs
-        let expectations = try loadExpectations(request, engines: engines.map(\.name), known: known)
-        let reference = try loadReferenceExpectations(request, known: known)
+        let inputs = try runInputs(request, spec: spec, engines: engines.map(\.name))
         var runner = IsolatedRunner(
             launcher: launcher, defaultTimeout: request.timeout,
             repetitions: request.repetitions, progress: progress)
         runner.jobs = request.jobs
-        var report = runner.run(cases: cases, specPath: request.specPath, engines: engines, expectations: expectations)
-        report.referenceExpectations = reference
+        var report = runner.run(
+            cases: inputs.cases, specPath: request.specPath, engines: engines, expectations: inputs.expectations)
+        report.referenceExpectations = inputs.reference
         return report
     }
 
@@ -177,16 +174,23 @@ public enum Conformance {
         _ request: ConformanceRequest, spec: LoadedSpec? = nil, engines: [any RunLoopEngine],
         progress: (@Sendable (CaseOutcome) -> Void)? = nil
     ) throws -> ConformanceReport {
-        let spec = try spec ?? loadSpec(request)
-        let cases = spec.selected
-        let known = spec.knownIDs
-        let expectations = try loadExpectations(request, engines: engines.map(\.name), known: known)
-        let reference = try loadReferenceExpectations(request, known: known)
+        let inputs = try runInputs(request, spec: spec, engines: engines.map(\.name))
         let runner = ConformanceRunner(
             defaultTimeout: request.timeout, repetitions: request.repetitions,
             progress: progress)
-        var report = runner.run(cases: cases, engines: engines, expectations: expectations)
-        report.referenceExpectations = reference
+        var report = runner.run(cases: inputs.cases, engines: engines, expectations: inputs.expectations)
+        report.referenceExpectations = inputs.reference
         return report
+    }
+
+    /// What a run reads before its first case: the selected cases, each engine's expectations and the triage's
+    /// reference, from `spec` (loaded now when the caller has not), checked against every case id of the spec.
+    private static func runInputs(
+        _ request: ConformanceRequest, spec: LoadedSpec?, engines: [String]
+    ) throws -> (cases: [SpecCase], expectations: [String: EngineExpectations], reference: EngineExpectations) {
+        let spec = try spec ?? loadSpec(request)
+        let expectations = try loadExpectations(request, engines: engines, known: spec.knownIDs)
+        let reference = try loadReferenceExpectations(request, known: spec.knownIDs)
+        return (spec.selected, expectations, reference)
     }
 }
