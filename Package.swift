@@ -57,7 +57,8 @@ let package = Package(
         // through CF's C API (CFEngine's table) only where Foundation has none.
         .target(name: "FoundationEngine", dependencies: ["CFEngine", "EngineKit"]),
         // The reference run loop: CFRunLoop semantics in Swift on epoll, eventfd and timerfd. No unsafe flags, so
-        // other packages can depend on it by version; Swift's exclusivity checks stay on in every build.
+        // other packages can depend on it by version (scripts/consumer-check.sh builds one that does); Swift's
+        // exclusivity checks stay on in every build.
         .target(name: "RefRunLoop", dependencies: ["CRunLoopSystem", "RefRunLoopABI"]),
         // The reference run loop's C header, for C and C++ callers (the benchmark shims); implemented in RefRunLoop.
         .target(name: "RefRunLoopABI"),

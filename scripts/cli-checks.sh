@@ -364,5 +364,9 @@ check "mutants: an unknown spin value" 2 "--spin is every, 1 or Nus .*, not 'alw
 check "mutants: a second oracle with --fuzz" 2 "--spin and --unit-tests add oracles to the spec runs, not to" -- \
     "$(dirname "$0")/mutants.sh" --fuzz 10 --unit-tests
 
+# scripts/consumer-check.sh (the package that depends on RefRunLoop by version, built by the test command): a bad
+# argument is exit 2 naming it, before any clone or build.
+check "consumer-check: an unknown argument" 2 "unknown argument 'nope'" -- "$(dirname "$0")/consumer-check.sh" nope
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

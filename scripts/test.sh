@@ -55,6 +55,8 @@ timed scripts/site-check.sh --self-test
 # The reference loop's tests, its stress tests among them, under ThreadSanitizer (in the foreground: the background
 # steps take as long as the steps before this one).
 timed scripts/tsan-stress.sh
+# Another package depending on the RefRunLoop product by version (which SwiftPM refuses if it has unsafe flags).
+timed scripts/consumer-check.sh
 background_status=0
 wait "$background" || background_status=$?
 # What the background steps said, without the compilers' progress lines.
