@@ -28,7 +28,11 @@ done
 require_swift
 
 scratch=$(mktemp -d /tmp/runloop-consumer.XXXXXX)
-((keep)) && echo "consumer-check: scratch directory $scratch" >&2 || trap 'rm -rf "$scratch"' EXIT
+if ((keep)); then
+    echo "consumer-check: scratch directory $scratch" >&2
+else
+    trap 'rm -rf "$scratch"' EXIT
+fi
 
 git clone -q "$repo" "$scratch/RunLoopSuite"
 git -C "$scratch/RunLoopSuite" tag 1.0.0
