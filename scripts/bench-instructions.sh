@@ -14,8 +14,9 @@
 #   --out FILE       also write the table as CSV (wake: engine,round_trips,instructions_per_round_trip,vs_epoll;
 #                    scale: engine,item,items,instructions_per_item,vs_epoll)
 #   --results FILE   also write a results CSV for `runloop history` (results/README.md): the run's context (commit,
-#                    machine, engines), `# timing: none` and `# exact_metrics:`, one row per benchmark with its
-#                    count in instructions_per_round_trip (wake) or instructions_per_item (scale)
+#                    machine, engines; profile callgrind, or callgrind-N for another --iterations N), `# timing: none`
+#                    and `# exact_metrics:`, one row per benchmark with its count in instructions_per_round_trip
+#                    (wake) or instructions_per_item (scale)
 #   --label LABEL    the results CSV's machine label (default <virtualisation>-<CPUs>cpu-instructions)
 #   --tree DIR       count the harness of the checkout at DIR (another commit's worktree), built in DIR/.build-bench;
 #                    the results CSV names DIR's commit (default: this checkout)
@@ -42,7 +43,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 source scripts/lib/setup.sh
 
-usage() { sed -n '5,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 engines=ref,cf,glib,libuv,libevent,dispatch,nio,epoll iterations="" out="" family=wake load=none
 results="" label="" tree=$repo arguments=("$@")
@@ -61,6 +62,11 @@ while (($#)); do
     esac
     shift
 done
+# The results CSV's profile: a count per unit depends a little on the iterations (the amortised share of the
+# loop's growth), so another --iterations is a profile, and a series, of its own.
+profile=callgrind default_iterations=4000
+[[ $family != scale ]] || default_iterations=2
+[[ -z $iterations || $iterations == "$default_iterations" ]] || profile=callgrind-$iterations
 case $family in
     wake) iterations=${iterations:-4000} ;;
     scale) iterations=${iterations:-2} ;;
@@ -198,7 +204,7 @@ if [[ -n $results ]] && ((${#failed[@]} == 0)); then
     {
         echo "# label: ${label:-$virtualisation-${cpus}cpu-instructions}"
         echo "# date: $started"
-        echo "# profile: callgrind (family $family: $iterations and $((2 * iterations)) iterations per benchmark under" \
+        echo "# profile: $profile (family $family: $iterations and $((2 * iterations)) iterations per benchmark under" \
             "valgrind's callgrind, their difference in user-space instructions per unit, $unit)"
         echo "# command: scripts/bench-instructions.sh ${arguments[*]}"
         echo "# filter: family $family"
