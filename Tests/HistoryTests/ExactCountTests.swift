@@ -167,6 +167,27 @@ import Testing
         #expect(try HistoryDatabase(path: database).runs().isEmpty)
     }
 
+    @Test func checkTakesTheNewestRunOfItsMetric() throws {
+        let runs = try SyntheticRuns()
+        let db = try HistoryDatabase(path: runs.path("h.sqlite"))
+        let times = try TrendAndCheckTests.series(runs, count: 2, stepAt: 99)
+        // Two instruction runs dated after the time runs, the timer 20 % lower at the second.
+        let counts = try (0..<2).map { index in
+            try runs.write(
+                SyntheticRuns.instructionCSV(
+                    date: SyntheticRuns.date(10 + index), commit: SyntheticRuns.commit(10 + index),
+                    counts: ["timer": index == 0 ? 2537 : 2007]))
+        }
+        _ = try db.add(files: times + counts)
+        let timeCheck = try #require(try db.check())
+        #expect(timeCheck.run.file == times[1])
+        #expect(!timeCheck.changes.isEmpty)
+        let countCheck = try #require(try db.check(metric: "instructions_per_item"))
+        #expect(countCheck.run.file == counts[1])
+        #expect(countCheck.improvements.map(\.benchmark) == ["BM_Scale/engine:ref/item:timer/n:10000"])
+        #expect(throws: HistoryError.self) { try db.check(metric: "no_such_metric") }
+    }
+
     @Test func anInstructionCSVWithoutItsCommitIsExit2() throws {
         let runs = try SyntheticRuns()
         let file = try runs.write(
