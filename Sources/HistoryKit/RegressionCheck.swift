@@ -44,8 +44,8 @@ public struct CheckReport: Sendable {
 }
 
 extension HistoryDatabase {
-    /// Checks `runFile`'s run (by its content), or the newest run with values of `metric`, against the previous runs of its machine, CPU and
-    /// profile. Nil when there is no earlier run to compare with.
+    /// Checks `runFile`'s run (by its content), or the newest run with values of `metric`, against the previous runs
+    /// of its machine, CPU and profile. Nil when there is no earlier run to compare with.
     public func check(
         runFile: String? = nil, metric: String = "real_time", thresholdPercent: Double = 10,
         alpha: Double = 0.05
