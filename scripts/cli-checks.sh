@@ -276,6 +276,17 @@ check "history: trend of nothing" 2 "no benchmark matches 'no-such-benchmark'" -
 check "history: a regressed benchmark" 1 "regressed: BM_ObserverDispatch/engine:cf/observers:64/real_time: \+17.1 % \(c2c8805..0c6b8cb\)" -- \
     "$runloop" history check --db "$work/history.sqlite" --run "$results_dir/kvm-2cpu-20261127-0119.csv"
 check "history: no database" 2 "no history database here" -- "$runloop" history list --db "$work/none.sqlite"
+# Instruction counts (scripts/bench-instructions.sh --results): exact, so the step of ref's timer between two commits
+# is a change point; a count left empty is exit 2 naming the file, line and column.
+check "history: an instruction step" 0 "change point: 85a0857\.\.c779713 .*: 2537 -> 2007, -20\.9 %, exact" -- \
+    "$runloop" history trend --db "$work/history.sqlite" '^BM_Scale/engine:ref/item:timer/n:10000$' \
+    --metric instructions_per_item
+instructions_csv=$(ls "$results_dir"/*-instructions-*.csv | head -n 1)
+sed 's/^\("BM_Scale\/engine:ref\/item:timer\/n:10000",[0-9]*,,,,\)[0-9]*$/\1/' "$instructions_csv" \
+    >"$work/instructions-empty.csv"
+check "history: an instruction CSV with an empty count" 2 \
+    "instructions-empty.csv:[0-9]+: error: missing value: field 'instructions_per_item'" -- \
+    "$runloop" history add --db "$work/history.sqlite" "$work/instructions-empty.csv"
 
 # runloop site: a conformance JSON cut short, a foreign JSON and a missing one are exit 2 naming the file (and the line
 # or field), and nothing is written; a broken results CSV names its line. The site itself: SiteKitTests and

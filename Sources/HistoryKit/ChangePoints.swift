@@ -20,6 +20,9 @@ public struct ChangePoint: Sendable, Equatable {
     /// The median of the values from the step to the next change point (or the end).
     public let after: Double
 
+    /// True for a step between two builds' exact counts (``ExactSteps``): no test, `pValue` is 0.
+    public var exact = false
+
     /// after / before - 1 (nil when `before` is 0).
     public var change: Double? { before != 0 ? after / before - 1 : nil }
 }

@@ -77,6 +77,17 @@ public struct TrendSeries: Sendable {
     public let profile: String
     public let points: [TrendPoint]
     public var changePoints: [ChangePoint] = []
+    /// True when every run of the series says its metric is exact (`# exact_metrics:`, as instruction counts are):
+    /// its change points are then ``ExactSteps``', not E-divisive's.
+    public var exact = false
+    /// For a series said to be exact whose runs of one build disagree: where. Its change points are then
+    /// E-divisive's, as for any noisy series.
+    public var disagreement: ExactSteps.Disagreement?
+
+    /// The build a run measured: its commit, or the run itself when its tree had uncommitted paths.
+    static func build(_ run: HistoryRun) -> String {
+        run.commit + ((run.uncommittedPaths ?? 0) > 0 ? "+run\(run.id)" : "")
+    }
 }
 
 extension HistoryDatabase {
@@ -92,7 +103,7 @@ extension HistoryDatabase {
     public func trend(
         pattern: String, metric: String = "real_time", engine: String? = nil,
         filter: RunFilter = RunFilter(), acrossMachines: Bool = false,
-        detector: EDivisive = EDivisive()
+        detector: EDivisive = EDivisive(), exactSteps: ExactSteps = ExactSteps()
     ) throws -> [TrendSeries] {
         let regex: Regex<AnyRegexOutput>
         do {
@@ -134,11 +145,23 @@ extension HistoryDatabase {
                         q1: row["q1"], q3: row["q3"], minimum: row["minimum"],
                         maximum: row["maximum"]))
             }
+            // The runs that say this metric is exact.
+            var exactRuns = Set<Int64>()
+            for row in try Row.fetchAll(
+                db, sql: "SELECT run_id, value FROM run_context WHERE key = ?",
+                arguments: [ResultsReader.exactMetricsKey])
+            where (row["value"] as String).split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == metric
+            }) {
+                exactRuns.insert(row["run_id"])
+            }
             return order.compactMap { grouped[$0] }.map { group in
                 let name = BenchmarkName(group.benchmark)
-                return TrendSeries(
+                var series = TrendSeries(
                     benchmark: group.benchmark, key: name.withoutEngine, engine: name.engine,
                     machine: group.machine, profile: group.profile, points: group.points)
+                series.exact = group.points.allSatisfy { exactRuns.contains($0.run.id) }
+                return series
             }
         }
         // Machines and profiles with the newest run first (the machine in use now leads), then benchmarks in natural
@@ -155,6 +178,19 @@ extension HistoryDatabase {
             return $0.key != $1.key ? BenchmarkName.naturalOrder($0.key, $1.key) : ($0.engine ?? "") < ($1.engine ?? "")
         }
         for index in series.indices {
+            if series[index].exact {
+                let runs = series[index].points.map {
+                    ExactSteps.Run(
+                        build: TrendSeries.build($0.run), median: $0.median, minimum: $0.minimum, maximum: $0.maximum)
+                }
+                switch exactSteps.changePoints(runs) {
+                case .success(let points):
+                    series[index].changePoints = points
+                    continue
+                case .failure(let error):
+                    series[index].disagreement = error.disagreement
+                }
+            }
             series[index].changePoints = detector.changePoints(series[index].points.map(\.median))
         }
         return series

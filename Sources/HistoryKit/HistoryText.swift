@@ -57,7 +57,9 @@ public enum HistoryText {
                 out += "== \(group)\n"
                 lastGroup = group
             }
-            out += "\n\(s.benchmark)  [\(metric), \(s.points.count) run\(s.points.count == 1 ? "" : "s")]\n"
+            out +=
+                "\n\(s.benchmark)  [\(metric)\(s.exact ? " (exact)" : ""), "
+                + "\(s.points.count) run\(s.points.count == 1 ? "" : "s")]\n"
             let starts = Set(s.changePoints.map(\.index))
             var rows: [[String]] = [["", "date", "commit", "median", "IQR", "range", "n"]]
             for (index, point) in s.points.enumerated() {
@@ -71,8 +73,11 @@ public enum HistoryText {
                 ])
             }
             out += table(rows, indent: "  ")
+            if let disagreement = s.disagreement {
+                out += "  " + disagreementNote(disagreement, in: s) + "\n"
+            }
             if s.changePoints.isEmpty {
-                out += "  no change point (E-divisive means, p <= 0.05)\n"
+                out += "  no change point (\(method(s)))\n"
             }
             for point in s.changePoints {
                 out += "  change point: " + changePoint(point, in: s, metric: metric) + "\n"
@@ -81,13 +86,31 @@ public enum HistoryText {
         return out
     }
 
-    /// `b990f9c..fe1b8f7 (2026-11-26T13:20:11Z .. 2026-11-26T16:31:02Z): 671 ns -> 597 ns, -11.0 %, p = 0.005`.
+    /// The smallest step between exact counts that is a change point, in percent: `1`.
+    static var minimumStep: String { String(format: "%g", ExactSteps().minimumStep * 100) }
+
+    /// How the series' change points were found.
+    public static func method(_ series: TrendSeries) -> String {
+        series.exact && series.disagreement == nil
+            ? "exact counts: a step of \(minimumStep) % or more between commits"
+            : "E-divisive means, p <= 0.05"
+    }
+
+    /// Why a series said to be exact was tested as a noisy one.
+    public static func disagreementNote(_ disagreement: ExactSteps.Disagreement, in series: TrendSeries) -> String {
+        let run = series.points[disagreement.index].run
+        return "the runs of \(run.shortCommit) disagree (from the run of \(run.date)): the counts are not exact, "
+            + "so the series is tested as a noisy one"
+    }
+
+    /// `b990f9c..fe1b8f7 (2026-11-26T13:20:11Z .. 2026-11-26T16:31:02Z): 671 ns -> 597 ns, -11.0 %, p = 0.005`;
+    /// `exact` in place of p for a step between exact counts.
     public static func changePoint(_ point: ChangePoint, in series: TrendSeries, metric: String) -> String {
         let before = series.points[point.index - 1].run
         let after = series.points[point.index].run
         return "\(before.shortCommit)..\(after.shortCommit) (\(before.date) .. \(after.date)): "
             + "\(value(point.before, metric: metric)) -> \(value(point.after, metric: metric)), "
-            + "\(percent(point.change)), p = \(String(format: "%.3f", point.pValue))"
+            + "\(percent(point.change)), " + (point.exact ? "exact" : "p = \(String(format: "%.3f", point.pValue))")
     }
 
     /// The check's regressions first, then the improvements, then a summary line.

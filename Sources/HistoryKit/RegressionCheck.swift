@@ -44,8 +44,8 @@ public struct CheckReport: Sendable {
 }
 
 extension HistoryDatabase {
-    /// Checks `runFile`'s run (by its content), or the newest run, against the previous runs of its machine, CPU and
-    /// profile. Nil when there is no earlier run to compare with.
+    /// Checks `runFile`'s run (by its content), or the newest run with values of `metric`, against the previous runs
+    /// of its machine, CPU and profile. Nil when there is no earlier run to compare with.
     public func check(
         runFile: String? = nil, metric: String = "real_time", thresholdPercent: Double = 10,
         alpha: Double = 0.05
@@ -68,7 +68,21 @@ extension HistoryDatabase {
             }
             target = run
         } else {
-            guard let newest = all.last else { throw HistoryError.database(path, "the history has no runs") }
+            guard !all.isEmpty else { throw HistoryError.database(path, "the history has no runs") }
+            // The newest run that measured the metric: a newer run of another kind (instruction counts have no
+            // real_time) has nothing to check.
+            let measured = Set(
+                try read { db in
+                    try Int64.fetchAll(
+                        db,
+                        sql: """
+                            SELECT DISTINCT m.run_id FROM measurement m JOIN series s ON s.id = m.series_id
+                            WHERE s.metric = ?
+                            """, arguments: [metric])
+                })
+            guard let newest = all.last(where: { measured.contains($0.id) }) else {
+                throw HistoryError.database(path, "no run in the history has values of metric '\(metric)'")
+            }
             target = newest
         }
         let earlier = all.filter {

@@ -8,12 +8,15 @@ import MarkupKit
 public enum TrendPage {
     /// The page for `series` of `metric`; `title` names what was asked for.
     public static func html(_ series: [TrendSeries], metric: String, pattern: String, generated: String) -> String {
-        var body =
+        let step: String = HistoryText.minimumStep
+        var body: String =
             "<p class=\"note\">Medians of <code>\(Markup.escape(metric))</code> per run, oldest run on the "
             + "left; the band is the repetitions' interquartile range. A dotted vertical line marks a run at a new "
             + "commit; a red line and label mark a change point (E-divisive means with a permutation test, "
-            + "Matteson and James 2014; p &lt;= 0.05). Runs of different machines, CPUs or profiles are never mixed "
-            + "in one chart. \(series.count) series.</p>\n"
+            + "Matteson and James 2014; p &lt;= 0.05; for exact counts, such as instructions, a step of "
+        body +=
+            step + " % or more between two commits). Runs of different machines, CPUs or profiles are never "
+            + "mixed in one chart. \(series.count) series.</p>\n"
         if series.isEmpty { body += "<p>No series matched.</p>\n" }
         body += charts(series, metric: metric, headingLevel: 2)
         body +=
@@ -66,6 +69,12 @@ public enum TrendPage {
                         color: Charts.color(engines.firstIndex(of: s.engine ?? "") ?? 0))
                 }
                 body += "</div>\n"
+                for s in row {
+                    guard let disagreement = s.disagreement else { continue }
+                    body +=
+                        "<p class=\"note\"><b>\(Markup.escape(s.engine ?? s.benchmark))</b>: "
+                        + Markup.escape(HistoryText.disagreementNote(disagreement, in: s)) + "</p>\n"
+                }
                 for s in row where !s.changePoints.isEmpty {
                     body +=
                         "<p class=\"note\">"
@@ -90,7 +99,8 @@ public enum TrendPage {
         let position = Dictionary(uniqueKeysWithValues: runs.enumerated().map { ($1.id, $0) })
         let values = s.points.flatMap { [$0.q1, $0.q3, $0.median] }
         let isTime = metric == "real_time" || metric.hasSuffix("_ns")
-        let yAxis = ChartAxis(values, logarithmic: false)
+        // Exact counts from zero: a flat series is then drawn flat, and a step at its true size.
+        let yAxis = ChartAxis(values, logarithmic: false, includeZero: s.exact)
         let count = max(runs.count - 1, 1)
         func px(_ index: Int) -> Double {
             runs.count == 1 ? (left + right) / 2 : left + Double(index) / Double(count) * (right - left)
@@ -101,7 +111,11 @@ public enum TrendPage {
         svg += SVG.text(
             x: 10, y: 18, Markup.escape(s.engine.map { "engine \($0)" } ?? s.benchmark), size: 13,
             weight: "bold")
-        svg += SVG.text(x: 10, y: 34, Markup.escape("\(s.points.count) runs, \(metric)"), size: 11, fill: "#555")
+        svg += SVG.text(
+            x: 10, y: 34,
+            Markup.escape(
+                "\(s.points.count) run\(s.points.count == 1 ? "" : "s"), \(metric)"
+                    + (s.exact ? " (exact)" : "")), size: 11, fill: "#555")
         for tick in yAxis.ticks where tick >= yAxis.low && tick <= yAxis.high {
             svg += SVG.line(left, py(tick), right, py(tick), stroke: "#e4e4e4")
             svg += SVG.text(

@@ -286,6 +286,17 @@ public struct ResultsFile: Sendable {
         context.first(where: { $0.key == key })?.value
     }
 
+    /// True for a file of counts without times (`# timing: none`): its rows have no `real_time`.
+    public var isUntimed: Bool { contextValue(ResultsReader.timingKey) == ResultsReader.untimedValue }
+
+    /// The counters the file says are exact (`# exact_metrics:`): the same build always gives the same value.
+    public var exactMetrics: [String] { ResultsFile.metricList(contextValue(ResultsReader.exactMetricsKey) ?? "") }
+
+    /// `a, b` as `["a", "b"]`.
+    static func metricList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     /// Rows with `error_occurred=true`.
     public var erroredRows: [ErroredRow] {
         rows.filter { $0.kind == .error }.map {

@@ -9,6 +9,10 @@ import Foundation
 /// cell must be a finite number, every data row must have as many fields as the header (except
 /// error rows, which Google Benchmark writes without counter cells), the time unit must be one
 /// of ns/us/ms/s and the same for all rows of one benchmark.
+///
+/// A file whose context says `# timing: none` holds counts that are not times (instructions counted under callgrind:
+/// scripts/bench-instructions.sh): its rows leave `real_time`, `cpu_time` and `time_unit` empty and must have a value
+/// in every counter column.
 public enum ResultsReader {
     /// The columns Google Benchmark always writes; any other column is a user counter.
     public static let standardColumns: [String] = [
@@ -18,6 +22,13 @@ public enum ResultsReader {
 
     /// The columns a file must have.
     static let requiredColumns: [String] = ["name", "real_time", "cpu_time", "time_unit"]
+
+    /// The context key that marks a file of counts without times, and its one value.
+    public static let timingKey = "timing"
+    public static let untimedValue = "none"
+    /// The context key naming the counters whose values are exact (comma-separated): two runs of one build give the
+    /// same value, so any difference between builds is the code's (callgrind's instruction counts).
+    public static let exactMetricsKey = "exact_metrics"
 
     /// The aggregate suffixes Google Benchmark appends with `--benchmark_repetitions`.
     static let aggregateSuffixes: [String] = ["mean", "median", "stddev", "cv"]
@@ -90,6 +101,8 @@ public enum ResultsReader {
             raw.append((record, name, isError))
         }
         let kinds = classify(raw.map { ($0.name, $0.isError) })
+        let untimed = try isUntimed(document, file: file)
+        try checkExactMetrics(document, counterColumns: counterColumns, file: file)
 
         // Second pass: values, with the unit of each benchmark checked for consistency.
         var rows: [BenchmarkRow] = []
@@ -127,6 +140,13 @@ public enum ResultsReader {
                 continue
             }
             let isData = kind == .repetition || kind == .aggregate("median") || kind == .aggregate("mean")
+            if let untimed {
+                rows.append(
+                    try untimedRow(
+                        record, file: file, name: entry.name, benchmark: benchmark, kind: kind, isData: isData,
+                        counterColumns: counterColumns, timingLine: untimed, cell: cell, number: number))
+                continue
+            }
             let iterations = try number("iterations", required: false)
             let realTime = try number("real_time", required: isData)
             let cpuTime = try number("cpu_time", required: isData)
@@ -162,6 +182,65 @@ public enum ResultsReader {
         return ResultsFile(
             path: file, contextLines: document.contextLines, headerLine: document.headerLine,
             columns: header, rows: rows)
+    }
+
+    /// The line of `# timing: none` when the file has it, nil when it has no `timing` line.
+    /// - Throws: `InputError` naming the line when `timing` has another value.
+    static func isUntimed(_ document: CSVDocument, file: String) throws -> Int? {
+        for (offset, line) in document.contextLines.enumerated() {
+            guard let entry = ResultsFile.contextEntries([line]).first, entry.key == timingKey else { continue }
+            guard entry.value == untimedValue else {
+                throw InputError(
+                    .invalidArgument, file: file, line: offset + 1, field: timingKey,
+                    detail: "context line 'timing': '\(entry.value)' is not '\(untimedValue)' (the only value: a file "
+                        + "of counts without times)")
+            }
+            return offset + 1
+        }
+        return nil
+    }
+
+    /// Checks that `# exact_metrics:` names counter columns of the file, at least one.
+    /// - Throws: `InputError` naming the context line and the name that is not a counter.
+    static func checkExactMetrics(_ document: CSVDocument, counterColumns: [String], file: String) throws {
+        for (offset, line) in document.contextLines.enumerated() {
+            guard let entry = ResultsFile.contextEntries([line]).first, entry.key == exactMetricsKey else { continue }
+            let names = ResultsFile.metricList(entry.value)
+            if names.isEmpty {
+                throw InputError(
+                    .missingValue, file: file, line: offset + 1, field: exactMetricsKey,
+                    detail: "context line '\(exactMetricsKey)' names no counter")
+            }
+            for name in names where !counterColumns.contains(name) {
+                throw InputError(
+                    .missingColumn, file: file, line: offset + 1, field: exactMetricsKey,
+                    detail: "context line '\(exactMetricsKey)' names '\(name)', which is not a counter column of the "
+                        + "file (counters: \(counterColumns.isEmpty ? "none" : counterColumns.joined(separator: ", ")))"
+                )
+            }
+        }
+    }
+
+    /// A row of a `# timing: none` file: no time cells, a value in every counter column of a data row.
+    static func untimedRow(
+        _ record: CSVRecord, file: String, name: String, benchmark: String, kind: RowKind, isData: Bool,
+        counterColumns: [String],
+        timingLine: Int, cell: (String) -> String, number: (String, Bool) throws -> Double?
+    ) throws -> BenchmarkRow {
+        for column in ["real_time", "cpu_time", "time_unit"] where !cell(column).isEmpty {
+            throw InputError(
+                .invalidArgument, file: file, line: record.line, field: column,
+                detail: "'\(cell(column))' in a file of counts without times ('# timing: none' on line "
+                    + "\(timingLine)): leave the cell empty (benchmark '\(name)')")
+        }
+        var counters: [String: Double] = [:]
+        for column in counterColumns {
+            if let value = try number(column, isData) { counters[column] = value }
+        }
+        return BenchmarkRow(
+            line: record.line, rawName: name, benchmark: benchmark, kind: kind,
+            iterations: try number("iterations", false), realTime: nil, cpuTime: nil, timeUnit: nil,
+            label: cell("label"), errorMessage: nil, counters: counters)
     }
 
     /// Tells repetition rows from aggregate and complexity rows by their names.

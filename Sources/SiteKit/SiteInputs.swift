@@ -56,8 +56,11 @@ struct ConformanceRun: Sendable {
 /// Everything the pages show.
 struct SiteInputs: Sendable {
     let options: SiteOptions
-    /// Every results CSV, oldest first by `# date:`.
+    /// Every results CSV of times, oldest first by `# date:`.
     let runs: [ResultsRun]
+    /// Every results CSV of counts without times (`# timing: none`: instructions), oldest first; only the trends
+    /// page draws them.
+    let countRuns: [ResultsRun]
     let conformance: ConformanceRun?
     /// The shipped spec's cases, for the conformance page and the rules.
     let cases: [SpecCase]
@@ -97,8 +100,10 @@ struct SiteInputs: Sendable {
                 throw SiteError(error.description)
             }
         }
+        let all = try readRuns(options.resultsDirectory)
         return SiteInputs(
-            options: options, runs: try readRuns(options.resultsDirectory), conformance: conformance,
+            options: options, runs: all.filter { !$0.file.isUntimed }, countRuns: all.filter(\.file.isUntimed),
+            conformance: conformance,
             cases: cases, catalogue: catalogue,
             coverage: RuleCoverage(catalogue: catalogue, cases: cases))
     }

@@ -16,6 +16,8 @@ enum TrendsSitePage {
         let pattern: String
         let metric: String
         let engines: [String]
+        /// The fewest runs of a machine and profile a chart needs.
+        var minimumRuns = TrendsSitePage.minimumRuns
     }
 
     /// The benchmarks behind the targets in Benchmarks/targets.yaml that a change to a loop moves first.
@@ -42,6 +44,14 @@ enum TrendsSitePage {
             note: "Nanoseconds per timer removed with 10,000 in the loop (targets scale.peers, scale.cf).",
             pattern: "^BM_Scale/engine:[a-z]+/item:timer/n:10000/real_time$",
             metric: "ns_per_remove", engines: ["ref", "cf", "libuv"]),
+        KeyBenchmark(
+            title: "Item churn at N = 10,000 in instructions",
+            note: "Instructions per item added and removed with 10,000 in the loop, per kind of item (timers in date "
+                + "order and in random order), counted under callgrind (scripts/bench-instructions.sh --family scale "
+                + "--results): exact counts, which do not move with the machine, so every step is the code's. A "
+                + "peer measured once is drawn as its one point, for reference.",
+            pattern: "^BM_Scale/engine:[a-z]+/item:[a-z]+/n:10000(/order:random)?$",
+            metric: "instructions_per_item", engines: ["ref", "libuv"], minimumRuns: 1),
     ]
 
     /// A series of fewer runs is no trend: it is left out (`runloop history trend` shows it).
@@ -54,8 +64,10 @@ enum TrendsSitePage {
             + "the repetitions\u{2019} interquartile band. A dotted line marks a new commit; a red line and label mark "
             + "a change point (E-divisive means with a permutation test, p &lt;= 0.05): where the level moved, and by "
             + "how much. Runs of different machines or profiles are never mixed in one chart; a machine and profile "
-            + "with fewer than \(minimumRuns) runs of a benchmark is left out.</p>\n"
-        guard !inputs.runs.isEmpty else {
+            + "with fewer than \(minimumRuns) runs of a benchmark is left out (of instruction counts, one run is "
+            + "shown). Instruction counts come from results files of their own (<code># timing: none</code>), "
+            + "never mixed with times.</p>\n"
+        guard !inputs.runs.isEmpty || !inputs.countRuns.isEmpty else {
             body +=
                 "<p class=\"none\">No results CSV in <code>\(Markup.escape(inputs.options.resultsDirectory))"
                 + "</code> yet: <code>runloop bench</code> makes one.</p>\n"
@@ -64,10 +76,10 @@ enum TrendsSitePage {
         let series: [[TrendSeries]]
         do {
             let database = try HistoryDatabase(path: ":memory:")
-            _ = try database.add(files: inputs.runs.map(\.path))
+            _ = try database.add(files: (inputs.runs + inputs.countRuns).map(\.path))
             series = try keyBenchmarks.map { key in
                 try database.trend(pattern: key.pattern, metric: key.metric)
-                    .filter { key.engines.contains($0.engine ?? "") && $0.points.count >= minimumRuns }
+                    .filter { key.engines.contains($0.engine ?? "") && $0.points.count >= key.minimumRuns }
             }
         } catch let error as HistoryError {
             throw SiteError(error.message)
@@ -84,12 +96,14 @@ enum TrendsSitePage {
                 + key.engines.map { "<code>\($0)</code>" }
                 .joined(separator: ", ") + "; metric <code>\(Markup.escape(key.metric))</code>.</p>\n"
             if series[index].isEmpty {
-                body += "<p class=\"none\">Not measured in \(minimumRuns) runs of one machine and profile.</p>\n"
+                body +=
+                    "<p class=\"none\">Not measured in \(key.minimumRuns) run\(key.minimumRuns == 1 ? "" : "s") "
+                    + "of one machine and profile.</p>\n"
             } else {
                 body += TrendPage.charts(series[index], metric: key.metric, headingLevel: 3)
             }
         }
-        return page(body, navigation: navigation, runs: inputs.runs.count)
+        return page(body, navigation: navigation, runs: inputs.runs.count + inputs.countRuns.count)
     }
 
     static func page(_ body: String, navigation: String, runs: Int) -> String {

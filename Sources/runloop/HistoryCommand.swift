@@ -98,7 +98,7 @@ struct HistoryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The newest run against the previous run of its machine and profile; exit 1 on a regression.")
         @OptionGroup var database: DatabaseOption
-        @Flag(help: "Check the newest run in the history (the default).")
+        @Flag(help: "Check the newest run in the history with values of the metric (the default).")
         var latest = false
         @Option(name: .customLong("run"), help: "Check the run recorded from this file instead of the newest.")
         var runFile: String?

@@ -62,6 +62,38 @@ final class SyntheticRuns {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The CSV text of an instruction run as `scripts/bench-instructions.sh --family scale --results` writes it:
+    /// the context, `# timing: none`, `# exact_metrics: instructions_per_item`, one row per engine and item with its
+    /// count (`counts["ref/timer"]`, default 1,000) and empty time cells. `omit` leaves out context lines.
+    static func instructionCSV(
+        date: String, commit: String, engines: [String] = ["ref"], items: [String] = ["source", "timer"],
+        counts: [String: Double] = [:], omit: Set<String> = []
+    ) -> String {
+        var lines: [String] = []
+        let context: [(String, String)] =
+            [
+                ("label", "kvm-2cpu-instructions"), ("date", date),
+                ("profile", "callgrind (family scale: 2 and 4 iterations per benchmark under valgrind's callgrind)"),
+                ("command", "scripts/bench-instructions.sh --family scale"), ("filter", "family scale"),
+                ("cpu_model", "AMD EPYC"), ("cpus", "2 (kvm)"), ("commit", "\(commit) (0 uncommitted paths)"),
+                ("timing", "none"), ("exact_metrics", "instructions_per_item"),
+            ] + engines.map { ("engine_\($0)", "\($0) 1.0") }
+        for (key, value) in context where !omit.contains(key) { lines.append("# \(key): \(value)") }
+        lines.append("name,iterations,real_time,cpu_time,time_unit,instructions_per_item")
+        for engine in engines {
+            for item in items {
+                let count = counts["\(engine)/\(item)"] ?? counts[item] ?? 1000
+                lines.append("\"BM_Scale/engine:\(engine)/item:\(item)/n:10000\",20000,,,,\(Int(count))")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A commit id made of `index` (seven hex digits, then padding).
+    static func commit(_ index: Int) -> String {
+        String(format: "%07x", index + 1) + String(repeating: "f", count: 33)
+    }
+
     /// Writes a run and returns its path.
     @discardableResult
     func write(_ text: String, name: String? = nil) throws -> String {

@@ -24,6 +24,27 @@ import Testing
         #expect(samples[0].firstLine == 12)
     }
 
+    @Test func aFileOfCountsWithoutTimesHasCountersAndNoTime() throws {
+        let text = """
+            # commit: abc1234
+            # timing: none
+            # exact_metrics: instructions_per_item
+            name,iterations,real_time,cpu_time,time_unit,instructions_per_item
+            "BM_Scale/engine:ref/item:timer/n:10000",20000,,,,2537
+            "BM_Scale/engine:ref/item:timer/n:10000/order:random",20000,,,,2661
+
+            """
+        let file = try ResultsReader.parse(text: text, file: "instructions.csv")
+        #expect(file.isUntimed)
+        #expect(file.exactMetrics == ["instructions_per_item"])
+        #expect(file.samples(of: .realTime).isEmpty)
+        #expect(file.samples(of: .counter("instructions_per_item")).map(\.values) == [[2537], [2661]])
+        // Without `# timing: none` the same rows lack their times.
+        let timed = text.replacingOccurrences(of: "# timing: none\n", with: "")
+        #expect(throws: InputError.self) { try ResultsReader.parse(text: timed, file: "timed.csv") }
+        #expect(try !ResultsReader.parse(text: Fixtures.suite(), file: "suite.csv").isUntimed)
+    }
+
     @Test func contextKeysMayHoldAColon() {
         let entries = ResultsFile.contextEntries([
             "# engine_cf: CoreFoundation C API from libFoundation.so",

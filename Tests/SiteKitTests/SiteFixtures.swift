@@ -30,6 +30,25 @@ final class SiteFixture {
         }
     }
 
+    /// Instruction runs as `scripts/bench-instructions.sh --results` writes them, one per commit, dated after the
+    /// time runs: ref's timer steps from 2,537 to 2,007 instructions at the second, its source stays at 1,116.
+    func writeInstructionRuns(_ timer: [Int]) throws {
+        for (index, count) in timer.enumerated() {
+            let lines = [
+                "# label: kvm-2cpu-instructions", "# date: 2026-12-0\(index + 1)T10:00:00Z",
+                "# profile: callgrind (family scale)", "# cpu_model: AMD EPYC",
+                "# commit: \(String(repeating: "\(index + 1)", count: 40)) (0 uncommitted paths)",
+                "# timing: none", "# exact_metrics: instructions_per_item", "# engine_ref: the ref loop",
+                "name,iterations,real_time,cpu_time,time_unit,instructions_per_item",
+                "\"BM_Scale/engine:ref/item:source/n:10000\",20000,,,,1116",
+                "\"BM_Scale/engine:ref/item:timer/n:10000\",20000,,,,\(count)",
+            ]
+            try (lines.joined(separator: "\n") + "\n").write(
+                toFile: "\(results)/kvm-2cpu-instructions-2026120\(index + 1)-1000.csv", atomically: true,
+                encoding: .utf8)
+        }
+    }
+
     /// One run's CSV text: every engine's wake latency (same and different CPU) and timer churn at N = 10,000, five
     /// repetitions each with a deterministic spread of ±1 %.
     static func csv(date: String, commit: String, wakeLevel: Double, seed: UInt64) -> String {

@@ -53,6 +53,28 @@ final class SiteKitTests: XCTestCase {
             }, [])
     }
 
+    func testInstructionRunsAreDrawnOnTheTrendsPageOnly() throws {
+        let fixture = try SiteFixture()
+        try fixture.writeRuns(3)
+        try fixture.writeInstructionRuns([2537, 2007, 2013])
+        try SiteBuilder.build(options(fixture))
+        XCTAssertEqual(try SiteLinkCheck.problems(in: fixture.site), [])
+        // The newest run of the overview and the bench page is the newest time run, not a newer instruction run.
+        XCTAssertTrue(try read(fixture, .index).contains("kvm-2cpu-20261103-1000.csv"))
+        let bench = try read(fixture, .bench)
+        XCTAssertTrue(bench.contains("All runs (3)"))
+        XCTAssertFalse(bench.contains("instructions"))
+        // The trends page: ref's source and timer in instructions, one change point (the timer's step at the
+        // second commit; its +0.3 % after is under the 1 % a step needs), each of the three runs on the axis.
+        let trends = try read(fixture, .trends)
+        let section = try XCTUnwrap(trends.components(separatedBy: "in instructions</h2>").last)
+        XCTAssertTrue(section.contains("BM_Scale/item:source/n:10000"))
+        XCTAssertTrue(section.contains("BM_Scale/item:timer/n:10000"))
+        XCTAssertEqual(section.components(separatedBy: "stroke=\"#c62828\"").count - 1, 1)
+        XCTAssertTrue(section.contains("2537 -&gt; 2007, -20.9 %, exact"), section)
+        XCTAssertTrue(section.contains("3 runs, instructions_per_item (exact)"))
+    }
+
     func testWithoutConformanceOrRunsThePagesSayHowToMakeThem() throws {
         let fixture = try SiteFixture()
         try SiteBuilder.build(options(fixture))
