@@ -255,6 +255,19 @@ public func refRunLoopObserverCreate(
             order: order, callout: .c(call)))
 }
 
+@_cdecl("ref_runloop_observer_create_without_activity")
+public func refRunLoopObserverCreateWithoutActivity(
+    _ activities: UInt32, _ repeats: Int32, _ order: Int,
+    _ callout: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+    _ info: UnsafeMutableRawPointer?
+) -> OpaquePointer {
+    let call = CCallout(function: nonNull(callout, "a callout"), info: info)
+    return retained(
+        RefRunLoopObserver(
+            activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
+            order: order, callout: .cWithoutActivity(call)))
+}
+
 @_cdecl("ref_runloop_observer_invalidate")
 public func refRunLoopObserverInvalidate(_ observer: OpaquePointer?) {
     (object(observer) as RefRunLoopObserver).invalidate()
@@ -319,6 +332,7 @@ private func checkAgainstHeader() {
     declared(ref_runloop_add_timer)(refRunLoopAddTimer)
     declared(ref_runloop_remove_timer)(refRunLoopRemoveTimer)
     declared(ref_runloop_observer_create)(refRunLoopObserverCreate)
+    declared(ref_runloop_observer_create_without_activity)(refRunLoopObserverCreateWithoutActivity)
     declared(ref_runloop_observer_invalidate)(refRunLoopObserverInvalidate)
     declared(ref_runloop_observer_release)(refRunLoopObserverRelease)
     declared(ref_runloop_add_observer)(refRunLoopAddObserver)

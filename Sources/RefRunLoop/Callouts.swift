@@ -48,12 +48,15 @@ enum TimerCallout: Sendable {
 enum ObserverCallout: Sendable {
     case swift(@Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void)
     case c(CObserverCallout)
+    /// A C callout that is not told the activity (ref_runloop_observer_create_without_activity).
+    case cWithoutActivity(CCallout)
 
     @inline(__always)
     func callAsFunction(_ observer: RefRunLoopObserver, _ activity: RefRunLoopActivity) {
         switch self {
         case .swift(let closure): closure(observer, activity)
         case .c(let callout): callout.function(UInt32(truncatingIfNeeded: activity.rawValue), callout.info)
+        case .cWithoutActivity(let callout): callout()
         }
     }
 }

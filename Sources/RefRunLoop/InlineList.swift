@@ -1,12 +1,15 @@
 // A list whose first element is stored inline: the per-item lists of the modes that hold an item (a source's
 // memberships, a timer's queue entries, an observer's store handles) almost always have one element, and an array
-// allocated one buffer for it on every add and freed it on every remove.
+// allocated one buffer for it on every add and freed it on every remove. The rest is an optional array, nil while
+// empty: an empty array is still a reference (to the shared empty storage), and every item's deinit released it, which
+// cost more than releasing nil.
 
 /// An ordered list that stores its first element inline and the rest in an array. Order is kept by every change.
 /// Not thread-safe: its owner's lock protects it.
 struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     private var head: Element?
-    private var tail: [Element] = []
+    /// The elements after the first: nil or non-empty, never an empty array.
+    private var tail: [Element]?
 
     init() {}
 
@@ -17,17 +20,17 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     @inline(__always)
     var startIndex: Int { 0 }
     @inline(__always)
-    var endIndex: Int { head == nil ? 0 : 1 + tail.count }
+    var endIndex: Int { head == nil ? 0 : 1 + (tail?.count ?? 0) }
 
     @inline(__always)
     subscript(position: Int) -> Element {
         get {
             precondition(position >= 0 && position < endIndex, "InlineList index \(position) out of range")
-            return position == 0 ? head! : tail[position - 1]
+            return position == 0 ? head! : tail.unsafelyUnwrapped[position - 1]
         }
         set {
             precondition(position >= 0 && position < endIndex, "InlineList index \(position) out of range")
-            if position == 0 { head = newValue } else { tail[position - 1] = newValue }
+            if position == 0 { head = newValue } else { tail![position - 1] = newValue }
         }
     }
 
@@ -39,6 +42,7 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
         guard head != nil else { return nil }
         if try predicate(head!) { return 0 }
+        guard let tail else { return nil }
         for index in tail.indices where try predicate(tail[index]) { return index + 1 }
         return nil
     }
@@ -50,7 +54,13 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
 
     @inline(__always)
     mutating func append(_ element: Element) {
-        if head == nil { head = element } else { tail.append(element) }
+        if head == nil {
+            head = element
+        } else if tail == nil {
+            tail = [element]
+        } else {
+            tail!.append(element)
+        }
     }
 
     /// Removes and returns the element at `position`, keeping the others' order. O(count).
@@ -58,10 +68,17 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     @inline(__always)
     mutating func remove(at position: Int) -> Element {
         precondition(position >= 0 && position < endIndex, "InlineList index \(position) out of range")
-        if position > 0 { return tail.remove(at: position - 1) }
+        if position > 0 {
+            let removed = tail!.remove(at: position - 1)
+            if tail!.isEmpty { tail = nil }
+            return removed
+        }
         // Moved out of the head, not copied (a copy retained what the element holds, and the overwrite released it).
         let removed = head.take().unsafelyUnwrapped
-        if !tail.isEmpty { head = tail.removeFirst() }
+        if var rest = tail.take() {
+            head = rest.removeFirst()
+            if !rest.isEmpty { tail = rest }
+        }
         return removed
     }
 

@@ -76,7 +76,7 @@ struct OrderedStore<Element> {
         let group = group(for: order)
         let position = group._withUnsafeGuaranteedRef { $0.slots.append(element) }
         count += 1
-        cache = nil
+        dropCache()
         return Handle(group: group, position: position)
     }
 
@@ -89,7 +89,7 @@ struct OrderedStore<Element> {
             return group.slots.isEmpty
         }
         count -= 1
-        cache = nil
+        dropCache()
         guard emptied else { return }
         // The group leaves the treap, which held it: a strong reference keeps it until its node is gone.
         let leaving = handle.group.takeUnretainedValue()
@@ -101,6 +101,13 @@ struct OrderedStore<Element> {
         }
         leaving.place = nil
         spare = leaving
+    }
+
+    /// Forgets the in-order snapshot after a change. Tested first: between two snapshots (the usual churn, many changes
+    /// with no pass reading the order) it is nil already, and assigning nil would still release the old value.
+    @inline(__always)
+    private mutating func dropCache() {
+        if cache != nil { cache = nil }
     }
 
     /// The elements in order. O(1) when nothing changed since the last call, O(n + holes) otherwise.

@@ -54,6 +54,31 @@ private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?
         "the observer's callouts, with the activity")
 }
 
+@Test func anObserverCreatedWithoutTheActivityCallsItsCalloutWithItsInfo() {
+    // ref_runloop_observer_create_without_activity: the callout has the source perform's type and gets only `info`,
+    // once per activity watched (Entry and Exit of one non-blocking run; the unsignalled source keeps the mode from
+    // being empty, which would end the run before its Entry).
+    let entries: [String] = onFreshLoopThread { _ in
+        let log = CalloutLog()
+        let loop = refRunLoopCurrent()
+        let source = refRunLoopSource0Create(0, recordTag, nil)
+        let entryOrExit = UInt32(RefRunLoopActivity.entry.rawValue | RefRunLoopActivity.exit.rawValue)
+        let observer = refRunLoopObserverCreateWithoutActivity(
+            entryOrExit, 1, 0, recordTag, Unmanaged.passUnretained(log).toOpaque())
+        "kCFRunLoopDefaultMode".withCString { mode in
+            refRunLoopAddSource(loop, source, mode)
+            refRunLoopAddObserver(loop, observer, mode)
+            _ = refRunLoopRun(loop, mode, 0, 0)
+            refRunLoopRemoveObserver(loop, observer, mode)
+            refRunLoopRemoveSource(loop, source, mode)
+        }
+        refRunLoopObserverRelease(observer)
+        refRunLoopSourceRelease(source)
+        return log.entries
+    }
+    #expect(entries == ["called", "called"], "one callout for Entry and one for Exit, each with the observer's info")
+}
+
 @Test func theWaitPolicyFunctionsSetAndReadTheSpinCap() {
     let (defaultCap, set, cleared, clamped): (UInt64, UInt64, UInt64, UInt64) = onFreshLoopThread { _ in
         let loop = refRunLoopCurrent()

@@ -130,6 +130,10 @@ void ref_runloop_remove_timer(ref_runloop *loop, ref_runloop_timer *timer, const
 /// CFRunLoopObserverCreate. `activities` is a mask of REF_RUNLOOP_ACTIVITY_* bits.
 ref_runloop_observer *ref_runloop_observer_create(uint32_t activities, int repeats, long order,
                                                   ref_runloop_observer_callout callout, void *info);
+/// CFRunLoopObserverCreate with a callout that is not told the activity (the ref_runloop_callout type: `info` only),
+/// for an observer that does one thing whatever the activity: a caller whose callout has that type needs no wrapper.
+ref_runloop_observer *ref_runloop_observer_create_without_activity(uint32_t activities, int repeats, long order,
+                                                                   ref_runloop_callout callout, void *info);
 /// CFRunLoopObserverInvalidate. Any thread.
 void ref_runloop_observer_invalidate(ref_runloop_observer *observer);
 void ref_runloop_observer_release(ref_runloop_observer *observer);
