@@ -39,16 +39,18 @@ private struct Accounting: Equatable, CustomStringConvertible {
 }
 
 /// Runs `loop` in the default mode (which must hold an item) for `rounds` passes, each of whose waits is ended by a
-/// wake-up made in its BeforeWaiting observer, while the loop is awake, right after `change`; the last AfterWaiting
-/// stops the run. Returns what the run's waits did and its result.
+/// wake-up made in its BeforeWaiting observer, while the loop is awake, right after `change` and right before
+/// `laterChange`; the last AfterWaiting stops the run. Returns what the run's waits did and its result.
 private func wakeUpsMadeBeforeWaiting(
-    _ loop: RefRunLoop, rounds: Int, after change: @escaping @Sendable () -> Void = {}
+    _ loop: RefRunLoop, rounds: Int, after change: @escaping @Sendable () -> Void = {},
+    before laterChange: @escaping @Sendable () -> Void = {}
 ) -> (Accounting, RefRunLoopResult) {
     let woken = Counter()
     let observer = RefRunLoopObserver(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
         if activity == .beforeWaiting {
             change()
             loop.wakeUp()
+            laterChange()
         } else {
             woken.increment()
             if woken.current == rounds { loop.stop() }
@@ -162,6 +164,19 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
     }
     let one = Accounting(passes: 1, wakeUps: 1, deferred: 1, writes: 1)
     #expect(results == ["after the arming: \(one)", "after the removal: \(one)"])
+}
+
+@Test func aWakeUpDeferredBeforeASecondModeIsCreatedIsWrittenThen() {
+    let accounting = onFreshLoopThread { loop -> Accounting in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // stop(mode:) creates the mode (and sets only that mode's stop request, which this run in the default mode
+        // never checks).
+        return wakeUpsMadeBeforeWaiting(loop, rounds: 2, before: { loop.stop(mode: "wait-accounting.second") }).0
+    }
+    // The first wake-up was deferred while the loop had one mode; creating the second, whose set may then queue the
+    // eventfd's edge, wrote it (as CF writes at once), and its wait reported the write. With two modes, the second
+    // wake-up is written as it is made.
+    #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 0, writes: 2), "\(accounting)")
 }
 
 @Test func theParkPolicysGovernorLearnsNothing() {
