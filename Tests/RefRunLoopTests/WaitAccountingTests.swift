@@ -179,6 +179,26 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
     #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 0, writes: 2), "\(accounting)")
 }
 
+@Test func aWakeUpIsDeferredAgainOnceAPollHasTakenAnExpiryOffTheList() {
+    let accounting = onFreshLoopThread { loop -> Accounting in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // A timer due already: its arming queues the timerfd's expiry, and deferral is off while it may be queued.
+        let due = RefRunLoopTimer(fireDate: RefClock.now - 1) { _ in }
+        loop.add(due, mode: .default)
+        // The first pass's source removes it before it fires (the timerfd is disarmed, its expiry may still be
+        // queued); that pass then polls (a source was handled), which finds nothing and takes the expiry's entry off
+        // the list. Its exit check (the removal changed the mode) allows deferral again.
+        let remover = RefRunLoopSource(perform: { loop.remove(due, mode: .default) })
+        loop.add(remover, mode: .default)
+        defer { loop.remove(remover, mode: .default) }
+        remover.signal()
+        return wakeUpsMadeBeforeWaiting(loop, rounds: 1).0
+    }
+    // Two passes, each returning from its OS wait once: the poll, then a wait ended by the wake-up made in its
+    // BeforeWaiting, deferred.
+    #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 1, writes: 1), "\(accounting)")
+}
+
 @Test func theParkPolicysGovernorLearnsNothing() {
     let (lastWakeUpAt, gap) = onFreshLoopThread { loop -> (UInt64, UInt64?) in
         loop.waitPolicy = .park
