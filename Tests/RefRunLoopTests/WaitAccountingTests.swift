@@ -199,6 +199,24 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
     #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 1, writes: 1), "\(accounting)")
 }
 
+@Test func aWakeUpIsDeferredAfterATimerFiredInAPollLeftTheTimerfdExpiredAndReported() {
+    let (poll, accounting) = onFreshLoopThread { loop -> (Accounting, Accounting) in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // Due already: a poll reports its timerfd and fires it; the mode has no timer left, and the expired timerfd,
+        // its expiry reported, queues nothing more.
+        let fired = Counter()
+        let due = RefRunLoopTimer(fireDate: RefClock.now - 1) { _ in fired.increment() }
+        loop.add(due, mode: .default)
+        let before = Accounting(loop)
+        _ = loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
+        #expect(fired.current == 1)
+        let poll = Accounting(loop) - before
+        return (poll, wakeUpsMadeBeforeWaiting(loop, rounds: 1).0)
+    }
+    #expect(poll == Accounting(passes: 1, wakeUps: 1, deferred: 0, writes: 0), "\(poll)")
+    #expect(accounting == Accounting(passes: 1, wakeUps: 1, deferred: 1, writes: 1), "\(accounting)")
+}
+
 @Test func theParkPolicysGovernorLearnsNothing() {
     let (lastWakeUpAt, gap) = onFreshLoopThread { loop -> (UInt64, UInt64?) in
         loop.waitPolicy = .park
