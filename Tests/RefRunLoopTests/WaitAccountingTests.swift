@@ -217,6 +217,53 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
     #expect(accounting == Accounting(passes: 1, wakeUps: 1, deferred: 1, writes: 1), "\(accounting)")
 }
 
+/// Polls `loop` (a run of 0 s) and returns what its wait did.
+private func poll(_ loop: RefRunLoop) -> Accounting {
+    let before = Accounting(loop)
+    _ = loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
+    return Accounting(loop) - before
+}
+
+@Test func aPollSkipsItsSystemCallOnceTheReadyListIsKnownClear() {
+    let polls = onFreshLoopThread { loop -> [Accounting] in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // The first poll makes its system call (a new set's list may hold the eventfd's edge), and finds nothing:
+        // the list is clear. The next ones skip theirs (no return from the OS wait is counted), also after a
+        // wake-up deferred and consumed.
+        var polls = [poll(loop), poll(loop)]
+        _ = wakeUpsMadeBeforeWaiting(loop, rounds: 1)
+        polls.append(poll(loop))
+        return polls
+    }
+    let made = Accounting(passes: 1, wakeUps: 1, deferred: 0, writes: 0)
+    let skipped = Accounting(passes: 1, wakeUps: 0, deferred: 0, writes: 0)
+    #expect(polls == [made, skipped, skipped], "\(polls)")
+}
+
+@Test func aPollAfterATimersDateMakesItsSystemCallAndFiresIt() {
+    let (polls, fired) = onFreshLoopThread { loop -> ([Accounting], Int) in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        var polls = [poll(loop)]  // the list is known clear from here
+        let fired = Counter()
+        let date = RefClock.now + 0.2
+        let timer = RefRunLoopTimer(fireDate: date) { _ in fired.increment() }
+        loop.add(timer, mode: .default)
+        // Armed for a time still to come: no expiry is noted, and a poll now may skip its system call.
+        let noted = loop.lock.withLock { loop.defaultMode.waitSet.timerEdges.load(ordering: .relaxed) & 1 }
+        #expect(noted == 0, "the timer's date passed while it was added (the machine is very busy)")
+        polls.append(poll(loop))
+        // Once the clock has passed the date (the timerfd has expired), the poll must look.
+        let deadline = TestDeadline()
+        while RefClock.now <= date && !deadline.passed { sched_yield() }
+        polls.append(poll(loop))
+        return (polls, fired.current)
+    }
+    #expect(fired == 1)
+    let made = Accounting(passes: 1, wakeUps: 1, deferred: 0, writes: 0)
+    let skipped = Accounting(passes: 1, wakeUps: 0, deferred: 0, writes: 0)
+    #expect(polls == [made, skipped, made], "\(polls)")
+}
+
 @Test func theParkPolicysGovernorLearnsNothing() {
     let (lastWakeUpAt, gap) = onFreshLoopThread { loop -> (UInt64, UInt64?) in
         loop.waitPolicy = .park
