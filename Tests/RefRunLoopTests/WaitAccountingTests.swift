@@ -264,6 +264,19 @@ private func poll(_ loop: RefRunLoop) -> Accounting {
     #expect(polls == [made, skipped, made], "\(polls)")
 }
 
+@Test func theShortestSpinPolicyFeedsTheGovernorAsALongerOne() {
+    let (lastWakeUpAt, start) = onFreshLoopThread { loop -> (UInt64, UInt64) in
+        // A spin of at most 1 ns (the public initialiser takes any number of nanoseconds) is a spin policy, not park.
+        loop.waitPolicy = RefRunLoop.WaitPolicy(maxSpinNanoseconds: 1)
+        #expect(loop.waitPolicy == .spinThenPark(maxSpin: .nanoseconds(1)))
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        let start = RefClock.nanoseconds
+        _ = wakeUpsMadeBeforeWaiting(loop, rounds: 1)
+        return (loop.spinGovernor.lastWakeUpAt, start)
+    }
+    #expect(lastWakeUpAt >= start, "the wait's wake-up was not noted: the policy parked")
+}
+
 @Test func theParkPolicysGovernorLearnsNothing() {
     let (lastWakeUpAt, gap) = onFreshLoopThread { loop -> (UInt64, UInt64?) in
         loop.waitPolicy = .park
