@@ -291,6 +291,24 @@ private func poll(_ loop: RefRunLoop) -> Accounting {
     #expect(gap == nil)
 }
 
+@Test func theParkPolicysGovernorLearnsNothingFromAWrittenWakeUpEither() {
+    let (accounting, lastWakeUpAt, gap) = onFreshLoopThread { loop -> (Accounting, UInt64, UInt64?) in
+        loop.waitPolicy = .park
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // With a descriptor in the mode every wake-up is written, and the wait reports the eventfd.
+        let fd = EventFD.create()  // never written: its source never fires
+        defer { Descriptor.close(fd) }
+        let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+        loop.add(port, mode: .default)
+        defer { loop.remove(port, mode: .default) }
+        let accounting = wakeUpsMadeBeforeWaiting(loop, rounds: 2).0
+        return (accounting, loop.spinGovernor.lastWakeUpAt, loop.spinGovernor.gap)
+    }
+    #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 0, writes: 2), "\(accounting)")
+    #expect(lastWakeUpAt == 0)
+    #expect(gap == nil)
+}
+
 @Test func theSpinPolicysGovernorLearnsWhenAWaitBeganButNotFromAPoll() {
     let results = onFreshLoopThread { loop -> [String] in
         let policy = RefRunLoop.WaitPolicy.spinThenPark(maxSpin: RefRunLoop.WaitPolicy.defaultMaxSpin)
