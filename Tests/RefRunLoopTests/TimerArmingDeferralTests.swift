@@ -24,7 +24,9 @@ private struct Arming: Equatable, CustomStringConvertible {
         (self.armedAt, self.pending) = (armedAt, pending)
     }
 
-    var description: String { "armed at \(armedAt.map(String.init) ?? "none"), \(pending ? "" : "no ")re-arming pending" }
+    var description: String {
+        "armed at \(armedAt.map(String.init) ?? "none"), \(pending ? "" : "no ")re-arming pending"
+    }
 }
 
 @Test func aLaterArmingOnTheLoopThreadWaitsForTheNextWaitAndAnEarlierOrForeignOneIsMadeAtOnce() {
