@@ -47,6 +47,19 @@ import Testing
     #expect(!recordsWhileParking)
 }
 
+@Test func aWakeUpNotesItsCPUOnlyWhileThePolicySpins() {
+    // The loop is not running: each wake-up is ignored, but its caller's CPU is noted (or not) first.
+    let loop = RefRunLoop()
+    loop.waitPolicy = .park
+    loop.wakeUp()
+    let notedWhileParking = loop.waitSet.lastWakerCPU.load(ordering: .relaxed)
+    #expect(notedWhileParking == -1)
+    loop.waitPolicy = .spinThenPark(maxSpin: .microseconds(30))
+    loop.wakeUp()
+    let notedWhileSpinning = loop.waitSet.lastWakerCPU.load(ordering: .relaxed)
+    #expect(notedWhileSpinning >= 0)
+}
+
 // MARK: The governor
 
 @Test func theGovernorSpinsOnlyAfterARecentPromptWakeUpFromAnotherCPU() {

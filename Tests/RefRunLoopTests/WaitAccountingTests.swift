@@ -39,16 +39,18 @@ private struct Accounting: Equatable, CustomStringConvertible {
 }
 
 /// Runs `loop` in the default mode (which must hold an item) for `rounds` passes, each of whose waits is ended by a
-/// wake-up made in its BeforeWaiting observer, while the loop is awake, right after `change`; the last AfterWaiting
-/// stops the run. Returns what the run's waits did and its result.
+/// wake-up made in its BeforeWaiting observer, while the loop is awake, right after `change` and right before
+/// `laterChange`; the last AfterWaiting stops the run. Returns what the run's waits did and its result.
 private func wakeUpsMadeBeforeWaiting(
-    _ loop: RefRunLoop, rounds: Int, after change: @escaping @Sendable () -> Void = {}
+    _ loop: RefRunLoop, rounds: Int, after change: @escaping @Sendable () -> Void = {},
+    before laterChange: @escaping @Sendable () -> Void = {}
 ) -> (Accounting, RefRunLoopResult) {
     let woken = Counter()
     let observer = RefRunLoopObserver(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
         if activity == .beforeWaiting {
             change()
             loop.wakeUp()
+            laterChange()
         } else {
             woken.increment()
             if woken.current == rounds { loop.stop() }
@@ -164,6 +166,117 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
     #expect(results == ["after the arming: \(one)", "after the removal: \(one)"])
 }
 
+@Test func aWakeUpDeferredBeforeASecondModeIsCreatedIsWrittenThen() {
+    let accounting = onFreshLoopThread { loop -> Accounting in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // stop(mode:) creates the mode (and sets only that mode's stop request, which this run in the default mode
+        // never checks).
+        return wakeUpsMadeBeforeWaiting(loop, rounds: 2, before: { loop.stop(mode: "wait-accounting.second") }).0
+    }
+    // The first wake-up was deferred while the loop had one mode; creating the second, whose set may then queue the
+    // eventfd's edge, wrote it (as CF writes at once), and its wait reported the write. With two modes, the second
+    // wake-up is written as it is made.
+    #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 0, writes: 2), "\(accounting)")
+}
+
+@Test func aWakeUpIsDeferredAgainOnceAPollHasTakenAnExpiryOffTheList() {
+    let accounting = onFreshLoopThread { loop -> Accounting in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // A timer due already: its arming queues the timerfd's expiry, and deferral is off while it may be queued.
+        let due = RefRunLoopTimer(fireDate: RefClock.now - 1) { _ in }
+        loop.add(due, mode: .default)
+        // The first pass's source removes it before it fires (the timerfd is disarmed, its expiry may still be
+        // queued); that pass then polls (a source was handled), which finds nothing and takes the expiry's entry off
+        // the list. Its exit check (the removal changed the mode) allows deferral again.
+        let remover = RefRunLoopSource(perform: { loop.remove(due, mode: .default) })
+        loop.add(remover, mode: .default)
+        defer { loop.remove(remover, mode: .default) }
+        remover.signal()
+        return wakeUpsMadeBeforeWaiting(loop, rounds: 1).0
+    }
+    // Two passes, each returning from its OS wait once: the poll, then a wait ended by the wake-up made in its
+    // BeforeWaiting, deferred.
+    #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 1, writes: 1), "\(accounting)")
+}
+
+@Test func aWakeUpIsDeferredAfterATimerFiredInAPollLeftTheTimerfdExpiredAndReported() {
+    let (poll, accounting) = onFreshLoopThread { loop -> (Accounting, Accounting) in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // Due already: a poll reports its timerfd and fires it; the mode has no timer left, and the expired timerfd,
+        // its expiry reported, queues nothing more.
+        let fired = Counter()
+        let due = RefRunLoopTimer(fireDate: RefClock.now - 1) { _ in fired.increment() }
+        loop.add(due, mode: .default)
+        let before = Accounting(loop)
+        _ = loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
+        #expect(fired.current == 1)
+        let poll = Accounting(loop) - before
+        return (poll, wakeUpsMadeBeforeWaiting(loop, rounds: 1).0)
+    }
+    #expect(poll == Accounting(passes: 1, wakeUps: 1, deferred: 0, writes: 0), "\(poll)")
+    #expect(accounting == Accounting(passes: 1, wakeUps: 1, deferred: 1, writes: 1), "\(accounting)")
+}
+
+/// Polls `loop` (a run of 0 s) and returns what its wait did.
+private func poll(_ loop: RefRunLoop) -> Accounting {
+    let before = Accounting(loop)
+    _ = loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
+    return Accounting(loop) - before
+}
+
+@Test func aPollSkipsItsSystemCallOnceTheReadyListIsKnownClear() {
+    let polls = onFreshLoopThread { loop -> [Accounting] in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // The first poll makes its system call (a new set's list may hold the eventfd's edge), and finds nothing:
+        // the list is clear. The next ones skip theirs (no return from the OS wait is counted), also after a
+        // wake-up deferred and consumed.
+        var polls = [poll(loop), poll(loop)]
+        _ = wakeUpsMadeBeforeWaiting(loop, rounds: 1)
+        polls.append(poll(loop))
+        return polls
+    }
+    let made = Accounting(passes: 1, wakeUps: 1, deferred: 0, writes: 0)
+    let skipped = Accounting(passes: 1, wakeUps: 0, deferred: 0, writes: 0)
+    #expect(polls == [made, skipped, skipped], "\(polls)")
+}
+
+@Test func aPollAfterATimersDateMakesItsSystemCallAndFiresIt() {
+    let (polls, fired) = onFreshLoopThread { loop -> ([Accounting], Int) in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        var polls = [poll(loop)]  // the list is known clear from here
+        let fired = Counter()
+        let date = RefClock.now + 0.2
+        let timer = RefRunLoopTimer(fireDate: date) { _ in fired.increment() }
+        loop.add(timer, mode: .default)
+        // Armed for a time still to come: no expiry is noted, and a poll now may skip its system call.
+        let noted = loop.lock.withLock { loop.defaultMode.waitSet.timerEdges.load(ordering: .relaxed) & 1 }
+        #expect(noted == 0, "the timer's date passed while it was added (the machine is very busy)")
+        polls.append(poll(loop))
+        // Once the clock has passed the date (the timerfd has expired), the poll must look.
+        let deadline = TestDeadline()
+        while RefClock.now <= date && !deadline.passed { sched_yield() }
+        polls.append(poll(loop))
+        return (polls, fired.current)
+    }
+    #expect(fired == 1)
+    let made = Accounting(passes: 1, wakeUps: 1, deferred: 0, writes: 0)
+    let skipped = Accounting(passes: 1, wakeUps: 0, deferred: 0, writes: 0)
+    #expect(polls == [made, skipped, made], "\(polls)")
+}
+
+@Test func theShortestSpinPolicyFeedsTheGovernorAsALongerOne() {
+    let (lastWakeUpAt, start) = onFreshLoopThread { loop -> (UInt64, UInt64) in
+        // A spin of at most 1 ns (the public initialiser takes any number of nanoseconds) is a spin policy, not park.
+        loop.waitPolicy = RefRunLoop.WaitPolicy(maxSpinNanoseconds: 1)
+        #expect(loop.waitPolicy == .spinThenPark(maxSpin: .nanoseconds(1)))
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        let start = RefClock.nanoseconds
+        _ = wakeUpsMadeBeforeWaiting(loop, rounds: 1)
+        return (loop.spinGovernor.lastWakeUpAt, start)
+    }
+    #expect(lastWakeUpAt >= start, "the wait's wake-up was not noted: the policy parked")
+}
+
 @Test func theParkPolicysGovernorLearnsNothing() {
     let (lastWakeUpAt, gap) = onFreshLoopThread { loop -> (UInt64, UInt64?) in
         loop.waitPolicy = .park
@@ -174,6 +287,24 @@ private let oneDeferredPoll = Accounting(passes: 1, wakeUps: 1, deferred: 1, wri
         return (loop.spinGovernor.lastWakeUpAt, loop.spinGovernor.gap)
     }
     // Parking never spins, so its waits feed the governor nothing (it is fed once the policy spins).
+    #expect(lastWakeUpAt == 0)
+    #expect(gap == nil)
+}
+
+@Test func theParkPolicysGovernorLearnsNothingFromAWrittenWakeUpEither() {
+    let (accounting, lastWakeUpAt, gap) = onFreshLoopThread { loop -> (Accounting, UInt64, UInt64?) in
+        loop.waitPolicy = .park
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+        // With a descriptor in the mode every wake-up is written, and the wait reports the eventfd.
+        let fd = EventFD.create()  // never written: its source never fires
+        defer { Descriptor.close(fd) }
+        let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+        loop.add(port, mode: .default)
+        defer { loop.remove(port, mode: .default) }
+        let accounting = wakeUpsMadeBeforeWaiting(loop, rounds: 2).0
+        return (accounting, loop.spinGovernor.lastWakeUpAt, loop.spinGovernor.gap)
+    }
+    #expect(accounting == Accounting(passes: 2, wakeUps: 2, deferred: 0, writes: 2), "\(accounting)")
     #expect(lastWakeUpAt == 0)
     #expect(gap == nil)
 }
