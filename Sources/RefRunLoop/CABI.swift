@@ -249,10 +249,7 @@ public func refRunLoopObserverCreate(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CObserverCallout(function: nonNull(callout, "a callout"), info: info)
-    return retained(
-        RefRunLoopObserver(
-            activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
-            order: order, callout: .c(call)))
+    return createdObserver(activities, repeats, order, .c(call))
 }
 
 @_cdecl("ref_runloop_observer_create_without_activity")
@@ -262,10 +259,17 @@ public func refRunLoopObserverCreateWithoutActivity(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(callout, "a callout"), info: info)
-    return retained(
+    return createdObserver(activities, repeats, order, .cWithoutActivity(call))
+}
+
+/// A new observer with the C constructors' arguments, retained for the caller.
+private func createdObserver(_ activities: UInt32, _ repeats: Int32, _ order: Int, _ callout: ObserverCallout)
+    -> OpaquePointer
+{
+    retained(
         RefRunLoopObserver(
-            activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0,
-            order: order, callout: .cWithoutActivity(call)))
+            activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0, order: order,
+            callout: callout))
 }
 
 @_cdecl("ref_runloop_observer_invalidate")

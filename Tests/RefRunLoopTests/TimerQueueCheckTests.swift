@@ -8,12 +8,7 @@ import Testing
 @testable import RefRunLoop
 
 /// A queue node, identified by number.
-private final class Node: TimerQueueNode {
-    let value: Int
-    var queuePlace = TimerQueuePlace()
-    var payload: Node { self }
-    init(_ value: Int) { self.value = value }
-}
+private typealias Node = NumberedQueueNode
 
 /// Inserts nodes with (deadline, hard deadline) in order and returns them.
 private func filled(_ queue: inout TimerQueue<Node>, _ deadlines: [(UInt64, UInt64)]) -> [Node] {

@@ -4,14 +4,8 @@ import Testing
 
 @testable import RefRunLoop
 
-/// A queue node (the queue's entries are their payloads' own objects, TimerQueue.swift); the tests identify them by
-/// number.
-private final class ID: TimerQueueNode {
-    let value: Int
-    var queuePlace = TimerQueuePlace()
-    var payload: ID { self }
-    init(_ value: Int) { self.value = value }
-}
+/// A queue node, identified by number.
+private typealias ID = NumberedQueueNode
 
 /// One operation on the queue. Indices refer to the live entries in insertion order.
 private enum QueueOperation: CustomStringConvertible {
