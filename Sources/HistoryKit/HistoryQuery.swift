@@ -150,9 +150,7 @@ extension HistoryDatabase {
             for row in try Row.fetchAll(
                 db, sql: "SELECT run_id, value FROM run_context WHERE key = ?",
                 arguments: [ResultsReader.exactMetricsKey])
-            where (row["value"] as String).split(separator: ",").contains(where: {
-                $0.trimmingCharacters(in: .whitespaces) == metric
-            }) {
+            where ResultsFile.metricList(row["value"]).contains(metric) {
                 exactRuns.insert(row["run_id"])
             }
             return order.compactMap { grouped[$0] }.map { group in

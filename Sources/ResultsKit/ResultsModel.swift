@@ -293,7 +293,7 @@ public struct ResultsFile: Sendable {
     public var exactMetrics: [String] { ResultsFile.metricList(contextValue(ResultsReader.exactMetricsKey) ?? "") }
 
     /// `a, b` as `["a", "b"]`.
-    static func metricList(_ text: String) -> [String] {
+    public static func metricList(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
