@@ -18,12 +18,13 @@
 #
 # When anything failed, the run's CSV and log are kept (their paths are printed: the ERROR lines point into the CSV)
 # and the failing rows are printed as they are. Last line: "bench-smoke: N passed, M failed" (N benchmark rows with
-# figures, M error rows or failed families, plus 1 for each failed check).
+# figures, M error rows or failed families, plus 1 for each failed check). Without --engines it also counts
+# instructions (`runloop bench --instructions`) of ref and the floor on the real harness under valgrind.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 require_swift
-ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
+ensure_packages "${base_packages[@]}" "${bench_packages[@]}" valgrind binutils
 
 arguments=() build_only=false
 while (($#)); do
@@ -112,6 +113,31 @@ else
     echo "bench-smoke: FAILED the hung-engine check: runloop bench exited $bound_status (wanted 1), $hung_rows hangs" \
         "(wanted 2), $skipped_rows skipped (wanted 3), $measured rows of ref (wanted 5)"
     failed=$((failed + 1))
+fi
+
+# Instructions counted under callgrind (`--instructions`), in the default run only: ref and the floor, 200 and 400
+# wake-up round trips, then one and two rounds of the scale family; each CSV must be marked untimed and hold a
+# positive count per engine and item, and the history must read the wake one as an exact metric. No figure is checked.
+if ((${#arguments[@]} == 0)); then
+    count_status=0
+    "$runloop" bench --instructions --engines ref,epoll --iterations 200 --no-history \
+        --out "$kept/instructions-wake.csv" >"$kept/instructions.log" 2>&1 || count_status=1
+    "$runloop" bench --instructions --family scale --engines ref,epoll --iterations 1 --no-history \
+        --out "$kept/instructions-scale.csv" >>"$kept/instructions.log" 2>&1 || count_status=1
+    counted=$(cat "$kept"/instructions-*.csv 2>/dev/null | grep -cE '^"BM_[A-Za-z]+/engine:(ref|epoll)/.*",[0-9]+,,,,[1-9][0-9]*$')
+    untimed=$(cat "$kept"/instructions-*.csv 2>/dev/null | grep -c '^# timing: none$')
+    "$runloop" history add --db "$kept/instructions.sqlite" "$kept/instructions-wake.csv" \
+        >>"$kept/instructions.log" 2>&1 || count_status=1
+    "$runloop" history trend --db "$kept/instructions.sqlite" '^BM_WakeLatency/engine:ref/' \
+        --metric instructions_per_round_trip >>"$kept/instructions.log" 2>&1 || count_status=1
+    if ((count_status == 0 && counted == 10 && untimed == 2)); then
+        echo "bench-smoke: instruction count passed: ref and epoll counted, 10 figures, read by the history"
+    else
+        cat "$kept/instructions.log"
+        echo "bench-smoke: FAILED the instruction count: $counted figures (wanted 10), $untimed files marked untimed" \
+            "(wanted 2) (instructions-*.csv, instructions.log)"
+        failed=$((failed + 1))
+    fi
 fi
 
 # Bad input against the real harness's lists: exit 2, naming the option and the value.

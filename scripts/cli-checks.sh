@@ -257,6 +257,16 @@ check "bench: repetitions not a number" 2 "'x' is invalid for '--repetitions" --
 check "bench: two profiles" 2 "--quick, --full and --smoke exclude each other" -- "$runloop" bench --quick --full
 check "bench: a harness that is not there" 2 "bench: --harness: '$work/none' is not an executable file" -- \
     "$runloop" bench --harness "$work/none"
+check "bench: --load without --instructions" 2 "bench: --load: only with --instructions" -- \
+    "$runloop" bench --load idle1000
+check "bench: --instructions of a timed family" 2 "bench: --family: --instructions counts one family, wake or scale" \
+    -- "$runloop" bench --instructions --family coalescing
+check "bench: --instructions with a profile" 2 "bench: --quick, --full or --smoke: not with --instructions" -- \
+    "$runloop" bench --instructions --quick
+check "bench: --instructions of a load that is not one" 2 "bench: --load: none or idle1000, not 'idle5'" -- \
+    "$runloop" bench --instructions --load idle5
+check "bench: --instructions of another tree that is not a checkout" 2 "bench: --tree: '$work' has no Benchmarks" -- \
+    "$runloop" bench --instructions --tree "$work"
 check "bench: nothing written on bad input" 0 "" -- test ! -e "$work/bench.csv"
 
 # runloop history: the shipped results in a database of their own; a CSV without the context a run needs is exit 2,
@@ -276,7 +286,7 @@ check "history: trend of nothing" 2 "no benchmark matches 'no-such-benchmark'" -
 check "history: a regressed benchmark" 1 "regressed: BM_ObserverDispatch/engine:cf/observers:64/real_time: \+17.1 % \(c2c8805..0c6b8cb\)" -- \
     "$runloop" history check --db "$work/history.sqlite" --run "$results_dir/kvm-2cpu-20261127-0119.csv"
 check "history: no database" 2 "no history database here" -- "$runloop" history list --db "$work/none.sqlite"
-# Instruction counts (scripts/bench-instructions.sh --results): exact, so the step of ref's timer between two commits
+# Instruction counts (`runloop bench --instructions`): exact, so the step of ref's timer between two commits
 # is a change point; a count left empty is exit 2 naming the file, line and column.
 check "history: an instruction step" 0 "change point: 85a0857\.\.c779713 .*: 2537 -> 2007, -20\.9 %, exact" -- \
     "$runloop" history trend --db "$work/history.sqlite" '^BM_Scale/engine:ref/item:timer/n:10000$' \

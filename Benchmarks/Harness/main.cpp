@@ -9,7 +9,7 @@
 //   --rl_describe                 print "# key: value" lines describing the selected engines and CPUs, then exit
 //   --rl_watchdog_s=N             the watchdog's limit per benchmark call, seconds (default: the profile's)
 //   --rl_iterations=N             every benchmark runs exactly N iterations (default: Google Benchmark decides by
-//                                 time); scripts/bench-instructions.sh uses it under callgrind
+//                                 time); runloop bench --instructions uses it under callgrind
 //   --rl_stress=N                 no benchmarks: N start/stop cycles of every engine's loop thread, without and with
 //                                 a burner (scripts/bench-stress.sh), then exit
 // Test-only: RL_TEST_HANG=REGEX makes the benchmarks whose name matches hang, to check the watchdog.

@@ -45,6 +45,10 @@ public struct BenchOptions: Sendable, Equatable {
     public var history = true
     /// `--targets`: the targets file for the report (default Benchmarks/targets.yaml of the checkout).
     public var targets: String?
+    /// `--instructions`: count instructions under callgrind (InstructionRun) instead of timing the benchmarks.
+    public var countInstructions = false
+    /// `--load`, `--iterations` and `--tree`: the count's options (only with `--instructions`).
+    public var counting = InstructionOptions()
     /// The command line as typed, for the `# command:` context line.
     public var arguments: [String] = []
 
@@ -91,6 +95,56 @@ public struct BenchOptions: Sendable, Equatable {
         if let label, label.isEmpty || label.contains("/") {
             throw BenchInputError(field: "--label", "a name for the file, without '/', not '\(label)'")
         }
+        if countInstructions {
+            try validateCounting()
+        } else if let option = counting.givenOption {
+            throw BenchInputError(field: option, "only with --instructions")
+        }
+    }
+
+    /// The checks of `--instructions`: one family it counts, a load of the wake family, iterations in range, and none
+    /// of the options that belong to timing.
+    func validateCounting() throws {
+        let timingOnly: [(String, Bool)] = [
+            ("--quick, --full or --smoke", profile != .standard), ("--filter", filter != nil),
+            ("--repetitions", repetitions != nil), ("--targets", targets != nil),
+        ]
+        if let (option, _) = timingOnly.first(where: { $0.1 }) {
+            throw BenchInputError(
+                field: option,
+                "not with --instructions (it counts fixed benchmarks of one family, twice each, under callgrind)")
+        }
+        let names = InstructionFamily.allCases.map(\.rawValue).joined(separator: " or ")
+        if let families, families.count != 1 || InstructionFamily(rawValue: families[0]) == nil {
+            throw BenchInputError(
+                field: "--family",
+                "--instructions counts one family, \(names), not '\(families.joined(separator: ","))'")
+        }
+        if let load = counting.givenLoad {
+            guard countedFamily == .wake else {
+                throw BenchInputError(field: "--load", "only for the wake family")
+            }
+            guard instructionLoads.contains(load) else {
+                throw BenchInputError(
+                    field: "--load", "\(instructionLoads.joined(separator: " or ")), not '\(load)'")
+            }
+        }
+        if let iterations = counting.iterations, !(1...InstructionOptions.maximumIterations).contains(iterations) {
+            throw BenchInputError(
+                field: "--iterations",
+                "a number from 1 to \(InstructionOptions.maximumIterations), not \(iterations)")
+        }
+        if counting.tree != nil, harness != nil {
+            throw BenchInputError(field: "--tree", "not with --harness (--tree builds that checkout's harness)")
+        }
+        if let tree = counting.tree, !FileManager.default.fileExists(atPath: tree + "/Benchmarks/Package.swift") {
+            throw BenchInputError(field: "--tree", "'\(tree)' has no Benchmarks/Package.swift (not a checkout)")
+        }
+    }
+
+    /// The family `--instructions` counts: `--family`'s one name, wake when not given.
+    public var countedFamily: InstructionFamily {
+        families?.first.flatMap(InstructionFamily.init(rawValue:)) ?? .wake
     }
 
     /// Checks `--family` against the harness's families (in its order), and returns the ones to run.

@@ -65,6 +65,7 @@ public final class BenchRun {
             print(harness.path)
             return 0
         }
+        if options.countInstructions { return try countingPhases(harness) }
         let families = try options.selectedFamilies(try harness.families())
         let describe = try harness.describe(engines: options.engines)
         let facts = MachineFacts.gather(root: root)
@@ -99,8 +100,11 @@ public final class BenchRun {
             }
             return harness
         }
-        progress.line("bench: building runloop-bench (release, \(HarnessBuild.scratch))")
-        return try HarnessBuild.build(root: root, log: work + "/build.log", interruption: interruption)
+        // --tree: that checkout's harness, in its own scratch path (two commits never share a build directory).
+        let tree = options.counting.tree.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? root
+        progress.line(
+            "bench: building runloop-bench (release, \(tree == root ? "" : tree + "/")\(HarnessBuild.scratch))")
+        return try HarnessBuild.build(root: tree, log: work + "/build.log", interruption: interruption)
     }
 
     /// The arguments every harness process gets.
@@ -167,7 +171,7 @@ public final class BenchRun {
         return parts
     }
 
-    /// Merges the rows under one header after the context and writes the CSV (through a temporary file, renamed).
+    /// Merges the rows under one header after the context and writes the CSV.
     func writePhase(_ out: String, context: [String], parts: [RawResultsFile]) throws {
         let interruptedAfter = interruption.isSet ? progress.elapsed : nil
         if let signal = interruption.signal {
@@ -176,7 +180,11 @@ public final class BenchRun {
         let closing = RunContext.closingLines(
             seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(),
             interruptedAfter: interruptedAfter)
-        let text = (context + closing).map { $0 + "\n" }.joined() + ResultsMerge.merge(parts)
+        try write((context + closing).map { $0 + "\n" }.joined() + ResultsMerge.merge(parts), to: out)
+    }
+
+    /// Writes a results CSV (through a temporary file, renamed), making its directory.
+    func write(_ text: String, to out: String) throws {
         let directory = (out as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -204,7 +212,7 @@ public final class BenchRun {
     /// Adds the run to results/history.sqlite (made from results/ first if it is not there) and prints the check
     /// against the previous run of the same machine and profile: informational, a regression does not change the
     /// exit status. Not for smoke runs (meaningless figures), interrupted runs (partial) or `--no-history`.
-    func historyPhase(_ out: String) {
+    func historyPhase(_ out: String, metric: String = "real_time") {
         guard options.history else { return }
         guard options.profile != .smoke, !interruption.isSet else {
             progress.line(
@@ -228,7 +236,7 @@ public final class BenchRun {
         if outcomes.allSatisfy({ $0.exitCode == 0 }) {
             outcomes.append(
                 HistoryTool.check(
-                    database: database, runFile: out, metric: "real_time",
+                    database: database, runFile: out, metric: metric,
                     thresholdPercent: 10, alpha: 0.05))
         }
         FileHandle.standardOutput.write(Data("\n".utf8))

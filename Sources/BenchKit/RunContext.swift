@@ -158,7 +158,37 @@ public enum RunContext {
             ("filter", options.filter ?? "(all)"),
         ]
         if let families = options.families { lines.append(("families", families.joined(separator: ","))) }
-        lines += [
+        return lines.map { "# \($0.0): \($0.1)" } + machineLines(facts) + describe
+    }
+
+    /// The lines before the counts of `--instructions`: what was counted, the machine, valgrind's version, that the
+    /// file holds no times and whether its counter is exact (results/README.md), the harness's description last.
+    public static func instructionLines(
+        options: BenchOptions, instructions: InstructionOptions, label: String, date: Date, facts: MachineFacts,
+        valgrind: String, describe: [String]
+    ) -> [String] {
+        let lines = [
+            ("label", label),
+            ("date", timestamp(date)),
+            ("profile", InstructionText.profileValue(instructions)),
+            ("command", (["runloop", "bench"] + options.arguments).joined(separator: " ")),
+            ("filter", "family \(instructions.family.rawValue)"),
+        ]
+        var counting = [("valgrind", valgrind), ("timing", "none")]
+        if instructions.family.isExact { counting.append(("exact_metrics", instructions.family.metric)) }
+        return lines.map { "# \($0.0): \($0.1)" } + machineLines(facts) + counting.map { "# \($0.0): \($0.1)" }
+            + describe
+    }
+
+    /// The default label of `--instructions`: `<virtualisation>-<CPUs>cpu-instructions`.
+    public static func instructionLabel(_ facts: MachineFacts) -> String {
+        "\(facts.virtualisation)-\(facts.cpus)cpu-instructions"
+    }
+
+    /// The lines on the machine and the software measured, from the CPU model to the engines' libraries: every
+    /// results CSV has them, whatever it measured.
+    public static func machineLines(_ facts: MachineFacts) -> [String] {
+        var lines = [
             ("cpu_model", facts.cpuModel),
             ("cpus", "\(facts.cpus) (\(facts.virtualisation))"),
             ("kernel", facts.kernel),
@@ -184,7 +214,7 @@ public enum RunContext {
                 "libdispatch",
                 "the Swift toolchain's (the swift line; its path and build id in engine_dispatch)"
             ))
-        return lines.map { "# \($0.0): \($0.1)" } + describe
+        return lines.map { "# \($0.0): \($0.1)" }
     }
 
     /// The lines after the families ran: the run's length, the load after it and, for an interrupted run, that

@@ -11,7 +11,7 @@ import Foundation
 /// of ns/us/ms/s and the same for all rows of one benchmark.
 ///
 /// A file whose context says `# timing: none` holds counts that are not times (instructions counted under callgrind:
-/// scripts/bench-instructions.sh): its rows leave `real_time`, `cpu_time` and `time_unit` empty and must have a value
+/// runloop bench --instructions): its rows leave `real_time`, `cpu_time` and `time_unit` empty and must have a value
 /// in every counter column.
 public enum ResultsReader {
     /// The columns Google Benchmark always writes; any other column is a user counter.

@@ -47,8 +47,8 @@ enum TrendsSitePage {
         KeyBenchmark(
             title: "Item churn at N = 10,000 in instructions",
             note: "Instructions per item added and removed with 10,000 in the loop, per kind of item (timers in date "
-                + "order and in random order), counted under callgrind (scripts/bench-instructions.sh --family scale "
-                + "--results): exact counts, which do not move with the machine, so every step is the code's. A "
+                + "order and in random order), counted under callgrind (runloop bench --instructions "
+                + "--family scale): exact counts, which do not move with the machine, so every step is the code's. A "
                 + "peer measured once is drawn as its one point, for reference.",
             pattern: "^BM_Scale/engine:[a-z]+/item:[a-z]+/n:10000(/order:random)?$",
             metric: "instructions_per_item", engines: ["ref", "libuv"], minimumRuns: 1),

@@ -19,6 +19,14 @@ struct BenchCommand: ParsableCommand {
             Profiles: \(BenchProfile.all.map { ($0 == .standard ? "standard (no flag)" : "--" + $0.name) + ": "
             + $0.purpose }.joined(separator: "; ")).
 
+            --instructions counts instead of timing: each engine's benchmarks of one family (--family wake: a \
+            same-CPU wake-up round trip; scale: an item added and removed at N = 10,000, for sources, timers, timers \
+            in random order and observers) run under valgrind's callgrind with N and 2N iterations, and the \
+            difference in user-space instructions per unit is the figure, which does not move with the machine's \
+            load. It writes results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-instructions; profile \
+            callgrind) marked '# timing: none', whose steps between commits the history's trends show as change \
+            points. --tree DIR counts another checkout's harness (a worktree of another commit).
+
             SIGINT or SIGTERM ends the running benchmark and writes the rows measured so far, marked \
             '# partial: interrupted after N s'.
 
@@ -89,6 +97,27 @@ struct BenchCommand: ParsableCommand {
             valueName: "path"))
     var targets: String?
 
+    @Flag(help: "Count instructions under callgrind instead of timing (see above); --family wake or scale.")
+    var instructions = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --instructions --family wake: the round trip's load, none (default) or idle1000.",
+            valueName: "load"))
+    var load: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --instructions: the shorter run's iterations (default 4000 round trips for wake, 2 rounds "
+                + "of 10,000 items for scale; the longer runs twice as many).", valueName: "n"))
+    var iterations: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --instructions: count the harness of the checkout at this path (built in its own "
+                + ".build-bench); the CSV names its commit.", valueName: "dir"))
+    var tree: String?
+
     func validate() throws {
         if [quick, full, smoke].filter({ $0 }).count > 1 {
             throw ValidationError("--quick, --full and --smoke exclude each other")
@@ -109,6 +138,10 @@ struct BenchCommand: ParsableCommand {
         options.history = !noHistory
         options.buildOnly = buildOnly
         options.targets = targets
+        options.countInstructions = instructions
+        options.counting.givenLoad = load
+        options.counting.iterations = iterations
+        options.counting.tree = tree
         options.arguments = Array(CommandLine.arguments.drop { $0 != "bench" }.dropFirst())
         let status = BenchRun.run(options)
         if status != 0 { throw ExitCode(status) }

@@ -1,4 +1,4 @@
-// Exact counts in the history (callgrind's instructions from scripts/bench-instructions.sh --results): their results
+// Exact counts in the history (callgrind's instructions from runloop bench --instructions): their results
 // CSVs are read and kept apart from times, their change points are steps between commits (ExactSteps), and a broken
 // instruction CSV is refused naming its file, line and field.
 import Foundation

@@ -62,7 +62,7 @@ final class SyntheticRuns {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The CSV text of an instruction run as `scripts/bench-instructions.sh --family scale --results` writes it:
+    /// The CSV text of an instruction run as `runloop bench --instructions --family scale` writes it:
     /// the context, `# timing: none`, `# exact_metrics: instructions_per_item`, one row per engine and item with its
     /// count (`counts["ref/timer"]`, default 1,000) and empty time cells. `omit` leaves out context lines.
     static func instructionCSV(
@@ -74,7 +74,7 @@ final class SyntheticRuns {
             [
                 ("label", "kvm-2cpu-instructions"), ("date", date),
                 ("profile", "callgrind (family scale: 2 and 4 iterations per benchmark under valgrind's callgrind)"),
-                ("command", "scripts/bench-instructions.sh --family scale"), ("filter", "family scale"),
+                ("command", "runloop bench --instructions --family scale"), ("filter", "family scale"),
                 ("cpu_model", "AMD EPYC"), ("cpus", "2 (kvm)"), ("commit", "\(commit) (0 uncommitted paths)"),
                 ("timing", "none"), ("exact_metrics", "instructions_per_item"),
             ] + engines.map { ("engine_\($0)", "\($0) 1.0") }

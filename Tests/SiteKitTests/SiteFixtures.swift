@@ -30,7 +30,7 @@ final class SiteFixture {
         }
     }
 
-    /// Instruction runs as `scripts/bench-instructions.sh --results` writes them, one per commit, dated after the
+    /// Instruction runs as `runloop bench --instructions` writes them, one per commit, dated after the
     /// time runs: ref's timer steps from 2,537 to 2,007 instructions at the second, its source stays at 1,116.
     func writeInstructionRuns(_ timer: [Int]) throws {
         for (index, count) in timer.enumerated() {

@@ -1,0 +1,139 @@
+// `runloop bench --instructions`: the phases after the build — each engine's benchmarks of the family counted twice
+// under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the table, the results CSV
+// (`# timing: none`, the exact metric) and the run added to the history. valgrind 3.19 (Debian bookworm) cannot read
+// the DWARF 5 debug information the toolchain's clang writes, so a copy of the harness stripped of it (`strip -g`)
+// is counted; function names stay in the symbol table.
+import Foundation
+
+extension BenchRun {
+    /// The longest one run under callgrind may take, seconds, unless `--watchdog` says otherwise.
+    static let callgrindLimitSeconds = 900
+
+    func countingPhases(_ built: Harness) throws -> Int32 {
+        var counting = options.counting
+        counting.family = options.countedFamily
+        let valgrind = try countingTools()
+        let harness = Harness(path: try strippedCopy(of: built.path), work: work)
+        // The harness checks the engine names (bad input, exit 2, naming its engines).
+        let describe = try harness.describe(engines: options.engines)
+        let engines = options.engines.map { $0.split(separator: ",").map(String.init) } ?? allEngines(describe)
+        let facts = MachineFacts.gather(root: options.counting.tree ?? root)
+        let label = options.label ?? RunContext.instructionLabel(facts)
+        let out = outputPath(label: label)
+        let context = RunContext.instructionLines(
+            options: options, instructions: counting, label: label, date: started, facts: facts,
+            valgrind: valgrind, describe: describe)
+        let benchmarks = engines.flatMap { CountedBenchmark.all(engine: $0, options: counting) }
+        progress.expect(benchmarks.count * 2)
+        var figures: [InstructionFigure] = []
+        var missing: [String] = []
+        for benchmark in benchmarks {
+            if interruption.isSet { break }
+            switch try count(benchmark, harness: harness, counting: counting) {
+            case .success(let figure?): figures.append(figure)
+            case .success(nil):
+                progress.line("bench: \(benchmark.engine) skips \(benchmark.item ?? "it") (it lacks the feature)")
+            case .failure(let why):
+                missing.append(benchmark.name)
+                progress.line("bench: \(benchmark.name): not counted: \(why.description)")
+            }
+        }
+        progress.finish()
+        FileHandle.standardOutput.write(Data(InstructionText.table(figures, family: counting.family).utf8))
+        guard missing.isEmpty, !interruption.isSet else {
+            BenchRun.printError(
+                "bench: \(out) not written: "
+                    + (interruption.isSet
+                        ? "interrupted" : "not every benchmark was counted (\(missing.joined(separator: ", ")))"))
+            return 1
+        }
+        let closing = RunContext.closingLines(
+            seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(), interruptedAfter: nil)
+        let text = (context + closing + InstructionText.rows(figures, options: counting)).map { $0 + "\n" }.joined()
+        try write(text, to: out)
+        historyPhase(out, metric: counting.family.metric)
+        progress.line("bench: total \(progress.elapsed) s; CSV: \(out)")
+        progress.finish()
+        return status
+    }
+
+    /// One benchmark's figure: nil when the engine skips it; a failure says why there is no count.
+    func count(_ benchmark: CountedBenchmark, harness: Harness, counting: InstructionOptions) throws -> Result<
+        InstructionFigure?, BenchFailure
+    > {
+        let short = counting.shortIterations
+        var totals: [Int] = []
+        for iterations in [short, 2 * short] {
+            progress.running("\(benchmark.name): \(iterations) iterations under callgrind")
+            switch try callgrind(benchmark, iterations: iterations, harness: harness, family: counting.family) {
+            case .collected(let total): totals.append(total)
+            case .skipped: return .success(nil)
+            case .missing(let why): return .failure(BenchFailure(why))
+            }
+            progress.advance()
+        }
+        guard
+            let perUnit = instructionsPerUnit(
+                short: totals[0], long: totals[1], iterations: short, unitsPerIteration: benchmark.unitsPerIteration)
+        else {
+            return .failure(
+                BenchFailure("the run of \(2 * short) iterations counted fewer instructions than the run of \(short)"))
+        }
+        return .success(InstructionFigure(benchmark: benchmark, perUnit: perUnit))
+    }
+
+    /// Runs `iterations` of `benchmark` under callgrind, with a deadline, and reads its total.
+    func callgrind(_ benchmark: CountedBenchmark, iterations: Int, harness: Harness, family: InstructionFamily) throws
+        -> CallgrindCount
+    {
+        let log = work + "/callgrind-\(iterations).log"
+        let limit = options.watchdog ?? BenchRun.callgrindLimitSeconds
+        let end = try ChildProcess.run(
+            "valgrind",
+            [
+                "--tool=callgrind", "--callgrind-out-file=/dev/null", harness.path, "--rl_engines=" + benchmark.engine,
+                "--rl_family=" + family.rawValue, "--rl_iterations=\(iterations)",
+                "--benchmark_filter=" + benchmark.filter,
+            ], output: log, limit: Double(limit), interruption: interruption, tick: progress.tick)
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let counted = CallgrindCount.read(output, iterations: iterations)
+        if case .collected = counted, !end.succeeded {
+            return .missing(end.describe("valgrind", limit: limit))
+        }
+        if case .missing(let why) = counted, !end.succeeded {
+            return .missing(why + " (" + end.describe("valgrind", limit: limit) + ")")
+        }
+        return counted
+    }
+
+    /// valgrind's version, after checking that valgrind and strip are there.
+    func countingTools() throws -> String {
+        guard let version = ChildProcess.output("valgrind", ["--version"], limit: 30) else {
+            throw BenchFailure(
+                "bench: --instructions needs valgrind on PATH (Debian: apt-get install valgrind)")
+        }
+        return version.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A copy of the harness without its debug information, in the run's work directory.
+    func strippedCopy(of path: String) throws -> String {
+        let copy = work + "/runloop-bench"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let end = try? ChildProcess.run("strip", ["-g", copy], output: work + "/strip.log", limit: 120)
+        guard end?.succeeded == true else {
+            throw BenchFailure(
+                "bench: --instructions needs strip (Debian: apt-get install binutils): "
+                    + (end?.describe("strip -g", limit: 120) ?? "it did not start"))
+        }
+        return copy
+    }
+
+    /// The harness's engines, from its description's `# engine_NAME:` lines, in its order.
+    func allEngines(_ describe: [String]) -> [String] {
+        describe.compactMap { line in
+            guard line.hasPrefix("# engine_"), let colon = line.firstIndex(of: ":") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: "# engine_".count)..<colon])
+        }
+    }
+}
