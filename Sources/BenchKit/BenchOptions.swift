@@ -107,7 +107,7 @@ public struct BenchOptions: Sendable, Equatable {
     func validateCounting() throws {
         let timingOnly: [(String, Bool)] = [
             ("--quick, --full or --smoke", profile != .standard), ("--filter", filter != nil),
-            ("--repetitions", repetitions != nil), ("--targets", targets != nil),
+            ("--repetitions", repetitions != nil),
         ]
         if let (option, _) = timingOnly.first(where: { $0.1 }) {
             throw BenchInputError(

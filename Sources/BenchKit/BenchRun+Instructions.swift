@@ -1,6 +1,6 @@
 // `runloop bench --instructions`: the phases after the build — each engine's benchmarks of the family counted twice
-// under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the table, the results CSV
-// (`# timing: none`, the exact metric) and the run added to the history. valgrind 3.19 (Debian bookworm) cannot read
+// under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the results CSV (`# timing:
+// none`, the exact metric), `runloop report`'s tables and instruction targets, and the run added to the history. valgrind 3.19 (Debian bookworm) cannot read
 // the DWARF 5 debug information the toolchain's clang writes, so a copy of the harness stripped of it (`strip -g`)
 // is counted; function names stay in the symbol table.
 import Foundation
@@ -39,8 +39,9 @@ extension BenchRun {
             }
         }
         progress.finish()
-        FileHandle.standardOutput.write(Data(InstructionText.table(figures, family: counting.family).utf8))
         guard missing.isEmpty, !interruption.isSet else {
+            // No CSV, so no report: what was counted is printed here.
+            FileHandle.standardOutput.write(Data(InstructionText.table(figures, family: counting.family).utf8))
             BenchRun.printError(
                 "bench: \(out) not written: "
                     + (interruption.isSet
@@ -51,6 +52,8 @@ extension BenchRun {
             seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(), interruptedAfter: nil)
         let text = (context + closing + InstructionText.rows(figures, options: counting)).map { $0 + "\n" }.joined()
         try write(text, to: out)
+        // The report's tables and the instruction targets (Benchmarks/targets.yaml, `run: instructions`).
+        reportPhase(out)
         historyPhase(out, metric: counting.family.metric)
         progress.line("bench: total \(progress.elapsed) s; CSV: \(out)")
         progress.finish()

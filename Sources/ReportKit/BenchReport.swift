@@ -134,10 +134,14 @@ struct BenchReport: Sendable {
         skippedRows = file.rows.filter { $0.kind == .error && ($0.errorMessage ?? "").hasPrefix("skipped") }.count
         errors = file.erroredRows.filter { !$0.message.hasPrefix("skipped") }
         findings = BenchReport.earlyFires(index)
-        tables = targets.summary.map { BenchReport.fill($0, index) }
+        // Tables and targets of the file's kind of run only (timed, or instruction counts).
+        let measure = RunMeasure(file)
+        tables = targets.summary.filter { $0.run == measure }.map { BenchReport.fill($0, index) }
         let run = RunKind(file)
-        self.targets = run.smoke ? [] : targets.targets.map { BenchReport.evaluate($0, index, run) }
-        pages = targets.page
+        self.targets =
+            run.smoke ? [] : targets.targets.filter { $0.run == measure }.map { BenchReport.evaluate($0, index, run) }
+        // The page's charts are of timed runs' columns; a file of counts gets its tables only.
+        pages = measure == .timed ? targets.page : []
     }
 
     /// Counts of targets by status.

@@ -76,6 +76,26 @@ struct TargetBound: Sendable, Equatable, CustomStringConvertible {
     var description: String { text }
 }
 
+/// The kind of run a table or target reads (its `run` field): a timed run of `runloop bench`, or the instruction
+/// counts of `runloop bench --instructions` (a results file marked `# timing: none`). Each applies to its own kind
+/// only: a timed run cannot measure an instruction target, nor a count a time.
+enum RunMeasure: String, Sendable, Equatable, CaseIterable {
+    case timed
+    case instructions
+
+    /// The kind of `file`.
+    init(_ file: ResultsFile) { self = file.isUntimed ? .instructions : .timed }
+
+    /// Reads an entry's optional `run` field (default `timed`).
+    static func read(_ fields: inout Fields) throws -> RunMeasure {
+        guard let node = fields.optional("run") else { return .timed }
+        guard let run = RunMeasure(rawValue: try node.string()) else {
+            throw node.error("expected " + allCases.map(\.rawValue).joined(separator: " or "))
+        }
+        return run
+    }
+}
+
 /// One target: a figure of the subject engine, how it is compared, and the bound it must meet.
 struct BenchmarkTarget: Sendable, Equatable {
     /// A short stable id, e.g. `wake.same.epoll`.
@@ -101,6 +121,8 @@ struct BenchmarkTarget: Sendable, Equatable {
     var invalidIf: MetricExpression?
     /// What the target is for, in words, for the reader (the `why` field).
     var why: String?
+    /// The kind of run it reads.
+    var run: RunMeasure = .timed
     /// Its line in the targets file.
     var line: Int
 }
@@ -113,6 +135,8 @@ struct SummaryTable: Sendable, Equatable {
     var selection: BenchmarkSelection
     /// One or more quantities, shown as `a / b` in a cell.
     var metrics: [MetricExpression]
+    /// The kind of run it reads.
+    var run: RunMeasure = .timed
     /// Its line in the targets file.
     var line: Int
 }
@@ -186,7 +210,7 @@ struct TargetsFile: Sendable {
             summary.append(
                 SummaryTable(
                     title: try table.required("title").string(), selection: selection,
-                    metrics: metrics, line: entry.location.line))
+                    metrics: metrics, run: try RunMeasure.read(&table), line: entry.location.line))
             try table.finish()
         }
         var targets: [BenchmarkTarget] = []
@@ -263,7 +287,8 @@ struct TargetsFile: Sendable {
                     id: id, description: try target.required("description").string(),
                     engine: try target.optional("engine")?.string() ?? engine, selection: selection, metric: metric,
                     statistic: statistic, comparison: comparison, bound: bound, quickBound: quickBound,
-                    invalidIf: invalidIf, why: try target.optional("why")?.string(), line: entry.location.line))
+                    invalidIf: invalidIf, why: try target.optional("why")?.string(), run: try RunMeasure.read(&target),
+                    line: entry.location.line))
             try target.finish()
         }
         var page: [FamilyPage] = []

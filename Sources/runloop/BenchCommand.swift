@@ -24,8 +24,9 @@ struct BenchCommand: ParsableCommand {
             in random order and observers) run under valgrind's callgrind with N and 2N iterations, and the \
             difference in user-space instructions per unit is the figure, which does not move with the machine's \
             load. It writes results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-instructions; profile \
-            callgrind) marked '# timing: none', whose steps between commits the history's trends show as change \
-            points. --tree DIR counts another checkout's harness (a worktree of another commit).
+            callgrind) marked '# timing: none', prints the report's instruction tables and targets (those marked \
+            'run: instructions' in the targets file) and adds the run to the history, whose trends show a step \
+            between commits' counts as a change point. --tree DIR counts another checkout's harness (a worktree of another commit).
 
             SIGINT or SIGTERM ends the running benchmark and writes the rows measured so far, marked \
             '# partial: interrupted after N s'.

@@ -301,6 +301,10 @@ import FoundationXML
                 "field 'targets[0]': 'trade_off_with' goes with 'not_dominated_by'"
             ),
             (
+                "format: 1\nengine: ref\nsummary:\n  - title: t\n    family: F\n    metric: m\n    run: counted\n",
+                "t.yaml:7: error: invalid argument: field 'summary[0].run': expected timed or instructions"
+            ),
+            (
                 "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    difference_to: epoll\n    ratio_to: cf\n",
                 "give at most one of ratio_to, ratio_to_best_of, ratio_to_counter, ratio_to_limit, difference_to, not_dominated_by"
             ),
@@ -313,6 +317,55 @@ import FoundationXML
                 #expect("\(error)".contains(message), "\(error)")
             }
         }
+    }
+
+    /// A file of `runloop bench --instructions --family scale`: every engine's count per item, marked untimed.
+    static func instructionCounts(_ counts: [String: [String: Int]]) -> String {
+        var lines = [
+            "# label: kvm-2cpu-instructions", "# profile: callgrind (family scale)", "# filter: family scale",
+            "# timing: none", "# exact_metrics: instructions_per_item",
+            "name,iterations,real_time,cpu_time,time_unit,instructions_per_item",
+        ]
+        for (engine, items) in counts.sorted(by: { $0.key < $1.key }) {
+            for (item, count) in items.sorted(by: { $0.key < $1.key }) {
+                let name =
+                    item == "timer-random"
+                    ? "BM_Scale/engine:\(engine)/item:timer/n:10000/order:random"
+                    : "BM_Scale/engine:\(engine)/item:\(item)/n:10000"
+                lines.append("\"\(name)\",20000,,,,\(count)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test func instructionCountsAreJudgedOnlyByTheInstructionTargets() throws {
+        let targets = try TargetsFile.load(
+            path: repositoryRoot.appendingPathComponent("Benchmarks/targets.yaml").path)
+        var counts: [String: [String: Int]] = [
+            "ref": ["source": 1100, "timer": 1900, "timer-random": 1500, "observer": 1000]
+        ]
+        for peer in ["libuv", "glib", "libevent", "dispatch", "nio"] {
+            counts[peer] = ["source": 700, "timer": 1600, "timer-random": 1200]
+        }
+        counts["libuv"]?["observer"] = 834
+        counts["glib"]?["observer"] = 2000
+        let file = try ResultsReader.parse(text: Self.instructionCounts(counts), file: "counts.csv")
+        let report = BenchReport(file: file, targets: targets)
+        #expect(report.targets.map(\.target.id) == ["scale.instructions.peers", "scale.instructions.observer.peers"])
+        #expect(report.tables.allSatisfy { $0.table.run == .instructions })
+        #expect(report.pages.isEmpty)
+        let peers = try #require(report.targets.first)
+        // source 1100 / 700 = 1.57x misses; timer 1900 / 1600 = 1.19x and 1500 / 1200 = 1.25x meet.
+        #expect(peers.outcomes.map(\.status) == [.missed, .met, .met])
+        #expect(report.targets.last?.status == .met)  // 1000 / 834 = 1.20x
+        // Without every peer counted the peers' target is not measured, never met.
+        counts["nio"] = nil
+        let partial = try ResultsReader.parse(text: Self.instructionCounts(counts), file: "partial.csv")
+        #expect(BenchReport(file: partial, targets: targets).targets.first?.status == .notMeasured)
+        // A timed run is never judged by an instruction target.
+        let timed = try Self.report()
+        #expect(!timed.targets.contains { $0.target.run == .instructions })
+        #expect(!timed.tables.contains { $0.table.run == .instructions })
     }
 
     @Test func theToolExitsTwoOnABrokenCSVAndZeroWithMissedTargets() throws {
