@@ -35,6 +35,12 @@ public struct BenchSummary: Sendable {
     /// The families the file measured.
     public var families: [String] { report.index.families }
 
+    /// The report's tables and targets alone, as markup to put in another page (the site's section on instruction
+    /// counts): no charts, no context.
+    public func tablesAndTargets() -> String {
+        report.tables.map { BenchPage.htmlTable($0, smoke: report.isSmoke) }.joined() + BenchPage.targets(report)
+    }
+
     /// The page `runloop report --html` writes, with `navigation` above its heading, `appendix` (markup) after its
     /// families and `footer` as the start of its small print.
     public func page(navigation: String, footer: String, appendix: String = "") -> String {

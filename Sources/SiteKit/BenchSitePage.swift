@@ -1,10 +1,12 @@
-// bench.html: the newest results CSV's report (ReportKit's page, as `runloop report --html` writes it) and the
-// list of every run in the results directory.
+// bench.html: the newest results CSV's report (ReportKit's page, as `runloop report --html` writes it), the newest
+// instruction counts of each family with their targets, and the list of every run in the results directory.
 import MarkupKit
 import ReportKit
 
 enum BenchSitePage {
-    static func html(_ inputs: SiteInputs, bench: BenchSummary?) -> String {
+    static func html(
+        _ inputs: SiteInputs, bench: BenchSummary?, counts: [(run: ResultsRun, summary: BenchSummary)] = []
+    ) -> String {
         let navigation = SitePage.bench.navigation
         guard let newest = inputs.newestRun, let bench else {
             let directory = Markup.escape(inputs.options.resultsDirectory)
@@ -20,7 +22,26 @@ enum BenchSitePage {
         let footer =
             SitePage.footer + " The newest of \(inputs.runs.count) results files by their "
             + "<code># date:</code> line (<a href=\"#runs\">all runs</a>),"
-        return bench.page(navigation: navigation, footer: footer, appendix: runs(inputs, newest: newest))
+        return bench.page(
+            navigation: navigation, footer: footer, appendix: instructions(counts) + runs(inputs, newest: newest))
+    }
+
+    /// The newest instruction counts of each family (`runloop bench --instructions`): their tables and the targets
+    /// that read counts, which a timed run cannot judge.
+    static func instructions(_ counts: [(run: ResultsRun, summary: BenchSummary)]) -> String {
+        guard !counts.isEmpty else { return "" }
+        var out =
+            "<h2 id=\"instructions\">Instruction counts</h2>\n<p class=\"note\">User-space instructions counted "
+            + "under valgrind's callgrind (<code>runloop bench --instructions</code>): the newest run of each family "
+            + "counted, with the targets that read counts.</p>\n"
+        for (run, summary) in counts {
+            let commit = run.file.contextValue("commit").map { ", commit " + String($0.prefix(10)) } ?? ""
+            out +=
+                "<h3>\(Markup.escape(run.file.contextValue("filter") ?? run.name)): "
+                + "<code>\(Markup.escape(run.name))</code> (\(Markup.escape(run.date))\(Markup.escape(commit)))</h3>\n"
+                + summary.tablesAndTargets()
+        }
+        return out
     }
 
     /// Every run, newest first: its file, date, profile, commit and rows.

@@ -11,17 +11,21 @@ public enum SiteBuilder {
     public static func render(_ options: SiteOptions) throws -> [(page: SitePage, html: String)] {
         let inputs = try SiteInputs.load(options)
         var bench: BenchSummary?
-        if let newest = inputs.newestRun {
-            do {
+        var counts: [(run: ResultsRun, summary: BenchSummary)] = []
+        do {
+            if let newest = inputs.newestRun {
                 bench = try BenchSummary(file: newest.file, targetsPath: options.targetsPath)
-            } catch let error as InputError {
-                throw SiteError(error.description)
             }
+            for run in inputs.newestCountRuns {
+                counts.append((run, try BenchSummary(file: run.file, targetsPath: options.targetsPath)))
+            }
+        } catch let error as InputError {
+            throw SiteError(error.description)
         }
         return [
             (.index, IndexPage.html(inputs, bench: bench)),
             (.conformance, ConformanceSitePage.html(inputs)),
-            (.bench, BenchSitePage.html(inputs, bench: bench)),
+            (.bench, BenchSitePage.html(inputs, bench: bench, counts: counts)),
             (.trends, try TrendsSitePage.html(inputs)),
             (.engines, EnginesPage.html(inputs)),
             (.rules, RulesPage.html(inputs)),

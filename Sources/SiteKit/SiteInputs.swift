@@ -58,8 +58,8 @@ struct SiteInputs: Sendable {
     let options: SiteOptions
     /// Every results CSV of times, oldest first by `# date:`.
     let runs: [ResultsRun]
-    /// Every results CSV of counts without times (`# timing: none`: instructions), oldest first; only the trends
-    /// page draws them.
+    /// Every results CSV of counts without times (`# timing: none`: instructions), oldest first: the trends page
+    /// draws them, the benchmark page reports the newest of each kind.
     let countRuns: [ResultsRun]
     let conformance: ConformanceRun?
     /// The shipped spec's cases, for the conformance page and the rules.
@@ -68,6 +68,18 @@ struct SiteInputs: Sendable {
     let coverage: RuleCoverage
 
     var newestRun: ResultsRun? { runs.last }
+
+    /// The newest count run of each `# filter:` (the family counted: scale, wake), in the order of their first run.
+    var newestCountRuns: [ResultsRun] {
+        var newest: [String: ResultsRun] = [:]
+        var order: [String] = []
+        for run in countRuns {
+            let filter = run.file.contextValue("filter") ?? ""
+            if newest[filter] == nil { order.append(filter) }
+            newest[filter] = run
+        }
+        return order.compactMap { newest[$0] }
+    }
 
     /// Reads and checks every input.
     /// - Throws: ``SiteError`` naming the file and its line or field.

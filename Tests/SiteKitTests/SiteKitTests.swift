@@ -53,7 +53,7 @@ final class SiteKitTests: XCTestCase {
             }, [])
     }
 
-    func testInstructionRunsAreDrawnOnTheTrendsPageOnly() throws {
+    func testInstructionRunsAreDrawnOnTheTrendsPageAndTheNewestReportedOnTheBenchPage() throws {
         let fixture = try SiteFixture()
         try fixture.writeRuns(3)
         try fixture.writeInstructionRuns([2537, 2007, 2013])
@@ -63,7 +63,16 @@ final class SiteKitTests: XCTestCase {
         XCTAssertTrue(try read(fixture, .index).contains("kvm-2cpu-20261103-1000.csv"))
         let bench = try read(fixture, .bench)
         XCTAssertTrue(bench.contains("All runs (3)"))
-        XCTAssertFalse(bench.contains("instructions"))
+        // Below the timed report, the newest instruction run alone, with its table and the targets that read counts
+        // (not measured: the fixture counts ref only, and a peers target needs every peer).
+        let counts = try XCTUnwrap(bench.components(separatedBy: "<h2 id=\"instructions\">").last)
+        XCTAssertTrue(counts.contains("kvm-2cpu-instructions-20261203-1000.csv"))
+        XCTAssertFalse(counts.contains("kvm-2cpu-instructions-20261202-1000.csv"))
+        XCTAssertTrue(counts.contains("scale.instructions.peers"))
+        XCTAssertTrue(counts.contains("<td class=\"num\">2013</td>"))
+        XCTAssertFalse(
+            try XCTUnwrap(bench.components(separatedBy: "<h2 id=\"instructions\">").first).contains(
+                "scale.instructions.peers"))
         // The trends page: ref's source and timer in instructions, one change point (the timer's step at the
         // second commit; its +0.3 % after is under the 1 % a step needs), each of the three runs on the axis.
         let trends = try read(fixture, .trends)
