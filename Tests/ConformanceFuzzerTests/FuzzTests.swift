@@ -1110,6 +1110,7 @@ struct FuzzTests {
             switch event {
             case .found(let finding, let newDefect): found.withLock { $0.append((finding.seed, newDefect)) }
             case .shrunk(let finding): shrunk.withLock { $0.append(finding.seed) }
+            case .setAside: break
             }
         })
         #expect(summary.findings.count >= 2, "the planted bug was hit by fewer than 2 of 6 scenarios")
