@@ -199,6 +199,8 @@ public enum FuzzEvent: Sendable {
     case found(FuzzFinding, newDefect: Bool)
     /// A new defect's finding after shrinking (or after its shrinking was cut short).
     case shrunk(FuzzFinding)
+    /// A divergence set aside as nondeterministic: an engine gave a different result when it ran again.
+    case setAside(FuzzNondeterminism, after: Double)
 }
 
 /// Where a campaign's time went, in seconds.
@@ -232,8 +234,9 @@ public struct FuzzSummary: Sendable {
     /// ERROR), with the first engine's status and the first line of its detail: nothing to compare, and a sign of a
     /// broken setup when there are many.
     public var failedEverywhere: [(seed: UInt64, status: String)]
-    /// Seeds whose scenario gave an engine different results on two runs.
-    public var nondeterministic: [UInt64]
+    /// The divergent scenarios that gave an engine different results on two runs, set aside: each with the engines
+    /// whose runs changed and where.
+    public var nondeterministic: [FuzzNondeterminism]
     public var findings: [FuzzFinding]
     /// The campaign's wall time (from `FuzzOptions.startedAt`), as `timing.total`.
     public var seconds: Double

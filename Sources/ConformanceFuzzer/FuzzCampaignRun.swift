@@ -175,8 +175,13 @@ final class FuzzCampaignRun {
         for (position, divergence) in fresh.enumerated() {
             let index = divergence.index
             let rechecked = position < again.count && !interruptedInRecheck
-            if rechecked, again[position] != batch.results[index] {
-                summary.nondeterministic.append(batch.seeds[index])
+            if rechecked,
+                let changed = FuzzNondeterminism.compare(
+                    seed: batch.seeds[index], batch: batch.seeds, engines: engines, first: batch.results[index],
+                    second: again[position], knownCandidates: divergence.candidates.map(\.id))
+            {
+                summary.nondeterministic.append(changed)
+                onEvent?(.setAside(changed, after: foundAfter))
                 continue
             }
             var finding = asFound(index, in: batch)

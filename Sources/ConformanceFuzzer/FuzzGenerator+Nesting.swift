@@ -247,9 +247,11 @@ extension Builder {
     /// common.add-common-mode): the item is not back in it. The mode is `default` (common from the loop's creation),
     /// or `work`, made common by the group first where common items are copied (copiesCommonItems: no ties), else by
     /// the first step, when there is no common item to copy (CF copies them in set order).
+    /// Where common items are copied, the item is not a version-1 source (``Builder/addMode(for:)``).
     mutating func addCommonModeAgain(steps: inout [Action]) {
         let candidates = items.filter { item in
             item.kind.isModeItem && !item.createdByStep && !FuzzGenerator.reservedNames.contains(item.name)
+                && !(copiesCommonItems && item.kind.word == "source1")
         }.map(\.name)
         guard !candidates.isEmpty else { return }
         let item = random.pick(candidates)

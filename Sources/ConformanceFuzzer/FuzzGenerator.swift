@@ -164,7 +164,8 @@ struct Builder {
     /// A scenario that calls addCommonMode. CF copies the common items into the new mode in the iteration order of a
     /// set (RL 1976-93), which varies from process to process, so items whose order ties (observers of one order,
     /// timers of one date) would be called in a different order from run to run: such a scenario gives its observers
-    /// distinct orders and its timers distinct dates.
+    /// distinct orders and its timers distinct dates, and adds no version-1 source to the common modes (the order of
+    /// ready ports, ``addMode(for:)``).
     var copiesCommonItems = false
     /// A scenario whose last run is stopped by the guard observer: no nested run in a callout, since a nested run
     /// made after the guard's stop in the same pass loses that stop on both engines (`cf.stop-then-nested-run`), and
@@ -271,9 +272,9 @@ struct Builder {
         where item.kind.isModeItem && !FuzzGenerator.reservedNames.contains(item.name)
             && steps.count < budget && random.chance(85)
         {
-            steps.append(.add(item: item.name, mode: randomMode()))
+            steps.append(.add(item: item.name, mode: addMode(for: item.name)))
             if has(.modes), steps.count < budget, random.chance(15) {
-                steps.append(.add(item: item.name, mode: randomMode()))
+                steps.append(.add(item: item.name, mode: addMode(for: item.name)))
             }
         }
         while steps.count < budget, random.chance(88) {
@@ -471,7 +472,7 @@ struct Builder {
                 let item = random.pick(modeItems)
                 let call: Action
                 switch random.below(5) {
-                case 0, 1: call = .add(item: item, mode: randomMode())
+                case 0, 1: call = .add(item: item, mode: addMode(for: item))
                 case 2: call = .remove(item: item, mode: randomMode())
                 case 3:
                     call = has(.query) ? .contains(item: item, mode: randomMode()) : .add(item: item, mode: .default)
@@ -568,7 +569,7 @@ struct Builder {
             if stepUses.isEmpty, !triggerUses, !hosts.isEmpty, random.chance(60) {
                 let host = random.pick(hosts)
                 triggers[host].actions.insert(
-                    contentsOf: [.create(name), .add(item: name, mode: randomMode())],
+                    contentsOf: [.create(name), .add(item: name, mode: addMode(for: name))],
                     at: random.within(0...triggers[host].actions.count))
             } else {
                 var position = random.within(0...min(stepUses.first ?? steps.count, firstRun))
@@ -659,6 +660,18 @@ struct Builder {
         return random.pick([.default, .default, .common, .named(FuzzGenerator.otherMode)])
     }
 
+    /// The mode an add of `item` names: ``randomMode()``, but `default` for a version-1 source drawn into the common
+    /// modes of a scenario that copies common items. CF copies them into the new common mode in set order (see
+    /// copiesCommonItems), which puts their ports into that mode's epoll set in that order, and a wait reports one
+    /// ready port per pass, the first of epoll's ready list: a version-1 source with data pending copied with a due
+    /// timer (the mode's timerfd) or with another such source would be handled first in some runs and second in
+    /// others. Copied with no version-1 source, a mode gets at most one port from the copy, its timers'.
+    mutating func addMode(for item: String) -> ModeName {
+        let mode = randomMode()
+        let isPort = items.contains { $0.name == item && $0.kind.word == "source1" }
+        return copiesCommonItems && isPort && mode == .common ? .default : mode
+    }
+
     mutating func concreteModeName() -> String {
         has(.modes) && random.chance(40) ? FuzzGenerator.otherMode : ModeName.defaultModeName
     }
@@ -682,7 +695,8 @@ struct Builder {
         switch random.below(19) {
         case 0, 1:
             guard !modeItems.isEmpty else { return nil }
-            return .add(item: random.pick(modeItems), mode: randomMode())
+            let item = random.pick(modeItems)
+            return .add(item: item, mode: addMode(for: item))
         case 2:
             guard !modeItems.isEmpty else { return nil }
             return .remove(item: random.pick(modeItems), mode: randomMode())

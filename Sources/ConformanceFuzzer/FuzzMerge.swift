@@ -29,6 +29,9 @@ public struct FuzzMerged: Codable, Sendable, Equatable {
     /// Defects with an unexplained finding.
     public var unexplained_defects: Int
     public var nondeterministic_seeds: [UInt64]
+    /// The shards' set-aside scenarios, with the engines whose runs changed (by seed; none from a shard's report that
+    /// records only their seeds).
+    public var nondeterministic_scenarios: [FuzzReport.SetAside] = []
     public var hung_seeds: [UInt64]
     public var failed_everywhere_seeds: [UInt64]
     public var skipped: Int
@@ -195,6 +198,9 @@ public enum FuzzMerge {
             defects: defects(reports, files: files),
             unexplained_defects: 0,
             nondeterministic_seeds: reports.flatMap(\.nondeterministic_seeds).sorted(),
+            nondeterministic_scenarios: reports.flatMap { $0.nondeterministic_scenarios ?? [] }.sorted {
+                $0.seed < $1.seed
+            },
             hung_seeds: reports.flatMap(\.hung_seeds).sorted(),
             failed_everywhere_seeds: reports.flatMap(\.failed_everywhere_seeds).sorted(),
             skipped: reports.reduce(0) { $0 + $1.skipped }
@@ -312,6 +318,11 @@ public enum FuzzMerge {
                 + "\(merged.nondeterministic_seeds.count) "
                 + "nondeterministic, \(merged.hung_seeds.count) hung, \(merged.failed_everywhere_seeds.count) failed "
                 + "on every engine, \(merged.skipped) skipped")
+        for setAside in merged.nondeterministic_scenarios {
+            lines.append(
+                "nondeterministic (set aside): seed \(setAside.seed): "
+                    + setAside.changes.map(\.difference).joined(separator: "; "))
+        }
         for defect in merged.defects {
             let label = defect.explained_by.map { "EXPLAINED (\($0))" } ?? "DIVERGENCE"
             let listed = defect.seeds.prefix(10).map(String.init).joined(separator: ", ")

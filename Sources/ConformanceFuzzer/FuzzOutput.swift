@@ -117,7 +117,9 @@ public enum FuzzOutput {
         if !summary.nondeterministic.isEmpty {
             lines.append(
                 "nondeterministic (set aside): seeds "
-                    + summary.nondeterministic.map(String.init).joined(separator: ", "))
+                    + summary.nondeterministic.map { "\($0.seed) (\($0.engines.joined(separator: ", ")))" }
+                    .joined(separator: ", "))
+            lines += summary.nondeterministic.flatMap(\.lines).map { "  " + $0 }
         }
         for engine in summary.engines where summary.deadKinds[engine] != nil {
             lines.append(
@@ -253,6 +255,10 @@ public enum FuzzOutput {
             return
                 (["[" + seconds(finding.shrunkAfter) + "] shrunk seed \(finding.seed):"]
                 + findingLines(finding, options: options, engines: engines)).joined(separator: "\n")
+        case .setAside(let nondeterminism, let after):
+            var lines = nondeterminism.lines
+            lines[0] = "[" + seconds(after) + "] set aside as nondeterministic: " + lines[0]
+            return lines.joined(separator: "\n")
         }
     }
 
@@ -313,7 +319,9 @@ public enum FuzzOutput {
             unexplained: summary.unexplained.count, explained: summary.explained.count,
             may_be_explained: summary.unclassified.count,
             nondeterministic: summary.nondeterministic.count,
-            nondeterministic_seeds: summary.nondeterministic, skipped: summary.skipped,
+            nondeterministic_seeds: summary.nondeterministic.map(\.seed),
+            nondeterministic_scenarios: summary.nondeterministic.map(FuzzReport.SetAside.init),
+            skipped: summary.skipped,
             hung: summary.hung.count, hung_seeds: summary.hung,
             failed_everywhere: summary.failedEverywhere.count,
             failed_everywhere_seeds: summary.failedEverywhere.map(\.seed),

@@ -33,6 +33,9 @@ public struct FuzzReport: Codable, Sendable, Equatable {
     public var may_be_explained: Int
     public var nondeterministic: Int
     public var nondeterministic_seeds: [UInt64]
+    /// Each scenario set aside as nondeterministic: the engines whose runs changed and both runs (null in a report
+    /// written before they were recorded).
+    public var nondeterministic_scenarios: [SetAside]?
     public var skipped: Int
     public var hung: Int
     public var hung_seeds: [UInt64]
@@ -106,6 +109,41 @@ public struct FuzzReport: Codable, Sendable, Equatable {
         public var defect: String
         public var statuses: [String: String]
         public var traces: [String: [String]]
+    }
+
+    /// A scenario set aside as nondeterministic (FuzzNondeterminism).
+    public struct SetAside: Codable, Sendable, Equatable {
+        public var seed: UInt64
+        /// The seeds of the batch its first run was made in.
+        public var batch: [UInt64]
+        public var changes: [Change]
+        /// The known divergences whose conditions the first run's divergence fits (none run).
+        public var known_candidates: [String]
+
+        /// One engine's two runs of it.
+        public struct Change: Codable, Sendable, Equatable {
+            public var engine: String
+            /// Where the runs part, as the text summary says it.
+            public var difference: String
+            /// The line (from 1) of the compared traces where they part; null when only the statuses differ.
+            public var first_differing_line: Int?
+            public var first_status: String
+            public var second_status: String
+            public var first_trace: [String]
+            public var second_trace: [String]
+        }
+
+        public init(_ setAside: FuzzNondeterminism) {
+            seed = setAside.seed
+            batch = setAside.batch
+            known_candidates = setAside.knownCandidates
+            changes = setAside.changes.map {
+                Change(
+                    engine: $0.engine, difference: $0.text, first_differing_line: $0.firstDifference.map { $0 + 1 },
+                    first_status: $0.first.status.description, second_status: $0.second.status.description,
+                    first_trace: $0.first.rawTrace, second_trace: $0.second.rawTrace)
+            }
+        }
     }
 
     /// The seeds this run made, in order.

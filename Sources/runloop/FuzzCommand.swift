@@ -17,7 +17,8 @@ struct FuzzCommand: ParsableCommand {
             (counting from 0) uses seed N+i, so the same seed and options give the same scenarios on every machine, and \
             a divergence found with seed N+i replays with --seed N+i --count 1 and the same --max-steps and --areas. \
             Each scenario runs on every engine in worker processes with a watchdog; one that diverges runs again, and if \
-            an engine disagrees with itself it is set aside as nondeterministic. Each divergence is printed as soon as it \
+            an engine disagrees with itself it is set aside as nondeterministic (the report names that engine and the \
+            first line at which its two runs part). Each divergence is printed as soon as it \
             is found, one line; the first of each new defect is then shrunk (at most 60 s, and at most half the time \
             left) and printed whole (its diff, case file with --out, replay command). Divergences that come down to the \
             same defect (the conformance triage's first departure, and its dead callout kinds judged over the whole run: \

@@ -160,6 +160,7 @@ struct FuzzTests {
     @Test func scenariosThatCopyCommonItemsHaveNoTies() {
         // CF copies common items into a new common mode in set order, which varies from process to process.
         var copying = 0
+        var copyingWithPorts = 0
         for seed in 0..<500 {
             let scenario = FuzzGenerator().scenario(seed: UInt64(seed))
             // Only a step that makes a mode common while there are common items copies them: not one that names a
@@ -195,8 +196,36 @@ struct FuzzTests {
                 return nil
             }
             #expect(Set(orders).count == orders.count, "seed \(seed): observer orders \(orders)")
+            // Nor a version-1 source among the common items: its port would join the new mode's wait set in set order
+            // too, and a wait reports the first ready port of that order.
+            let ports = Set(scenario.items.filter { $0.kind.word == "source1" }.map(\.name))
+            let commonPorts = Self.allActions(of: scenario).compactMap { action -> String? in
+                guard case .add(let item, .common) = action, ports.contains(item) else { return nil }
+                return item
+            }
+            #expect(commonPorts.isEmpty, "seed \(seed): version-1 sources added to the common modes \(commonPorts)")
+            copyingWithPorts += ports.isEmpty ? 0 : 1
         }
         #expect(copying > 0)
+        #expect(copyingWithPorts > 0)
+    }
+
+    /// Every action of a scenario: its steps, its triggers' actions, and the actions nested in them.
+    static func allActions(of scenario: SpecCase) -> [Action] {
+        var all: [Action] = []
+        func visit(_ actions: [Action]) {
+            for action in actions {
+                all.append(action)
+                switch action {
+                case .thread(_, let inner), .target(_, let inner), .post(_, let inner), .dispatchMain(let inner):
+                    visit(inner)
+                default: break
+                }
+            }
+        }
+        visit(scenario.steps)
+        for trigger in scenario.triggers { visit(trigger.actions) }
+        return all
     }
 
     /// Areas `main` and `time`: the generator makes main-thread scenarios, blocks sent to the main queue, sleeping
@@ -1081,6 +1110,7 @@ struct FuzzTests {
             switch event {
             case .found(let finding, let newDefect): found.withLock { $0.append((finding.seed, newDefect)) }
             case .shrunk(let finding): shrunk.withLock { $0.append(finding.seed) }
+            case .setAside: break
             }
         })
         #expect(summary.findings.count >= 2, "the planted bug was hit by fewer than 2 of 6 scenarios")
