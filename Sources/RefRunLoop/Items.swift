@@ -484,8 +484,8 @@ enum LoopItem {
 
     /// Whether adding the item to `loop` can do anything: it is valid and, for a timer or an observer, in no loop or
     /// in this one. CFRunLoopAddSource, AddTimer and AddObserver return before they look a mode up otherwise, so no
-    /// mode is created (rule common.add-common-mode). Takes a source's or a timer's lock (an observer's mark and binding
-    /// are atomics).
+    /// mode is created (rule common.add-common-mode). Takes a source's or a timer's lock (an observer's mark and
+    /// binding are atomics).
     func canJoin(_ loop: RefRunLoop) -> Bool {
         switch self {
         case .source(let source): return source.isValid

@@ -42,11 +42,11 @@ struct LoopBinding {
 }
 
 /// Which loop's modes hold an observer, unretained, readable by any thread without the observer taking a lock of its
-/// own: adding and removing an observer take the loop's lock only. Written only with the lock of the loop it names
-/// held (binding from no loop, unbinding to no loop), so a thread holding a loop's lock that finds the observer bound to
-/// that loop knows it stays bound until the lock is released, and may then read and change what that lock protects
-/// (the observer's ``RefRunLoopObserver/places``). Binding is a compare-exchange from no loop, so two loops binding at
-/// once cannot both win.
+/// own: adding and removing an observer take the loop's lock only. Written only with the lock of the loop it names held
+/// (binding from no loop, unbinding to no loop), so a thread holding a loop's lock that finds the observer bound to
+/// that loop knows it stays bound until the lock is released, and may then read and change what that lock protects (the
+/// observer's ``RefRunLoopObserver/places``). Binding is a compare-exchange from no loop, so two loops binding at once
+/// cannot both win.
 ///
 /// Lifetime: a thread that holds no lock of the loop and wants the loop itself (an invalidation from any thread) reads
 /// the binding and retains the loop under ``LoopRegistry``'s retirement lock (``retainedLoop()``). A loop binds an

@@ -65,10 +65,10 @@ extension RefRunLoop {
 enum LoopRegistry {
     /// Guards `mainLoop`'s creation.
     private static let lock = Lock("LoopRegistry.lock")
-    /// Held by a thread that reads an observer's binding to retain the loop in it (``SharedLoopBinding/retainedLoop()``),
-    /// and acquired and released by an exiting thread between its loop's teardown and the release of the registry's
-    /// reference: no reader can then be between reading the loop from a binding and retaining it. Protects nothing
-    /// else; taken with no other lock held.
+    /// Held by a thread that reads an observer's binding to retain the loop in it
+    /// (``SharedLoopBinding/retainedLoop()``), and acquired and released by an exiting thread between its loop's
+    /// teardown and the release of the registry's reference: no reader can then be between reading the loop from a
+    /// binding and retaining it. Protects nothing else; taken with no other lock held.
     static let retirement = Lock("LoopRegistry.retirement")
     /// Protected by `lock`.
     nonisolated(unsafe) private static var mainLoop: RefRunLoop?
