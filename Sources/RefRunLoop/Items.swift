@@ -1,7 +1,9 @@
 // Sources, timers and observers: the items a mode holds.
 //
-// Lock order: a loop's lock may be held while taking an item's lock, never the reverse; the lock of a loop's
-// `signalledSources` comes last of all (a source's lock may be held while taking it). No lock is held during a callout.
+// Lock order: a loop's lock may be held while taking a source's or a timer's lock, never the reverse (an observer has
+// no lock: its binding is atomic and its places are its loop's, SharedLoopBinding in LoopBinding.swift); the lock of a
+// loop's `signalledSources` comes last of all (a source's lock may be held while taking it). No lock is held during a
+// callout.
 
 import Synchronization
 
@@ -379,25 +381,40 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Observers with a lower order are called first; equal orders in the order they were added (rule observer.order).
     public let order: Int
     let callout: ObserverCallout
-    /// What `state` protects.
-    struct State: @unchecked Sendable {  // the references are unretained: see LoopBinding and ModeHandle.
-        /// The loop whose modes hold the observer, if any.
-        var binding = LoopBinding()
-        /// Changed with the lock of the loop in `binding` held too. Its handle in each mode's observer store.
-        var places: InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>> = InlineList()
+    /// The loop whose modes hold the observer, if any (``SharedLoopBinding``: any thread reads it; only that loop
+    /// changes it, under its lock).
+    let binding = SharedLoopBinding()
+    /// The observer's handle in each mode's observer store. Protected by the lock of the loop in `binding`, and reached
+    /// only while the observer is bound (``places``, which asserts both): only that loop's "...Locked" functions read
+    /// and change it, after checking the binding under their lock. Not checked for exclusivity at run time: every
+    /// access is under that one lock and none overlaps another, and the check (a thread-local access-set insertion and
+    /// removal) would cost more on every add and remove than the lock it replaces.
+    @exclusivity(unchecked) private var storedPlaces = Places()
+    typealias Places = InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>>
 
-        /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of the loop in `binding`.
-        mutating func relocate(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
-            guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
-                preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")
-            }
-            places[slot].handle = handle
+    /// ``storedPlaces``. Caller holds the lock of the loop in `binding`.
+    var places: Places {
+        _read {
+            binding.assertBoundLoopHeld()
+            yield storedPlaces
+        }
+        _modify {
+            binding.assertBoundLoopHeld()
+            yield &storedPlaces
         }
     }
-    /// The observer's lock and the fields it protects (``State``), reached only through `state.withLocked`.
-    let state = Guarded<State>("RefRunLoopObserver.state", State())
-    /// Whether it was invalidated. Only ever set, and only with `state`'s lock held (so that
-    /// ``RefRunLoop/add(_:mode:)`` sees validity and the binding together); read by any thread without the lock.
+
+    /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of the loop in `binding`.
+    func relocate(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
+        guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
+            preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")
+        }
+        places[slot].handle = handle
+    }
+
+    /// Whether it was invalidated. Only ever set, by ``invalidate()``; read by any thread. Set before the binding is
+    /// read, both sequentially consistent, so that an add racing the invalidation either sees the mark or is seen
+    /// (``SharedLoopBinding``).
     let invalidated = Atomic<Bool>(false)
     /// Whether a callout of it is running (rule observer.firing-not-reentered: nested runs do not re-enter it). Written
     /// only by the thread of the loop calling it out, around the callout; a separate word from `invalidated`, so that
@@ -424,11 +441,8 @@ public final class RefRunLoopObserver: @unchecked Sendable {
 
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
     public func invalidate() {
-        let holder: RefRunLoop? = state.withLocked { state in
-            guard !invalidated.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
-            return state.binding.loop
-        }
-        holder?.removeEverywhere(.observer(self))
+        guard !invalidated.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        binding.retainedLoop()?.removeEverywhere(.observer(self))
     }
 
     /// CFRunLoopObserverIsValid. Any thread, no lock.
@@ -470,13 +484,13 @@ enum LoopItem {
 
     /// Whether adding the item to `loop` can do anything: it is valid and, for a timer or an observer, in no loop or
     /// in this one. CFRunLoopAddSource, AddTimer and AddObserver return before they look a mode up otherwise, so no
-    /// mode is created (rule common.add-common-mode). Takes the item's lock.
+    /// mode is created (rule common.add-common-mode). Takes a source's or a timer's lock (an observer's mark and
+    /// binding are atomics).
     func canJoin(_ loop: RefRunLoop) -> Bool {
         switch self {
         case .source(let source): return source.isValid
         case .timer(let timer): return timer.state.withLocked { timer.validLocked && $0.binding.admits(loop) }
-        case .observer(let observer):
-            return observer.state.withLocked { observer.valid && $0.binding.admits(loop) }
+        case .observer(let observer): return observer.valid && observer.binding.admits(loop)
         }
     }
 }

@@ -125,7 +125,9 @@ final class LoopMode {
     /// (rule empty.what-counts).
     var hasSourcesOrTimers: Bool { !sources.isEmpty || !timers.isEmpty }
 
-    func contains(_ item: LoopItem) -> Bool {
+    /// Whether the mode holds `item`. Caller holds the lock of `loop`, the mode's loop.
+    func contains(_ item: LoopItem, in loop: RefRunLoop) -> Bool {
+        loop.lock.assertHeld()
         switch item {
         case .source(let source):
             // Another loop holding the source changes its memberships under that loop's lock and the source's.
@@ -133,7 +135,8 @@ final class LoopMode {
         case .timer(let timer):
             return timer.state.withLocked { $0.entries.contains { $0.isIn(self) } }
         case .observer(let observer):
-            return observer.state.withLocked { $0.places.contains { $0.isIn(self) } }
+            // Its places are readable under this loop's lock only while it is bound to this loop.
+            return observer.binding.isBound(to: loop) && observer.places.contains { $0.isIn(self) }
         }
     }
 }

@@ -45,11 +45,10 @@ extension RefRunLoop {
                     state.binding.unbind()
                 }
             }
-            for observer in detachedObservers {
-                observer.state.withLocked { state in
-                    state.places = []
-                    state.binding.unbind()
-                }
+            // An observer in several modes is listed once per mode.
+            for observer in detachedObservers where observer.binding.isBound(to: self) {
+                observer.places = []
+                observer.binding.unbind(from: self)
             }
             commonItems = [:]
             blocks = []
@@ -66,6 +65,11 @@ extension RefRunLoop {
 enum LoopRegistry {
     /// Guards `mainLoop`'s creation.
     private static let lock = Lock("LoopRegistry.lock")
+    /// Held by a thread that reads an observer's binding to retain the loop in it
+    /// (``SharedLoopBinding/retainedLoop()``), and acquired and released by an exiting thread between its loop's
+    /// teardown and the release of the registry's reference: no reader can then be between reading the loop from a
+    /// binding and retaining it. Protects nothing else; taken with no other lock held.
+    static let retirement = Lock("LoopRegistry.retirement")
     /// Protected by `lock`.
     nonisolated(unsafe) private static var mainLoop: RefRunLoop?
     /// The thread-specific key holding each thread's loop (retained), with a destructor that tears it down.
@@ -74,7 +78,10 @@ enum LoopRegistry {
         let result = pthread_key_create(&key) { pointer in
             guard let pointer else { return }
             let loop = Unmanaged<RefRunLoop>.fromOpaque(pointer).takeRetainedValue()
-            if loop !== LoopRegistry.mainIfCreated() { loop.tearDown() }
+            guard loop !== LoopRegistry.mainIfCreated() else { return }
+            loop.tearDown()
+            // Every observer is unbound now; wait out any reader still retaining the loop from a binding read before.
+            LoopRegistry.retirement.withLock {}
         }
         precondition(result == 0, "pthread_key_create failed: \(result)")
         return key

@@ -17,7 +17,8 @@ import Glibc
 /// (RefRunLoop+MainQueue.swift).
 ///
 /// Thread safety: one lock (`lock`) protects the mode tables, the block queue, the run stack and the arming state;
-/// it is never held during a callout. Items have their own locks, always taken after the loop's; the signalled list's
+/// it is never held during a callout. Sources and timers have their own locks, always taken after the loop's (an
+/// observer's modes are under its loop's lock alone, ``SharedLoopBinding``); the signalled list's
 /// (`signalledSources`) comes last. Waking takes no lock (one atomic step on the wait set's gate), and a pass's exit
 /// check takes `lock` only when something that could end the run changed (`exitEpoch`).
 public final class RefRunLoop: @unchecked Sendable {
@@ -322,7 +323,7 @@ public final class RefRunLoop: @unchecked Sendable {
         return lock.withLock {
             switch mode {
             case .common: return commonItems[item.identifier] != nil
-            case .named(let name): return modeLocked(name, create: false)?.contains(item) ?? false
+            case .named(let name): return modeLocked(name, create: false)?.contains(item, in: self) ?? false
             }
         }
     }
@@ -334,7 +335,8 @@ public final class RefRunLoop: @unchecked Sendable {
             switch item {
             case .source: return Array(modes.keys)
             case .timer(let timer): return timer.state.withLocked { $0.entries.map { $0.mode.name } }
-            case .observer(let observer): return observer.state.withLocked { $0.places.map { $0.mode.name } }
+            case .observer(let observer):
+                return observer.binding.isBound(to: self) ? observer.places.map { $0.mode.name } : []
             }
         }
         for name in names { changeOneMode { removeLocked(item, from: name, callouts: &$0) } }
@@ -358,7 +360,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
     ///
     /// The item's validity, its membership of the mode and its binding to this loop are checked and changed under one
-    /// acquisition of the item's lock when the mode exists (the default mode always does). An item that cannot join
+    /// acquisition of the item's lock when the mode exists (the default mode always does; an observer has no lock, and
+    /// its binding and validity are read in the order ``SharedLoopBinding`` gives). An item that cannot join
     /// creates no mode (CFRunLoopAddSource, AddTimer and AddObserver return before they look a mode up, rule
     /// common.add-common-mode), also when a new common mode receives the common items, which may still list an item
     /// invalidated while it was in no mode; so a missing mode is created only after a check of its own.
@@ -428,18 +431,27 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     /// Adds an observer to `mode`, which exists. Caller holds `lock`.
+    ///
+    /// No lock of the observer's: its places are this loop's to change once it is bound here (``SharedLoopBinding``).
+    /// The binding is made before the validity is read, as ``RefRunLoopObserver/invalidate()`` does the reverse (both
+    /// sequentially consistent): an invalidation that this add does not see sees the binding and removes the observer
+    /// once this lock is released.
     private func joinLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         lock.assertHeld()
-        // One acquisition of the observer's lock checks, binds and records the mode's handle.
-        let joined: Bool = observer.state.withLocked { state in
-            guard !state.places.contains(where: { $0.isIn(mode) }), observer.valid, state.binding.admits(self) else {
-                return false
-            }
-            state.binding.bind(self)
-            state.places.append(ModeHandle(mode, mode.observers.insert(observer, order: observer.order)))
-            return true
+        let newlyBound: Bool
+        if observer.binding.isBound(to: self) {
+            guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
+            newlyBound = false
+        } else {
+            // In another loop's modes, it stays there (rule loop.observer-one-loop).
+            guard observer.binding.bindIfUnbound(self) else { return }
+            newlyBound = true
         }
-        guard joined else { return }
+        guard !observer.invalidated.load(ordering: .sequentiallyConsistent) else {
+            if newlyBound { observer.binding.unbind(from: self) }
+            return
+        }
+        observer.places.append(ModeHandle(mode, mode.observers.insert(observer, order: observer.order)))
         mode.observersChanged()
     }
 
@@ -505,20 +517,19 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         lock.assertHeld()
         // No exit condition changes: observers do not keep a mode from being empty (rule empty.what-counts).
-        // One acquisition of the observer's lock takes the handle out of its list (and unbinds it from its last mode).
-        let handle: OrderedStore<RefRunLoopObserver>.Handle? = observer.state.withLocked { state in
-            guard let index = state.places.firstIndex(where: { $0.isIn(mode) }) else { return nil }
-            let handle = state.places.remove(at: index).handle
-            if state.places.isEmpty { state.binding.unbind() }
-            return handle
-        }
-        guard let handle else { return }
-        // When the store squeezes its holes out, the observers it moved get their new handles (under their locks).
-        // The closure holds `mode` unretained: the caller holds it for the call (a strong capture cost a retain and a
-        // release of the mode on every removal, as the store is one of its properties).
+        // Its places are this loop's while it is bound here (``SharedLoopBinding``), under this lock alone.
+        guard observer.binding.isBound(to: self),
+            let index = observer.places.firstIndex(where: { $0.isIn(mode) })
+        else { return }
+        let handle = observer.places.remove(at: index).handle
+        // When the store squeezes its holes out, the observers it moved get their new handles (each bound here, so
+        // under this lock too). The closure holds `mode` unretained: the caller holds it for the call (a strong
+        // capture cost a retain and a release of the mode on every removal, as the store is one of its properties).
         mode.observers.remove(handle) { [unowned(unsafe) mode] moved, handle in
-            moved.state.withLocked { $0.relocate(in: mode, to: handle) }
+            moved.relocate(in: mode, to: handle)
         }
+        // Unbound last, once nothing here touches it: another loop may bind it as soon as this store is seen.
+        if observer.places.isEmpty { observer.binding.unbind(from: self) }
         mode.observersChanged()
     }
 

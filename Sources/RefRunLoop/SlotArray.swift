@@ -10,17 +10,26 @@
 /// in the middle are squeezed out once they outnumber the elements, the one change that gives elements new positions,
 /// which the caller is told. Every operation is O(1) amortised.
 ///
+/// The slots are in memory the array's storage object owns (``SlotStorage``), not in a standard array: changing a slot
+/// then needs no uniqueness check and no bounds check, and appending writes a vacant slot without releasing the nil it
+/// held. The price is that a copy of the array shares its slots: an array is never copied to be changed apart (each
+/// owner stores its one array in place), and debug builds check that every change is made to the only reference.
+///
 /// Not thread-safe: its owner's lock protects it.
 struct SlotArray<Element> {
     /// `slots[i]` is at position `base + i`. The elements are in `start..<end`, whose first and last slots are not
     /// holes; every slot outside it is nil. The array only grows: the slots past `end` are kept for the next appends,
     /// as an array keeps its capacity.
-    private var slots: [Element?] = []
+    private var storage = SlotStorage<Element>(capacity: 0)
     private var base = 0
     private var start = 0
     private var end = 0
     /// The elements (slots in `start..<end` that are not holes).
     private(set) var count = 0
+
+    /// The slots, every one initialized (nil when vacant).
+    @inline(__always)
+    private var slots: UnsafeMutablePointer<Element?> { storage.slots }
 
     /// Holes are dropped or squeezed out in batches of at least this many, so that a short array does not move its
     /// elements at almost every removal.
@@ -41,7 +50,11 @@ struct SlotArray<Element> {
     /// Appends `element` and returns its position. O(1) amortised.
     @inline(__always)
     mutating func append(_ element: Element) -> Int {
-        if end == slots.count { slots.append(element) } else { slots[end] = element }
+        checkUnshared()
+        if end == storage.capacity { grow() }
+        // The slot is vacant, so it holds nil, which owns nothing: initialized over, not assigned (an assignment
+        // releases the nil it replaces, a call on every append).
+        (slots + end).initialize(to: element)
         end += 1
         count += 1
         return base + end - 1
@@ -57,23 +70,21 @@ struct SlotArray<Element> {
     /// called, before this returns, with each element that moved and its new position (its old one is invalid from
     /// then on). O(1) amortised.
     mutating func remove(at position: Int, relocated: (Element, Int) -> Void) {
+        checkUnshared()
         let index = position - base
         var (start, end) = (self.start, self.end)
         precondition(index >= start && index < end, "internal bug: no element at position \(position)")
         count -= 1
         let remaining = count
-        // One access to the storage for the removal and the walk over the holes it joins (each subscript of the
-        // array would check its uniqueness and bounds again).
-        slots.withUnsafeMutableBufferPointer { slots in
-            precondition(slots[index] != nil, "internal bug: no element at position \(position)")
-            slots[index] = nil
-            if remaining == 0 {
-                (start, end) = (0, 0)
-            } else if index == end - 1 {
-                repeat { end -= 1 } while slots[end - 1] == nil
-            } else if index == start {
-                repeat { start += 1 } while slots[start] == nil
-            }
+        let slots = self.slots
+        precondition(slots[index] != nil, "internal bug: no element at position \(position)")
+        slots[index] = nil
+        if remaining == 0 {
+            (start, end) = (0, 0)
+        } else if index == end - 1 {
+            repeat { end -= 1 } while slots[end - 1] == nil
+        } else if index == start {
+            repeat { start += 1 } while slots[start] == nil
         }
         (self.start, self.end) = (start, end)
         guard remaining > 0 else { return }
@@ -110,9 +121,8 @@ struct SlotArray<Element> {
     private mutating func dropLeadingHoles() {
         let dropped = start
         let end = self.end
-        slots.withUnsafeMutableBufferPointer { slots in
-            for index in dropped..<end { slots.swapAt(index - dropped, index) }
-        }
+        let slots = self.slots
+        for index in dropped..<end { swap(&slots[index - dropped], &slots[index]) }
         base += dropped
         start = 0
         self.end = end - dropped
@@ -124,22 +134,41 @@ struct SlotArray<Element> {
         var kept = 0
         let base = self.base
         let (start, end) = (self.start, self.end)
-        slots.withUnsafeMutableBufferPointer { slots in
-            for index in start..<end where slots[index] != nil {
-                if kept != index {
-                    slots.swapAt(kept, index)
-                    relocated(slots[kept].unsafelyUnwrapped, base + kept)
-                }
-                kept += 1
+        let slots = self.slots
+        for index in start..<end where slots[index] != nil {
+            if kept != index {
+                swap(&slots[kept], &slots[index])
+                relocated(slots[kept].unsafelyUnwrapped, base + kept)
             }
+            kept += 1
         }
         self.start = 0
         self.end = kept
     }
 
+    /// Moves the slots to a storage of twice the capacity (at least 16 slots). The array's slots are full.
+    private mutating func grow() {
+        let larger = SlotStorage<Element>(capacity: max(16, 2 * storage.capacity))
+        let capacity = storage.capacity
+        // Moved, then the old slots set to nil, so that each storage frees initialized slots (nil owns nothing).
+        larger.slots.moveUpdate(from: storage.slots, count: capacity)
+        storage.slots.initialize(repeating: nil, count: capacity)
+        storage = larger
+    }
+
+    /// Stops the process when the storage is shared with a copy of the array (see above). Debug builds only.
+    @inline(__always)
+    private mutating func checkUnshared() {
+        #if DEBUG
+        precondition(
+            isKnownUniquelyReferenced(&storage), "internal bug: a SlotArray changed while a copy shares its slots")
+        #endif
+    }
+
     /// Checks the range, the count and the holes: nil when they hold. `position` checks each element's own record of
     /// its position. O(n + holes); for tests and debug builds.
     func checkInvariants(position: (Element) -> Int?) -> String? {
+        let slots = UnsafeMutableBufferPointer(start: self.slots, count: storage.capacity)
         if slots[..<start].contains(where: { $0 != nil }) || slots[end...].contains(where: { $0 != nil }) {
             return "an element outside start..<end"
         }
@@ -155,5 +184,23 @@ struct SlotArray<Element> {
             if recorded != base + index { return "the element at \(base + index) believes it is at \(recorded)" }
         }
         return nil
+    }
+}
+
+/// The slots of a ``SlotArray``: a fixed number, every one initialized (nil when vacant), freed with the object. An
+/// array grows by moving its slots to a larger storage.
+final class SlotStorage<Element> {
+    let slots: UnsafeMutablePointer<Element?>
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
     }
 }
