@@ -79,9 +79,14 @@ enum LoopRegistry {
             guard let pointer else { return }
             let loop = Unmanaged<RefRunLoop>.fromOpaque(pointer).takeRetainedValue()
             guard loop !== LoopRegistry.mainIfCreated() else { return }
-            loop.tearDown()
-            // Every observer is unbound now; wait out any reader still retaining the loop from a binding read before.
-            LoopRegistry.retirement.withLock {}
+            // The registry's reference is let go only after the retirement lock below, never earlier where the
+            // optimizer could otherwise end the reference's lifetime after its last use.
+            withExtendedLifetime(loop) {
+                loop.tearDown()
+                // Every observer is unbound now; wait out any reader still retaining the loop from a binding read
+                // before.
+                LoopRegistry.retirement.withLock {}
+            }
         }
         precondition(result == 0, "pthread_key_create failed: \(result)")
         return key
