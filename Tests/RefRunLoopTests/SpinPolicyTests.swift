@@ -279,6 +279,24 @@ func aStopAtBeforeWaitingIsCaughtByTheSpinWithTheParkedTrace(withTimer: Bool) {
     #expect(parked.result == .timedOut && spun.result == .timedOut)
 }
 
+/// A wait whose run's deadline has passed does not spin at all, even with a wake-up waiting to be caught: its
+/// timeout is 0, so the spin's deadline is now, and the wait takes the wake-up at once. The BeforeWaiting callout
+/// yields until the run's deadline (1 ms after the run began, which was before the callout) is past, then wakes the
+/// loop (deferred: no timer, no descriptor). A spin would catch that wake-up and count it.
+@Test func aWaitPastTheRunsDeadlineDoesNotSpin() {
+    let spun = observedRun(
+        .spinThenPark(maxSpin: .milliseconds(1)), seconds: 0.001,
+        prepare: { loop, _ in loop.add(RefRunLoopSource(perform: {}), mode: .default) }
+    ) { loop in
+        let past = RefClock.nanoseconds + 2_000_000
+        while RefClock.nanoseconds < past { sched_yield() }
+        loop.wakeUp()
+    }
+    #expect(spun.trace == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "exit"])
+    #expect(spun.result == .timedOut)
+    #expect(spun.caught == 0, "a spin began after the run's deadline")
+}
+
 // MARK: Stress
 
 /// A pause of about `microseconds`, spent one of four ways: none, yielding, sleeping, or busy on the clock, so that
