@@ -284,10 +284,10 @@ func aStopAtBeforeWaitingIsCaughtByTheSpinWithTheParkedTrace(withTimer: Bool) {
 /// yields until the run's deadline (1 ms after the run began, which was before the callout) is past, then wakes the
 /// loop (deferred: no timer, no descriptor). A spin would catch that wake-up and count it.
 @Test func aWaitPastTheRunsDeadlineDoesNotSpin() {
-    let spun = observedRun(
-        .spinThenPark(maxSpin: .milliseconds(1)), seconds: 0.001,
-        prepare: { loop, _ in loop.add(RefRunLoopSource(perform: {}), mode: .default) }
-    ) { loop in
+    let prepare: @Sendable (RefRunLoop, Recorder<String>) -> Void = { loop, _ in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+    }
+    let spun = observedRun(.spinThenPark(maxSpin: .milliseconds(1)), seconds: 0.001, prepare: prepare) { loop in
         let past = RefClock.nanoseconds + 2_000_000
         while RefClock.nanoseconds < past { sched_yield() }
         loop.wakeUp()
