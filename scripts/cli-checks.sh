@@ -171,9 +171,11 @@ check "engines: a library's missing optional functions" 0 "lacks blocks: $work/l
     "$runloop" engines "cf:$work/libcore.so"
 check "engines: every one of them" 0 "lacks tolerance: $work/libcore.so has no CFRunLoopTimerGetTolerance, CFRunLoopTimerSetTolerance" -- \
     "$runloop" engines "cf:$work/libcore.so"
+check "engines: the signalled query's function" 0 "lacks is-signalled: $work/libcore.so has no CFRunLoopSourceIsSignalled" -- \
+    "$runloop" engines "cf:$work/libcore.so"
 check "engines --without" 0 "lacks main-queue: turned off with --without main-queue" -- \
     "$runloop" engines cf --without main-queue
-check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue, foundation\)" -- \
+check "engines --without an unknown feature" 2 "unknown feature 'gcd' \(known: source1, stop-mode, tolerance, blocks, main-thread, main-queue, foundation, is-signalled\)" -- \
     "$runloop" engines --without gcd
 check "conform --without an unknown feature" 2 "unknown feature 'gcd' \(known: " -- "$runloop" conform --without blocks,gcd
 check "conform --without main-queue" 0 "cf: [0-9]+ results, [0-9]+ as expected: [0-9]+ PASS, 0 xFAIL, 0 FAIL, [1-9][0-9]* SKIP, 0 TIMEOUT, 0 CRASH, 0 ERROR" -- \

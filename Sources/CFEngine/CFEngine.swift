@@ -181,6 +181,7 @@ public struct CoreFoundationEngine: RunLoopEngine {
                 fn.typeArrayCallBacks == nil ? "kCFTypeArrayCallBacks" : nil,
             ].compactMap { $0 }
         case .stopMode: missing = fn._CFRunLoopStopMode == nil ? ["_CFRunLoopStopMode"] : []
+        case .isSignalled: missing = fn.CFRunLoopSourceIsSignalled == nil ? ["CFRunLoopSourceIsSignalled"] : []
         // A library built without libdispatch has CFRunLoopGetMain and no main queue, which no symbol shows:
         // `--without main-queue` says so.
         case .mainThread, .mainQueue: missing = fn.CFRunLoopGetMain == nil ? ["CFRunLoopGetMain"] : []

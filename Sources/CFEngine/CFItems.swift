@@ -98,6 +98,7 @@ final class CFSourceItem: CFObject, EngineSource, @unchecked Sendable {
     func signal() { library.fn.CFRunLoopSourceSignal(ref) }
     func invalidate() { library.fn.CFRunLoopSourceInvalidate(ref) }
     var isValid: Bool { library.fn.CFRunLoopSourceIsValid(ref) != 0 }
+    var isSignalled: Bool? { library.fn.CFRunLoopSourceIsSignalled.map { $0(ref) != 0 } }
 }
 
 final class CFTimerItem: CFObject, EngineTimer, @unchecked Sendable {

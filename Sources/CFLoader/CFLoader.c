@@ -96,6 +96,7 @@ cfl_library *cfl_open(const char *path, char **error) {
     REQUIRED(CFRunLoopSourceSignal);
     REQUIRED(CFRunLoopSourceInvalidate);
     REQUIRED(CFRunLoopSourceIsValid);
+    OPTIONAL(CFRunLoopSourceIsSignalled);
     REQUIRED(CFRunLoopTimerCreate);
     REQUIRED(CFRunLoopTimerInvalidate);
     REQUIRED(CFRunLoopTimerIsValid);

@@ -54,6 +54,9 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
     /// Foundation's `RunLoop` and `Timer` API over the loop (``FoundationLayerLoop``): the Foundation verbs of spec
     /// format 1.3. Cases that use one need it whether they list it or not.
     case foundation
+    /// CFRunLoopSourceIsSignalled: whether a source is signalled (``EngineSource/isSignalled``), asked by the query
+    /// `[isSignalled, source]` (spec format 1.4). Cases that ask it need it whether they list it or not.
+    case isSignalled
 
     /// The feature's name on the command line (`--without`): kebab case, `tolerance` for timerTolerance.
     public var optionName: String {
@@ -65,6 +68,7 @@ public enum EngineFeature: String, CaseIterable, Sendable, Codable {
         case .mainThread: return "main-thread"
         case .mainQueue: return "main-queue"
         case .foundation: return "foundation"
+        case .isSignalled: return "is-signalled"
         }
     }
 
@@ -168,6 +172,13 @@ public protocol EngineSource: AnyObject, Sendable {
     func invalidate()
     /// CFRunLoopSourceIsValid. Any thread.
     var isValid: Bool { get }
+    /// CFRunLoopSourceIsSignalled. Any thread. Asked only of an engine with ``EngineFeature/isSignalled``; the
+    /// default, for an engine without it, is nil (the engine cannot answer).
+    var isSignalled: Bool? { get }
+}
+
+extension EngineSource {
+    public var isSignalled: Bool? { nil }
 }
 
 /// A timer created by ``EngineLoop/makeTimer(fireDate:interval:order:callout:)``.

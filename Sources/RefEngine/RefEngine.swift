@@ -23,7 +23,7 @@ public struct ReferenceEngine: RunLoopEngine {
     }
 
     public var features: Set<EngineFeature> {
-        [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue]
+        [.source1, .stopMode, .timerTolerance, .blocks, .mainThread, .mainQueue, .isSignalled]
     }
 
     public func whyLacking(_ feature: EngineFeature) -> String? {
@@ -169,6 +169,7 @@ final class RefSourceItem: EngineSource, @unchecked Sendable {
     func signal() { source.signal() }
     func invalidate() { source.invalidate() }
     var isValid: Bool { source.isValid }
+    var isSignalled: Bool? { source.isSignalled }
 }
 
 /// A RefRunLoopTimer behind EngineTimer. Immutable (the setters forward to the timer, which locks).

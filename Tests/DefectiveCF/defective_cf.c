@@ -156,6 +156,7 @@ FORWARD(ref, CFRunLoopGetMain, (void), ())
 FORWARD_VOID(_CFRunLoopStopMode, (ref loop, ref mode), (loop, mode))
 FORWARD(double, CFRunLoopTimerGetTolerance, (ref timer), (timer))
 FORWARD_VOID(CFRunLoopTimerSetTolerance, (ref timer, double tolerance), (timer, tolerance))
+FORWARD(unsigned char, CFRunLoopSourceIsSignalled, (ref source), (source))
 #endif
 
 ref CFArrayCreate(ref allocator, const void **values, long count, const void *callBacks) {

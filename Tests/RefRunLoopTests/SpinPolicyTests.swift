@@ -108,6 +108,10 @@ private final class SpinFixture {
     let waitSet = WaitSet()
 }
 
+/// The deadline of a spin that should end for another reason (a claim, the timer's date, a descriptor): 10 s from now,
+/// the test's watchdog, so that a spin that misses its reason ends, and the test fails, instead of spinning forever.
+private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
+
 @Test func aSpinEndsOnADeferredClaimWhichTheWaitThenConsumes() {
     let f = SpinFixture()
     let set = f.waitSet.makeModeSet()
@@ -117,7 +121,7 @@ private final class SpinFixture {
     f.waitSet.wake()  // the loop is awake and deferrable: deferred, no write
     let written = f.waitSet.writes.load(ordering: .relaxed)
     #expect(written == 0)
-    let end = f.waitSet.spin(set, until: .max)
+    let end = f.waitSet.spin(set, until: spinWatchdog())
     #expect(end == .claimed)
     let consumed = f.waitSet.beginWait(set)  // without a system call
     #expect(consumed)
@@ -133,7 +137,7 @@ private final class SpinFixture {
     f.waitSet.wake()  // not deferrable: written
     let written = f.waitSet.writes.load(ordering: .relaxed)
     #expect(written == 1)
-    let end = f.waitSet.spin(set, until: .max)
+    let end = f.waitSet.spin(set, until: spinWatchdog())
     #expect(end == .claimed)
     let consumed = f.waitSet.beginWait(set)
     #expect(!consumed)
@@ -153,8 +157,7 @@ private final class SpinFixture {
     #expect(RefClock.nanoseconds >= deadline)
 }
 
-/// Its deadline is `.max`: a spin that did not end at the timerfd's date would never end (the test process's own
-/// deadline would then stop it).
+/// Its deadline is the watchdog's: a spin that did not end at the timerfd's date would run to it.
 @Test func aSpinEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline() {
     let f = SpinFixture()
     let set = f.waitSet.makeModeSet()
@@ -162,9 +165,12 @@ private final class SpinFixture {
     f.waitSet.gate.open()
     let due = RefClock.nanoseconds + 200_000
     f.waitSet.arm(set, at: due, now: RefClock.nanoseconds)
-    let end = f.waitSet.spin(set, until: .max)
+    let watchdog = spinWatchdog()
+    let end = f.waitSet.spin(set, until: watchdog)
     #expect(end == .parked)
-    #expect(RefClock.nanoseconds >= due)
+    let ended = RefClock.nanoseconds
+    #expect(ended >= due)
+    #expect(ended < watchdog, "the spin ran to its watchdog: it did not end at the timer's date")
     // The wait that follows reports the timer, as it would have without the spin.
     let consumed = f.waitSet.beginWait(set)
     #expect(!consumed)
@@ -183,12 +189,16 @@ private final class SpinFixture {
     }
     f.waitSet.gate.open()
     withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
-    let descriptorEnd = f.waitSet.spin(withDescriptor, until: .max)
+    let watchdog = spinWatchdog()
+    let descriptorEnd = f.waitSet.spin(withDescriptor, until: watchdog)
     #expect(descriptorEnd == .parked)
     let now = RefClock.nanoseconds
+    #expect(now < watchdog, "the spin in the set with a descriptor ran to its watchdog")
     f.waitSet.arm(expired, at: now, now: now)  // due already: an expiry is queued
-    let expiryEnd = f.waitSet.spin(expired, until: .max)
+    let expiryWatchdog = spinWatchdog()
+    let expiryEnd = f.waitSet.spin(expired, until: expiryWatchdog)
     #expect(expiryEnd == .parked)
+    #expect(RefClock.nanoseconds < expiryWatchdog, "the spin with an expiry queued ran to its watchdog")
 }
 
 // MARK: Runs with the spin on against the same runs parked
@@ -267,6 +277,24 @@ func aStopAtBeforeWaitingIsCaughtByTheSpinWithTheParkedTrace(withTimer: Bool) {
     let spun = observedRun(.spinThenPark(maxSpin: .milliseconds(1)), seconds: 0.000_2, prepare: prepare) { _ in }
     #expect(spun.trace == parked.trace)
     #expect(parked.result == .timedOut && spun.result == .timedOut)
+}
+
+/// A wait whose run's deadline has passed does not spin at all, even with a wake-up waiting to be caught: its
+/// timeout is 0, so the spin's deadline is now, and the wait takes the wake-up at once. The BeforeWaiting callout
+/// yields until the run's deadline (1 ms after the run began, which was before the callout) is past, then wakes the
+/// loop (deferred: no timer, no descriptor). A spin would catch that wake-up and count it.
+@Test func aWaitPastTheRunsDeadlineDoesNotSpin() {
+    let prepare: @Sendable (RefRunLoop, Recorder<String>) -> Void = { loop, _ in
+        loop.add(RefRunLoopSource(perform: {}), mode: .default)
+    }
+    let spun = observedRun(.spinThenPark(maxSpin: .milliseconds(1)), seconds: 0.001, prepare: prepare) { loop in
+        let past = RefClock.nanoseconds + 2_000_000
+        while RefClock.nanoseconds < past { sched_yield() }
+        loop.wakeUp()
+    }
+    #expect(spun.trace == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "exit"])
+    #expect(spun.result == .timedOut)
+    #expect(spun.caught == 0, "a spin began after the run's deadline")
 }
 
 // MARK: Stress

@@ -101,6 +101,8 @@ typedef struct {
     void (*CFRunLoopSourceSignal)(cfl_ref source);
     void (*CFRunLoopSourceInvalidate)(cfl_ref source);
     unsigned char (*CFRunLoopSourceIsValid)(cfl_ref source);
+    /// Optional (feature isSignalled).
+    unsigned char (*CFRunLoopSourceIsSignalled)(cfl_ref source);
 
     // Timers
     cfl_ref (*CFRunLoopTimerCreate)(cfl_ref allocator, double fireDate, double interval, unsigned long flags,

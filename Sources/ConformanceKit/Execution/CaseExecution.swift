@@ -525,6 +525,13 @@ final class CaseExecution: @unchecked Sendable {
             case .block?, nil: valid = false
             }
             return "isValid \(name) \(valid)"
+        case .isSignalled(let name):
+            // The case needs the feature (the loader adds it), so an engine without it never gets here: nil is an
+            // engine that claims the feature and cannot answer, which fails the case.
+            guard case .source(let source, _)? = handle(name), let signalled = source.isSignalled else {
+                return "isSignalled \(name) ?"
+            }
+            return "isSignalled \(name) \(signalled)"
         case .sameLoop(let name):
             let other = name == LoopName.current ? engine.currentLoop() : loops[name]
             return "sameLoop \(name) \(other.map { loop.isSameLoop(as: $0) } ?? false)"

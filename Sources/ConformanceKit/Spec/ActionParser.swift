@@ -393,6 +393,7 @@ package struct ActionParser {
     }
 
     /// `currentMode`, `isWaiting`, `allModes`, `isMainLoop`, or `[nextTimerFireDate, mode]`, `[fireDate | tolerance | isValid, item]`,
+    /// (1.4) `[isSignalled, source]`,
     /// `[isMainLoop, case]`, `[sameLoop, loop]`.
     private func query(_ value: YAMLValue) throws -> Query {
         if value.isScalar {
@@ -404,7 +405,7 @@ package struct ActionParser {
             case "isMainThread": return .isMainThread
             case let other:
                 throw value.error(
-                    "unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, isMainThread, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isMainLoop, case], [sameLoop, loop])"
+                    "unknown query '\(other)' (currentMode, isWaiting, allModes, isMainLoop, isMainThread, [nextTimerFireDate, mode], [fireDate, timer], [tolerance, timer], [isValid, item], [isSignalled, source], [isMainLoop, case], [sameLoop, loop])"
                 )
             }
         }
@@ -415,6 +416,7 @@ package struct ActionParser {
         case "fireDate": return .fireDate(try reference(pair[1], kinds: ["timer"]))
         case "tolerance": return .tolerance(try reference(pair[1], kinds: ["timer"]))
         case "isValid": return .isValid(try reference(pair[1], kinds: ["source0", "source1", "timer", "observer"]))
+        case "isSignalled": return .isSignalled(try reference(pair[1], kinds: ["source0", "source1"]))
         case "sameLoop": return .sameLoop(try loopName(pair[1], allowHere: true, allowCurrent: true))
         case "isMainLoop":
             let word = try pair[1].string()

@@ -163,6 +163,7 @@ public enum CaseWriter {
         case .fireDate(let timer): return "[fireDate, \(timer)]"
         case .tolerance(let timer): return "[tolerance, \(timer)]"
         case .isValid(let item): return "[isValid, \(item)]"
+        case .isSignalled(let item): return "[isSignalled, \(item)]"
         case .sameLoop(let loop): return "[sameLoop, \(loop)]"
         case .isMainLoop: return "isMainLoop"
         case .caseLoopIsMain: return "[isMainLoop, case]"

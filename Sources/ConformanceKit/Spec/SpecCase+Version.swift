@@ -92,6 +92,8 @@ extension Action {
             return ("query: [isMainLoop, case]", .v1_1)
         case .query(.isMainThread):
             return ("query: isMainThread", .v1_2)
+        case .query(.isSignalled):
+            return ("query: isSignalled", .v1_4)
         case .query:
             return nil
         case .run(let request):

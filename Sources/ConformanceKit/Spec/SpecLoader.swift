@@ -222,6 +222,11 @@ public enum SpecLoader {
         if specCase.usesFoundationLayer, !specCase.features.contains(.foundation) {
             specCase.features.append(.foundation)
         }
+        // (1.4) Asking whether a source is signalled needs an engine that can answer, listed or not.
+        let asksSignalled = specCase.allActions.contains {
+            if case .query(.isSignalled) = $0 { return true } else { return false }
+        }
+        if asksSignalled, !specCase.features.contains(.isSignalled) { specCase.features.append(.isSignalled) }
         specCase.loops = loops
         if let never = specCase.itemsNeverCreated.first {
             throw SpecError(

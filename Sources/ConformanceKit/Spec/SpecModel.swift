@@ -17,13 +17,15 @@ public enum SpecFormatVersion: String, Sendable, Comparable, CaseIterable {
     /// Adds the Foundation verbs: Foundation's run methods, limitDate, acceptInput, perform(inModes:) and timers of
     /// Foundation's block forms (feature `foundation`).
     case v1_3 = "1.3"
+    /// Adds the query `[isSignalled, source]` (feature `isSignalled`).
+    case v1_4 = "1.4"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
     /// The newest version, which the fuzzer's output and new files use.
-    public static let latest = SpecFormatVersion.v1_3
+    public static let latest = SpecFormatVersion.v1_4
 }
 
 /// Where something was written: a spec file and a line in it.
@@ -229,6 +231,8 @@ public enum Query: Sendable, Equatable {
     case fireDate(String)
     case tolerance(String)
     case isValid(String)
+    /// (1.4) Whether a source is signalled (CFRunLoopSourceIsSignalled; feature `isSignalled`).
+    case isSignalled(String)
     /// (1.1) Whether the loop the action addresses is the loop named here (``LoopName``), `current` included.
     case sameLoop(String)
     /// Whether the loop of the thread performing the query is the main loop (CFRunLoopGetCurrent() ==

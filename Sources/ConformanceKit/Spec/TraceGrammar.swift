@@ -22,7 +22,8 @@
 //   took <assertion>              (1.1; underTimeout 1.2) the run before it met its timing assertion (else: took <seconds> (expected
 //                                 <assertion>))
 //   <query> <answer>              a query's answer (currentMode, isWaiting, allModes, nextTimerFireDate, fireDate,
-//                                 tolerance, isValid, contains, sameLoop, isMainLoop, (1.2) isMainThread)
+//                                 tolerance, isValid, contains, sameLoop, isMainLoop, (1.2) isMainThread,
+//                                 (1.4) isSignalled)
 
 import EngineKit
 
@@ -65,7 +66,7 @@ enum Trace {
 
     static let queryWords: Set<String> = [
         "currentMode", "isWaiting", "allModes", "nextTimerFireDate", "fireDate", "tolerance", "isValid", "contains",
-        "sameLoop", "isMainLoop", "isMainThread",
+        "sameLoop", "isMainLoop", "isMainThread", "isSignalled",
     ]
 }
 
