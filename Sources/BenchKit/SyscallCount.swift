@@ -7,7 +7,7 @@
 // loop is found awake: its figures are only indicative. A round trip includes the harness's own reply: the loop's
 // callout writes an eventfd (1 write) and the benchmark thread blocks in read() on it (1 read). Counts are means: a
 // same-CPU round trip that finds the loop awake skips the wake-up, so an engine that defers wake-ups shows fractions,
-// and two runs of one build do not give the same figures. The runs are SyscallRun's (BenchRun+Syscalls.swift);
+// and two runs of one build do not give the same figures. The runs are in BenchRun+Syscalls.swift;
 // everything here is pure, so tests check it without perf or strace.
 import Foundation
 
