@@ -19,12 +19,13 @@
 # When anything failed, the run's CSV and log are kept (their paths are printed: the ERROR lines point into the CSV)
 # and the failing rows are printed as they are. Last line: "bench-smoke: N passed, M failed" (N benchmark rows with
 # figures, M error rows or failed families, plus 1 for each failed check). Without --engines it also counts
-# instructions (`runloop bench --instructions`) of ref and the floor on the real harness under valgrind.
+# instructions (`runloop bench --instructions`) of ref and the floor on the real harness under valgrind, and the
+# floor's system calls per round trip (`runloop bench --syscalls`, perf, or strace where perf cannot count).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 require_swift
-ensure_packages "${base_packages[@]}" "${bench_packages[@]}" valgrind binutils
+ensure_packages "${base_packages[@]}" "${bench_packages[@]}" valgrind binutils strace
 
 arguments=() build_only=false
 while (($#)); do
@@ -136,6 +137,28 @@ if ((${#arguments[@]} == 0)); then
         cat "$kept/instructions.log"
         echo "bench-smoke: FAILED the instruction count: $counted figures (wanted 10), $untimed files marked untimed" \
             "(wanted 2) (instructions-*.csv, instructions.log)"
+        failed=$((failed + 1))
+    fi
+fi
+
+# System calls per round trip (`--syscalls`), in the default run only: the floor, 200 and 2000 round trips of each of
+# the three variants (a few seconds); perf counts, or strace where perf's tracepoints are not usable here. The CSV must
+# be marked untimed and hold a positive count of system calls per round trip for each variant. No figure is checked.
+if ((${#arguments[@]} == 0)); then
+    syscalls_status=0
+    "$runloop" bench --syscalls --engines epoll --iterations 2000 --no-history --out "$kept/syscalls.csv" \
+        >"$kept/syscalls.log" 2>&1 || syscalls_status=1
+    # one row per variant whose last column, syscalls_per_round_trip, is positive
+    counted=$(awk -F, '$1 ~ /^"BM_WakeLatency\/engine:epoll\// && $2 == 2000 && $NF + 0 > 0 { n++ }
+        END { print n + 0 }' "$kept/syscalls.csv" 2>/dev/null)
+    counted=${counted:-0}
+    counter=$(sed -n 's/^# profile: \(perf\|strace\) .*/\1/p' "$kept/syscalls.csv" 2>/dev/null)
+    if ((syscalls_status == 0 && counted == 3)) && grep -q '^# timing: none$' "$kept/syscalls.csv"; then
+        echo "bench-smoke: system call count passed: the floor's 3 variants counted by $counter"
+    else
+        cat "$kept/syscalls.log"
+        echo "bench-smoke: FAILED the system call count: $counted positive figures (wanted 3)" \
+            "(syscalls.csv, syscalls.log)"
         failed=$((failed + 1))
     fi
 fi

@@ -269,6 +269,12 @@ check "bench: --instructions of a load that is not one" 2 "bench: --load: none o
     "$runloop" bench --instructions --load idle5
 check "bench: --instructions of another tree that is not a checkout" 2 "bench: --tree: '$work' has no Benchmarks" -- \
     "$runloop" bench --instructions --tree "$work"
+check "bench: --syscalls with --instructions" 2 "bench: --syscalls: not with --instructions" -- \
+    "$runloop" bench --syscalls --instructions
+check "bench: --syscalls with a timing option" 2 "bench: --repetitions: not with --syscalls" -- \
+    "$runloop" bench --syscalls --repetitions 9
+check "bench: --syscalls with too few round trips" 2 \
+    "bench: --iterations: with --syscalls, the longer run's round trips" -- "$runloop" bench --syscalls --iterations 50
 check "bench: nothing written on bad input" 0 "" -- test ! -e "$work/bench.csv"
 
 # runloop history: the shipped results in a database of their own; a CSV without the context a run needs is exit 2,

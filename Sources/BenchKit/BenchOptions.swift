@@ -47,8 +47,11 @@ public struct BenchOptions: Sendable, Equatable {
     public var targets: String?
     /// `--instructions`: count instructions under callgrind (InstructionRun) instead of timing the benchmarks.
     public var countInstructions = false
-    /// `--load`, `--iterations` and `--tree`: the count's options (only with `--instructions`).
+    /// `--load`, `--iterations` and `--tree`: the count's options (only with `--instructions`; `--iterations` also
+    /// with `--syscalls`).
     public var counting = InstructionOptions()
+    /// `--syscalls`: count system calls per wake-up round trip (SyscallCount.swift) instead of timing.
+    public var countSyscalls = false
     /// The command line as typed, for the `# command:` context line.
     public var arguments: [String] = []
 
@@ -95,11 +98,47 @@ public struct BenchOptions: Sendable, Equatable {
         if let label, label.isEmpty || label.contains("/") {
             throw BenchInputError(field: "--label", "a name for the file, without '/', not '\(label)'")
         }
-        if countInstructions {
+        if countSyscalls {
+            try validateSyscalls()
+        } else if countInstructions {
             try validateCounting()
         } else if let option = counting.givenOption {
-            throw BenchInputError(field: option, "only with --instructions")
+            let counts = option == "--iterations" ? "--instructions or --syscalls" : "--instructions"
+            throw BenchInputError(field: option, "only with " + counts)
         }
+    }
+
+    /// The checks of `--syscalls`: not with `--instructions`, none of the options that belong to timing or to the
+    /// instruction count, round trips in range.
+    func validateSyscalls() throws {
+        if countInstructions {
+            throw BenchInputError(field: "--syscalls", "not with --instructions (one count per run)")
+        }
+        let excluded: [(String, Bool)] = [
+            ("--quick, --full or --smoke", profile != .standard), ("--filter", filter != nil),
+            ("--repetitions", repetitions != nil), ("--family", families != nil), ("--load", counting.givenLoad != nil),
+            ("--tree", counting.tree != nil),
+        ]
+        if let (option, _) = excluded.first(where: { $0.1 }) {
+            throw BenchInputError(
+                field: option,
+                "not with --syscalls (it counts the wake family's round trips in fixed variants, twice each)")
+        }
+        if let iterations = counting.iterations,
+            !(SyscallOptions.minimumRoundTrips...SyscallOptions.maximumRoundTrips).contains(iterations)
+        {
+            throw BenchInputError(
+                field: "--iterations",
+                "with --syscalls, the longer run's round trips, from \(SyscallOptions.minimumRoundTrips) to "
+                    + "\(SyscallOptions.maximumRoundTrips), not \(iterations)")
+        }
+    }
+
+    /// What `--syscalls` counts: `--iterations` round trips in the longer run (default 20,000).
+    public var syscallOptions: SyscallOptions {
+        var options = SyscallOptions()
+        if let iterations = counting.iterations { options.roundTrips = iterations }
+        return options
     }
 
     /// The checks of `--instructions`: one family it counts, a load of the wake family, iterations in range, and none

@@ -65,6 +65,7 @@ public final class BenchRun {
             print(harness.path)
             return 0
         }
+        if options.countSyscalls { return try syscallPhases(harness) }
         if options.countInstructions { return try countingPhases(harness) }
         let families = try options.selectedFamilies(try harness.families())
         let describe = try harness.describe(engines: options.engines)

@@ -185,6 +185,29 @@ public enum RunContext {
         "\(facts.virtualisation)-\(facts.cpus)cpu-instructions"
     }
 
+    /// The lines before the counts of `--syscalls`: what was counted and by what, the machine, the counter's version,
+    /// that the file holds no times (results/README.md; no `exact_metrics`: a round trip that finds the loop awake
+    /// skips the wake-up, so two runs differ), the harness's description last.
+    public static func syscallLines(
+        options: BenchOptions, syscalls: SyscallOptions, counter: SyscallCounter, tool: String, label: String,
+        date: Date, facts: MachineFacts, describe: [String]
+    ) -> [String] {
+        let lines = [
+            ("label", label),
+            ("date", timestamp(date)),
+            ("profile", SyscallText.profileValue(counter, options: syscalls)),
+            ("command", (["runloop", "bench"] + options.arguments).joined(separator: " ")),
+            ("filter", "family wake: " + SyscallVariant.all.map(\.text).joined(separator: ", ")),
+        ]
+        return lines.map { "# \($0.0): \($0.1)" } + machineLines(facts)
+            + ["# \(counter.rawValue): \(tool)", "# timing: none"] + describe
+    }
+
+    /// The default label of `--syscalls`: `<virtualisation>-<CPUs>cpu-syscalls`.
+    public static func syscallLabel(_ facts: MachineFacts) -> String {
+        "\(facts.virtualisation)-\(facts.cpus)cpu-syscalls"
+    }
+
     /// The lines on the machine and the software measured, from the CPU model to the engines' libraries: every
     /// results CSV has them, whatever it measured.
     public static func machineLines(_ facts: MachineFacts) -> [String] {

@@ -76,15 +76,23 @@ struct TargetBound: Sendable, Equatable, CustomStringConvertible {
     var description: String { text }
 }
 
-/// The kind of run a table or target reads (its `run` field): a timed run of `runloop bench`, or the instruction
-/// counts of `runloop bench --instructions` (a results file marked `# timing: none`). Each applies to its own kind
-/// only: a timed run cannot measure an instruction target, nor a count a time.
+/// The kind of run a table or target reads (its `run` field): a timed run of `runloop bench`, the instruction
+/// counts of `runloop bench --instructions`, or the system calls per round trip of `runloop bench --syscalls` (both
+/// results files marked `# timing: none`; the second has a `syscalls_per_round_trip` column). Each applies to its own
+/// kind only: a timed run cannot measure an instruction target, nor a count a time.
 enum RunMeasure: String, Sendable, Equatable, CaseIterable {
     case timed
     case instructions
+    case syscalls
 
     /// The kind of `file`.
-    init(_ file: ResultsFile) { self = file.isUntimed ? .instructions : .timed }
+    init(_ file: ResultsFile) {
+        if !file.isUntimed {
+            self = .timed
+        } else {
+            self = file.columns.contains("syscalls_per_round_trip") ? .syscalls : .instructions
+        }
+    }
 
     /// Reads an entry's optional `run` field (default `timed`).
     static func read(_ fields: inout Fields) throws -> RunMeasure {

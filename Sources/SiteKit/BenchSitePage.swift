@@ -26,13 +26,14 @@ enum BenchSitePage {
             navigation: navigation, footer: footer, appendix: instructions(counts) + runs(inputs, newest: newest))
     }
 
-    /// The newest instruction counts of each family (`runloop bench --instructions`): their tables and the targets
+    /// The newest counts of each family (`runloop bench --instructions`, `--syscalls`): their tables and the targets
     /// that read counts, which a timed run cannot judge.
     static func instructions(_ counts: [(run: ResultsRun, summary: BenchSummary)]) -> String {
         guard !counts.isEmpty else { return "" }
         var out =
-            "<h2 id=\"instructions\">Instruction counts</h2>\n<p class=\"note\">User-space instructions counted "
-            + "under valgrind's callgrind (<code>runloop bench --instructions</code>): the newest run of each family "
+            "<h2 id=\"instructions\">Instruction and system call counts</h2>\n<p class=\"note\">User-space "
+            + "instructions counted under valgrind's callgrind (<code>runloop bench --instructions</code>) and system "
+            + "calls per wake-up round trip (<code>runloop bench --syscalls</code>): the newest run of each family "
             + "counted, with the targets that read counts.</p>\n"
         for (run, summary) in counts {
             let commit = run.file.contextValue("commit").map { ", commit " + String($0.prefix(10)) } ?? ""

@@ -58,8 +58,8 @@ struct SiteInputs: Sendable {
     let options: SiteOptions
     /// Every results CSV of times, oldest first by `# date:`.
     let runs: [ResultsRun]
-    /// Every results CSV of counts without times (`# timing: none`: instructions), oldest first: the trends page
-    /// draws them, the benchmark page reports the newest of each kind.
+    /// Every results CSV of counts without times (`# timing: none`: instructions, system calls), oldest first: the
+    /// trends page draws them, the benchmark page reports the newest of each kind.
     let countRuns: [ResultsRun]
     let conformance: ConformanceRun?
     /// The shipped spec's cases, for the conformance page and the rules.

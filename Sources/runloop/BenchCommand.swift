@@ -28,6 +28,16 @@ struct BenchCommand: ParsableCommand {
             'run: instructions' in the targets file) and adds the run to the history, whose trends show a step \
             between commits' counts as a change point. --tree DIR counts another checkout's harness (a worktree of another commit).
 
+            --syscalls counts system calls instead: each engine's wake-up round trip (pin:same/load:none, \
+            pin:same/load:idle1000, pin:diff/load:none) runs with N / 10 and N round trips (--iterations N, default \
+            20,000) under perf's syscall tracepoints, which count every thread without slowing it down, and the \
+            difference per round trip of every system call and of the main ones (write, read, epoll_wait, poll, \
+            futex, timerfd_settime) is the figure; where perf cannot count, strace -c -f counts instead, whose \
+            figures are distorted by ptrace and only indicative. It prints the table of every column, writes \
+            results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-syscalls; profile perf or strace) marked \
+            '# timing: none', prints the report's tables marked 'run: syscalls' and adds the run to the history. \
+            Counts are means: a round trip that finds the loop awake skips the wake-up.
+
             SIGINT or SIGTERM ends the running benchmark and writes the rows measured so far, marked \
             '# partial: interrupted after N s'.
 
@@ -101,6 +111,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Count instructions under callgrind instead of timing (see above); --family wake or scale.")
     var instructions = false
 
+    @Flag(help: "Count system calls per wake-up round trip under perf (or strace) instead of timing (see above).")
+    var syscalls = false
+
     @Option(
         help: ArgumentHelp(
             "With --instructions --family wake: the round trip's load, none (default) or idle1000.",
@@ -110,7 +123,8 @@ struct BenchCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "With --instructions: the shorter run's iterations (default 4000 round trips for wake, 2 rounds "
-                + "of 10,000 items for scale; the longer runs twice as many).", valueName: "n"))
+                + "of 10,000 items for scale; the longer runs twice as many). With --syscalls: the longer run's "
+                + "round trips (default 20,000, at least 100; the shorter runs a tenth).", valueName: "n"))
     var iterations: Int?
 
     @Option(
@@ -140,6 +154,7 @@ struct BenchCommand: ParsableCommand {
         options.buildOnly = buildOnly
         options.targets = targets
         options.countInstructions = instructions
+        options.countSyscalls = syscalls
         options.counting.givenLoad = load
         options.counting.iterations = iterations
         options.counting.tree = tree

@@ -102,7 +102,7 @@ import Testing
         #expect(Self.rejection { $0.counting.givenLoad = "none" }?.field == "--load")
         #expect(
             Self.rejection { $0.counting.iterations = 3 }?.description
-                == "bench: --iterations: only with --instructions")
+                == "bench: --iterations: only with --instructions or --syscalls")
         let counting: (inout BenchOptions) -> Void = { $0.countInstructions = true }
         #expect(Self.rejection(counting) == nil)
         #expect(

@@ -302,7 +302,7 @@ import FoundationXML
             ),
             (
                 "format: 1\nengine: ref\nsummary:\n  - title: t\n    family: F\n    metric: m\n    run: counted\n",
-                "t.yaml:7: error: invalid argument: field 'summary[0].run': expected timed or instructions"
+                "t.yaml:7: error: invalid argument: field 'summary[0].run': expected timed or instructions or syscalls"
             ),
             (
                 "format: 1\nengine: ref\ntargets:\n  - id: a\n    description: d\n    family: F\n    metric: m\n    bound: <= 0\n    difference_to: epoll\n    ratio_to: cf\n",
@@ -366,6 +366,50 @@ import FoundationXML
         let timed = try Self.report()
         #expect(!timed.targets.contains { $0.target.run == .instructions })
         #expect(!timed.tables.contains { $0.table.run == .instructions })
+    }
+
+    /// A file of `runloop bench --syscalls`: system calls per round trip by variant and engine, marked untimed.
+    static func syscallCounts(_ counts: [String: [String: Double]]) -> String {
+        var lines = [
+            "# label: kvm-2cpu-syscalls", "# profile: perf (system calls per wake-up round trip)",
+            "# filter: family wake", "# timing: none",
+            "name,iterations,real_time,cpu_time,time_unit,write_per_round_trip,syscalls_per_round_trip",
+        ]
+        for (engine, variants) in counts.sorted(by: { $0.key < $1.key }) {
+            for (variant, count) in variants.sorted(by: { $0.key < $1.key }) {
+                lines.append("\"BM_WakeLatency/engine:\(engine)/\(variant)\",20000,,,,1.000,\(count)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test func syscallCountsFillOnlyTheSyscallTables() throws {
+        let targets = try TargetsFile.load(
+            path: repositoryRoot.appendingPathComponent("Benchmarks/targets.yaml").path)
+        let counts: [String: [String: Double]] = [
+            "ref": ["pin:same/load:none": 4.5, "pin:diff/load:none": 5],
+            "epoll": ["pin:same/load:none": 4, "pin:diff/load:none": 4.25],
+        ]
+        let file = try ResultsReader.parse(text: Self.syscallCounts(counts), file: "syscalls.csv")
+        #expect(RunMeasure(file) == .syscalls)
+        let report = BenchReport(file: file, targets: targets)
+        #expect(!report.tables.isEmpty)
+        #expect(report.tables.allSatisfy { $0.table.run == .syscalls })
+        #expect(report.targets.isEmpty && report.pages.isEmpty)
+        let table = try #require(report.tables.first)
+        #expect(Set(table.engines) == ["epoll", "ref"])
+        let sameNone = try #require(table.rows.first { $0.variant == "pin:same/load:none" })
+        let ref = try #require(table.engines.firstIndex(of: "ref"))
+        guard case .values(let values) = sameNone.cells[ref] else {
+            Issue.record("ref's cell has no value")
+            return
+        }
+        #expect(values == [4.5])
+        // An instruction count is not a syscalls file, nor the reverse.
+        let instructions = try ResultsReader.parse(
+            text: Self.instructionCounts(["ref": ["source": 1]]), file: "counts.csv")
+        #expect(RunMeasure(instructions) == .instructions)
+        #expect(!(try Self.report()).tables.contains { $0.table.run == .syscalls })
     }
 
     @Test func theToolExitsTwoOnABrokenCSVAndZeroWithMissedTargets() throws {
