@@ -38,10 +38,21 @@ extension BenchRun {
                 progress.line("bench: \(benchmark.name): not counted: \(why.description)")
             }
         }
+        // The report's tables and the instruction targets (Benchmarks/targets.yaml, `run: instructions`).
+        return try finishCounting(
+            out: out, context: context, rows: InstructionText.rows(figures, options: counting), missing: missing,
+            table: InstructionText.table(figures, family: counting.family), metric: counting.family.metric)
+    }
+
+    /// The end of a counting run (`--instructions`, `--syscalls`): `table` (what was counted) on stdout; then, when
+    /// every benchmark was counted, the CSV of `context` and `rows`, the report and the run added to the history
+    /// under `metric`; else no CSV, and why. A CSV with holes would read as engines that were never measured.
+    func finishCounting(
+        out: String, context: [String], rows: [String], missing: [String], table: String, metric: String
+    ) throws -> Int32 {
         progress.finish()
+        FileHandle.standardOutput.write(Data(table.utf8))
         guard missing.isEmpty, !interruption.isSet else {
-            // No CSV, so no report: what was counted is printed here.
-            FileHandle.standardOutput.write(Data(InstructionText.table(figures, family: counting.family).utf8))
             BenchRun.printError(
                 "bench: \(out) not written: "
                     + (interruption.isSet
@@ -50,11 +61,10 @@ extension BenchRun {
         }
         let closing = RunContext.closingLines(
             seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(), interruptedAfter: nil)
-        let text = (context + closing + InstructionText.rows(figures, options: counting)).map { $0 + "\n" }.joined()
-        try write(text, to: out)
-        // The report's tables and the instruction targets (Benchmarks/targets.yaml, `run: instructions`).
+        try write((context + closing + rows).map { $0 + "\n" }.joined(), to: out)
+        FileHandle.standardOutput.write(Data("\n".utf8))
         reportPhase(out)
-        historyPhase(out, metric: counting.family.metric)
+        historyPhase(out, metric: metric)
         progress.line("bench: total \(progress.elapsed) s; CSV: \(out)")
         progress.finish()
         return status

@@ -41,27 +41,10 @@ extension BenchRun {
                 }
             }
         }
-        progress.finish()
-        FileHandle.standardOutput.write(
-            Data(SyscallText.table(figures, counter: counter, options: counting).utf8))
-        guard missing.isEmpty, !interruption.isSet else {
-            BenchRun.printError(
-                "bench: \(out) not written: "
-                    + (interruption.isSet
-                        ? "interrupted" : "not every benchmark was counted (\(missing.joined(separator: ", ")))"))
-            return 1
-        }
-        let closing = RunContext.closingLines(
-            seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(), interruptedAfter: nil)
-        let text = (context + closing + SyscallText.rows(figures, options: counting)).map { $0 + "\n" }.joined()
-        try write(text, to: out)
-        FileHandle.standardOutput.write(Data("\n".utf8))
         // The report's tables of system calls (Benchmarks/targets.yaml, `run: syscalls`).
-        reportPhase(out)
-        historyPhase(out, metric: SyscallCounts.metric)
-        progress.line("bench: total \(progress.elapsed) s; CSV: \(out)")
-        progress.finish()
-        return status
+        return try finishCounting(
+            out: out, context: context, rows: SyscallText.rows(figures, options: counting), missing: missing,
+            table: SyscallText.table(figures, counter: counter, options: counting), metric: SyscallCounts.metric)
     }
 
     /// What counts: perf when its syscall tracepoints are usable (with the tracepoints this kernel has), else strace,

@@ -88,14 +88,7 @@ import Testing
     }
 
     static func rejection(_ change: (inout BenchOptions) -> Void) -> BenchInputError? {
-        var options = BenchOptions()
-        change(&options)
-        do {
-            try options.validate()
-            return nil
-        } catch {
-            return error as? BenchInputError
-        }
+        OptionTests.error(change)
     }
 
     @Test func theCountsOptionsAreCheckedAsBadInput() {

@@ -46,7 +46,8 @@ import Testing
 }
 
 @Suite struct OptionTests {
-    func error(_ change: (inout BenchOptions) -> Void) -> BenchInputError? {
+    /// The bad-input error `validate()` throws for the options `change` makes, nil when they are valid.
+    static func error(_ change: (inout BenchOptions) -> Void) -> BenchInputError? {
         var options = BenchOptions()
         change(&options)
         do {
@@ -58,36 +59,36 @@ import Testing
     }
 
     @Test func theDefaultsAreValid() {
-        #expect(error { _ in } == nil)
-        #expect(error { $0.repetitions = 5 } == nil)
+        #expect(Self.error { _ in } == nil)
+        #expect(Self.error { $0.repetitions = 5 } == nil)
         #expect(
-            error {
+            Self.error {
                 $0.watchdog = 2
                 $0.engines = "ref,cf:/x/libFoundation.so"
             } == nil)
     }
 
     @Test func tooFewRepetitionsNameTheField() {
-        let found = error { $0.repetitions = 3 }
+        let found = Self.error { $0.repetitions = 3 }
         #expect(found?.field == "--repetitions")
         #expect(found?.description.hasPrefix("bench: --repetitions: at least 5") == true)
-        #expect(error { $0.repetitions = 0 }?.field == "--repetitions")
-        #expect(error { $0.repetitions = 100_000 }?.field == "--repetitions")
+        #expect(Self.error { $0.repetitions = 0 }?.field == "--repetitions")
+        #expect(Self.error { $0.repetitions = 100_000 }?.field == "--repetitions")
         // Smoke runs once whatever is asked: nothing to refuse.
         #expect(
-            error {
+            Self.error {
                 $0.profile = .smoke
                 $0.repetitions = 3
             } == nil)
     }
 
     @Test func otherFields() {
-        #expect(error { $0.watchdog = 0 }?.field == "--watchdog")
-        #expect(error { $0.engines = "ref,,cf" }?.field == "--engines")
-        #expect(error { $0.engines = "" }?.field == "--engines")
-        #expect(error { $0.families = ["wake", ""] }?.field == "--family")
-        #expect(error { $0.filter = "" }?.field == "--filter")
-        #expect(error { $0.label = "a/b" }?.field == "--label")
+        #expect(Self.error { $0.watchdog = 0 }?.field == "--watchdog")
+        #expect(Self.error { $0.engines = "ref,,cf" }?.field == "--engines")
+        #expect(Self.error { $0.engines = "" }?.field == "--engines")
+        #expect(Self.error { $0.families = ["wake", ""] }?.field == "--family")
+        #expect(Self.error { $0.filter = "" }?.field == "--filter")
+        #expect(Self.error { $0.label = "a/b" }?.field == "--label")
     }
 
     @Test func familiesAreCheckedAgainstTheHarnessList() throws {
