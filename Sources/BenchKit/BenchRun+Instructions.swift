@@ -4,6 +4,7 @@
 // the DWARF 5 debug information the toolchain's clang writes, so a copy of the harness stripped of it (`strip -g`)
 // is counted; function names stay in the symbol table.
 import Foundation
+import ResultsKit
 
 extension BenchRun {
     /// The longest one run under callgrind may take, seconds, unless `--watchdog` says otherwise.
@@ -26,7 +27,7 @@ extension BenchRun {
         let benchmarks = engines.flatMap { CountedBenchmark.all(engine: $0, options: counting) }
         progress.expect(benchmarks.count * 2)
         var figures: [InstructionFigure] = []
-        var missing: [String] = []
+        var missing: [(name: String, why: String)] = []
         for benchmark in benchmarks {
             if interruption.isSet { break }
             switch try count(benchmark, harness: harness, counting: counting) {
@@ -34,7 +35,7 @@ extension BenchRun {
             case .success(nil):
                 progress.line("bench: \(benchmark.engine) skips \(benchmark.item ?? "it") (it lacks the feature)")
             case .failure(let why):
-                missing.append(benchmark.name)
+                missing.append((benchmark.name, "not counted under callgrind: " + why.description))
                 progress.line("bench: \(benchmark.name): not counted: \(why.description)")
             }
         }
@@ -44,24 +45,29 @@ extension BenchRun {
             table: InstructionText.table(figures, family: counting.family), metric: counting.family.metric)
     }
 
-    /// The end of a counting run (`--instructions`, `--syscalls`): `table` (what was counted) on stdout; then, when
-    /// every benchmark was counted, the CSV of `context` and `rows`, the report and the run added to the history
-    /// under `metric`; else no CSV, and why. A CSV with holes would read as engines that were never measured.
+    /// The end of a counting run (`--instructions`, `--syscalls`): `table` (what was counted) on stdout, the CSV of
+    /// `context` and `rows` with an error row for each benchmark in `missing` (what did not finish, and why: the
+    /// report lists it, and a target that needs it is missed or not measured, never met), the report and the run
+    /// added to the history under `metric`. Exit status 1 when a benchmark is missing. An interrupted run writes no CSV.
     func finishCounting(
-        out: String, context: [String], rows: [String], missing: [String], table: String, metric: String
+        out: String, context: [String], rows: [String], missing: [(name: String, why: String)], table: String,
+        metric: String
     ) throws -> Int32 {
         progress.finish()
         FileHandle.standardOutput.write(Data(table.utf8))
-        guard missing.isEmpty, !interruption.isSet else {
-            BenchRun.printError(
-                "bench: \(out) not written: "
-                    + (interruption.isSet
-                        ? "interrupted" : "not every benchmark was counted (\(missing.joined(separator: ", ")))"))
+        guard !interruption.isSet else {
+            BenchRun.printError("bench: \(out) not written: interrupted")
             return 1
         }
         let closing = RunContext.closingLines(
             seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(), interruptedAfter: nil)
-        try write((context + closing + rows).map { $0 + "\n" }.joined(), to: out)
+        let written = ResultsMerge.withErrorRows(rows, errors: missing)
+        try write((context + closing + written).map { $0 + "\n" }.joined(), to: out)
+        if !missing.isEmpty {
+            BenchRun.printError(
+                "bench: not counted (error rows in \(out)): " + missing.map(\.name).joined(separator: ", "))
+            status = 1
+        }
         FileHandle.standardOutput.write(Data("\n".utf8))
         reportPhase(out)
         historyPhase(out, metric: metric)
@@ -106,6 +112,9 @@ extension BenchRun {
             [
                 "--tool=callgrind", "--callgrind-out-file=/dev/null", harness.path, "--rl_engines=" + benchmark.engine,
                 "--rl_family=" + family.rawValue, "--rl_iterations=\(iterations)",
+                // The harness's own watchdog per benchmark call as long as this run's deadline: callgrind slows a
+                // benchmark tens of times, past the timed profiles' limits (cf's observers at N = 10,000).
+                "--rl_watchdog_s=\(limit)",
                 "--benchmark_filter=" + benchmark.filter,
             ], output: log, limit: Double(limit), interruption: interruption, tick: progress.tick)
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -24,7 +24,7 @@ extension BenchRun {
             facts: facts, describe: describe)
         progress.expect(engines.count * SyscallVariant.all.count * 2)
         var figures: [SyscallFigure] = []
-        var missing: [String] = []
+        var missing: [(name: String, why: String)] = []
         for engine in engines {
             for variant in SyscallVariant.all {
                 if interruption.isSet { break }
@@ -36,7 +36,7 @@ extension BenchRun {
                 case .success(let figure?): figures.append(figure)
                 case .success(nil): progress.line("bench: \(engine) skips \(variant.text) (it lacks the feature)")
                 case .failure(let why):
-                    missing.append(name)
+                    missing.append((name, "not counted: " + why.description))
                     progress.line("bench: \(name): not counted: \(why.description)")
                 }
             }

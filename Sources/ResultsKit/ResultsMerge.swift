@@ -135,6 +135,19 @@ public enum ResultsMerge {
         return lines.map { $0 + "\n" }.joined()
     }
 
+    /// `rows` (a header of columns up to the counters, then data rows) with Google Benchmark's two error columns and
+    /// an error row for each of `errors`: its name, `error_occurred` true and the message. Unchanged when there is no
+    /// error. A counting run's CSV says so what did not finish, rather than leaving it out.
+    public static func withErrorRows(_ rows: [String], errors: [(name: String, why: String)]) -> [String] {
+        guard let header = rows.first, !errors.isEmpty else { return rows }
+        // A counting run's header has no quoted comma: its columns are its commas plus one.
+        let columns = header.split(separator: ",", omittingEmptySubsequences: false).count
+        let errorRows = errors.map { error in
+            quote(error.name) + String(repeating: ",", count: columns) + "true," + quote(error.why)
+        }
+        return [header + ",error_occurred,error_message"] + rows.dropFirst().map { $0 + ",," } + errorRows
+    }
+
     static func quote(_ cell: String) -> String {
         "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -196,3 +196,21 @@ import Testing
         #expect(table.contains("ref                      timer-random            1,002  -"))
     }
 }
+
+@Suite struct CountingErrorRowTests {
+    @Test func aBenchmarkThatWasNotCountedIsAnErrorRowTheReaderKeeps() throws {
+        let rows = [
+            "name,iterations,real_time,cpu_time,time_unit,instructions_per_item",
+            "\"BM_Scale/engine:ref/item:source/n:10000\",20000,,,,1047",
+        ]
+        let written = ResultsMerge.withErrorRows(
+            rows, errors: [("BM_Scale/engine:cf/item:observer/n:10000", "did not finish, \"watchdog\"")])
+        #expect(written.count == 3)
+        let text = (["# timing: none", "# exact_metrics: instructions_per_item"] + written).joined(separator: "\n")
+        let file = try ResultsReader.parse(text: text, file: "counts.csv")
+        #expect(file.rows.first?.counters["instructions_per_item"] == 1047)
+        #expect(file.erroredRows.map(\.benchmark) == ["BM_Scale/engine:cf/item:observer/n:10000"])
+        #expect(file.erroredRows.first?.message == "did not finish, \"watchdog\"")
+        #expect(ResultsMerge.withErrorRows(rows, errors: []) == rows)
+    }
+}
