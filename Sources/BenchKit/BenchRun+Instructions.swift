@@ -15,16 +15,13 @@ extension BenchRun {
         counting.family = options.countedFamily
         let valgrind = try countingTools()
         let harness = Harness(path: try strippedCopy(of: built.path), work: work)
-        // The harness checks the engine names (bad input, exit 2, naming its engines).
-        let describe = try harness.describe(engines: options.engines)
-        let engines = options.engines.map { $0.split(separator: ",").map(String.init) } ?? allEngines(describe)
-        let facts = MachineFacts.gather(root: options.counting.tree ?? root)
-        let label = options.label ?? RunContext.instructionLabel(facts)
-        let out = outputPath(label: label)
+        let start = try countingStart(
+            harness, factsRoot: options.counting.tree ?? root, label: RunContext.instructionLabel)
+        let out = start.out
         let context = RunContext.instructionLines(
-            options: options, instructions: counting, label: label, date: started, facts: facts,
-            valgrind: valgrind, describe: describe)
-        let benchmarks = engines.flatMap { CountedBenchmark.all(engine: $0, options: counting) }
+            options: options, instructions: counting, label: start.label, date: started, facts: start.facts,
+            valgrind: valgrind, describe: start.describe)
+        let benchmarks = start.engines.flatMap { CountedBenchmark.all(engine: $0, options: counting) }
         progress.expect(benchmarks.count * 2)
         var figures: [InstructionFigure] = []
         var missing: [(name: String, why: String)] = []
@@ -43,37 +40,6 @@ extension BenchRun {
         return try finishCounting(
             out: out, context: context, rows: InstructionText.rows(figures, options: counting), missing: missing,
             table: InstructionText.table(figures, family: counting.family), metric: counting.family.metric)
-    }
-
-    /// The end of a counting run (`--instructions`, `--syscalls`): `table` (what was counted) on stdout, the CSV of
-    /// `context` and `rows` with an error row for each benchmark in `missing` (what did not finish, and why: the
-    /// report lists it, and a target that needs it is missed or not measured, never met), the report and the run
-    /// added to the history under `metric`. Exit status 1 when a benchmark is missing. An interrupted run writes no CSV.
-    func finishCounting(
-        out: String, context: [String], rows: [String], missing: [(name: String, why: String)], table: String,
-        metric: String
-    ) throws -> Int32 {
-        progress.finish()
-        FileHandle.standardOutput.write(Data(table.utf8))
-        guard !interruption.isSet else {
-            BenchRun.printError("bench: \(out) not written: interrupted")
-            return 1
-        }
-        let closing = RunContext.closingLines(
-            seconds: progress.elapsed, loadAverage: MachineFacts.loadAverageNow(), interruptedAfter: nil)
-        let written = ResultsMerge.withErrorRows(rows, errors: missing)
-        try write((context + closing + written).map { $0 + "\n" }.joined(), to: out)
-        if !missing.isEmpty {
-            BenchRun.printError(
-                "bench: not counted (error rows in \(out)): " + missing.map(\.name).joined(separator: ", "))
-            status = 1
-        }
-        FileHandle.standardOutput.write(Data("\n".utf8))
-        reportPhase(out)
-        historyPhase(out, metric: metric)
-        progress.line("bench: total \(progress.elapsed) s; CSV: \(out)")
-        progress.finish()
-        return status
     }
 
     /// One benchmark's figure: nil when the engine skips it; a failure says why there is no count.
@@ -149,13 +115,5 @@ extension BenchRun {
                     + (end?.describe("strip -g", limit: 120) ?? "it did not start"))
         }
         return copy
-    }
-
-    /// The harness's engines, from its description's `# engine_NAME:` lines, in its order.
-    func allEngines(_ describe: [String]) -> [String] {
-        describe.compactMap { line in
-            guard line.hasPrefix("# engine_"), let colon = line.firstIndex(of: ":") else { return nil }
-            return String(line[line.index(line.startIndex, offsetBy: "# engine_".count)..<colon])
-        }
     }
 }

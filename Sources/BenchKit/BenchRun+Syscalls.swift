@@ -13,15 +13,11 @@ extension BenchRun {
     func syscallPhases(_ harness: Harness) throws -> Int32 {
         let counting = options.syscallOptions
         let (counter, events, tool) = try syscallCounter()
-        // The harness checks the engine names (bad input, exit 2, naming its engines).
-        let describe = try harness.describe(engines: options.engines)
-        let engines = options.engines.map { $0.split(separator: ",").map(String.init) } ?? allEngines(describe)
-        let facts = MachineFacts.gather(root: root)
-        let label = options.label ?? RunContext.syscallLabel(facts)
-        let out = outputPath(label: label)
+        let start = try countingStart(harness, factsRoot: root, label: RunContext.syscallLabel)
+        let (engines, out) = (start.engines, start.out)
         let context = RunContext.syscallLines(
-            options: options, syscalls: counting, counter: counter, tool: tool, label: label, date: started,
-            facts: facts, describe: describe)
+            options: options, syscalls: counting, counter: counter, tool: tool, label: start.label, date: started,
+            facts: start.facts, describe: start.describe)
         progress.expect(engines.count * SyscallVariant.all.count * 2)
         var figures: [SyscallFigure] = []
         var missing: [(name: String, why: String)] = []
