@@ -500,6 +500,7 @@ struct WaitSet: ~Copyable {
                 quiet = .max
             }
             quietUntil.store(quiet, ordering: .releasing)
+            interleavingPoint("WaitSet.ModeSet.quietUntilUpdated")
         }
     }
 }

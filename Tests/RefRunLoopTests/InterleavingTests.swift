@@ -202,3 +202,45 @@ private final class GateFixture: @unchecked Sendable {
     let pollIsMade = !f.waitSet.pollWouldReportNothing(set)
     #expect(pollIsMade)
 }
+
+// MARK: A descriptor added from another thread while a wake-up is made (RefRunLoop.registerDescriptorLocked)
+
+@Test func aWakeUpMadeWhileAReadyDescriptorIsAddedIsReportedAfterIt() {
+    let (performed, failures) = onFreshLoopThread { loop -> (Int, [String]) in
+        let fd = EventFD.create()
+        defer { Descriptor.close(fd) }
+        EventFD.signal(fd)  // readable before it is added
+        let fired = Counter()
+        let port = RefRunLoopSource(fileDescriptor: fd, perform: { fired.increment() })
+        let schedule = InterleavingSchedule(deadlineSeconds: holdLimit)
+        let me = InterleavingSchedule.currentThread
+        // In a callout (the loop awake, one mode, no descriptor: a wake-up made now could be deferred), another
+        // thread adds the ready descriptor and is held once the mode's set counts it as having descriptors, until
+        // this thread has made a wake-up. The descriptor is in the set by then, and a claim cannot be deferred any
+        // more: the write's edge comes after the descriptor's, as when CF inserts the port and then writes.
+        let adders = Recorder<TestThread<Void>>()
+        let source = RefRunLoopSource(perform: {
+            let adder = TestThread { id in
+                schedule.hold(
+                    "WaitSet.ModeSet.quietUntilUpdated", on: id, until: "InterleavingTests.wokenUp", on: me)
+                loop.add(port, mode: .default)
+            }
+            adders.append(adder)
+            _ = schedule.waitUntilReached("WaitSet.ModeSet.quietUntilUpdated", on: adder.id)
+            loop.wakeUp()
+            interleavingPoint("InterleavingTests.wokenUp")
+            _ = adder.join()
+        })
+        loop.add(source, mode: .default)
+        defer {
+            loop.remove(source, mode: .default)
+            loop.remove(port, mode: .default)
+        }
+        source.signal()
+        // The pass handled a source, so its wait polls: it reports the descriptor, whose edge came first.
+        _ = loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
+        return (fired.current, schedule.end())
+    }
+    #expect(failures == [])
+    #expect(performed == 1)
+}
