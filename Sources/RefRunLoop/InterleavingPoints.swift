@@ -1,4 +1,4 @@
-// Interleaving points (RocksDB's sync points): named places in the wait path, each one instruction window of a race
+// Interleaving points (RocksDB's sync points): named places in the wait path, each inside the window of a race
 // between the loop's thread and a waker, where a debug build lets a unit test hold a thread until another thread has
 // reached another point. A test so drives a race window of a few instructions in a chosen order, deterministically,
 // instead of hoping the scheduler does. Release builds compile every point to nothing.
