@@ -75,6 +75,7 @@ struct WaitSet: ~Copyable {
     func wake() {
         if recordsWakerCPU.load(ordering: .relaxed) { lastWakerCPU.store(csystem_current_cpu(), ordering: .relaxed) }
         guard gate.claim() == .write else { return }
+        interleavingPoint("WaitSet.wake.claimed")
         write()
     }
 
@@ -250,6 +251,7 @@ struct WaitSet: ~Copyable {
             } else if now >= deadline {
                 return
             }
+            interleavingPoint("WaitSet.awaitWriteInFlight.waiting")
             sched_yield()
         }
     }
@@ -498,6 +500,7 @@ struct WaitSet: ~Copyable {
                 quiet = .max
             }
             quietUntil.store(quiet, ordering: .releasing)
+            interleavingPoint("WaitSet.ModeSet.quietUntilUpdated")
         }
     }
 }

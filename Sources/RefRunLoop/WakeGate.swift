@@ -95,6 +95,7 @@ struct WakeGate: ~Copyable {
             let unbounded = current & Self.unbounded != 0
             var desired = (current | Self.pending) &+ Self.oneClaim
             if deferring { desired |= unbounded ? Self.deferred | Self.early : Self.deferred }
+            interleavingPoint("WakeGate.claim.exchanging")
             let (exchanged, original) = state.compareExchange(
                 expected: current, desired: desired, ordering: .sequentiallyConsistent)
             if exchanged {
@@ -115,6 +116,7 @@ struct WakeGate: ~Copyable {
         // with the next claim.
         while current & Self.deferred != 0 && current >> Self.flagBits == claim {
             let desired = madeBeforeHorizon ? current | Self.early : current & ~Self.deferred
+            interleavingPoint("WakeGate.settle.exchanging")
             let (exchanged, original) = state.compareExchange(
                 expected: current, desired: desired, ordering: .sequentiallyConsistent)
             if exchanged { return madeBeforeHorizon ? .deferred : .write }
@@ -189,6 +191,7 @@ struct WakeGate: ~Copyable {
                 desired = (current & ~Self.deferred) | Self.waiting
                 start = .waitingAfterWrite
             }
+            interleavingPoint("WakeGate.beginWait.exchanging")
             let (exchanged, original) = state.compareExchange(
                 expected: current, desired: desired, ordering: .sequentiallyConsistent)
             if exchanged { return start }

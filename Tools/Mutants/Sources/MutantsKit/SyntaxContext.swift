@@ -4,10 +4,12 @@
 import SwiftSyntax
 
 enum SyntaxContext {
-    /// Calls never mutated, nor anything inside them: assertions, preconditions, traps and logging.
+    /// Calls never mutated, nor anything inside them: assertions, preconditions, traps, logging and interleaving points
+    /// (InterleavingPoints.swift in Sources/RefRunLoop: test hooks of debug builds, nothing in release).
     static let untouchableCallees: Set<String> = [
         "assert", "assertionFailure", "precondition", "preconditionFailure", "fatalError", "dispatchPrecondition",
         "assertHeld", "assertNotHeld", "assertOwner", "print", "debugPrint", "log", "trace", "abort", "exit",
+        "interleavingPoint",
     ]
 
     /// The callee's last name: `lock.assertHeld()` -> `assertHeld`.

@@ -23,15 +23,16 @@ enum Fixtures {
 
         """
 
-    /// Nothing here may be mutated: assertions, string literals, `#if DEBUG`, enum raw values, case patterns,
-    /// declarations' initial values, a closure's only statement, the initialisation of a local declared without
-    /// a value.
+    /// Nothing here may be mutated: assertions, interleaving points, string literals, `#if DEBUG`, enum raw values,
+    /// case patterns, declarations' initial values, a closure's only statement, the initialisation of a local declared
+    /// without a value.
     static let untouchable = """
         enum Kind: Int { case a = 1 }
         let limit = 3
         func check(_ value: Int) -> Int {
             assert(value > 0, "positive")
             precondition(value != 7)
+            interleavingPoint("check.checked")
             #if DEBUG
             if value == 2 { print("two") }
             #endif
