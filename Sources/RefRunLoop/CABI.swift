@@ -155,7 +155,7 @@ public func refRunLoopSource0Create(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, kind: .version0(nil), perform: .c(call)))
+    return retained(RefRunLoopSource(order: order, fileDescriptor: nil, callout: call))
 }
 
 @_cdecl("ref_runloop_source1_create")
@@ -165,7 +165,7 @@ public func refRunLoopSource1Create(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, kind: .version1(fileDescriptor: fd), perform: .c(call)))
+    return retained(RefRunLoopSource(order: order, fileDescriptor: fd, callout: call))
 }
 
 @_cdecl("ref_runloop_source_signal")
@@ -179,16 +179,64 @@ public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) { (object(sourc
 @_cdecl("ref_runloop_source_release")
 public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, as: RefRunLoopSource.self) }
 
+// A source's add and remove, the calls a churning caller makes per source: the C function compares the mode argument
+// with the default mode's pointer and calls one of two out-of-line functions, which borrow the loop and the source
+// (no reference counting). Through ``changing(_:_:as:_:)``, whose nested closures the optimizer outlined and merged,
+// each call paid a thunk, an indirect call and a six-register frame; inlined into the C function, the closures lost
+// the borrow and retained and released both references (journal/2026-12-06-source-churn-third-step.md).
+
 @_cdecl("ref_runloop_add_source")
 public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, source, as: RefRunLoopSource.self) { loop, source in
-        withMode(name, defaultMode: { loop.addToDefaultMode(source) }, other: { loop.add(source, mode: $0) })
+    let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+    let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
+    if let name, name == ref_runloop_default_mode {
+        addToDefaultMode(loop, source)
+    } else {
+        addSource(loop, source, name)
     }
 }
 
 @_cdecl("ref_runloop_remove_source")
 public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, source, as: RefRunLoopSource.self) { loop, source in
+    let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+    let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
+    if let name, name == ref_runloop_default_mode {
+        removeFromDefaultMode(loop, source)
+    } else {
+        removeSource(loop, source, name)
+    }
+}
+
+/// ``RefRunLoop/addToDefaultMode(_:)`` with both borrowed (the C caller holds them for the call).
+@inline(never)
+private func addToDefaultMode(_ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>) {
+    loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { loop.addToDefaultMode($0) } }
+}
+
+/// ``RefRunLoop/removeFromDefaultMode(_:)`` with both borrowed.
+@inline(never)
+private func removeFromDefaultMode(_ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>) {
+    loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { loop.removeFromDefaultMode($0) } }
+}
+
+/// A source added to the mode of any other C mode argument (another pointer to the default mode's name included).
+@inline(never)
+private func addSource(
+    _ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>, _ name: UnsafePointer<CChar>?
+) {
+    changing(OpaquePointer(loop.toOpaque()), OpaquePointer(source.toOpaque()), as: RefRunLoopSource.self) {
+        loop, source in
+        withMode(name, defaultMode: { loop.addToDefaultMode(source) }, other: { loop.add(source, mode: $0) })
+    }
+}
+
+/// A source removed from the mode of any other C mode argument.
+@inline(never)
+private func removeSource(
+    _ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>, _ name: UnsafePointer<CChar>?
+) {
+    changing(OpaquePointer(loop.toOpaque()), OpaquePointer(source.toOpaque()), as: RefRunLoopSource.self) {
+        loop, source in
         withMode(name, defaultMode: { loop.removeFromDefaultMode(source) }, other: { loop.remove(source, mode: $0) })
     }
 }

@@ -3,6 +3,7 @@
 // are tested here. Deterministic: the source is signalled and the timer already due before the loop's one
 // non-blocking run.
 
+import RefRunLoopABI
 import Testing
 
 @testable import RefRunLoop
@@ -95,4 +96,30 @@ private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?
     #expect(set == 30_000)
     #expect(cleared == 0)
     #expect(clamped == RefRunLoop.WaitPolicy.nanoseconds(RefRunLoop.WaitPolicy.maxSpinLimit))
+}
+
+@Test func aSourceJoinsAndLeavesThroughEveryKindOfModeArgument() {
+    // ref_runloop_add_source and ref_runloop_remove_source compare the mode argument with REF_RUNLOOP_DEFAULT_MODE's
+    // pointer first; a copy of its name, another mode's name and NULL (the common modes) take the other path. Each
+    // add is seen by contains, and each remove undoes it.
+    let seen: [Bool] = onFreshLoopThread { _ in
+        let loopPointer = refRunLoopCurrent()
+        let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(loopPointer)).takeUnretainedValue()
+        let source = refRunLoopSource0Create(0, recordTag, nil)
+        let swiftSource = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(source)).takeUnretainedValue()
+        var seen: [Bool] = []
+        func addAndRemove(_ name: UnsafePointer<CChar>?, _ mode: RefRunLoopMode) {
+            refRunLoopAddSource(loopPointer, source, name)
+            seen.append(loop.contains(swiftSource, mode: mode))
+            refRunLoopRemoveSource(loopPointer, source, name)
+            seen.append(loop.contains(swiftSource, mode: mode))
+        }
+        addAndRemove(ref_runloop_default_mode, .default)
+        "kCFRunLoopDefaultMode".withCString { addAndRemove($0, .default) }
+        "other".withCString { addAndRemove($0, .named("other")) }
+        addAndRemove(nil, .common)
+        refRunLoopSourceRelease(source)
+        return seen
+    }
+    #expect(seen == [true, false, true, false, true, false, true, false], "in after each add, out after each remove")
 }
