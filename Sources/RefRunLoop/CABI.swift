@@ -155,7 +155,7 @@ public func refRunLoopSource0Create(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, fileDescriptor: nil, callout: call))
+    return retained(RefRunLoopSource(order: order, kind: .version0(nil), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source1_create")
@@ -165,7 +165,7 @@ public func refRunLoopSource1Create(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, fileDescriptor: fd, callout: call))
+    return retained(RefRunLoopSource(order: order, kind: .version1(fileDescriptor: fd), perform: .c(call)))
 }
 
 @_cdecl("ref_runloop_source_signal")

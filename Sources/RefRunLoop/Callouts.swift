@@ -1,7 +1,6 @@
 // How items store their callouts: a Swift closure (the Swift API) or a C function with its info pointer (the C ABI,
 // CABI.swift), held inline in the item. A C callout wrapped in a closure would need a second heap allocation per
-// item for the closure's context, and a free when the item goes. A source stores a C function either way: its Swift
-// closure is called through one (Items.swift).
+// item for the closure's context, and a free when the item goes.
 
 /// A C callout and its argument. The C caller promises `info` may be used from the loop's thread.
 struct CCallout: @unchecked Sendable {
@@ -15,6 +14,20 @@ struct CCallout: @unchecked Sendable {
 struct CObserverCallout: @unchecked Sendable {
     let function: @convention(c) (UInt32, UnsafeMutableRawPointer?) -> Void
     let info: UnsafeMutableRawPointer?
+}
+
+/// A source's perform callout.
+enum SourcePerform: Sendable {
+    case swift(@Sendable () -> Void)
+    case c(CCallout)
+
+    @inline(__always)
+    func callAsFunction() {
+        switch self {
+        case .swift(let closure): closure()
+        case .c(let callout): callout()
+        }
+    }
 }
 
 /// A timer's callout.

@@ -11,38 +11,30 @@ import Synchronization
 ///
 /// A source can be in several modes of several loops. Signal, invalidate and the queries work from any thread.
 public final class RefRunLoopSource: @unchecked Sendable {
-    /// A Swift source's callouts: perform, and a version-0 source's schedule and cancel (rules
-    /// source.schedule-once-per-mode, source.cancel-on-remove). Immutable. Boxed, so that a source made through the C
-    /// ABI (no Swift callout) holds one nil reference for all three.
-    final class SwiftCallouts: Sendable {
-        let perform: @Sendable () -> Void
+    enum Kind {
+        /// A version-0 source, with its schedule and cancel callouts when it has either (boxed: most sources have
+        /// none, and two optional closures stored inline took 32 bytes of every source).
+        case version0(ModeCallouts?)
+        case version1(fileDescriptor: Int32)
+    }
+
+    /// A version-0 source's schedule and cancel callouts (rules source.schedule-once-per-mode,
+    /// source.cancel-on-remove). Immutable.
+    final class ModeCallouts: Sendable {
         let schedule: (@Sendable (String) -> Void)?
         let cancel: (@Sendable (String) -> Void)?
 
-        init(
-            perform: @escaping @Sendable () -> Void, schedule: (@Sendable (String) -> Void)?,
-            cancel: (@Sendable (String) -> Void)?
-        ) {
-            self.perform = perform
+        init(schedule: (@Sendable (String) -> Void)?, cancel: (@Sendable (String) -> Void)?) {
             self.schedule = schedule
             self.cancel = cancel
         }
     }
 
-    // Every field but `swiftCallouts` and the memberships' overflow array is a plain value: the deinit of a source
-    // made through the C ABI releases two nil references and nothing else (an enum payload per field was destroyed
-    // through an outlined function, with a switch, on every last release).
-
     /// Sources with a lower order are performed first (rule source.perform-order).
     public let order: Int
-    /// The perform callout, of either version, as a C function and its argument: the C ABI's own, or for a Swift
-    /// source a function that calls `swiftCallouts.perform` (its argument is the box, unretained: the source holds it,
-    /// and a pass holds the source while calling out). Immutable: a pass calls it without a lock.
-    let perform: CCallout
-    /// A version-1 source's descriptor; nil for a version-0 source.
-    let fileDescriptor: Int32?
-    /// The Swift API's callouts; nil for a source made through the C ABI.
-    private let swiftCallouts: SwiftCallouts?
+    let kind: Kind
+    /// The perform callout, of either version. Immutable: a pass calls it without a lock.
+    let perform: SourcePerform
 
     /// What `state` protects: the source's own fields, which any thread reads and changes.
     struct State: @unchecked Sendable {  // the memberships' references are unretained: see SourceMembership.
@@ -97,35 +89,22 @@ public final class RefRunLoopSource: @unchecked Sendable {
         schedule: (@Sendable (String) -> Void)? = nil,
         cancel: (@Sendable (String) -> Void)? = nil
     ) {
-        self.init(
-            order: order, fileDescriptor: nil,
-            swiftCallouts: SwiftCallouts(perform: perform, schedule: schedule, cancel: cancel))
+        let callouts = schedule == nil && cancel == nil ? nil : ModeCallouts(schedule: schedule, cancel: cancel)
+        self.init(order: order, kind: .version0(callouts), perform: .swift(perform))
     }
 
     /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads 8
     /// bytes from it and calls `perform`, one source per pass (rule source.v1-port). The caller owns the descriptor; it
     /// must stay open while the source is in a mode.
     public convenience init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
-        self.init(
-            order: order, fileDescriptor: fileDescriptor,
-            swiftCallouts: SwiftCallouts(perform: perform, schedule: nil, cancel: nil))
+        self.init(order: order, kind: .version1(fileDescriptor: fileDescriptor), perform: .swift(perform))
     }
 
-    /// A source made through the C ABI: version 1 with a descriptor, version 0 without; `callout` is its perform.
-    init(order: Int, fileDescriptor: Int32?, callout: CCallout) {
+    /// A source of either version with its perform callout stored as given (the C ABI passes C callouts).
+    init(order: Int, kind: Kind, perform: SourcePerform) {
         self.order = order
-        self.perform = callout
-        self.fileDescriptor = fileDescriptor
-        self.swiftCallouts = nil
-    }
-
-    private init(order: Int, fileDescriptor: Int32?, swiftCallouts callouts: SwiftCallouts) {
-        self.order = order
-        self.perform = CCallout(
-            function: { Unmanaged<SwiftCallouts>.fromOpaque($0.unsafelyUnwrapped).takeUnretainedValue().perform() },
-            info: Unmanaged.passUnretained(callouts).toOpaque())
-        self.fileDescriptor = fileDescriptor
-        self.swiftCallouts = callouts
+        self.kind = kind
+        self.perform = perform
     }
 
     /// Where a signalled source stands for a pass of `loop` in `mode` (``State/standing(for:in:)``).
@@ -150,13 +129,27 @@ public final class RefRunLoopSource: @unchecked Sendable {
         loop.enqueueSignalled(self)
     }
 
-    var isVersion0: Bool { fileDescriptor == nil }
+    var isVersion0: Bool {
+        if case .version0 = kind { return true }
+        return false
+    }
+
+    var fileDescriptor: Int32? {
+        if case .version1(let fd) = kind { return fd }
+        return nil
+    }
 
     /// The schedule callout, made for each mode the source joins.
-    var scheduleCallout: (@Sendable (String) -> Void)? { swiftCallouts?.schedule }
+    var scheduleCallout: (@Sendable (String) -> Void)? {
+        if case .version0(let callouts?) = kind { return callouts.schedule }
+        return nil
+    }
 
     /// The cancel callout, made for each mode the source leaves.
-    var cancelCallout: (@Sendable (String) -> Void)? { swiftCallouts?.cancel }
+    var cancelCallout: (@Sendable (String) -> Void)? {
+        if case .version0(let callouts?) = kind { return callouts.cancel }
+        return nil
+    }
 
     /// CFRunLoopSourceSignal: marks the source to be performed by the next pass that reaches it, keeping the time of
     /// the first signal. Does not wake any loop (rule source.signal-does-not-wake). O(1). Any thread.
