@@ -64,11 +64,35 @@ extension RefRunLoop {
     /// and only a wait in the mode could tell, so adding and removing many timers costs no system call per change.
     /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
     /// once.
+    ///
+    /// Inlined: most changes leave the wake-up time where it was (a timer added behind the first, one removed from
+    /// behind it), and then the call returns after three reads.
+    @inline(__always)
     func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true, changed: Bool = false) {
+        lock.assertHeld()
+        // The wake-up time has not moved since the last computation below (the queue is settled: since then, only
+        // insertions and removals that left both firsts in place, and no tolerant entry, TimerQueue.isSettled), and
+        // that computation left the timerfd armed at it or its move deferred; since then only an expiry (armed 0) can
+        // have changed the arming. Then the rest would change nothing: armed at the time, it finds it equal;
+        // deferred, it defers again on the loop's thread (the flag is set already). Only another thread, or a forced
+        // call, makes a pending move at once, so those go on.
+        let set = mode.waitSet
+        if mode.timers.isSettled, set.armedDeadline != 0,
+            !set.rearmPending.load(ordering: .relaxed) || (mayDefer && isCurrentThread)
+        {
+            return
+        }
+        rearmTimerFromWakeTimeLocked(mode, mayDefer: mayDefer, changed: changed)
+    }
+
+    /// ``rearmTimerLocked(_:mayDefer:changed:)`` once the wake-up time may have moved: computes it and arms, defers or
+    /// leaves the timerfd as that function says. Caller holds `lock`.
+    private func rearmTimerFromWakeTimeLocked(_ mode: LoopMode, mayDefer: Bool, changed: Bool) {
         lock.assertHeld()
         guard lifecycle == .open else { return }
         let set = mode.waitSet
         let desired = wakeTimeLocked(for: mode, changed: changed)
+        mode.timers.settle()
         guard desired != set.armedDeadline else {
             set.rearmPending.store(false, ordering: .relaxed)
             return

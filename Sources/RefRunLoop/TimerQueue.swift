@@ -46,7 +46,30 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// The armable entries of `tolerant`, by (cap, sequence).
     private var caps: [Entry] = []
     private var nextSequence: UInt64 = 0
+    /// Whether the wake-up time is still the one the owner read at its last ``settle()``: set there (when the queue
+    /// has no tolerant entry), cleared by every change that may move it. An insertion or a removal that cannot move it
+    /// (``keepsWakeUpTime(_:)``) leaves it set, so the owner can tell without reading the wake-up time again.
+    private(set) var isSettled = false
     init() {}
+
+    /// Notes that the owner has just read the wake-up time (``wakeUpTimes(withFirst:)``) and acted on it. Only a queue
+    /// without tolerant entries settles: its wake-up time is then the earliest armable deadline, whatever the clock
+    /// and whether the timers were changed (``wakeUpTimes(withFirst:)``), so an unchanged time means an unchanged
+    /// answer. With tolerant entries, the loop's answer also depends on the clock (a due timer is armed at once).
+    @inline(__always)
+    mutating func settle() { isSettled = tolerant.isEmpty }
+
+    /// Whether `entry`, queued, is neither the exact heap's root nor the run's first, neither of those is suspended,
+    /// and no entry has a window. Then the wake-up time is the earlier of those two firsts' deadlines, and queuing or
+    /// taking out `entry` changes neither first: a heap's root precedes every entry that can fill a hole below it, and
+    /// the run's first stays first when a later entry is appended or removed. O(1).
+    @inline(__always)
+    private func keepsWakeUpTime(_ entry: Entry) -> Bool {
+        guard tolerant.isEmpty else { return false }
+        if entry.inRun ? entry.index == run.firstPosition : entry.index == 0 { return false }
+        if !exact.isEmpty, exact.withUnsafeBufferPointer({ $0[0].suspended }) { return false }
+        return run.count == 0 || !run.firstIsSuspended
+    }
 
     /// The number of queued entries. O(1).
     var count: Int { exact.count + run.count + tolerant.count }
@@ -154,11 +177,12 @@ struct TimerQueue<Node: TimerQueueNode> {
 
     /// Adds `node`, which is in no queue, with these deadlines. O(log n); O(1) amortised for an entry without
     /// tolerance whose deadline is the latest.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func insert(_ node: Node, deadline: UInt64, hardDeadline: UInt64) -> Entry {
         precondition(!node.isQueued, "internal bug: a timer queue node inserted while it is queued")
         node.queuePlace = TimerQueuePlace(deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
         enqueue(node)
+        if isSettled { isSettled = keepsWakeUpTime(node) }
         return node
     }
 
@@ -166,6 +190,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// ``resume(_:)``. O(log n); nothing if it is suspended already or not queued.
     mutating func suspend(_ entry: Entry) {
         guard entry.isQueued, !entry.suspended else { return }
+        isSettled = false
         entry.suspended = true
         if !entry.inExact { leaveCaps(entry) }
     }
@@ -173,6 +198,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Counts a queued entry for the wake-up time again. O(log n); nothing if it is not suspended or not queued.
     mutating func resume(_ entry: Entry) {
         guard entry.isQueued, entry.suspended else { return }
+        isSettled = false
         entry.suspended = false
         if !entry.inExact { Self.append(entry, to: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex) }
     }
@@ -180,6 +206,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Removes an entry of this queue. O(log n). Removing an entry that is no longer queued does nothing.
     mutating func remove(_ entry: Entry) {
         guard entry.isQueued else { return }
+        if isSettled { isSettled = keepsWakeUpTime(entry) }
         dequeue(entry)
     }
 
@@ -204,6 +231,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Changes an entry's keys with `update` and puts it back in order: in place when it stays in the same heap,
     /// otherwise out of one heap and into the other (a tolerance given or taken away), or out of the run and in again.
     private mutating func change(_ entry: Entry, _ update: (inout TimerQueuePlace) -> Void) {
+        isSettled = false
         let wasExact = entry.inExact
         update(&entry.queuePlace)
         entry.queuePlace.updateCap()
@@ -440,6 +468,9 @@ struct TimerQueue<Node: TimerQueueNode> {
         /// The first entry's deadline, read in place. The run must not be empty.
         @inline(__always)
         var firstDeadline: UInt64 { slots.first.deadline }
+        /// The first entry's position (its `index`), read in place. The run must not be empty.
+        @inline(__always)
+        var firstPosition: Int { slots.first.index }
         /// Whether the first entry is suspended, read in place. The run must not be empty.
         @inline(__always)
         var firstIsSuspended: Bool { slots.first.suspended }
@@ -544,6 +575,7 @@ struct TimerQueuePlace {
     init() {}
 
     /// A new entry's place, before it is enqueued.
+    @inline(__always)
     fileprivate init(deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
         self.deadline = deadline
         self.hardDeadline = max(hardDeadline, deadline)
@@ -555,7 +587,13 @@ struct TimerQueuePlace {
     /// Whether the window is empty: then the cap is the deadline (the margin of an empty window is 0).
     fileprivate var hasEmptyWindow: Bool { hardDeadline == deadline }
 
+    /// An empty window's margin is 0: its cap is its deadline, without the margin's divisions.
+    @inline(__always)
     fileprivate mutating func updateCap() {
+        guard !hasEmptyWindow else {
+            cap = deadline
+            return
+        }
         cap = hardDeadline - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hardDeadline))
     }
 }
