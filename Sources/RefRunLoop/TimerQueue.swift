@@ -38,13 +38,13 @@ struct TimerQueue<Node: TimerQueueNode> {
     typealias Entry = Node
 
     /// The entries with an empty window that are not in `run`, by (deadline, sequence).
-    private var exact: [Entry] = []
+    private var exact = HeapSlots<Entry>()
     /// Entries with an empty window appended in (deadline, sequence) order.
     private var run = Run()
     /// The entries with a window, by (deadline, sequence).
-    private var tolerant: [Entry] = []
+    private var tolerant = HeapSlots<Entry>()
     /// The armable entries of `tolerant`, by (cap, sequence).
-    private var caps: [Entry] = []
+    private var caps = HeapSlots<Entry>()
     private var nextSequence: UInt64 = 0
     /// Whether the wake-up time is still the one the owner read at its last ``settle()``: set there (when the queue
     /// has no tolerant entry), cleared by every change that may move it. An insertion or a removal that cannot move it
@@ -67,7 +67,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     private func keepsWakeUpTime(_ entry: Entry) -> Bool {
         guard tolerant.isEmpty else { return false }
         if entry.inRun ? entry.index == run.firstPosition : entry.index == 0 { return false }
-        if !exact.isEmpty, exact.withUnsafeBufferPointer({ $0[0].suspended }) { return false }
+        if !exact.isEmpty, exact[0].suspended { return false }
         return run.count == 0 || !run.firstIsSuspended
     }
 
@@ -127,7 +127,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     mutating func wakeUpTimes(withFirst: Bool) -> (cap: UInt64?, first: UInt64?) {
         guard tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
         guard exact.isEmpty else {
-            let root = exact.withUnsafeBufferPointer { $0[0].queuePlace }
+            let root = exact[0].queuePlace
             guard !root.suspended, run.count == 0 || !run.firstIsSuspended else {
                 return (earliestCap, withFirst ? firstArmableDeadline : nil)
             }
@@ -308,7 +308,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     }
 
     /// Appends the entries of `heap` whose deadline is at or before `limit`, in no order.
-    private static func collect(atOrBefore limit: UInt64, from heap: [Entry], into result: inout [Entry]) {
+    private static func collect(atOrBefore limit: UInt64, from heap: HeapSlots<Entry>, into result: inout [Entry]) {
         guard let root = heap.first, root.deadline <= limit else { return }
         var stack = [0]
         while let index = stack.popLast() {
@@ -322,7 +322,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     }
 
     /// All entries, in no order. O(n).
-    var unorderedEntries: [Entry] { exact + run.entries + tolerant }
+    var unorderedEntries: [Entry] { Array(exact) + run.entries + tolerant }
 
     /// Takes every entry out, each left in no queue (so its node may join a queue again), and returns them in no
     /// order. O(n).
@@ -378,7 +378,8 @@ struct TimerQueue<Node: TimerQueueNode> {
 
     // The two heaps share these mechanics, specialised by the key (`precedes`) and the index field each keeps
     // (`setIndex`). Entries are moved in the buffer, never copied: a sift step costs no reference counting. A sift
-    // carries one entry along a path of holes, moving each entry it passes by one slot, instead of swapping pairs.
+    // carries one entry along a path of holes, moving each entry it passes by one slot, instead of swapping pairs (one
+    // load and one store per step: `moveInitialize(from:count:)` would test the two ranges for overlap each time).
 
     @inline(__always) private static func precedes(_ a: Entry, _ b: Entry) -> Bool { a.precedes(b) }
     @inline(__always) private static func capPrecedes(_ a: Entry, _ b: Entry) -> Bool { a.capPrecedes(b) }
@@ -388,7 +389,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Appends `entry` and sifts it up. O(log n).
     @inline(__always)
     private static func append(
-        _ entry: Entry, to heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        _ entry: Entry, to heap: inout HeapSlots<Entry>, precedes: (Entry, Entry) -> Bool,
         setIndex: (Entry, Int) -> Void
     ) {
         heap.append(entry)
@@ -399,13 +400,11 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// hole and is sifted from there. O(log n).
     @inline(__always)
     private static func takeOut(
-        at index: Int, from heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        at index: Int, from heap: inout HeapSlots<Entry>, precedes: (Entry, Entry) -> Bool,
         setIndex: (Entry, Int) -> Void
     ) {
         let lastIndex = heap.count - 1
-        if index != lastIndex {
-            heap.withUnsafeMutableBufferPointer { $0.swapAt(index, lastIndex) }
-        }
+        if index != lastIndex { heap.swapAt(index, lastIndex) }
         heap.removeLast()
         if index != lastIndex { restore(at: index, in: &heap, precedes: precedes, setIndex: setIndex) }
     }
@@ -416,19 +415,17 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// which for an entry taken from the last slot is almost always at or near the bottom. O(log n).
     @inline(__always)
     private static func restore(
-        at start: Int, in heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        at start: Int, in heap: inout HeapSlots<Entry>, precedes: (Entry, Entry) -> Bool,
         setIndex: (Entry, Int) -> Void
     ) {
-        heap.withUnsafeMutableBufferPointer { slots in
-            let base = slots.baseAddress!
-            let count = slots.count
+        heap.withSlots { base, count in
             // The sifted entry leaves its slot (a hole, uninitialised) until its place is found.
             let entry = (base + start).move()
             var hole = start
             while hole > 0 {
                 let parent = (hole - 1) / 2
                 guard precedes(entry, base[parent]) else { break }
-                (base + hole).moveInitialize(from: base + parent, count: 1)
+                (base + hole).initialize(to: (base + parent).move())
                 setIndex(base[hole], hole)
                 hole = parent
             }
@@ -437,14 +434,14 @@ struct TimerQueue<Node: TimerQueueNode> {
                     let left = 2 * hole + 1
                     guard left < count else { break }
                     let child = left + 1 < count && precedes(base[left + 1], base[left]) ? left + 1 : left
-                    (base + hole).moveInitialize(from: base + child, count: 1)
+                    (base + hole).initialize(to: (base + child).move())
                     setIndex(base[hole], hole)
                     hole = child
                 }
                 while hole > start {
                     let parent = (hole - 1) / 2
                     guard precedes(entry, base[parent]) else { break }
-                    (base + hole).moveInitialize(from: base + parent, count: 1)
+                    (base + hole).initialize(to: (base + parent).move())
                     setIndex(base[hole], hole)
                     hole = parent
                 }
