@@ -75,3 +75,38 @@ private struct Arming: Equatable, CustomStringConvertible {
         #expect(foreign.armedAt.map { $0 > made.armedAt! } == true, "not armed for the timer at 3000 s: \(foreign)")
     }
 }
+
+// A timer added during another timer's callout, behind the firing timer (the root of the mode's heap) but before every
+// other timer, moves the mode's wake-up time earlier: the firing timer does not count for it (rule
+// timer.firing-skipped-by-nested-run). The change is not one that leaves the wake-up time alone, though it leaves the
+// heap's root in place (TimerQueue.isSettled), so the timerfd is armed for the new timer at once; left at the later
+// timer's time, a nested run in the callout would sleep past the new one. The firing timer is due when added: the
+// poll fires it; the others are far in the future.
+@Test func aTimerAddedBehindAFiringRootButBeforeTheOthersIsArmedAtOnce() {
+    onFreshLoopThread { loop in
+        let start = RefClock.now
+        let far = RefRunLoopTimer(fireDate: start + 2000) { _ in }
+        let middle = RefRunLoopTimer(fireDate: start + 1000) { _ in }
+        defer { [far, middle].forEach { $0.invalidate() } }
+        let seen = Recorder<(before: Arming, after: Arming)>()  // the callout runs on this thread
+        let due = RefRunLoopTimer(fireDate: start - 1) { _ in
+            let before = Arming(loop)
+            loop.add(middle, mode: .default)
+            seen.append((before, Arming(loop)))
+        }
+        defer { due.invalidate() }
+        loop.add(far, mode: .default)  // the mode's sorted run
+        loop.add(due, mode: .default)  // earlier than the run's last: the heap's root
+        for _ in 0..<100 where seen.count == 0 {
+            _ = loop.run(mode: .default, seconds: 0.01, returnAfterSourceHandled: false)
+        }
+        guard let (before, after) = seen.all.first else {
+            Issue.record("the due timer did not fire in 100 runs of 10 ms")
+            return
+        }
+        #expect(!after.pending, "the earlier arming was left pending: \(after)")
+        #expect(
+            after.armedAt.map { time in before.armedAt.map { time < $0 } ?? false } == true,
+            "not armed for the timer added in the callout: \(after) after \(before)")
+    }
+}
