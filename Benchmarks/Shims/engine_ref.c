@@ -27,7 +27,7 @@
 #define MODE REF_RUNLOOP_DEFAULT_MODE
 
 struct bench_item {
-    union {  // sources and the scale observers are not wrapped (see ref_source_add, ref_observer_add)
+    union {  // not wrapped: sources, one-shot timers, scale observers (ref_source_add, ref_timer_add, ref_observer_add)
         ref_runloop_timer *timer;
         ref_runloop_observer *observer;
     } object;
@@ -52,6 +52,10 @@ static bench_item *new_item(bench_callout callout, void *context) {
 }
 
 static double seconds(uint64_t ns) { return (double)ns / 1e9; }
+
+// Whether a bench_item is a wrapper handed out with its lowest bit set (a repeating timer, an activity observer)
+// rather than the loop's own object (calloc's and Swift's allocations are at least 16-byte aligned).
+static int is_wrapped(bench_item *item) { return ((uintptr_t)item & 1u) != 0; }
 
 static void fire_timer(void *info) {
     bench_item *item = info;
@@ -109,29 +113,54 @@ static void ref_source_remove(bench_loop *loop, bench_item *source) {
     ref_runloop_source_release(as_source(source));
 }
 
+// A one-shot timer is handed to the harness as its own bench_item, as sources are: its callout has the harness's
+// callout type and takes the context as its info, and it has no repeat for the shim to follow (timer_set_next always
+// sets its date), so it needs no wrapper (one allocation per timer, as libuv's handle embedded in the item is). A
+// repeating timer is wrapped (fire_timer keeps its natural next date): its bench_item is handed out with its lowest
+// bit set (calloc's and Swift's allocations are at least 16-byte aligned, so a timer's address never has it).
+static bench_item *as_timer_item(ref_runloop_timer *timer) { return (bench_item *)timer; }
+static bench_item *wrapped_timer(bench_item *item) { return (bench_item *)((uintptr_t)item & ~(uintptr_t)1u); }
+
 static bench_item *ref_timer_add(bench_loop *loop, uint64_t due_ns, uint64_t interval_ns, uint64_t tolerance_ns,
                                  bench_callout callout, void *context) {
+    if (interval_ns == 0) {
+        ref_runloop_timer *timer = ref_runloop_timer_create(seconds(due_ns), 0, 0, callout, context);
+        if (tolerance_ns) ref_runloop_timer_set_tolerance(timer, seconds(tolerance_ns));
+        ref_runloop_add_timer(loop->run_loop, timer, MODE);
+        return as_timer_item(timer);
+    }
     bench_item *item = new_item(callout, context);
     item->natural_next = due_ns;
     item->interval = interval_ns;
     item->object.timer = ref_runloop_timer_create(seconds(due_ns), seconds(interval_ns), 0, fire_timer, item);
     if (tolerance_ns) ref_runloop_timer_set_tolerance(item->object.timer, seconds(tolerance_ns));
     ref_runloop_add_timer(loop->run_loop, item->object.timer, MODE);
-    return item;
+    return (bench_item *)((uintptr_t)item | 1u);
 }
 
 static void ref_timer_set_next(bench_loop *loop, bench_item *timer, uint64_t due_ns) {
     (void)loop;
+    if (!is_wrapped(timer)) {
+        ref_runloop_timer_set_next_fire_date((ref_runloop_timer *)timer, seconds(due_ns));
+        return;
+    }
+    bench_item *item = wrapped_timer(timer);
     // The loop's repeat rounds the interval up to whole nanoseconds: never earlier than the date asked for.
-    if (timer->interval && due_ns == timer->natural_next && due_ns > bench_now_ns()) return;
-    ref_runloop_timer_set_next_fire_date(timer->object.timer, seconds(due_ns));
-    timer->natural_next = due_ns;
+    if (due_ns == item->natural_next && due_ns > bench_now_ns()) return;
+    ref_runloop_timer_set_next_fire_date(item->object.timer, seconds(due_ns));
+    item->natural_next = due_ns;
 }
 
 static void ref_timer_remove(bench_loop *loop, bench_item *timer) {
-    ref_runloop_remove_timer(loop->run_loop, timer->object.timer, MODE);
-    ref_runloop_timer_release(timer->object.timer);
-    free(timer);
+    if (!is_wrapped(timer)) {
+        ref_runloop_remove_timer(loop->run_loop, (ref_runloop_timer *)timer, MODE);
+        ref_runloop_timer_release((ref_runloop_timer *)timer);
+        return;
+    }
+    bench_item *item = wrapped_timer(timer);
+    ref_runloop_remove_timer(loop->run_loop, item->object.timer, MODE);
+    ref_runloop_timer_release(item->object.timer);
+    free(item);
 }
 
 // An observer, like a source, is handed to the harness as its own bench_item: created with a callout that is not
@@ -147,9 +176,8 @@ static bench_item *ref_observer_add(bench_loop *loop, bench_callout callout, voi
     return as_observer_item(observer);
 }
 
-// An activity observer (ref_activity_observer_add) is wrapped: its bench_item is handed out with its lowest bit set
-// (calloc's and Swift's allocations are at least 16-byte aligned, so an observer's address never has it).
-static int is_wrapped(bench_item *item) { return ((uintptr_t)item & 1u) != 0; }
+// An activity observer (ref_activity_observer_add) is wrapped: its bench_item is handed out with its lowest bit set,
+// as a repeating timer's is (is_wrapped).
 
 static void ref_observer_remove(bench_loop *loop, bench_item *observer) {
     if (is_wrapped(observer)) {

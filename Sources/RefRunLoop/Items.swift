@@ -267,8 +267,11 @@ public final class RefRunLoopTimer: TimerQueueNode, @unchecked Sendable {
         /// Changed with the lock of the loop in `binding` held too. The timer's entry in each mode's queue.
         var entries: Places = InlineList()
 
-        /// The window length in nanoseconds.
-        var windowNanoseconds: UInt64 { TimerTolerance.windowNanoseconds(storedTolerance) }
+        /// The window length in nanoseconds. A timer without tolerance (the usual one) gets its empty window without
+        /// the call.
+        var windowNanoseconds: UInt64 {
+            storedTolerance > 0 ? TimerTolerance.windowNanoseconds(storedTolerance) : 0
+        }
     }
     /// The timer's lock and the fields it protects (``State``), reached only through `state.withLocked`.
     let state: Guarded<State>

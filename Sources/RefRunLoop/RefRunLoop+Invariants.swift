@@ -101,6 +101,17 @@ extension RefRunLoop {
         let quiet = set.quietUntil.load(ordering: .relaxed)
         let expected: UInt64 = set.hasDescriptors ? 0 : set.armedDeadline.flatMap { $0 == 0 ? nil : $0 } ?? .max
         if quiet != expected { return "quietUntil is \(quiet), its descriptors and arming say \(expected)" }
+        // A settled queue's wake-up time is the one its timerfd is armed at, or deferred to by the loop's thread
+        // (rearmTimerLocked skips its work on that).
+        if lifecycle == .open, mode.timers.isSettled, set.armedDeadline != 0 {
+            let desired = wakeTimeLocked(for: mode, changed: true)
+            let armed = set.armedDeadline
+            var deferred = false
+            if let armed, let desired { deferred = armed < desired && set.rearmPending.load(ordering: .relaxed) }
+            if desired != armed && !deferred {
+                return "the timers are settled at \(String(describing: desired)), armed at \(String(describing: armed))"
+            }
+        }
         // No check that a mode without timers has its timerfd disarmed: a timer firing in another mode leaves this
         // mode's arming as it was until its timers change (as CF, RefRunLoop+Phases.swift `fire`), and a stale arming
         // costs one wake-up, not a missed timer; the stress tests met that state under load.

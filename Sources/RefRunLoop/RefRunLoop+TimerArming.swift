@@ -3,6 +3,10 @@
 // The wait (RefRunLoop+Wait.swift) reports the timerfd; firing (RefRunLoop+Phases.swift) leaves a firing timer out of
 // arming and re-arms; each mode's TimerQueue keeps the earliest cap, the wake-up time.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension RefRunLoop {
     // MARK: Moving timers (called by RefRunLoopTimer)
 
@@ -64,25 +68,53 @@ extension RefRunLoop {
     /// and only a wait in the mode could tell, so adding and removing many timers costs no system call per change.
     /// A move to an earlier time, a disarm and every change from another thread (the loop may be asleep) are made at
     /// once.
+    ///
+    /// Inlined: most changes leave the wake-up time where it was (a timer added behind the first, one removed from
+    /// behind it), and then the call returns after three reads.
+    @inline(__always)
     func rearmTimerLocked(_ mode: LoopMode, mayDefer: Bool = true, changed: Bool = false) {
+        lock.assertHeld()
+        // The wake-up time has not moved since the last computation below (the queue is settled: since then, only
+        // insertions and removals that left both firsts in place, and no tolerant entry, TimerQueue.isSettled), and
+        // that computation left the timerfd armed at it or its move deferred; since then only an expiry (armed 0) can
+        // have changed the arming. Then the rest would change nothing: armed at the time, it finds it equal;
+        // deferred, it defers again on the loop's thread (the flag is set already). Only another thread, or a forced
+        // call, makes a pending move at once, so those go on.
+        let set = mode.waitSet
+        if mode.timers.isSettled, set.armedDeadline != 0,
+            !set.rearmPending.load(ordering: .relaxed) || (mayDefer && isDeferringThread(of: set))
+        {
+            return
+        }
+        rearmTimerFromWakeTimeLocked(mode, mayDefer: mayDefer, changed: changed)
+    }
+
+    /// ``rearmTimerLocked(_:mayDefer:changed:)`` once the wake-up time may have moved: computes it and arms, defers or
+    /// leaves the timerfd as that function says. Caller holds `lock`.
+    private func rearmTimerFromWakeTimeLocked(_ mode: LoopMode, mayDefer: Bool, changed: Bool) {
         lock.assertHeld()
         guard lifecycle == .open else { return }
         let set = mode.waitSet
         let desired = wakeTimeLocked(for: mode, changed: changed)
+        mode.timers.settle()
         guard desired != set.armedDeadline else {
             set.rearmPending.store(false, ordering: .relaxed)
             return
         }
-        if mayDefer, let desired, let armed = set.armedDeadline, armed != 0, armed < desired, isCurrentThread {
+        let pending = set.rearmPending.load(ordering: .relaxed)
+        if mayDefer, let desired, let armed = set.armedDeadline, armed != 0, armed < desired,
+            pending ? isDeferringThread(of: set) : isCurrentThread
+        {
             // CF re-arms now. Whether the armed time has passed at this moment (read once per deferral, not per
             // change) tells, when the re-arming is made, whether an expiry at that time is one CF's timerfd made too.
-            if !set.rearmPending.load(ordering: .relaxed) {
+            if !pending {
+                set.deferringThread = pthread_self()
                 set.armedTimePassedAtDeferral = armed <= RefClock.nanoseconds
                 set.rearmPending.store(true, ordering: .relaxed)
             }
             return
         }
-        let deferred = set.rearmPending.load(ordering: .relaxed)
+        let deferred = pending
         set.rearmPending.store(false, ordering: .relaxed)
         let now = RefClock.nanoseconds
         // The armed time passed after the deferral: its expiry, which CF's timerfd (re-armed at the deferral) never
@@ -97,6 +129,14 @@ extension RefRunLoop {
         waitSet.arm(set, at: desired, now: now)
         if requeue { set.requeueTimer() }
         updateDeferralLocked()
+    }
+
+    /// Whether the caller is the thread that deferred the pending move of `set`'s arming, which is the loop's thread
+    /// (only it defers, and a loop's thread outlives every deferral of its loop: its exit closes the loop, and the
+    /// main loop's thread is the process's). Meaningful only while the move is pending. Caller holds `lock`.
+    @inline(__always)
+    private func isDeferringThread(of set: WaitSet.ModeSet) -> Bool {
+        pthread_equal(set.deferringThread, pthread_self()) != 0
     }
 
     /// The mode's wake-up time: the earliest cap of its timers that are not firing (``TimerQueue/earliestCap``), nil

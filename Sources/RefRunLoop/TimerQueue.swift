@@ -38,15 +38,38 @@ struct TimerQueue<Node: TimerQueueNode> {
     typealias Entry = Node
 
     /// The entries with an empty window that are not in `run`, by (deadline, sequence).
-    private var exact: [Entry] = []
+    private var exact = HeapSlots<Entry>()
     /// Entries with an empty window appended in (deadline, sequence) order.
     private var run = Run()
     /// The entries with a window, by (deadline, sequence).
-    private var tolerant: [Entry] = []
+    private var tolerant = HeapSlots<Entry>()
     /// The armable entries of `tolerant`, by (cap, sequence).
-    private var caps: [Entry] = []
+    private var caps = HeapSlots<Entry>()
     private var nextSequence: UInt64 = 0
+    /// Whether the wake-up time is still the one the owner read at its last ``settle()``: set there (when the queue
+    /// has no tolerant entry), cleared by every change that may move it. An insertion or a removal that cannot move it
+    /// (``keepsWakeUpTime(_:)``) leaves it set, so the owner can tell without reading the wake-up time again.
+    private(set) var isSettled = false
     init() {}
+
+    /// Notes that the owner has just read the wake-up time (``wakeUpTimes(withFirst:)``) and acted on it. Only a queue
+    /// without tolerant entries settles: its wake-up time is then the earliest armable deadline, whatever the clock
+    /// and whether the timers were changed (``wakeUpTimes(withFirst:)``), so an unchanged time means an unchanged
+    /// answer. With tolerant entries, the loop's answer also depends on the clock (a due timer is armed at once).
+    @inline(__always)
+    mutating func settle() { isSettled = tolerant.isEmpty }
+
+    /// Whether `entry`, queued, is neither the exact heap's root nor the run's first, neither of those is suspended,
+    /// and no entry has a window. Then the wake-up time is the earlier of those two firsts' deadlines, and queuing or
+    /// taking out `entry` changes neither first: a heap's root precedes every entry that can fill a hole below it, and
+    /// the run's first stays first when a later entry is appended or removed. O(1).
+    @inline(__always)
+    private func keepsWakeUpTime(_ entry: Entry) -> Bool {
+        guard tolerant.isEmpty else { return false }
+        if entry.inRun ? entry.index == run.firstPosition : entry.index == 0 { return false }
+        if !exact.isEmpty, exact[0].suspended { return false }
+        return run.count == 0 || !run.firstIsSuspended
+    }
 
     /// The number of queued entries. O(1).
     var count: Int { exact.count + run.count + tolerant.count }
@@ -104,7 +127,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     mutating func wakeUpTimes(withFirst: Bool) -> (cap: UInt64?, first: UInt64?) {
         guard tolerant.isEmpty else { return (earliestCap, withFirst ? firstArmableDeadline : nil) }
         guard exact.isEmpty else {
-            let root = exact.withUnsafeBufferPointer { $0[0].queuePlace }
+            let root = exact[0].queuePlace
             guard !root.suspended, run.count == 0 || !run.firstIsSuspended else {
                 return (earliestCap, withFirst ? firstArmableDeadline : nil)
             }
@@ -154,11 +177,12 @@ struct TimerQueue<Node: TimerQueueNode> {
 
     /// Adds `node`, which is in no queue, with these deadlines. O(log n); O(1) amortised for an entry without
     /// tolerance whose deadline is the latest.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func insert(_ node: Node, deadline: UInt64, hardDeadline: UInt64) -> Entry {
         precondition(!node.isQueued, "internal bug: a timer queue node inserted while it is queued")
         node.queuePlace = TimerQueuePlace(deadline: deadline, hardDeadline: hardDeadline, sequence: takeSequence())
         enqueue(node)
+        if isSettled { isSettled = keepsWakeUpTime(node) }
         return node
     }
 
@@ -166,6 +190,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// ``resume(_:)``. O(log n); nothing if it is suspended already or not queued.
     mutating func suspend(_ entry: Entry) {
         guard entry.isQueued, !entry.suspended else { return }
+        isSettled = false
         entry.suspended = true
         if !entry.inExact { leaveCaps(entry) }
     }
@@ -173,6 +198,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Counts a queued entry for the wake-up time again. O(log n); nothing if it is not suspended or not queued.
     mutating func resume(_ entry: Entry) {
         guard entry.isQueued, entry.suspended else { return }
+        isSettled = false
         entry.suspended = false
         if !entry.inExact { Self.append(entry, to: &caps, precedes: Self.capPrecedes, setIndex: Self.setCapIndex) }
     }
@@ -180,6 +206,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Removes an entry of this queue. O(log n). Removing an entry that is no longer queued does nothing.
     mutating func remove(_ entry: Entry) {
         guard entry.isQueued else { return }
+        if isSettled { isSettled = keepsWakeUpTime(entry) }
         dequeue(entry)
     }
 
@@ -204,6 +231,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Changes an entry's keys with `update` and puts it back in order: in place when it stays in the same heap,
     /// otherwise out of one heap and into the other (a tolerance given or taken away), or out of the run and in again.
     private mutating func change(_ entry: Entry, _ update: (inout TimerQueuePlace) -> Void) {
+        isSettled = false
         let wasExact = entry.inExact
         update(&entry.queuePlace)
         entry.queuePlace.updateCap()
@@ -280,7 +308,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     }
 
     /// Appends the entries of `heap` whose deadline is at or before `limit`, in no order.
-    private static func collect(atOrBefore limit: UInt64, from heap: [Entry], into result: inout [Entry]) {
+    private static func collect(atOrBefore limit: UInt64, from heap: HeapSlots<Entry>, into result: inout [Entry]) {
         guard let root = heap.first, root.deadline <= limit else { return }
         var stack = [0]
         while let index = stack.popLast() {
@@ -294,7 +322,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     }
 
     /// All entries, in no order. O(n).
-    var unorderedEntries: [Entry] { exact + run.entries + tolerant }
+    var unorderedEntries: [Entry] { Array(exact) + run.entries + tolerant }
 
     /// Takes every entry out, each left in no queue (so its node may join a queue again), and returns them in no
     /// order. O(n).
@@ -350,7 +378,8 @@ struct TimerQueue<Node: TimerQueueNode> {
 
     // The two heaps share these mechanics, specialised by the key (`precedes`) and the index field each keeps
     // (`setIndex`). Entries are moved in the buffer, never copied: a sift step costs no reference counting. A sift
-    // carries one entry along a path of holes, moving each entry it passes by one slot, instead of swapping pairs.
+    // carries one entry along a path of holes, moving each entry it passes by one slot, instead of swapping pairs (one
+    // load and one store per step: `moveInitialize(from:count:)` would test the two ranges for overlap each time).
 
     @inline(__always) private static func precedes(_ a: Entry, _ b: Entry) -> Bool { a.precedes(b) }
     @inline(__always) private static func capPrecedes(_ a: Entry, _ b: Entry) -> Bool { a.capPrecedes(b) }
@@ -360,7 +389,7 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// Appends `entry` and sifts it up. O(log n).
     @inline(__always)
     private static func append(
-        _ entry: Entry, to heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        _ entry: Entry, to heap: inout HeapSlots<Entry>, precedes: (Entry, Entry) -> Bool,
         setIndex: (Entry, Int) -> Void
     ) {
         heap.append(entry)
@@ -371,13 +400,11 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// hole and is sifted from there. O(log n).
     @inline(__always)
     private static func takeOut(
-        at index: Int, from heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        at index: Int, from heap: inout HeapSlots<Entry>, precedes: (Entry, Entry) -> Bool,
         setIndex: (Entry, Int) -> Void
     ) {
         let lastIndex = heap.count - 1
-        if index != lastIndex {
-            heap.withUnsafeMutableBufferPointer { $0.swapAt(index, lastIndex) }
-        }
+        if index != lastIndex { heap.swapAt(index, lastIndex) }
         heap.removeLast()
         if index != lastIndex { restore(at: index, in: &heap, precedes: precedes, setIndex: setIndex) }
     }
@@ -388,19 +415,17 @@ struct TimerQueue<Node: TimerQueueNode> {
     /// which for an entry taken from the last slot is almost always at or near the bottom. O(log n).
     @inline(__always)
     private static func restore(
-        at start: Int, in heap: inout [Entry], precedes: (Entry, Entry) -> Bool,
+        at start: Int, in heap: inout HeapSlots<Entry>, precedes: (Entry, Entry) -> Bool,
         setIndex: (Entry, Int) -> Void
     ) {
-        heap.withUnsafeMutableBufferPointer { slots in
-            let base = slots.baseAddress!
-            let count = slots.count
+        heap.withSlots { base, count in
             // The sifted entry leaves its slot (a hole, uninitialised) until its place is found.
             let entry = (base + start).move()
             var hole = start
             while hole > 0 {
                 let parent = (hole - 1) / 2
                 guard precedes(entry, base[parent]) else { break }
-                (base + hole).moveInitialize(from: base + parent, count: 1)
+                (base + hole).initialize(to: (base + parent).move())
                 setIndex(base[hole], hole)
                 hole = parent
             }
@@ -409,14 +434,14 @@ struct TimerQueue<Node: TimerQueueNode> {
                     let left = 2 * hole + 1
                     guard left < count else { break }
                     let child = left + 1 < count && precedes(base[left + 1], base[left]) ? left + 1 : left
-                    (base + hole).moveInitialize(from: base + child, count: 1)
+                    (base + hole).initialize(to: (base + child).move())
                     setIndex(base[hole], hole)
                     hole = child
                 }
                 while hole > start {
                     let parent = (hole - 1) / 2
                     guard precedes(entry, base[parent]) else { break }
-                    (base + hole).moveInitialize(from: base + parent, count: 1)
+                    (base + hole).initialize(to: (base + parent).move())
                     setIndex(base[hole], hole)
                     hole = parent
                 }
@@ -440,6 +465,9 @@ struct TimerQueue<Node: TimerQueueNode> {
         /// The first entry's deadline, read in place. The run must not be empty.
         @inline(__always)
         var firstDeadline: UInt64 { slots.first.deadline }
+        /// The first entry's position (its `index`), read in place. The run must not be empty.
+        @inline(__always)
+        var firstPosition: Int { slots.first.index }
         /// Whether the first entry is suspended, read in place. The run must not be empty.
         @inline(__always)
         var firstIsSuspended: Bool { slots.first.suspended }
@@ -544,6 +572,7 @@ struct TimerQueuePlace {
     init() {}
 
     /// A new entry's place, before it is enqueued.
+    @inline(__always)
     fileprivate init(deadline: UInt64, hardDeadline: UInt64, sequence: UInt64) {
         self.deadline = deadline
         self.hardDeadline = max(hardDeadline, deadline)
@@ -555,7 +584,13 @@ struct TimerQueuePlace {
     /// Whether the window is empty: then the cap is the deadline (the margin of an empty window is 0).
     fileprivate var hasEmptyWindow: Bool { hardDeadline == deadline }
 
+    /// An empty window's margin is 0: its cap is its deadline, without the margin's divisions.
+    @inline(__always)
     fileprivate mutating func updateCap() {
+        guard !hasEmptyWindow else {
+            cap = deadline
+            return
+        }
         cap = hardDeadline - TimerCoalescing.margin(TimerCoalescing.Window(soft: deadline, hard: hardDeadline))
     }
 }

@@ -398,6 +398,10 @@ struct WaitSet: ~Copyable {
         /// with the loop's lock held; read by the loop's thread without it before each wait in this mode (only it
         /// sets the flag, so it cannot miss its own setting).
         let rearmPending = Atomic<Bool>(false)
+        /// The thread that set `rearmPending` (the loop's: only it defers), meaningful while the flag is set: a caller
+        /// that finds the flag set tells whether it is the loop's thread by comparing itself with this one, which
+        /// costs less than ``RefRunLoop/isCurrentThread``'s thread-specific read. Protected by the owning loop's lock.
+        var deferringThread = pthread_t()
         /// Whether the armed time had passed when the re-arming now pending was deferred (read when `rearmPending`
         /// is set). If it had not, an expiry at that time came after CF's re-arming, which CF's timerfd never made,
         /// and is put behind what became ready meanwhile when the re-arming is made (``requeueTimer()``). Protected by

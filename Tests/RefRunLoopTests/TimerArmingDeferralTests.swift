@@ -75,3 +75,65 @@ private struct Arming: Equatable, CustomStringConvertible {
         #expect(foreign.armedAt.map { $0 > made.armedAt! } == true, "not armed for the timer at 3000 s: \(foreign)")
     }
 }
+
+// A timer added during another timer's callout, behind the firing timer (the root of the mode's heap) but before every
+// other timer, moves the mode's wake-up time earlier: the firing timer does not count for it (rule
+// timer.firing-skipped-by-nested-run). The change is not one that leaves the wake-up time alone, though it leaves the
+// heap's root in place (TimerQueue.isSettled), so the timerfd is armed for the new timer at once; left at the later
+// timer's time, a nested run in the callout would sleep past the new one. The firing timer is due when added: the
+// poll fires it; the others are far in the future.
+@Test func aTimerAddedBehindAFiringRootButBeforeTheOthersIsArmedAtOnce() {
+    onFreshLoopThread { loop in
+        let start = RefClock.now
+        let far = RefRunLoopTimer(fireDate: start + 2000) { _ in }
+        let middle = RefRunLoopTimer(fireDate: start + 1000) { _ in }
+        defer { [far, middle].forEach { $0.invalidate() } }
+        let seen = Recorder<(before: Arming, after: Arming)>()  // the callout runs on this thread
+        let due = RefRunLoopTimer(fireDate: start - 1) { _ in
+            let before = Arming(loop)
+            loop.add(middle, mode: .default)
+            seen.append((before, Arming(loop)))
+        }
+        defer { due.invalidate() }
+        loop.add(far, mode: .default)  // the mode's sorted run
+        loop.add(due, mode: .default)  // earlier than the run's last: the heap's root
+        for _ in 0..<100 where seen.count == 0 {
+            _ = loop.run(mode: .default, seconds: 0.01, returnAfterSourceHandled: false)
+        }
+        guard let (before, after) = seen.all.first else {
+            Issue.record("the due timer did not fire in 100 runs of 10 ms")
+            return
+        }
+        #expect(!after.pending, "the earlier arming was left pending: \(after)")
+        #expect(
+            after.armedAt.map { time in before.armedAt.map { time < $0 } ?? false } == true,
+            "not armed for the timer added in the callout: \(after) after \(before)")
+    }
+}
+
+// The second timer of a batch of due timers leaves the mode's arming when it starts firing (it does not count for the
+// wake-up time while it fires, rule timer.firing-skipped-by-nested-run): the move to the next timer, a later one, is
+// deferred to the loop's next wait like any later arming on the loop's thread. Kept at the firing timer's own (past)
+// time, a nested run in its callout would wake once for nothing. Both timers are due when added; the third is far in
+// the future.
+@Test func theSecondTimerOfABatchDefersTheArmingToTheNextTimerWhileItFires() {
+    onFreshLoopThread { loop in
+        let start = RefClock.now
+        let far = RefRunLoopTimer(fireDate: start + 2000) { _ in }
+        let seen = Recorder<Arming>()  // the callouts run on this thread
+        let first = RefRunLoopTimer(fireDate: start - 2) { _ in }
+        let second = RefRunLoopTimer(fireDate: start - 1) { _ in seen.append(Arming(loop)) }
+        defer { [far, first, second].forEach { $0.invalidate() } }
+        loop.add(far, mode: .default)  // the mode's sorted run
+        loop.add(first, mode: .default)  // earlier than the run's last: the heap's root
+        loop.add(second, mode: .default)  // behind the root
+        for _ in 0..<100 where seen.count == 0 {
+            _ = loop.run(mode: .default, seconds: 0.01, returnAfterSourceHandled: false)
+        }
+        guard let during = seen.all.first else {
+            Issue.record("the second due timer did not fire in 100 runs of 10 ms")
+            return
+        }
+        #expect(during.pending, "the move past the firing timer was not deferred: \(during)")
+    }
+}
