@@ -1,5 +1,5 @@
-// `runloop bench --instructions`: the phases after the build — each engine's benchmarks of the family counted twice
-// under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the results CSV (`# timing:
+// `runloop bench --instructions`: the phases after the build — each engine's benchmarks of the family counted two or
+// three times under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the results CSV (`# timing:
 // none`, the exact metric), `runloop report`'s tables and instruction targets, and the run added to the history. valgrind 3.19 (Debian bookworm) cannot read
 // the DWARF 5 debug information the toolchain's clang writes, so a copy of the harness stripped of it (`strip -g`)
 // is counted; function names stay in the symbol table.
@@ -18,11 +18,8 @@ extension BenchRun {
         let start = try countingStart(
             harness, factsRoot: options.counting.tree ?? root, label: RunContext.instructionLabel)
         let out = start.out
-        let context = RunContext.instructionLines(
-            options: options, instructions: counting, label: start.label, date: started, facts: start.facts,
-            valgrind: valgrind, describe: start.describe)
         let benchmarks = start.engines.flatMap { CountedBenchmark.all(engine: $0, options: counting) }
-        progress.expect(benchmarks.count * 2)
+        progress.expect(benchmarks.count * counting.family.runIterations(short: counting.shortIterations).count)
         var figures: [InstructionFigure] = []
         var missing: [(name: String, why: String)] = []
         for benchmark in benchmarks {
@@ -36,6 +33,10 @@ extension BenchRun {
                 progress.line("bench: \(benchmark.name): not counted: \(why.description)")
             }
         }
+        let context = RunContext.instructionLines(
+            options: options, instructions: counting, label: start.label, date: started, facts: start.facts,
+            valgrind: valgrind, describe: start.describe,
+            inexact: figures.filter { $0.repeatDifference != nil }.map(\.benchmark.name))
         // The report's tables and the instruction targets (Benchmarks/targets.yaml, `run: instructions`).
         return try finishCounting(
             out: out, context: context, rows: InstructionText.rows(figures, options: counting), missing: missing,
@@ -48,7 +49,7 @@ extension BenchRun {
     > {
         let short = counting.shortIterations
         var totals: [Int] = []
-        for iterations in [short, 2 * short] {
+        for iterations in counting.family.runIterations(short: short) {
             progress.running("\(benchmark.name): \(iterations) iterations under callgrind")
             switch try callgrind(benchmark, iterations: iterations, harness: harness, family: counting.family) {
             case .collected(let total): totals.append(total)
@@ -64,7 +65,19 @@ extension BenchRun {
             return .failure(
                 BenchFailure("the run of \(2 * short) iterations counted fewer instructions than the run of \(short)"))
         }
-        return .success(InstructionFigure(benchmark: benchmark, perUnit: perUnit))
+        // The repeat of the shorter run, for an exact family: a total that differs by one instruction per unit or
+        // more means the engine's work varies from run to run, and the figure is listed as not exact.
+        var repeatDifference: Int?
+        if totals.count == 3,
+            !repeatAgrees(
+                first: totals[0], repeated: totals[2], iterations: short,
+                unitsPerIteration: benchmark.unitsPerIteration)
+        {
+            repeatDifference = repeatDifferencePerUnit(
+                first: totals[0], repeated: totals[2], iterations: short, unitsPerIteration: benchmark.unitsPerIteration
+            )
+        }
+        return .success(InstructionFigure(benchmark: benchmark, perUnit: perUnit, repeatDifference: repeatDifference))
     }
 
     /// Runs `iterations` of `benchmark` under callgrind, with a deadline, and reads its total.

@@ -1,6 +1,7 @@
 // What `runloop bench --instructions` counts and how a count is read: the benchmarks of one family run under
-// valgrind's callgrind twice, N and 2N iterations, and the difference of the two totals divided by N and by the
-// units in an iteration is the figure (process start, engine set-up and teardown cancel out). Counting user-space
+// valgrind's callgrind with N and 2N iterations, and the difference of the two totals divided by N and by the
+// units in an iteration is the figure (process start, engine set-up and teardown cancel out); an exact family runs N
+// again, and a figure whose repeat differs is not exact. Counting user-space
 // instructions gives a figure that does not move with the machine's load, unlike nanoseconds. The runs themselves are
 // InstructionRun's; everything here is pure, so tests check it without valgrind.
 import Foundation
@@ -20,11 +21,17 @@ public enum InstructionFamily: String, Sendable, CaseIterable {
     /// The results CSV's exact metric.
     public var metric: String { self == .wake ? "instructions_per_round_trip" : "instructions_per_item" }
 
-    /// Whether two runs of one build give the same count (the results CSV's `# exact_metrics:`). A scale item's
-    /// add and remove is the same code every time; a wake-up round trip counts different code depending on whether
-    /// the loop thread was asleep when the signal came (the eventfd written and read) or awake (no system call), and
-    /// that mix changes from run to run.
+    /// Whether two runs of one build are meant to give the same count (the results CSV's `# exact_metrics:`). A
+    /// scale item's add and remove is the same code every time, so the shorter run is repeated to check it per
+    /// benchmark: one whose repeat differs is listed `# inexact:` (an engine whose own threads do part of the work,
+    /// timers whose order follows the clock). A wake-up round trip counts different code depending on whether the
+    /// loop thread was asleep when the signal came (the eventfd written and read) or awake (no system call), and that
+    /// mix changes from run to run.
     public var isExact: Bool { self == .scale }
+
+    /// The iterations of each run under callgrind, in order: the shorter, the longer and, for an exact family, the
+    /// shorter again (the repeat that checks the figure is exact).
+    public func runIterations(short: Int) -> [Int] { isExact ? [short, 2 * short, short] : [short, 2 * short] }
 
     /// What a unit is, for the `# profile:` line.
     func unitText(load: String) -> String {
@@ -157,10 +164,32 @@ public func instructionsPerUnit(short: Int, long: Int, iterations: Int, unitsPer
     return (long - short) / (iterations * unitsPerIteration)
 }
 
+/// Whether the repeat of the shorter run agrees with it: their totals differ by less than one instruction per unit,
+/// so the figure would be the same from either. A benchmark whose engine's work varies from run to run (other
+/// threads it starts, timers ordered by the clock) fails this, and its figure is then not exact.
+public func repeatAgrees(first: Int, repeated: Int, iterations: Int, unitsPerIteration: Int) -> Bool {
+    abs(repeated - first) < iterations * unitsPerIteration
+}
+
+/// By how much, in instructions per unit, the repeat of the shorter run differed from it (rounded up).
+public func repeatDifferencePerUnit(first: Int, repeated: Int, iterations: Int, unitsPerIteration: Int) -> Int {
+    let units = max(iterations * unitsPerIteration, 1)
+    return (abs(repeated - first) + units - 1) / units
+}
+
 /// One counted figure.
 public struct InstructionFigure: Sendable, Equatable {
     public let benchmark: CountedBenchmark
     public let perUnit: Int
+    /// For an exact family: by how much the repeat of the shorter run differed, per unit, when it differed by one
+    /// instruction per unit or more (the figure is then not exact); nil when it agreed, and for a family not exact.
+    public let repeatDifference: Int?
+
+    public init(benchmark: CountedBenchmark, perUnit: Int, repeatDifference: Int? = nil) {
+        self.benchmark = benchmark
+        self.perUnit = perUnit
+        self.repeatDifference = repeatDifference
+    }
 }
 
 /// The text `--instructions` prints and writes.
@@ -172,9 +201,12 @@ public enum InstructionText {
         for figure in figures {
             let floor = figures.first { $0.benchmark.engine == "epoll" && $0.benchmark.item == figure.benchmark.item }
             let ratio = floor.map { String(format: "%.2fx", Double(figure.perUnit) / Double(max($0.perUnit, 1))) }
+            let inexact = figure.repeatDifference.map {
+                "  not exact: the repeated run differed by \(grouped($0)) per unit"
+            }
             lines.append(
                 pad(figure.benchmark.engine, 24) + " " + pad(figure.benchmark.item ?? "round trip", 12) + " "
-                    + pad(grouped(figure.perUnit), 16, right: true) + "  " + (ratio ?? "-"))
+                    + pad(grouped(figure.perUnit), 16, right: true) + "  " + (ratio ?? "-") + (inexact ?? ""))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -194,7 +226,8 @@ public enum InstructionText {
         let short = options.shortIterations
         return "\(options.profileName) (family \(options.family.rawValue): \(short) and \(2 * short) iterations per "
             + "benchmark under valgrind's callgrind, their difference in user-space instructions per unit, "
-            + options.family.unitText(load: options.load) + ")"
+            + options.family.unitText(load: options.load)
+            + (options.family.isExact ? "; the shorter run repeated to check each count is exact" : "") + ")"
     }
 
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

@@ -2,6 +2,7 @@
 // results/README.md lists). Gathering the facts (files, short commands with deadlines) is apart from writing the
 // lines, which tests check.
 import Foundation
+import ResultsKit
 
 #if canImport(Glibc)
 import Glibc
@@ -162,10 +163,11 @@ public enum RunContext {
     }
 
     /// The lines before the counts of `--instructions`: what was counted, the machine, valgrind's version, that the
-    /// file holds no times and whether its counter is exact (results/README.md), the harness's description last.
+    /// file holds no times, whether its counter is exact and which benchmarks' counts are not after all (`inexact`:
+    /// their repeated run differed; results/README.md), the harness's description last.
     public static func instructionLines(
         options: BenchOptions, instructions: InstructionOptions, label: String, date: Date, facts: MachineFacts,
-        valgrind: String, describe: [String]
+        valgrind: String, describe: [String], inexact: [String] = []
     ) -> [String] {
         let lines = [
             ("label", label),
@@ -175,7 +177,10 @@ public enum RunContext {
             ("filter", "family \(instructions.family.rawValue)"),
         ]
         var counting = [("valgrind", valgrind), ("timing", "none")]
-        if instructions.family.isExact { counting.append(("exact_metrics", instructions.family.metric)) }
+        if instructions.family.isExact {
+            counting.append((ResultsReader.exactMetricsKey, instructions.family.metric))
+            counting += inexact.map { (ResultsReader.inexactKey, $0) }
+        }
         return lines.map { "# \($0.0): \($0.1)" } + machineLines(facts) + counting.map { "# \($0.0): \($0.1)" }
             + describe
     }

@@ -77,8 +77,9 @@ public struct TrendSeries: Sendable {
     public let profile: String
     public let points: [TrendPoint]
     public var changePoints: [ChangePoint] = []
-    /// True when every run of the series says its metric is exact (`# exact_metrics:`, as instruction counts are):
-    /// its change points are then ``ExactSteps``', not E-divisive's.
+    /// True when every run of the series says its metric is exact (`# exact_metrics:`, as instruction counts are) and
+    /// none lists its benchmark as not exact after all (`# inexact:`): its change points are then ``ExactSteps``', not
+    /// E-divisive's.
     public var exact = false
     /// For a series said to be exact whose runs of one build disagree: where. Its change points are then
     /// E-divisive's, as for any noisy series.
@@ -153,12 +154,22 @@ extension HistoryDatabase {
             where ResultsFile.metricList(row["value"]).contains(metric) {
                 exactRuns.insert(row["run_id"])
             }
+            // The benchmarks each run lists as not exact after all (`# inexact:`).
+            var inexact: [Int64: Set<String>] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT run_id, value FROM run_context WHERE key = ?",
+                arguments: [ResultsReader.inexactKey])
+            {
+                inexact[row["run_id"], default: []].insert(row["value"])
+            }
             return order.compactMap { grouped[$0] }.map { group in
                 let name = BenchmarkName(group.benchmark)
                 var series = TrendSeries(
                     benchmark: group.benchmark, key: name.withoutEngine, engine: name.engine,
                     machine: group.machine, profile: group.profile, points: group.points)
-                series.exact = group.points.allSatisfy { exactRuns.contains($0.run.id) }
+                series.exact = group.points.allSatisfy {
+                    exactRuns.contains($0.run.id) && inexact[$0.run.id]?.contains(group.benchmark) != true
+                }
                 return series
             }
         }

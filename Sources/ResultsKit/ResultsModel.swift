@@ -292,6 +292,11 @@ public struct ResultsFile: Sendable {
     /// The counters the file says are exact (`# exact_metrics:`): the same build always gives the same value.
     public var exactMetrics: [String] { ResultsFile.metricList(contextValue(ResultsReader.exactMetricsKey) ?? "") }
 
+    /// The benchmarks whose counts of the exact metrics are not exact after all (`# inexact:`, one line each).
+    public var inexactBenchmarks: Set<String> {
+        Set(context.filter { $0.key == ResultsReader.inexactKey }.map(\.value))
+    }
+
     /// `a, b` as `["a", "b"]`.
     public static func metricList(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -29,6 +29,9 @@ public enum ResultsReader {
     /// The context key naming the counters whose values are exact (comma-separated): two runs of one build give the
     /// same value, so any difference between builds is the code's (callgrind's instruction counts).
     public static let exactMetricsKey = "exact_metrics"
+    /// The context key, one line per benchmark, naming a benchmark of the file whose counts of the exact metrics are
+    /// not exact after all (a repeated run of one build gave another count).
+    public static let inexactKey = "inexact"
 
     /// The aggregate suffixes Google Benchmark appends with `--benchmark_repetitions`.
     static let aggregateSuffixes: [String] = ["mean", "median", "stddev", "cv"]
@@ -179,9 +182,32 @@ public enum ResultsReader {
                     realTime: realTime, cpuTime: cpuTime, timeUnit: unit, label: cell("label"),
                     errorMessage: nil, counters: counters))
         }
+        try checkInexact(document, benchmarks: Set(rows.map(\.benchmark)), file: file)
         return ResultsFile(
             path: file, contextLines: document.contextLines, headerLine: document.headerLine,
             columns: header, rows: rows)
+    }
+
+    /// Checks that each `# inexact:` line names a benchmark of the file, in a file that declares exact metrics.
+    /// - Throws: `InputError` naming the context line.
+    static func checkInexact(_ document: CSVDocument, benchmarks: Set<String>, file: String) throws {
+        let entries = document.contextLines.enumerated().compactMap { offset, line in
+            ResultsFile.contextEntries([line]).first.map { (line: offset + 1, entry: $0) }
+        }
+        let declaresExact = entries.contains { $0.entry.key == exactMetricsKey }
+        for (line, entry) in entries where entry.key == inexactKey {
+            guard declaresExact else {
+                throw InputError(
+                    .invalidArgument, file: file, line: line, field: inexactKey,
+                    detail: "context line '\(inexactKey)' in a file with no '\(exactMetricsKey)' line (only a count "
+                        + "declared exact can be listed as not exact after all)")
+            }
+            guard benchmarks.contains(entry.value) else {
+                throw InputError(
+                    .missingValue, file: file, line: line, field: inexactKey,
+                    detail: "context line '\(inexactKey)' names '\(entry.value)', which is not a benchmark of the file")
+            }
+        }
     }
 
     /// The line of `# timing: none` when the file has it, nil when it has no `timing` line.

@@ -23,7 +23,7 @@ struct BenchCommand: ParsableCommand {
             same-CPU wake-up round trip; scale: an item added and removed at N = 10,000, for sources, timers, timers \
             in random order and observers) run under valgrind's callgrind with N and 2N iterations, and the \
             difference in user-space instructions per unit is the figure, which does not move with the machine's \
-            load. It writes results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-instructions; profile \
+            load (scale repeats the N run: a figure whose repeat differs is marked not exact). It writes results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-instructions; profile \
             callgrind) marked '# timing: none', prints the report's instruction tables and targets (those marked \
             'run: instructions' in the targets file) and adds the run to the history, whose trends show a step \
             between commits' counts as a change point. --tree DIR counts another checkout's harness (a worktree of another commit).

@@ -55,6 +55,22 @@ import Testing
         #expect(instructionsPerUnit(short: 3, long: 2, iterations: 1, unitsPerIteration: 1) == nil)
     }
 
+    @Test func anExactFamilyRepeatsTheShorterRunAndAgreesWithinOneInstructionPerUnit() {
+        #expect(InstructionFamily.scale.runIterations(short: 2) == [2, 4, 2])
+        #expect(InstructionFamily.wake.runIterations(short: 4000) == [4000, 8000])
+        // 2 iterations of 10,000 items: totals within 19,999 of each other give the same figure.
+        #expect(repeatAgrees(first: 5_000_000, repeated: 5_000_000, iterations: 2, unitsPerIteration: 10_000))
+        #expect(repeatAgrees(first: 5_000_000, repeated: 5_019_999, iterations: 2, unitsPerIteration: 10_000))
+        #expect(!repeatAgrees(first: 5_000_000, repeated: 5_020_000, iterations: 2, unitsPerIteration: 10_000))
+        #expect(!repeatAgrees(first: 5_020_000, repeated: 5_000_000, iterations: 2, unitsPerIteration: 10_000))
+        #expect(
+            repeatDifferencePerUnit(first: 5_000_000, repeated: 5_020_001, iterations: 2, unitsPerIteration: 10_000)
+                == 2)
+        #expect(
+            repeatDifferencePerUnit(first: 9_000_000, repeated: 5_000_000, iterations: 2, unitsPerIteration: 10_000)
+                == 200)
+    }
+
     @Test func theScaleFamilyCountsFourItemsWithEscapedFilters() {
         var options = InstructionOptions()
         options.family = .scale
@@ -166,21 +182,26 @@ import Testing
         options.arguments = ["--instructions", "--family", "scale"]
         var counting = InstructionOptions()
         counting.family = .scale
+        // The timer's repeated run differed: listed as not exact.
         let figures = CountedBenchmark.all(engine: "ref", options: counting).enumerated().map {
-            InstructionFigure(benchmark: $0.element, perUnit: 1000 + $0.offset)
+            InstructionFigure(
+                benchmark: $0.element, perUnit: 1000 + $0.offset, repeatDifference: $0.offset == 1 ? 317 : nil)
         }
         let context = RunContext.instructionLines(
             options: options, instructions: counting, label: "kvm-2cpu-instructions",
             date: Date(timeIntervalSince1970: 1_764_260_562), facts: ContextTests.facts,
-            valgrind: "valgrind-3.19.0", describe: ["# engine_ref: RefRunLoop"])
+            valgrind: "valgrind-3.19.0", describe: ["# engine_ref: RefRunLoop"],
+            inexact: figures.filter { $0.repeatDifference != nil }.map(\.benchmark.name))
         #expect(context.contains("# command: runloop bench --instructions --family scale"))
         #expect(context.contains("# timing: none"))
         #expect(context.contains("# exact_metrics: instructions_per_item"))
+        #expect(context.contains("# inexact: BM_Scale/engine:ref/item:timer/n:10000"))
         let closing = RunContext.closingLines(seconds: 60, loadAverage: "1 1 1", interruptedAfter: nil)
         let text = (context + closing + InstructionText.rows(figures, options: counting)).joined(separator: "\n")
         let file = try ResultsReader.parse(text: text, file: "counts.csv")
         #expect(file.isUntimed)
         #expect(file.exactMetrics == ["instructions_per_item"])
+        #expect(file.inexactBenchmarks == ["BM_Scale/engine:ref/item:timer/n:10000"])
         #expect(file.rows.count == 4)
         #expect(file.rows.first?.benchmark == "BM_Scale/engine:ref/item:source/n:10000")
         #expect(file.rows.first?.counters["instructions_per_item"] == 1000)
@@ -193,7 +214,8 @@ import Testing
         #expect(wakeContext.contains("# timing: none"))
         #expect(!wakeContext.contains { $0.hasPrefix("# exact_metrics:") })
         let table = InstructionText.table(figures, family: .scale)
-        #expect(table.contains("ref                      timer-random            1,002  -"))
+        #expect(table.contains("ref                      timer-random            1,002  -\n"))
+        #expect(table.contains("1,001  -  not exact: the repeated run differed by 317 per unit\n"))
     }
 }
 

@@ -120,6 +120,28 @@ import Testing
         #expect(text.contains("no change point (E-divisive means, p <= 0.05)"))
     }
 
+    @Test func aBenchmarkARunListsAsNotExactIsTestedAsNoise() throws {
+        let runs = try SyntheticRuns()
+        let db = try HistoryDatabase(path: runs.path("h.sqlite"))
+        // The timer's counts jump between commits as an engine's whose work varies from run to run; the third run's
+        // repeat caught it and lists the timer, not the source.
+        let files = try [2000.0, 2600, 2050].enumerated().map { index, timer in
+            try runs.write(
+                SyntheticRuns.instructionCSV(
+                    date: SyntheticRuns.date(index), commit: SyntheticRuns.commit(index),
+                    counts: ["source": 1116, "timer": timer], inexact: index == 2 ? ["ref/timer"] : []))
+        }
+        _ = try db.add(files: files)
+        let timer = try #require(try db.trend(pattern: "item:timer", metric: "instructions_per_item").first)
+        #expect(!timer.exact)
+        #expect(timer.changePoints.allSatisfy { !$0.exact })
+        let source = try #require(try db.trend(pattern: "item:source", metric: "instructions_per_item").first)
+        #expect(source.exact)
+        let text = HistoryText.trend([timer], metric: "instructions_per_item")
+        #expect(!text.contains("(exact)"))
+        #expect(!text.contains(", exact"))
+    }
+
     @Test func theTrendPageDrawsTheStepOfAnInstructionSeries() throws {
         let runs = try SyntheticRuns()
         let db = try HistoryDatabase(path: runs.path("h.sqlite"))
@@ -148,6 +170,15 @@ import Testing
         (
             "an exact metric that is no column", "# exact_metrics: instructions_per_item", "# exact_metrics: cycles",
             ":10: error: missing column: field 'exact_metrics'"
+        ),
+        (
+            "a benchmark listed as not exact that the file does not have", "# exact_metrics: instructions_per_item",
+            "# exact_metrics: instructions_per_item\n# inexact: BM_Scale/engine:ref/item:observer/n:10000",
+            ":11: error: missing value: field 'inexact'"
+        ),
+        (
+            "a benchmark listed as not exact in a file with no exact metric", "# exact_metrics: instructions_per_item",
+            "# inexact: BM_Scale/engine:ref/item:timer/n:10000", ":10: error: invalid argument: field 'inexact'"
         ),
     ]
 

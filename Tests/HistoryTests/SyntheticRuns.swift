@@ -64,10 +64,11 @@ final class SyntheticRuns {
 
     /// The CSV text of an instruction run as `runloop bench --instructions --family scale` writes it:
     /// the context, `# timing: none`, `# exact_metrics: instructions_per_item`, one row per engine and item with its
-    /// count (`counts["ref/timer"]`, default 1,000) and empty time cells. `omit` leaves out context lines.
+    /// count (`counts["ref/timer"]`, default 1,000) and empty time cells. `omit` leaves out context lines; `inexact`
+    /// lists `engine/item` pairs as not exact after all (`# inexact:`).
     static func instructionCSV(
         date: String, commit: String, engines: [String] = ["ref"], items: [String] = ["source", "timer"],
-        counts: [String: Double] = [:], omit: Set<String> = []
+        counts: [String: Double] = [:], omit: Set<String> = [], inexact: [String] = []
     ) -> String {
         var lines: [String] = []
         let context: [(String, String)] =
@@ -77,7 +78,11 @@ final class SyntheticRuns {
                 ("command", "runloop bench --instructions --family scale"), ("filter", "family scale"),
                 ("cpu_model", "AMD EPYC"), ("cpus", "2 (kvm)"), ("commit", "\(commit) (0 uncommitted paths)"),
                 ("timing", "none"), ("exact_metrics", "instructions_per_item"),
-            ] + engines.map { ("engine_\($0)", "\($0) 1.0") }
+            ]
+            + inexact.map { pair in
+                ("inexact", "BM_Scale/engine:\(pair.replacingOccurrences(of: "/", with: "/item:"))/n:10000")
+            }
+            + engines.map { ("engine_\($0)", "\($0) 1.0") }
         for (key, value) in context where !omit.contains(key) { lines.append("# \(key): \(value)") }
         lines.append("name,iterations,real_time,cpu_time,time_unit,instructions_per_item")
         for engine in engines {
