@@ -180,16 +180,18 @@ public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) { (object(sourc
 public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, as: RefRunLoopSource.self) }
 
 // A source's add and remove, the calls a churning caller makes per source: the C function compares the mode argument
-// with the default mode's pointer and calls one of two out-of-line functions, which borrow the loop and the source
-// (no reference counting). Through ``changing(_:_:as:_:)``, whose nested closures the optimizer outlined and merged,
-// each call paid a thunk, an indirect call and a six-register frame; inlined into the C function, the closures lost
-// the borrow and retained and released both references (journal/2026-12-06-source-churn-third-step.md).
+// with the default mode's pointer and, for it, calls the loop's method with the loop and the source borrowed (no
+// reference counting; the borrowing functions are inlined, and the release build shows no retain or release around
+// the call), or for any other mode argument one out-of-line function. Through ``changing(_:_:as:_:)``, whose nested
+// closures the optimizer outlined and merged, each call paid a thunk, an indirect call and a six-register frame;
+// inlined into the C function, those closures lost the borrow and retained and released both references
+// (journal/2026-12-06-source-churn-third-step.md, journal/2026-12-07-source-churn-fourth-step.md).
 
 @_cdecl("ref_runloop_add_source")
 public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
     let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
-    if let name, name == ref_runloop_default_mode {
+    if isDefaultModePointer(name) {
         addToDefaultMode(loop, source)
     } else {
         addSource(loop, source, name)
@@ -198,23 +200,34 @@ public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?
 
 @_cdecl("ref_runloop_remove_source")
 public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+    // The source checked before the loop, the add's order reversed: with identical bodies, LLVM's function merging
+    // folded the two into one function that each reached through a thunk passing its two targets as pointers, and
+    // called indirectly (about 8 instructions per call more than the direct form).
     let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
-    if let name, name == ref_runloop_default_mode {
+    let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+    if isDefaultModePointer(name) {
         removeFromDefaultMode(loop, source)
     } else {
         removeSource(loop, source, name)
     }
 }
 
-/// ``RefRunLoop/addToDefaultMode(_:)`` with both borrowed (the C caller holds them for the call).
-@inline(never)
+/// Whether `name` is the default mode's own pointer: compared as addresses, so that NULL (the common modes) needs no
+/// test of its own (the constant is never NULL, so NULL never equals it), and the optional constant no nil test.
+@inline(__always)
+private func isDefaultModePointer(_ name: UnsafePointer<CChar>?) -> Bool {
+    UInt(bitPattern: name) == UInt(bitPattern: ref_runloop_default_mode)
+}
+
+/// ``RefRunLoop/addToDefaultMode(_:)`` with both borrowed (the C caller holds them for the call). Inlined into the C
+/// function, with the borrow kept.
+@inline(__always)
 private func addToDefaultMode(_ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>) {
     loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { loop.addToDefaultMode($0) } }
 }
 
 /// ``RefRunLoop/removeFromDefaultMode(_:)`` with both borrowed.
-@inline(never)
+@inline(__always)
 private func removeFromDefaultMode(_ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>) {
     loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { loop.removeFromDefaultMode($0) } }
 }

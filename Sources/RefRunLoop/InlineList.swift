@@ -82,6 +82,15 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
         return removed
     }
 
+    /// Removes and returns the only element when the list holds exactly one and it satisfies `predicate`; otherwise
+    /// returns nil and changes nothing. O(1): the usual removal from a one-element list, without the general path.
+    @inline(__always)
+    mutating func removeSole(where predicate: (Element) -> Bool) -> Element? {
+        guard tail == nil, let element = head, predicate(element) else { return nil }
+        head = nil
+        return element
+    }
+
     /// Removes every element that satisfies `shouldRemove`, keeping the others' order. O(count).
     @inline(__always)
     mutating func removeAll(where shouldRemove: (Element) -> Bool) {

@@ -47,7 +47,7 @@ struct SlotArray<Element> {
     @inline(__always)
     var last: Element { slots[end - 1].unsafelyUnwrapped }
 
-    /// Appends `element` and returns its position. O(1) amortised.
+    /// Appends `element` and returns its position. O(1) amortised. The arithmetic wraps, as in ``remove(at:relocated:)``.
     @inline(__always)
     mutating func append(_ element: Element) -> Int {
         checkUnshared()
@@ -55,9 +55,10 @@ struct SlotArray<Element> {
         // The slot is vacant, so it holds nil, which owns nothing: initialized over, not assigned (an assignment
         // releases the nil it replaces, a call on every append).
         (slots + end).initialize(to: element)
-        end += 1
-        count += 1
-        return base + end - 1
+        let position = base &+ end
+        end &+= 1
+        count &+= 1
+        return position
     }
 
     /// The element at `position`, nil for a hole or a position outside the array.
@@ -69,29 +70,44 @@ struct SlotArray<Element> {
     /// Removes the element at `position`, which must hold one. When the removal squeezes the holes out, `relocated` is
     /// called, before this returns, with each element that moved and its new position (its old one is invalid from
     /// then on). O(1) amortised.
+    ///
+    /// The arithmetic wraps (`&-`, `&+`) rather than trapping: every index is in `0...capacity` and every position
+    /// within `base...base + capacity`, far from overflow, and the overflow checks were a test and a branch on each step.
     mutating func remove(at position: Int, relocated: (Element, Int) -> Void) {
         checkUnshared()
-        let index = position - base
-        var (start, end) = (self.start, self.end)
+        let index = position &- base
         precondition(index >= start && index < end, "internal bug: no element at position \(position)")
-        count -= 1
-        let remaining = count
         let slots = self.slots
-        precondition(slots[index] != nil, "internal bug: no element at position \(position)")
-        slots[index] = nil
+        // Moved out, and released last, once the array is consistent again: no bookkeeping waits on the call, so the
+        // function saves fewer registers (74 instructions per removal to 59 under callgrind, with the wrapping
+        // arithmetic). A last reference's deinit still runs within this call, as before.
+        let removed = (slots + index).move()
+        (slots + index).initialize(to: nil)
+        precondition(removed != nil, "internal bug: no element at position \(position)")
+        closeGap(at: index, relocated: relocated)
+        _ = consume removed
+    }
+
+    /// The bookkeeping of ``remove(at:relocated:)`` once slot `index`, which held an element, is nil.
+    @inline(__always)
+    private mutating func closeGap(at index: Int, relocated: (Element, Int) -> Void) {
+        let remaining = count &- 1
+        count = remaining
+        var (start, end) = (self.start, self.end)
+        let slots = self.slots
         if remaining == 0 {
             (start, end) = (0, 0)
-        } else if index == end - 1 {
-            repeat { end -= 1 } while slots[end - 1] == nil
+        } else if index == end &- 1 {
+            repeat { end &-= 1 } while slots[end &- 1] == nil
         } else if index == start {
-            repeat { start += 1 } while slots[start] == nil
+            repeat { start &+= 1 } while slots[start] == nil
         }
         (self.start, self.end) = (start, end)
         guard remaining > 0 else { return }
-        let holes = end - start - remaining
+        let holes = end &- start &- remaining
         if holes > remaining && holes >= Self.minimumHolesToDrop {
             squeezeHoles(relocated: relocated)
-        } else if start >= Self.minimumHolesToDrop && 2 * start >= end {
+        } else if start >= Self.minimumHolesToDrop && start &+ start >= end {
             dropLeadingHoles()
         }
     }
