@@ -182,10 +182,11 @@ public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, 
 // A source's add and remove, the calls a churning caller makes per source: the C function compares the mode argument
 // with the default mode's pointer and, for it, calls the loop's method with the loop and the source borrowed (no
 // reference counting; the borrowing functions are inlined, and the release build shows no retain or release around
-// the call), or for any other mode argument one out-of-line function. Through ``changing(_:_:as:_:)``, whose nested
-// closures the optimizer outlined and merged, each call paid a thunk, an indirect call and a six-register frame;
-// inlined into the C function, those closures lost the borrow and retained and released both references
-// (journal/2026-12-06-source-churn-third-step.md, journal/2026-12-07-source-churn-fourth-step.md).
+// the call), or for any other mode argument one out-of-line function. They do not go through
+// ``changing(_:_:as:_:)``: the optimizer outlines and merges its nested closures (a thunk, an indirect call and a
+// six-register frame per call), and once those are inlined into a C function the borrow is lost and both references
+// are retained and released (journal/2026-12-06-source-churn-third-step.md,
+// journal/2026-12-07-source-churn-fourth-step.md).
 
 @_cdecl("ref_runloop_add_source")
 public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
@@ -200,9 +201,9 @@ public func refRunLoopAddSource(_ loop: OpaquePointer?, _ source: OpaquePointer?
 
 @_cdecl("ref_runloop_remove_source")
 public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    // The source checked before the loop, the add's order reversed: with identical bodies, LLVM's function merging
-    // folded the two into one function that each reached through a thunk passing its two targets as pointers, and
-    // called indirectly (about 8 instructions per call more than the direct form).
+    // The source checked before the loop, the add's order reversed, so the two bodies differ: identical ones are
+    // folded by LLVM's function merging into one function that each reaches through a thunk passing its two targets
+    // as pointers, called indirectly (about 8 instructions per call more than the direct form).
     let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
     let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
     if isDefaultModePointer(name) {
