@@ -79,6 +79,7 @@ extension RefRunLoop {
             return early
         }
         let mode = frame.mode
+        let modeSet = mode.waitSet
         frame.mainQueueFD = isMain ? mainQueueDescriptor(for: mode) : -1
         let poll0 = frame.termination == 0
         while true {
@@ -108,7 +109,7 @@ extension RefRunLoop {
                 // g. BeforeWaiting, only when about to sleep (rule order.wait-observers-skipped-on-poll)
                 if !poll { notifyObservers(.beforeWaiting, in: mode) }
                 // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
-                live = waitForLivePort(frame, poll: poll)
+                live = waitForLivePort(frame, in: modeSet, poll: poll)
                 // j. AfterWaiting, paired with BeforeWaiting (rule order.wait-observers-paired)
                 if !poll { notifyObservers(.afterWaiting, in: mode) }
             }
