@@ -79,6 +79,7 @@ extension RefRunLoop {
             return early
         }
         let mode = frame.mode
+        let modeSet = mode.waitSet
         frame.mainQueueFD = isMain ? mainQueueDescriptor(for: mode) : -1
         let poll0 = frame.termination == 0
         while true {
@@ -108,7 +109,7 @@ extension RefRunLoop {
                 // g. BeforeWaiting, only when about to sleep (rule order.wait-observers-skipped-on-poll)
                 if !poll { notifyObservers(.beforeWaiting, in: mode) }
                 // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
-                live = waitForLivePort(frame, poll: poll)
+                live = waitForLivePort(frame, in: modeSet, poll: poll)
                 // j. AfterWaiting, paired with BeforeWaiting (rule order.wait-observers-paired)
                 if !poll { notifyObservers(.afterWaiting, in: mode) }
             }
@@ -149,6 +150,8 @@ extension RefRunLoop {
     ///
     /// The stop flags and the mode's emptiness need `lock`, unless nothing that could set them changed since this
     /// run last looked (`exitEpoch` equals the frame's `checkedEpoch`): then the check takes no lock.
+    /// Inlined into the pass (its one caller): a call cost the pass a prologue and an epilogue.
+    @inline(__always)
     private func exitCheck(_ frame: RunFrame, handled: Bool, stopAfterHandle: Bool) -> RefRunLoopResult? {
         if handled && stopAfterHandle { return .handledSource }
         // A run without timeout (.max) cannot time out: no clock read.

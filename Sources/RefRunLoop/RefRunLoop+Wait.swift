@@ -61,9 +61,11 @@ extension RefRunLoop {
     /// A wake-up report takes no lock (``WakeGate/consumeReport()``); a timer or descriptor report takes `lock` once
     /// to look at the mode. The timeout needs only the run frames and their clocks, which only this (the loop's)
     /// thread writes, so it reads them without the lock.
-    func waitForLivePort(_ frame: RunFrame, poll: Bool) -> LivePort {
+    ///
+    /// `set` is `frame.mode.waitSet` (both immutable), which the caller (runPasses) holds for the whole run: read
+    /// here from the frame, it cost a retain and a release on every wait.
+    func waitForLivePort(_ frame: RunFrame, in set: WaitSet.ModeSet, poll: Bool) -> LivePort {
         assertOnLoopThread()
-        let set = frame.mode.waitSet
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if set.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
         // Spin-then-park: the spin is part of the wait (WaitPolicy.swift, WaitSet.spin).

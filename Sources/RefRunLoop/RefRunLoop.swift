@@ -35,14 +35,16 @@ public final class RefRunLoop: @unchecked Sendable {
     /// `lock`, so it must stay valid as long as anyone holds the loop.
     let waitSet = WaitSet()
 
-    /// What `lock` protects that every add and remove reads, gathered in one struct at a stable address that the
-    /// loop allocates once and frees in its deinit, reached through the accessors below (as ``LoopMode/Tables``, and
-    /// for the same reason: a pointer access is checked for exclusivity at compile time, a class's stored `var` at run
-    /// time on every access).
+    /// What `lock` protects that every add and remove reads, and the run frames every wait reads, gathered in one
+    /// struct at a stable address that the loop allocates once and frees in its deinit, reached through the accessors
+    /// below (as ``LoopMode/Tables``, and for the same reason: a pointer access is checked for exclusivity at compile
+    /// time, a class's stored `var` at run time on every access).
     struct Tables {
         var lifecycle = Lifecycle.open
         /// Every mode ever created, by name.
         var modes: [String: LoopMode] = [:]
+        /// One frame per active (possibly nested) run, innermost last.
+        var frames: [RunFrame] = []
     }
     /// The loop's ``Tables``; the loop owns it (allocated in init, freed in deinit).
     private let tables: UnsafeMutablePointer<Tables> = {
@@ -80,10 +82,12 @@ public final class RefRunLoop: @unchecked Sendable {
     /// thread so that the block phases of an idle pass take no lock. A block queued just after the read waits for
     /// the next pass, as it would had it been queued a moment later.
     let hasBlocks = Atomic<Bool>(false)
-    /// Protected by `lock`, and written only by the loop's thread: other threads read it under `lock`; the loop's
-    /// thread may read it without (``waitForLivePort(_:poll:)``). One frame per active (possibly nested) run,
-    /// innermost last.
-    var frames: [RunFrame] = []
+    /// ``Tables/frames``. Protected by `lock`, and written only by the loop's thread: other threads read it under
+    /// `lock`; the loop's thread may read it without (``waitForLivePort(_:in:poll:)``, which asserts it runs there).
+    var frames: [RunFrame] {
+        _read { yield tables.pointee.frames }
+        _modify { yield &tables.pointee.frames }
+    }
     /// The signalled list and its lock, a leaf lock taken last (after `lock` and after a source's lock), so that
     /// ``RefRunLoopSource/signal()`` can push onto the list while holding the source's lock. Every version-0 source of
     /// this loop that is valid and signalled is on the list (possibly with stale entries: sources performed,

@@ -2,7 +2,7 @@
 // spins for a moment, polling the wake-up gate, when wake-ups have been arriving (spin-then-park). A hand-off from
 // another CPU that lands during the spin then costs a cache-line transfer instead of a kernel wake-up of a sleeping
 // thread (on a virtual machine, the hypervisor's wake-up of a halted vCPU as well). The spin itself is
-// ``WaitSet/spin(_:until:)``; where it sits in the pass is ``RefRunLoop/waitForLivePort(_:poll:)``.
+// ``WaitSet/spin(_:until:)``; where it sits in the pass is ``RefRunLoop/waitForLivePort(_:in:poll:)``.
 //
 // Semantics are unchanged: the spin is part of the wait (after BeforeWaiting, before AfterWaiting, with
 // CFRunLoopIsWaiting true), it only reads the gate, and it ends no later than the run's deadline and the time the mode's
