@@ -33,10 +33,11 @@ extension BenchRun {
                 progress.line("bench: \(benchmark.name): not counted: \(why.description)")
             }
         }
+        figures = InstructionFigure.withEnginesJudged(figures)
         let context = RunContext.instructionLines(
             options: options, instructions: counting, label: start.label, date: started, facts: start.facts,
             valgrind: valgrind, describe: start.describe,
-            inexact: figures.filter { $0.repeatDifference != nil }.map(\.benchmark.name))
+            inexact: figures.filter(\.isInexact).map(\.benchmark.name))
         // The report's tables and the instruction targets (Benchmarks/targets.yaml, `run: instructions`).
         return try finishCounting(
             out: out, context: context, rows: InstructionText.rows(figures, options: counting), missing: missing,

@@ -184,11 +184,30 @@ public struct InstructionFigure: Sendable, Equatable {
     /// For an exact family: by how much the repeat of the shorter run differed, per unit, when it differed by one
     /// instruction per unit or more (the figure is then not exact); nil when it agreed, and for a family not exact.
     public let repeatDifference: Int?
+    /// For an exact family: a figure of the same engine in the run (this one or another) was not exact
+    /// (``InstructionFigure/withEnginesJudged(_:)``).
+    public private(set) var engineVaried = false
 
     public init(benchmark: CountedBenchmark, perUnit: Int, repeatDifference: Int? = nil) {
         self.benchmark = benchmark
         self.perUnit = perUnit
         self.repeatDifference = repeatDifference
+    }
+
+    /// Whether the figure is listed as not exact (`# inexact:`).
+    public var isInexact: Bool { repeatDifference != nil || engineVaried }
+
+    /// `figures` with every figure of an engine marked not exact when any of that engine's was. One repeat catches a
+    /// count that varies often, not one that varies now and then (a peer whose source count is the same in two runs
+    /// of three); what makes counts vary (the engine's own threads doing part of the work, timers ordered by the
+    /// clock) belongs to the engine, so its other counts are not trusted as exact either.
+    public static func withEnginesJudged(_ figures: [InstructionFigure]) -> [InstructionFigure] {
+        let varied = Set(figures.filter { $0.repeatDifference != nil }.map(\.benchmark.engine))
+        return figures.map { figure in
+            var judged = figure
+            judged.engineVaried = varied.contains(figure.benchmark.engine)
+            return judged
+        }
     }
 }
 
@@ -201,9 +220,9 @@ public enum InstructionText {
         for figure in figures {
             let floor = figures.first { $0.benchmark.engine == "epoll" && $0.benchmark.item == figure.benchmark.item }
             let ratio = floor.map { String(format: "%.2fx", Double(figure.perUnit) / Double(max($0.perUnit, 1))) }
-            let inexact = figure.repeatDifference.map {
-                "  not exact: the repeated run differed by \(grouped($0)) per unit"
-            }
+            let inexact =
+                figure.repeatDifference.map { "  not exact: the repeated run differed by \(grouped($0)) per unit" }
+                ?? (figure.engineVaried ? "  not exact: another count of this engine was not" : nil)
             lines.append(
                 pad(figure.benchmark.engine, 24) + " " + pad(figure.benchmark.item ?? "round trip", 12) + " "
                     + pad(grouped(figure.perUnit), 16, right: true) + "  " + (ratio ?? "-") + (inexact ?? ""))

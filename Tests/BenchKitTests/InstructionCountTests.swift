@@ -57,6 +57,21 @@ import Testing
 
     @Test func anExactFamilyRepeatsTheShorterRunAndAgreesWithinOneInstructionPerUnit() {
         #expect(InstructionFamily.scale.runIterations(short: 2) == [2, 4, 2])
+        // One varied count of an engine makes all of that engine's not exact; other engines keep theirs.
+        var counting = InstructionOptions()
+        counting.family = .scale
+        let judged = InstructionFigure.withEnginesJudged(
+            CountedBenchmark.all(engine: "nio", options: counting).enumerated().map {
+                InstructionFigure(benchmark: $0.element, perUnit: 700, repeatDifference: $0.offset == 1 ? 500 : nil)
+            }
+                + CountedBenchmark.all(engine: "ref", options: counting).map {
+                    InstructionFigure(benchmark: $0, perUnit: 900)
+                })
+        #expect(judged.filter(\.isInexact).map(\.benchmark.engine) == ["nio", "nio", "nio", "nio"])
+        #expect(judged.filter(\.engineVaried).count == 4)
+        let table = InstructionText.table(judged, family: .scale)
+        #expect(table.contains("700  -  not exact: another count of this engine was not\n"))
+        #expect(table.contains("700  -  not exact: the repeated run differed by 500 per unit\n"))
         #expect(InstructionFamily.wake.runIterations(short: 4000) == [4000, 8000])
         // 2 iterations of 10,000 items: totals within 19,999 of each other give the same figure.
         #expect(repeatAgrees(first: 5_000_000, repeated: 5_000_000, iterations: 2, unitsPerIteration: 10_000))
@@ -191,7 +206,7 @@ import Testing
             options: options, instructions: counting, label: "kvm-2cpu-instructions",
             date: Date(timeIntervalSince1970: 1_764_260_562), facts: ContextTests.facts,
             valgrind: "valgrind-3.19.0", describe: ["# engine_ref: RefRunLoop"],
-            inexact: figures.filter { $0.repeatDifference != nil }.map(\.benchmark.name))
+            inexact: figures.filter(\.isInexact).map(\.benchmark.name))
         #expect(context.contains("# command: runloop bench --instructions --family scale"))
         #expect(context.contains("# timing: none"))
         #expect(context.contains("# exact_metrics: instructions_per_item"))
