@@ -76,6 +76,8 @@ private func withProbe<T>(_ body: (ThreadProbe, UInt64) -> T) -> T {
                 if log.count > 12 { loop.stop() }
             }
             loop.add(observer, mode: .named("inner"))
+            // Outer run A waits only when a run that should not go on does: bounded too.
+            loop.add(observer, mode: .named("outer"))
             let nested = RefRunLoopSource(perform: {
                 // B's deadline one nanosecond before A's (A started at `start`).
                 probe.clock = start + outerNanoseconds - 1 - innerNanoseconds
@@ -90,6 +92,7 @@ private func withProbe<T>(_ body: (ThreadProbe, UInt64) -> T) -> T {
             log.append("A \(a)")
             loop.remove(nested, mode: .named("outer"))
             loop.remove(observer, mode: .named("inner"))
+            loop.remove(observer, mode: .named("outer"))
             loop.remove(keepAlive, mode: .named("inner"))
             return log.all
         }
