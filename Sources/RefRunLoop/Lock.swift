@@ -32,6 +32,8 @@ struct Lock: ~Copyable, @unchecked Sendable {
     /// mutex and just before it releases it; read by any thread (relaxed: a thread compares it with itself, and only
     /// it can have written its own id there).
     private let owner = Atomic<UInt>(0)
+    /// How many times the lock was acquired, for tests of how often a path takes it (any thread adds, relaxed).
+    private let acquisitionCount = Atomic<UInt64>(0)
 
     init(_ name: StaticString) {
         self.name = name
@@ -55,6 +57,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
         let locked = pthread_mutex_lock(mutex)
         if locked != 0 { fatalError("internal bug: pthread_mutex_lock(\(name)) returned \(locked)") }
         owner.store(me, ordering: .relaxed)
+        acquisitionCount.wrappingAdd(1, ordering: .relaxed)
         defer {
             owner.store(0, ordering: .relaxed)
             let unlocked = pthread_mutex_unlock(mutex)
@@ -62,6 +65,9 @@ struct Lock: ~Copyable, @unchecked Sendable {
         }
         return try body()
     }
+
+    /// How many times the lock has been acquired so far. Debug builds only (tests of how often a path takes a lock).
+    var acquisitions: UInt64 { acquisitionCount.load(ordering: .relaxed) }
 
     /// Stops the process unless the calling thread holds the lock. Debug builds only; nothing in release builds.
     @inline(__always)

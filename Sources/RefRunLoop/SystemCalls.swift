@@ -144,6 +144,9 @@ enum Epoll {
         let count = Syscall.mustSucceed("epoll_pwait2") {
             csystem_epoll_wait_ns(epfd, &token, 1, timeout.map { Int64(min($0, limit)) } ?? -1)
         }
+        #if DEBUG
+        ThreadProbe.current?.noteWait(timeoutNanoseconds: timeout, reportedNothing: count == 0)
+        #endif
         return count > 0 ? token : nil
     }
 }
@@ -159,11 +162,16 @@ enum Descriptor {
 /// The clock every deadline uses: CLOCK_MONOTONIC, so wall-clock jumps never move a timer.
 public enum RefClock {
     /// Seconds on CLOCK_MONOTONIC. Timer fire dates, ``RefRunLoopTimer/nextFireDate`` and run timeouts use it.
-    public static var now: Double { Double(csystem_monotonic_ns()) / 1e9 }
+    public static var now: Double { Double(nanoseconds) / 1e9 }
 
-    /// Nanoseconds on CLOCK_MONOTONIC.
+    /// Nanoseconds on CLOCK_MONOTONIC (in a debug build, a test's clock on a thread that has one: ThreadProbes.swift).
     @inline(__always)
-    public static var nanoseconds: UInt64 { csystem_monotonic_ns() }
+    public static var nanoseconds: UInt64 {
+        #if DEBUG
+        if let probe = ThreadProbe.current, let reading = probe.readClock() { return reading }
+        #endif
+        return csystem_monotonic_ns()
+    }
 
     /// CF's TIMER_DATE_LIMIT: fire dates above it are clamped to it.
     static let dateLimit = 4039289856.0

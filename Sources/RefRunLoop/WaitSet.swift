@@ -508,3 +508,21 @@ struct WaitSet: ~Copyable {
         }
     }
 }
+
+#if DEBUG
+/// sched_yield(2), counted on a thread with a probe (ThreadProbes.swift): debug builds only, and this file only (a
+/// file-private declaration is found before Glibc's). Release builds call Glibc's directly.
+@inline(__always)
+@discardableResult
+private func sched_yield() -> Int32 {
+    ThreadProbe.current?.noteYield()
+    return Glibc.sched_yield()
+}
+
+/// The CPU's spin hint, counted on a thread with a probe, as `sched_yield` above.
+@inline(__always)
+private func csystem_cpu_relax() {
+    ThreadProbe.current?.noteSpinHint()
+    CRunLoopSystem.csystem_cpu_relax()
+}
+#endif
