@@ -180,9 +180,9 @@ public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) { (object(sourc
 public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, as: RefRunLoopSource.self) }
 
 // A source's add and remove, the calls a churning caller makes per source: the C function compares the mode argument
-// with the default mode's pointer and, for it, calls the loop's method with the loop and the source borrowed (no
-// reference counting; the borrowing functions are inlined, and the release build shows no retain or release around
-// the call), or for any other mode argument one out-of-line function. They do not go through
+// with the default mode's pointer and, for it, tail-calls a free function holding the loop's method with the loop and
+// the source borrowed (no reference counting; the borrowing functions are inlined, and the release build shows no
+// retain or release around the call), or for any other mode argument one out-of-line function. They do not go through
 // ``changing(_:_:as:_:)``: the optimizer outlines and merges its nested closures (a thunk, an indirect call and a
 // six-register frame per call), and once those are inlined into a C function the borrow is lost and both references
 // are retained and released (journal/2026-12-06-source-churn-third-step.md,
@@ -224,13 +224,25 @@ private func isDefaultModePointer(_ name: UnsafePointer<CChar>?) -> Bool {
 /// function, with the borrow kept.
 @inline(__always)
 private func addToDefaultMode(_ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>) {
-    loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { loop.addToDefaultMode($0) } }
+    loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { addToDefaultMode(loop, $0) } }
 }
 
 /// ``RefRunLoop/removeFromDefaultMode(_:)`` with both borrowed.
 @inline(__always)
 private func removeFromDefaultMode(_ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>) {
-    loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { loop.removeFromDefaultMode($0) } }
+    loop._withUnsafeGuaranteedRef { loop in source._withUnsafeGuaranteedRef { removeFromDefaultMode(loop, $0) } }
+}
+
+/// ``RefRunLoop/addToDefaultMode(_:)`` as a free function, with the method inlined: the C function reaches it with a
+/// tail call (a method takes the loop in a callee-saved register, which the C function would have to save around the
+/// call).
+@inline(never)
+private func addToDefaultMode(_ loop: RefRunLoop, _ source: RefRunLoopSource) { loop.addToDefaultMode(source) }
+
+/// ``RefRunLoop/removeFromDefaultMode(_:)`` as a free function (see the add's).
+@inline(never)
+private func removeFromDefaultMode(_ loop: RefRunLoop, _ source: RefRunLoopSource) {
+    loop.removeFromDefaultMode(source)
 }
 
 /// A source added to the mode of any other C mode argument (another pointer to the default mode's name included).
@@ -288,15 +300,55 @@ public func refRunLoopTimerInvalidate(_ timer: OpaquePointer?) { (object(timer) 
 @_cdecl("ref_runloop_timer_release")
 public func refRunLoopTimerRelease(_ timer: OpaquePointer?) { release(timer, as: RefRunLoopTimer.self) }
 
+// A timer's add and remove, direct as a source's are (see above), with the checks in other orders: the C functions
+// of the three kinds' add (and of their remove) would otherwise have bodies that differ only in the functions they
+// call, which LLVM's function merging folds into one function reached through a thunk and called indirectly. The
+// timer's compare the mode argument first and check the loop and the timer on the default mode's path only; on the
+// other path ``changing(_:_:as:_:)`` checks them.
+
 @_cdecl("ref_runloop_add_timer")
 public func refRunLoopAddTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, timer, as: RefRunLoopTimer.self) { loop, timer in
-        withMode(name, defaultMode: { loop.addToDefaultMode(timer) }, other: { loop.add(timer, mode: $0) })
+    if isDefaultModePointer(name) {
+        let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+        let timer = Unmanaged<RefRunLoopTimer>.fromOpaque(UnsafeRawPointer(nonNull(timer)))
+        loop._withUnsafeGuaranteedRef { loop in timer._withUnsafeGuaranteedRef { addToDefaultMode(loop, $0) } }
+    } else {
+        addTimer(loop, timer, name)
     }
 }
 
 @_cdecl("ref_runloop_remove_timer")
 public func refRunLoopRemoveTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+    if isDefaultModePointer(name) {
+        let timer = Unmanaged<RefRunLoopTimer>.fromOpaque(UnsafeRawPointer(nonNull(timer)))
+        let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+        loop._withUnsafeGuaranteedRef { loop in timer._withUnsafeGuaranteedRef { removeFromDefaultMode(loop, $0) } }
+    } else {
+        removeTimer(loop, timer, name)
+    }
+}
+
+/// ``RefRunLoop/addToDefaultMode(_:)`` as a free function, with the method inlined: the C function reaches it with a
+/// tail call (a method takes the loop in a callee-saved register, which the C function would have to save around the
+/// call).
+@inline(never)
+private func addToDefaultMode(_ loop: RefRunLoop, _ timer: RefRunLoopTimer) { loop.addToDefaultMode(timer) }
+
+/// ``RefRunLoop/removeFromDefaultMode(_:)`` as a free function (see the add's).
+@inline(never)
+private func removeFromDefaultMode(_ loop: RefRunLoop, _ timer: RefRunLoopTimer) { loop.removeFromDefaultMode(timer) }
+
+/// A timer added to the mode of any other C mode argument (another pointer to the default mode's name included).
+@inline(never)
+private func addTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+    changing(loop, timer, as: RefRunLoopTimer.self) { loop, timer in
+        withMode(name, defaultMode: { loop.addToDefaultMode(timer) }, other: { loop.add(timer, mode: $0) })
+    }
+}
+
+/// A timer removed from the mode of any other C mode argument.
+@inline(never)
+private func removeTimer(_ loop: OpaquePointer?, _ timer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     changing(loop, timer, as: RefRunLoopTimer.self) { loop, timer in
         withMode(name, defaultMode: { loop.removeFromDefaultMode(timer) }, other: { loop.remove(timer, mode: $0) })
     }
@@ -342,16 +394,60 @@ public func refRunLoopObserverInvalidate(_ observer: OpaquePointer?) {
 @_cdecl("ref_runloop_observer_release")
 public func refRunLoopObserverRelease(_ observer: OpaquePointer?) { release(observer, as: RefRunLoopObserver.self) }
 
+// An observer's add and remove, direct as a source's and a timer's are, in a third order (see the timer's): the loop
+// (the add) or the observer (the remove) is checked first, the mode argument compared, and the other checked on the
+// default mode's path only.
+
 @_cdecl("ref_runloop_add_observer")
 public func refRunLoopAddObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
-        withMode(name, defaultMode: { loop.addToDefaultMode(observer) }, other: { loop.add(observer, mode: $0) })
+    let checkedLoop = nonNull(loop)
+    if isDefaultModePointer(name) {
+        let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(checkedLoop))
+        let observer = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(nonNull(observer)))
+        loop._withUnsafeGuaranteedRef { loop in observer._withUnsafeGuaranteedRef { addToDefaultMode(loop, $0) } }
+    } else {
+        addObserver(checkedLoop, observer, name)
     }
 }
 
 @_cdecl("ref_runloop_remove_observer")
 public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?)
 {
+    let checkedObserver = nonNull(observer)
+    if isDefaultModePointer(name) {
+        let observer = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(checkedObserver))
+        let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
+        loop._withUnsafeGuaranteedRef { loop in
+            observer._withUnsafeGuaranteedRef { removeFromDefaultMode($0, loop) }
+        }
+    } else {
+        removeObserver(loop, checkedObserver, name)
+    }
+}
+
+/// ``RefRunLoop/addToDefaultMode(_:)`` as a free function (see the timer's).
+@inline(never)
+private func addToDefaultMode(_ loop: RefRunLoop, _ observer: RefRunLoopObserver) { loop.addToDefaultMode(observer) }
+
+/// ``RefRunLoop/removeFromDefaultMode(_:)`` as a free function (see the timer's), its arguments in the other order:
+/// with the add's order its body differs from the add's only in the function it calls (leaving the mode rather than
+/// joining it), and LLVM's function merging folds the two into one that calls that function indirectly.
+@inline(never)
+private func removeFromDefaultMode(_ observer: RefRunLoopObserver, _ loop: RefRunLoop) {
+    loop.removeFromDefaultMode(observer)
+}
+
+/// An observer added to the mode of any other C mode argument.
+@inline(never)
+private func addObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+    changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
+        withMode(name, defaultMode: { loop.addToDefaultMode(observer) }, other: { loop.add(observer, mode: $0) })
+    }
+}
+
+/// An observer removed from the mode of any other C mode argument.
+@inline(never)
+private func removeObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
     changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
         withMode(
             name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })

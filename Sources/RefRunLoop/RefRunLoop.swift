@@ -224,6 +224,7 @@ public final class RefRunLoop: @unchecked Sendable {
     // look-up by name and no list of callouts. The same per-kind functions as every other mode's add and remove
     // (joinLocked, leaveLocked), so the two paths cannot differ.
 
+    @inline(__always)
     func addToDefaultMode(_ source: RefRunLoopSource) {
         let schedule = lock.withLock {
             defer { checkInvariantsAfterChangeLocked() }
@@ -232,6 +233,7 @@ public final class RefRunLoop: @unchecked Sendable {
         schedule?(RefRunLoopMode.defaultModeName)
     }
 
+    @inline(__always)
     func addToDefaultMode(_ timer: RefRunLoopTimer) {
         lock.withLock {
             if lifecycle == .open { joinLocked(timer, defaultMode) }
@@ -239,6 +241,7 @@ public final class RefRunLoop: @unchecked Sendable {
         }
     }
 
+    @inline(__always)
     func addToDefaultMode(_ observer: RefRunLoopObserver) {
         lock.withLock {
             if lifecycle == .open { joinLocked(observer, defaultMode) }
@@ -246,6 +249,7 @@ public final class RefRunLoop: @unchecked Sendable {
         }
     }
 
+    @inline(__always)
     func removeFromDefaultMode(_ source: RefRunLoopSource) {
         let cancel = lock.withLock {
             defer { checkInvariantsAfterChangeLocked() }
@@ -254,6 +258,7 @@ public final class RefRunLoop: @unchecked Sendable {
         cancel?(RefRunLoopMode.defaultModeName)
     }
 
+    @inline(__always)
     func removeFromDefaultMode(_ timer: RefRunLoopTimer) {
         lock.withLock {
             if lifecycle == .open { leaveLocked(timer, defaultMode) }
@@ -261,6 +266,7 @@ public final class RefRunLoop: @unchecked Sendable {
         }
     }
 
+    @inline(__always)
     func removeFromDefaultMode(_ observer: RefRunLoopObserver) {
         lock.withLock {
             if lifecycle == .open { leaveLocked(observer, defaultMode) }

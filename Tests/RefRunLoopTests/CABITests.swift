@@ -123,3 +123,41 @@ private func recordActivity(_ activity: UInt32, _ info: UnsafeMutableRawPointer?
     }
     #expect(seen == [true, false, true, false, true, false, true, false], "in after each add, out after each remove")
 }
+
+@Test func aTimerAndAnObserverJoinAndLeaveThroughEveryKindOfModeArgument() {
+    // ref_runloop_add_timer, ref_runloop_add_observer and their removes compare the mode argument with
+    // REF_RUNLOOP_DEFAULT_MODE's pointer, each in its own order of checks (CABI.swift); a copy of its name, another
+    // mode's name and NULL (the common modes) take the other path. Each add is seen by contains, and each remove undoes
+    // it. The timer is far in the future and the loop never runs, so neither fires.
+    let seen: [Bool] = onFreshLoopThread { _ in
+        let loopPointer = refRunLoopCurrent()
+        let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(loopPointer)).takeUnretainedValue()
+        let timer = refRunLoopTimerCreate(refRunLoopNow() + 3_600, 0, 0, recordTag, nil)
+        let swiftTimer = Unmanaged<RefRunLoopTimer>.fromOpaque(UnsafeRawPointer(timer)).takeUnretainedValue()
+        let everyActivity = UInt32(truncatingIfNeeded: RefRunLoopActivity.allActivities.rawValue)
+        let observer = refRunLoopObserverCreate(everyActivity, 1, 0, recordActivity, nil)
+        let swiftObserver = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(observer))
+            .takeUnretainedValue()
+        var seen: [Bool] = []
+        func addAndRemove(_ name: UnsafePointer<CChar>?, _ mode: RefRunLoopMode) {
+            refRunLoopAddTimer(loopPointer, timer, name)
+            refRunLoopAddObserver(loopPointer, observer, name)
+            seen.append(loop.contains(swiftTimer, mode: mode))
+            seen.append(loop.contains(swiftObserver, mode: mode))
+            refRunLoopRemoveTimer(loopPointer, timer, name)
+            seen.append(loop.contains(swiftTimer, mode: mode))
+            seen.append(loop.contains(swiftObserver, mode: mode))
+            refRunLoopRemoveObserver(loopPointer, observer, name)
+            seen.append(loop.contains(swiftObserver, mode: mode))
+        }
+        addAndRemove(ref_runloop_default_mode, .default)
+        "kCFRunLoopDefaultMode".withCString { addAndRemove($0, .default) }
+        "other".withCString { addAndRemove($0, .named("other")) }
+        addAndRemove(nil, .common)
+        refRunLoopTimerRelease(timer)
+        refRunLoopObserverRelease(observer)
+        return seen
+    }
+    let once = [true, true, false, true, false]
+    #expect(seen == once + once + once + once, "in after each add, out after each remove, the other kind unaffected")
+}
