@@ -150,7 +150,7 @@ extension RefRunLoop {
     ///
     /// The stop flags and the mode's emptiness need `lock`, unless nothing that could set them changed since this
     /// run last looked (`exitEpoch` equals the frame's `checkedEpoch`): then the check takes no lock.
-    /// Inlined into the pass (its one caller): a call cost the pass a prologue and an epilogue.
+    /// Inlined into the pass (its one caller): a call would cost the pass a prologue and an epilogue.
     @inline(__always)
     private func exitCheck(_ frame: RunFrame, handled: Bool, stopAfterHandle: Bool) -> RefRunLoopResult? {
         if handled && stopAfterHandle { return .handledSource }

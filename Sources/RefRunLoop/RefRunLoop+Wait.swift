@@ -63,7 +63,7 @@ extension RefRunLoop {
     /// thread writes, so it reads them without the lock.
     ///
     /// `set` is `frame.mode.waitSet` (both immutable), which the caller (runPasses) holds for the whole run: read
-    /// here from the frame, it cost a retain and a release on every wait.
+    /// here from the frame, it would cost a retain and a release on every wait.
     func waitForLivePort(_ frame: RunFrame, in set: WaitSet.ModeSet, poll: Bool) -> LivePort {
         assertOnLoopThread()
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
