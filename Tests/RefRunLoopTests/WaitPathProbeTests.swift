@@ -180,16 +180,6 @@ private final class Fixture: @unchecked Sendable {
     #expect(yields >= 1)
 }
 
-/// Waits (yielding) until `condition` holds, for ten seconds at most; true if it did.
-private func waitUntil(_ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now() + 10
-    while !condition() {
-        if DispatchTime.now() >= deadline { return false }
-        _ = Glibc.sched_yield()
-    }
-    return true
-}
-
 // MARK: The spin's clock (WaitSet.spin)
 
 /// The spin polls the gate eight times for each clock reading (a reading costs more than a poll), and ends at the
