@@ -143,12 +143,26 @@ public enum HistoryText {
             }
             out += table(rows, indent: "  ")
         }
-        if report.changes.contains(where: \.thresholdOnly) {
+        if report.changes.contains(where: { $0.thresholdOnly && !$0.notExact }) {
             out += "  * too few repetitions for the test to reach alpha: judged on the threshold alone\n"
         }
+        let notJudged = report.notJudged
+        if !notJudged.isEmpty {
+            out += "\nnot judged, a count not exact in one of the runs (`# inexact:`) (\(notJudged.count)):\n"
+            var rows: [[String]] = [["benchmark", "before", "now", "change", "commits"]]
+            for change in notJudged {
+                rows.append([
+                    change.benchmark, value(change.baseMedian, metric: change.metric),
+                    value(change.newMedian, metric: change.metric), percent(change.change),
+                    "\(String(change.baseline.commit.prefix(7)))..\(String(run.commit.prefix(7)))",
+                ])
+            }
+            out += table(rows, indent: "  ")
+        }
+        let unchanged = report.changes.count - report.regressions.count - report.improvements.count - notJudged.count
         out +=
             "\nresult: \(report.regressions.count) regressed, \(report.improvements.count) improved, "
-            + "\(report.changes.count - report.regressions.count - report.improvements.count) unchanged\n"
+            + "\(unchanged) unchanged" + (notJudged.isEmpty ? "" : ", \(notJudged.count) not judged (not exact)") + "\n"
         return out
     }
 

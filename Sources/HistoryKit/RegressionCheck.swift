@@ -24,6 +24,9 @@ public struct BenchmarkChange: Sendable {
     public let improved: Bool
     /// The verdict came from the threshold alone (the test could not reach alpha).
     public let thresholdOnly: Bool
+    /// Not judged: one of the two runs lists the benchmark as not exact after all (`# inexact:`), so its one count
+    /// is a single draw of a figure that varies between repetitions, and neither threshold nor test can judge it.
+    public let notExact: Bool
 
     /// new / base - 1.
     public var change: Double? { baseMedian != 0 ? newMedian / baseMedian - 1 : nil }
@@ -41,6 +44,8 @@ public struct CheckReport: Sendable {
 
     public var regressions: [BenchmarkChange] { changes.filter(\.regressed) }
     public var improvements: [BenchmarkChange] { changes.filter(\.improved) }
+    /// The changes left unjudged because a count was not exact (``BenchmarkChange/notExact``).
+    public var notJudged: [BenchmarkChange] { changes.filter(\.notExact) }
 }
 
 extension HistoryDatabase {
@@ -101,6 +106,14 @@ extension HistoryDatabase {
                     SELECT s.id, s.benchmark, m.samples FROM measurement m JOIN series s ON s.id = m.series_id
                     WHERE m.run_id = ? AND s.metric = ?
                     """, arguments: [target.id, metric])
+            // The benchmarks each run lists as not exact after all (`# inexact:`).
+            var inexact: Set<String> = []
+            for row in try Row.fetchAll(
+                db, sql: "SELECT run_id, value FROM run_context WHERE key = ?",
+                arguments: [ResultsReader.inexactKey])
+            {
+                inexact.insert("\(row["run_id"] as Int64)\u{0}\(row["value"] as String)")
+            }
             let previous = try db.makeStatement(
                 sql: """
                     SELECT m.run_id, m.samples FROM measurement m JOIN run r ON r.id = m.run_id
@@ -120,13 +133,17 @@ extension HistoryDatabase {
                     || Statistics.smallestPossiblePValue(n1: old.count, n2: new.count) >= alpha
                 let significant = thresholdOnly || (test?.pValue ?? 1) < alpha
                 let change = baseMedian != 0 ? newMedian / baseMedian - 1 : 0
+                let benchmark: String = row["benchmark"]
+                let notExact = [target.id, baseline.id].contains { inexact.contains("\($0)\u{0}\(benchmark)") }
+                let judged = significant && !notExact
                 let worse = higherIsBetter ? change < -threshold : change > threshold
                 let better = higherIsBetter ? change > threshold : change < -threshold
                 result.append(
                     BenchmarkChange(
-                        benchmark: row["benchmark"], metric: metric, baseline: baseline, baseMedian: baseMedian,
+                        benchmark: benchmark, metric: metric, baseline: baseline, baseMedian: baseMedian,
                         newMedian: newMedian, baseCount: old.count, newCount: new.count, test: test,
-                        regressed: significant && worse, improved: significant && better, thresholdOnly: thresholdOnly))
+                        regressed: judged && worse, improved: judged && better, thresholdOnly: thresholdOnly,
+                        notExact: notExact))
             }
             return result.sorted { BenchmarkName.naturalOrder($0.benchmark, $1.benchmark) }
         }

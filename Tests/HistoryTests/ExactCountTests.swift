@@ -219,6 +219,35 @@ import Testing
         #expect(throws: HistoryError.self) { try db.check(metric: "no_such_metric") }
     }
 
+    @Test func checkLeavesACountThatIsNotExactUnjudged() throws {
+        let runs = try SyntheticRuns()
+        let db = try HistoryDatabase(path: runs.path("h.sqlite"))
+        // The timer 20 % higher and the source 20 % lower at the second run; the second run lists the timer as not
+        // exact, the first lists the source: neither change can be judged, and nothing else changed.
+        let files = try (0..<2).map { index in
+            try runs.write(
+                SyntheticRuns.instructionCSV(
+                    date: SyntheticRuns.date(index), commit: SyntheticRuns.commit(index),
+                    counts: ["timer": index == 0 ? 2000 : 2400, "source": index == 0 ? 1000 : 800],
+                    inexact: index == 0 ? ["ref/source"] : ["ref/timer"]))
+        }
+        _ = try db.add(files: files)
+        let check = try #require(try db.check(metric: "instructions_per_item"))
+        #expect(check.regressions.isEmpty)
+        #expect(check.improvements.isEmpty)
+        #expect(
+            check.notJudged.map(\.benchmark) == [
+                "BM_Scale/engine:ref/item:source/n:10000", "BM_Scale/engine:ref/item:timer/n:10000",
+            ])
+        let text = HistoryText.check(check)
+        #expect(text.contains("result: 0 regressed, 0 improved, 0 unchanged, 2 not judged (not exact)"))
+        #expect(!text.contains("REGRESSED"))
+        let outcome = HistoryTool.check(
+            database: runs.path("h.sqlite"), runFile: files[1], metric: "instructions_per_item",
+            thresholdPercent: 10, alpha: 0.05)
+        #expect(outcome.exitCode == 0)
+    }
+
     @Test func anInstructionCSVWithoutItsCommitIsExit2() throws {
         let runs = try SyntheticRuns()
         let file = try runs.write(
