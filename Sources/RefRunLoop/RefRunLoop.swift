@@ -594,6 +594,11 @@ public final class RefRunLoop: @unchecked Sendable {
         signalledSources.withLocked { $0.append(source) }
     }
 
+    /// ``enqueueSignalled(_:)`` out of line, for a source signalled before it joins a mode (rare): inlined, the list's
+    /// lock and append weighed on every add's inlining and frame.
+    @inline(never)
+    func enqueueSignalledOnJoin(_ source: RefRunLoopSource) { enqueueSignalled(source) }
+
     // MARK: Common modes, blocks, queries (any thread)
 
     /// CFRunLoopAddCommonMode: makes `name` common and adds every common item to it (rule common.add-common-mode).
