@@ -52,11 +52,22 @@ struct InlineList<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
         try firstIndex(where: predicate) != nil
     }
 
+    /// Appends `element`: inline into the head when the list is empty (the usual case), through an out-of-line call
+    /// otherwise, so that the array's code does not weigh on every caller's inlining and frame (a source's add went
+    /// through a closure call for its size).
     @inline(__always)
     mutating func append(_ element: Element) {
         if head == nil {
             head = element
-        } else if tail == nil {
+        } else {
+            appendToTail(element)
+        }
+    }
+
+    /// ``append(_:)`` past the head.
+    @inline(never)
+    private mutating func appendToTail(_ element: Element) {
+        if tail == nil {
             tail = [element]
         } else {
             tail!.append(element)

@@ -122,7 +122,8 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     /// A source of either version with its perform callout stored as given (the C ABI passes C callouts). A
     /// version-0 `kind`'s callouts must be retained for the source (``Kind/version0(retaining:)``): it releases them
-    /// in its deinit.
+    /// in its deinit. Inlined into its callers (the C ABI's creation called it out of line, a frame per source).
+    @inline(__always)
     init(order: Int, kind: Kind, perform: SourcePerform) {
         self.order = order
         self.kind = kind
@@ -152,7 +153,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
         loop.lock.assertHeld()
         state.memberships.append(SourceMembership(loop: loop, mode: mode, slot: slot))
         guard state.signalled && isVersion0 else { return }
-        loop.enqueueSignalled(self)
+        loop.enqueueSignalledOnJoin(self)
     }
 
     var isVersion0: Bool {

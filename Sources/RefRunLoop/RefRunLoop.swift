@@ -488,7 +488,9 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     /// Removes a source from `mode` and returns its cancel callout to make once the lock is released (nil when it was
-    /// not there, or has none). Caller holds `lock`.
+    /// not there, or has none). Caller holds `lock`. Inlined: the default mode's remove called it with a frame of its
+    /// own.
+    @inline(__always)
     private func leaveLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
         lock.assertHeld()
         itemLeftLocked()
@@ -593,6 +595,11 @@ public final class RefRunLoop: @unchecked Sendable {
     func enqueueSignalled(_ source: RefRunLoopSource) {
         signalledSources.withLocked { $0.append(source) }
     }
+
+    /// ``enqueueSignalled(_:)`` out of line, for a source signalled before it joins a mode (rare): inlined, the list's
+    /// lock and append weighed on every add's inlining and frame.
+    @inline(never)
+    func enqueueSignalledOnJoin(_ source: RefRunLoopSource) { enqueueSignalled(source) }
 
     // MARK: Common modes, blocks, queries (any thread)
 

@@ -6,8 +6,8 @@
 
 /// Elements in insertion order at stable positions: appending is O(1) amortised, and removing by position leaves a
 /// hole, so no other element moves. Holes at the end go at once; those at the front are skipped, and dropped together
-/// by moving the elements down and the base up (which leaves every position valid) once they are half the array; holes
-/// in the middle are squeezed out once they outnumber the elements, the one change that gives elements new positions,
+/// by moving the elements down and the base up (which leaves every position valid) when an append finds the storage
+/// full and they are at least half of it (instead of growing it); holes in the middle are squeezed out once they outnumber the elements, the one change that gives elements new positions,
 /// which the caller is told. Every operation is O(1) amortised.
 ///
 /// The slots are in memory the array's storage object owns (``SlotStorage``), not in a standard array: changing a slot
@@ -39,6 +39,9 @@ struct SlotArray<Element> {
 
     var isEmpty: Bool { count == 0 }
 
+    /// The slots the storage has (tests: how much room the holes take).
+    var capacity: Int { storage.capacity }
+
     /// The first element. The array must not be empty.
     @inline(__always)
     var first: Element { slots[start].unsafelyUnwrapped }
@@ -51,7 +54,7 @@ struct SlotArray<Element> {
     @inline(__always)
     mutating func append(_ element: Element) -> Int {
         checkUnshared()
-        if end == storage.capacity { grow() }
+        if end == storage.capacity { makeRoom() }
         // The slot is vacant, so it holds nil, which owns nothing: initialized over, not assigned (an assignment
         // releases the nil it replaces, a call on every append).
         (slots + end).initialize(to: element)
@@ -73,6 +76,10 @@ struct SlotArray<Element> {
     ///
     /// The arithmetic wraps (`&-`, `&+`) rather than trapping: every index is in `0...capacity` and every position
     /// within `base...base + capacity`, far from overflow, and the overflow checks were a test and a branch on each step.
+    ///
+    /// Inlined: out of line, its call cost a six-register frame per removal; the rare batches (``squeezeHoles``,
+    /// ``dropLeadingHoles``) stay out of line.
+    @inline(__always)
     mutating func remove(at position: Int, relocated: (Element, Int) -> Void) {
         checkUnshared()
         let index = position &- base
@@ -107,9 +114,10 @@ struct SlotArray<Element> {
         let holes = end &- start &- remaining
         if holes > remaining && holes >= Self.minimumHolesToDrop {
             squeezeHoles(relocated: relocated)
-        } else if start >= Self.minimumHolesToDrop && start &+ start >= end {
-            dropLeadingHoles()
         }
+        // The leading holes are dropped by an append that needs their room (``makeRoom()``), not here: a run of
+        // removals from the front (first in, first out) then moves nothing, and an array emptied by them starts again
+        // from its first slot.
     }
 
     /// Calls `body` with each element in order until it returns false. O(k + the holes among the k visited).
@@ -162,6 +170,18 @@ struct SlotArray<Element> {
         self.end = kept
     }
 
+    /// Makes room for an append when the slots are full: drops the leading holes when they are at least half the slots
+    /// (and at least ``minimumHolesToDrop``), otherwise grows the storage. Either way appends stay O(1) amortised: a drop
+    /// moves at most as many elements as the appends since the last one, at least half the slots.
+    @inline(never)
+    private mutating func makeRoom() {
+        if start >= Self.minimumHolesToDrop && start &+ start >= end {
+            dropLeadingHoles()
+        } else {
+            grow()
+        }
+    }
+
     /// Moves the slots to a storage of twice the capacity (at least 16 slots). The array's slots are full.
     private mutating func grow() {
         let larger = SlotStorage<Element>(capacity: max(16, 2 * storage.capacity))
@@ -194,7 +214,6 @@ struct SlotArray<Element> {
         if slots[start] == nil || slots[end - 1] == nil { return "a hole at its start or its end" }
         let holes = end - start - count
         if holes > count && holes >= Self.minimumHolesToDrop { return "\(holes) holes for \(count) elements" }
-        if start >= Self.minimumHolesToDrop && 2 * start >= end { return "\(start) holes kept at its front" }
         for index in start..<end {
             guard let element = slots[index], let recorded = position(element) else { continue }
             if recorded != base + index { return "the element at \(base + index) believes it is at \(recorded)" }
