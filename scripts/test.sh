@@ -2,7 +2,8 @@
 # Installs what the tests need, then runs them: the Swift test suites (the whole spec on every engine, the loader's,
 # runner's and libraries' own tests, the docs' links), checks of the command line's exit codes and bad-input
 # messages, the results site in headless Chromium, the tree's format (scripts/lint.sh), and a
-# one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, and the
+# one-iteration smoke run of every benchmark family (no timing assertions) so the harness cannot rot, a check that the
+# release build kept the C ABI's item functions apart, and the
 # harness's loop start/stop stress under AddressSanitizer (300 cycles per engine and burner setting), every
 # benchmark family once under ThreadSanitizer, and the reference loop's tests under ThreadSanitizer.
 set -euo pipefail
@@ -67,6 +68,8 @@ if ((background_status != 0)); then
     exit 1
 fi
 timed scripts/bench-smoke.sh
+# The release build kept the C ABI's six item functions as six bodies (LLVM's function merging folds identical ones).
+timed scripts/unfolded-check.sh --self-test .build-bench/release/runloop-bench
 # The cf:PATH engine family on the toolchain's own CoreFoundation, loaded at run time like any other library.
 timed scripts/bench-smoke.sh --engines "cf:$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libFoundation.so"
 echo "test.sh: passed in $SECONDS s" >&2
