@@ -67,11 +67,7 @@ inline void relax(bool shared_cpu) {
         sched_yield();
         return;
     }
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
+    cpu_relax();
 }
 
 /// handoff:spin. `turn` is odd while a ping waits for its answer, even otherwise; both threads read and write only it

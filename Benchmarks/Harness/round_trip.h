@@ -23,6 +23,15 @@ int benchmark_cpu(Pin pin);
 /// False, after reporting a skip, when this process cannot have `pin`: pin:diff with only one usable CPU.
 bool pin_usable(benchmark::State &state, Pin pin);
 
+/// The CPU's spin-wait hint, for a thread polling a line another CPU will write (no system call, no sleep).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
 /// Adds 1 to an eventfd. False if the write failed.
 bool post_eventfd(int fd);
 /// Reads a blocking eventfd: sleeps until it is signalled, reading again when a signal interrupts the read. False if

@@ -2,9 +2,10 @@
 //
 // The benchmark thread signals a source and wakes the loop (one engine call: source_signal); the loop thread wakes,
 // runs the source's callout, which writes a reply eventfd; the benchmark thread, blocked in read() on that eventfd,
-// returns. One iteration is one round trip, timed on the benchmark thread with CLOCK_MONOTONIC and reported with
-// SetIterationTime (UseManualTime: the work happens on another thread, and setup is excluded). The reply path is
-// the same for every engine, so differences between engines are differences in the signal-wake-dispatch path.
+// returns (with reply:spin, the callout stores a count that the benchmark thread polls). One iteration is one round
+// trip, timed on the benchmark thread with CLOCK_MONOTONIC and reported with SetIterationTime (UseManualTime: the
+// work happens on another thread, and setup is excluded). The reply path is the same for every engine, so
+// differences between engines are differences in the signal-wake-dispatch path.
 //
 // Arguments:
 //   pin:same   both threads pinned to one CPU: no idle-CPU wake-up by the hypervisor, the loop's own cost shows
@@ -15,6 +16,14 @@
 //   load:burn  a thread spinning on the loop thread's CPU
 //   spin:on    (engines with a spin variant, ref; loads none and idle1000) the loop spins briefly before it sleeps
 //              (ref's spin-then-park wait policy); without the parameter the engine waits as it does by default
+//   reply:spin (pin:diff only, every engine and variant, no load) the callout answers by storing a count on a cache
+//              line of its own, which the benchmark thread polls with the CPU's spin hint instead of sleeping in
+//              read(): the benchmark thread's CPU never idles, so no hypervisor wake-up of it is in the round trip and
+//              what is left is the engine's own hand-off (a loop that sleeps: its vCPU's wake-up; a loop that spins:
+//              cache-line transfers and its pass), read against BM_Limits/handoff:spin/pin:diff. The parameter takes
+//              the place of `load` in the name (it runs with none), so the targets that select the blocking round
+//              trips by load do not read it. Without it the reply is the blocking eventfd. Not on one CPU, where a
+//              polling benchmark thread would keep the loop off its CPU.
 // Counters, over every round trip of the repetition (the round trips are often bimodal: a loop found asleep or
 // awake, a vCPU woken or already running; a median then jumps between the modes from process to process, so a target
 // should use the mean or a mode's own median):
@@ -29,10 +38,12 @@
 //                            for dispatch the workers that ran the queue, without libdispatch's manager thread: a
 //                            lower bound of what dispatch spends)
 //   post_cpu_ns_per_wake     the benchmark thread's: the engine's signal, and the harness's own share, the same for
-//                            every engine (the blocking read of the reply, two clock reads, Google Benchmark's loop)
+//                            every engine (the blocking read of the reply, two clock reads, Google Benchmark's loop);
+//                            with reply:spin the whole round trip, as the thread polls until the reply is there
 //   process_cpu_ns_per_wake  every thread of the process (not with load:burn, whose burner it would count): minus
 //                            post_cpu_ns_per_wake, an upper bound of the loop side for engines whose loop runs on
 //                            threads of their own (dispatch's manager thread included)
+#include <atomic>
 #include <memory>
 
 #include <sys/eventfd.h>
@@ -47,20 +58,56 @@ enum class Load { none, idle, burn };
 
 constexpr int kIdleItems = 1000;
 
+/// How the benchmark thread waits for the loop's answer.
+enum class ReplyWait { block, spin };
+
+/// The loop's answer. `block`: an eventfd written by the callout, read blocking by the benchmark thread. `spin`: the
+/// callouts so far, stored by the callout (the loop's thread alone writes it) on a cache line of its own, polled by
+/// the benchmark thread.
 struct Reply {
-    int fd;
+    explicit Reply(ReplyWait wait) : wait(wait), fd(wait == ReplyWait::block ? eventfd(0, EFD_CLOEXEC) : -1) {}
+    ~Reply() {
+        if (fd >= 0) close(fd);
+    }
+    bool ready() const { return wait == ReplyWait::spin || fd >= 0; }
+
+    /// The callout's side.
+    void answer() {
+        if (wait == ReplyWait::block) {
+            post_eventfd(fd);
+            return;
+        }
+        answered.store(answered.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    }
+
+    /// The benchmark thread's side, after its signal number `asked` (counted from 1): returns once the answer is
+    /// there. False if the blocking read failed.
+    bool await(uint64_t asked) {
+        if (wait == ReplyWait::block) return take_eventfd(fd);
+        while (answered.load(std::memory_order_acquire) < asked) cpu_relax();
+        return true;
+    }
+
+    const ReplyWait wait;
+    const int fd;  // blocking: the benchmark thread sleeps in read()
+    alignas(64) std::atomic<uint64_t> answered{0};
 };
 
-void reply(void *context) { post_eventfd(static_cast<Reply *>(context)->fd); }
+void reply(void *context) { static_cast<Reply *>(context)->answer(); }
 
 void nothing(void *) {}
 
-void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load, unsigned flags) {
+void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load, unsigned flags,
+                  ReplyWait reply_wait) {
     if (!pin_usable(state, pin)) return;
     int loop_on = loop_cpu();
     ScopedPin pinned(benchmark_cpu(pin));
 
-    Reply replies{eventfd(0, EFD_CLOEXEC)};  // blocking: the benchmark thread sleeps in read()
+    Reply replies(reply_wait);
+    if (!replies.ready()) {
+        fail(state, "eventfd() failed");
+        return;
+    }
     bench_item *source = nullptr;
     std::vector<bench_item *> idle_sources, idle_timers;
     LoopThread loop_thread(
@@ -82,23 +129,28 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
         });
     std::string why;
     if (!loop_thread.wait_ready(&why)) {
-        close(replies.fd);
         skip(state, why);
         return;
     }
     std::unique_ptr<Burner> burner;
     if (load == Load::burn) burner.reset(new Burner(loop_on));
 
+    uint64_t asked = 0;
     RoundTrips run = measure_round_trips(
         state,
         [&] {
             engine->source_signal(loop_thread.loop(), source);
-            return take_eventfd(replies.fd);
+            return replies.await(++asked);
         },
         [&] { return loop_thread.cpu_ns(); });
     burner.reset();
     loop_thread.stop();
-    close(replies.fd);
+    if (reply_wait == ReplyWait::spin && replies.answered.load(std::memory_order_acquire) != asked) {
+        // Each signal is answered by one callout: a count past the signals would let round trips through unanswered.
+        fail(state, "the loop answered " + std::to_string(replies.answered.load()) + " times for " +
+                        std::to_string(asked) + " signals");
+        return;
+    }
     finish_round_trips(state, run, "read() on the reply eventfd failed", true, load != Load::burn);
 }
 
@@ -119,9 +171,17 @@ void register_wake_latency() {
                     const Load chosen_load = load;
                     const unsigned flags = variant.flags;
                     register_round_trip(name, [=](benchmark::State &state) {
-                        wake_latency(state, engine, chosen_pin, chosen_load, flags);
+                        wake_latency(state, engine, chosen_pin, chosen_load, flags, ReplyWait::block);
                     });
                 }
+                // The spinning reply: across CPUs only, with no load (see the top of the file).
+                if (pin != Pin::diff) continue;
+                std::string name = std::string("BM_WakeLatency/engine:") + engine->name + "/pin:" + pin_name +
+                                   "/reply:spin" + variant.suffix;
+                const unsigned flags = variant.flags;
+                register_round_trip(name, [=](benchmark::State &state) {
+                    wake_latency(state, engine, Pin::diff, Load::none, flags, ReplyWait::spin);
+                });
             }
         }
     }

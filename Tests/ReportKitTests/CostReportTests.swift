@@ -250,6 +250,43 @@ import Testing
         }
     }
 
+    /// Rows of the spinning reply (reply:spin, no load parameter) across CPUs: ref spin:on with a p50 of `refSpinOn`,
+    /// ref and epoll without the spin far slower (their loops sleep).
+    static func spinningReply(refSpinOn: Double) -> [FixtureBenchmark] {
+        [
+            ("ref/pin:diff/reply:spin/spin:on", refSpinOn), ("ref/pin:diff/reply:spin", 500_000),
+            ("epoll/pin:diff/reply:spin", 400_000),
+        ].map { variant, p50 in
+            FixtureBenchmark(
+                name: "BM_WakeLatency/engine:\(variant)/manual_time", times: Fixtures.noisy(p50 * 5),
+                counters: [
+                    "latency_mean_ns": Fixtures.noisy(p50 * 5), "latency_p50_ns": Fixtures.noisy(p50),
+                    "latency_p99_ns": Fixtures.noisy(p50 * 3),
+                ])
+        }
+    }
+
+    @Test func theSpinLimitTargetReadsTheSpinningReplyOfRefSpinOnOnly() throws {
+        let targets = try ReportTests.targets()
+        // The spin limit's p50 across CPUs is 10 us here: 150 us is 15x, met; 250 us is 25x, missed.
+        for (p50, ratio, status) in [(150_000.0, 15.0, TargetStatus.met), (250_000, 25, .missed)] {
+            let file = try ResultsReader.parse(
+                text: ReportTests.results(Self.limits() + Self.wake() + Self.spinningReply(refSpinOn: p50)),
+                file: "costs.csv")
+            let report = BenchReport(file: file, targets: targets)
+            let result = try #require(report.targets.first { $0.target.id == "wake.diff.spin-limit" })
+            #expect(result.status == status)
+            #expect(result.outcomes.map(\.variant) == ["pin:diff/reply:spin/spin:on"])
+            #expect(result.outcomes.allSatisfy { abs(($0.value ?? 0) - ratio) < 1e-9 })
+            #expect(result.outcomes.first?.reference?.label == "the spin limit")
+            // The blocking round trips' targets select by load, which these rows do not have.
+            for other in report.targets where other.target.selection.family == "BM_WakeLatency" {
+                if other.target.id == "wake.diff.spin-limit" { continue }
+                #expect(other.outcomes.allSatisfy { !$0.variant.contains("reply") }, "\(other.target.id)")
+            }
+        }
+    }
+
     @Test func aVariantOfOneEngineIsNamedWithItsExtraParameters() throws {
         // ref's spin:on variant is a row of its own, named so, not a second "ref".
         var benchmarks = Self.limits() + Self.wake()
