@@ -7,8 +7,9 @@
 /// Elements in insertion order at stable positions: appending is O(1) amortised, and removing by position leaves a
 /// hole, so no other element moves. Holes at the end go at once; those at the front are skipped, and dropped together
 /// by moving the elements down and the base up (which leaves every position valid) when an append finds the storage
-/// full and they are at least half of it (instead of growing it); holes in the middle are squeezed out once they outnumber the elements, the one change that gives elements new positions,
-/// which the caller is told. Every operation is O(1) amortised.
+/// full and they are at least half of it (instead of growing it); holes in the middle are squeezed out once they
+/// outnumber the elements, the one change that gives elements new positions, which the caller is told. Every
+/// operation is O(1) amortised.
 ///
 /// The slots are in memory the array's storage object owns (``SlotStorage``), not in a standard array: changing a slot
 /// then needs no uniqueness check and no bounds check, and appending writes a vacant slot without releasing the nil it
