@@ -201,6 +201,115 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     #expect(RefClock.nanoseconds < expiryWatchdog, "the spin with an expiry queued ran to its watchdog")
 }
 
+// MARK: The hand-off hold on a wait set
+
+/// A hold runs to its deadline whatever the gate says, and leaves a wake-up claimed before or during it pending for
+/// the poll after it: the claim deferred before the hold is consumed by that poll, without a system call.
+@Test func aHoldRunsToItsDeadlineAndLeavesTheClaimToThePoll() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    f.waitSet.setDeferral(before: .max, in: set)
+    f.waitSet.wake()  // the loop is awake and deferrable: deferred, no write
+    let deadline = RefClock.nanoseconds + 100_000
+    f.waitSet.hold(set, until: deadline)
+    #expect(RefClock.nanoseconds >= deadline)
+    let pending = f.waitSet.gate.snapshot().pending
+    #expect(pending)
+    let consumed = f.waitSet.beginWait(set)
+    #expect(consumed)
+    let written = f.waitSet.writes.load(ordering: .relaxed)
+    #expect(written == 1, "the consumed claim is counted as written, and nothing else was")
+}
+
+/// Its deadline is the watchdog's: a hold that did not end at the timerfd's date would run to it. The poll after it
+/// reports the timer.
+@Test func aHoldEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    let due = RefClock.nanoseconds + 200_000
+    f.waitSet.arm(set, at: due, now: RefClock.nanoseconds)
+    let watchdog = spinWatchdog()
+    f.waitSet.hold(set, until: watchdog)
+    let ended = RefClock.nanoseconds
+    #expect(ended >= due)
+    #expect(ended < watchdog, "the hold ran to its watchdog: it did not end at the timer's date")
+    let consumed = f.waitSet.beginWait(set)
+    #expect(!consumed)
+    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 1_000_000_000)
+    #expect(report == .timer)
+    f.waitSet.endWait()
+}
+
+@Test func aHoldEndsAtOnceInASetWithADescriptorOrAQueuedExpiry() {
+    let f = SpinFixture()
+    let withDescriptor = f.waitSet.makeModeSet()
+    let expired = f.waitSet.makeModeSet()
+    defer {
+        withDescriptor.close()
+        expired.close()
+    }
+    f.waitSet.gate.open()
+    withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
+    let watchdog = spinWatchdog()
+    f.waitSet.hold(withDescriptor, until: watchdog)
+    let now = RefClock.nanoseconds
+    #expect(now < watchdog, "the hold in the set with a descriptor ran to its watchdog")
+    f.waitSet.arm(expired, at: now, now: now)  // due already: an expiry is queued
+    let expiryWatchdog = spinWatchdog()
+    f.waitSet.hold(expired, until: expiryWatchdog)
+    #expect(RefClock.nanoseconds < expiryWatchdog, "the hold with an expiry queued ran to its watchdog")
+}
+
+/// Spin-then-park holds the poll after a perform only while work is being handed over: a perform that woke the loop
+/// (from "another CPU") has its poll held, one that did not wake it has not; parking never holds. The traces are the
+/// same either way. Performs 1 and 2 signal the source and wake the loop, 3 only signals it, 4 removes it (the run
+/// finishes, its mode empty).
+@Test func thePollAfterAPerformIsHeldOnlyWhileAnotherCPUHandsWorkOver() {
+    func run(_ policy: RefRunLoop.WaitPolicy) -> (trace: [String], result: RefRunLoopResult, holds: UInt64) {
+        onFreshLoopThread { loop in
+            loop.waitPolicy = policy
+            let trace = Recorder<String>()
+            let observer = RefRunLoopObserver(activities: .allActivities, repeats: true) { _, activity in
+                trace.append("\(activity)")
+            }
+            loop.add(observer, mode: .default)
+            let holder = ResultBox<RefRunLoopSource>()  // set before the run, read only in the perform
+            let performs = ResultBox<Int>()
+            let source = RefRunLoopSource(perform: {
+                let count = (performs.value ?? 0) + 1
+                performs.value = count
+                trace.append("perform \(count)")
+                guard let source = holder.value else { return }
+                if count == 4 {
+                    loop.remove(source, mode: .default)
+                    return
+                }
+                source.signal()
+                guard count < 3 else { return }
+                loop.wakeUp()
+                loop.waitSet.lastWakerCPU.store(-1, ordering: .relaxed)  // as if the waker ran on another CPU
+            })
+            holder.value = source
+            loop.add(source, mode: .default)
+            source.signal()
+            let result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+            return (trace.all, result, loop.handOffHoldCount)
+        }
+    }
+    let parked = run(.park)
+    let spun = run(.spinThenPark(maxSpin: .milliseconds(1)))
+    let passes = (1...4).flatMap { ["beforeTimers", "beforeSources", "perform \($0)"] }
+    #expect(parked.trace == ["entry"] + passes + ["exit"])
+    #expect(spun.trace == parked.trace)
+    #expect(parked.result == .finished && spun.result == .finished)
+    #expect(parked.holds == 0)
+    #expect(spun.holds == (RefRunLoop.WaitPolicy.spinsEveryWait ? 4 : 2))
+}
+
 // MARK: Runs with the spin on against the same runs parked
 
 /// One run of a loop with `policy`, whose BeforeWaiting observer makes this wait spin as long as the policy allows
