@@ -83,7 +83,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// the next pass, as it would had it been queued a moment later.
     let hasBlocks = Atomic<Bool>(false)
     /// ``Tables/frames``. Protected by `lock`, and written only by the loop's thread: other threads read it under
-    /// `lock`; the loop's thread may read it without (``waitForLivePort(_:in:poll:afterHandledSource:)``, which asserts it runs there).
+    /// `lock`; the loop's thread may read it without (``waitForLivePort(_:in:poll:afterHandledSource:)``, which
+    /// asserts it runs there).
     var frames: [RunFrame] {
         _read { yield tables.pointee.frames }
         _modify { yield &tables.pointee.frames }

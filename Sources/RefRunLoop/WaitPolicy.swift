@@ -2,7 +2,8 @@
 // spins for a moment, polling the wake-up gate, when wake-ups have been arriving (spin-then-park). A hand-off from
 // another CPU that lands during the spin then costs a cache-line transfer instead of a kernel wake-up of a sleeping
 // thread (on a virtual machine, the hypervisor's wake-up of a halted vCPU as well). The spin itself is
-// ``WaitSet/spin(_:until:)``; where it sits in the pass is ``RefRunLoop/waitForLivePort(_:in:poll:afterHandledSource:)``.
+// ``WaitSet/spin(_:until:)``; where it sits in the pass is
+// ``RefRunLoop/waitForLivePort(_:in:poll:afterHandledSource:)``.
 // While work keeps being handed over, spin-then-park also holds the poll that follows a handled source for a moment
 // (``WaitPolicy/handOffHold``), so that the hand-offs gather into batches and the loop stays awake between them.
 //
