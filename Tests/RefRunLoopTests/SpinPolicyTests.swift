@@ -512,6 +512,86 @@ private func handOffsToASpinningLoop() -> (failure: String?, spinCaught: Bool, c
     }
 }
 
+/// Producers stream tokens to the loop without waiting for each (post, signal, wake, as the resident-thread
+/// benchmark's producers do), so the loop's polls after its performs are held (WaitPolicy.handOffHold) while the
+/// tokens keep coming, from the other CPU when there are two; another thread keeps adding and removing a timer and a
+/// descriptor, which changes the set's quiet time in the middle of holds and switches wake-ups between deferred and
+/// written, and wakes the loop for nothing now and then. Every token is delivered, in order (a lost wake-up would
+/// leave a producer waiting for its last token until its deadline). An attempt in which no poll was held did not
+/// exercise the hold (threads that could not be pinned, or a machine loaded by other work): up to three attempts.
+@Test func tokensStreamedToAHoldingLoopAreNeverLost() {
+    var report: String?
+    for _ in 0..<3 {
+        let attempt = tokensStreamedToAHoldingLoop()
+        report = attempt.failure
+        if report != nil || attempt.held { break }
+        report = "no poll was held in three attempts (the last: \(attempt.counts))"
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
+
+/// One attempt of tokensStreamedToAHoldingLoopAreNeverLost: a failure when a token was lost or out of order; whether
+/// a poll was held (true when the threads could not be pinned: then holds are not expected), and the loop's counts.
+private func tokensStreamedToAHoldingLoop() -> (failure: String?, held: Bool, counts: String) {
+    let producers = 2
+    let tokensPerProducer = 20_000
+    return onFreshLoopThread { loop -> (failure: String?, held: Bool, counts: String) in
+        loop.waitPolicy = .spinThenPark(maxSpin: RefRunLoop.WaitPolicy.defaultMaxSpin)
+        let pinned = Counter()
+        if csystem_usable_cpus() >= 2 && csystem_pin_to_cpu(1) == 0 { pinned.increment() }
+        let mailboxes = (0..<producers).map { _ in Mailbox() }
+        let sources = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
+        for source in sources { loop.add(source, mode: .default) }
+        let finished = Counter()
+        var threads: [Thread] = zip(sources, mailboxes).map { source, box in
+            Thread {
+                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+                for token in 0..<tokensPerProducer {
+                    box.post(token)
+                    source.signal()
+                    loop.wakeUp()
+                    if token % 1_000 == 999 { handOffPause(token / 1_000) }
+                }
+                waitUntil("the last token to be delivered") { box.hasDelivered(tokensPerProducer - 1) }
+                finished.increment()
+            }
+        }
+        threads.append(
+            Thread {
+                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+                let fd = EventFD.create()  // never written: its source never fires
+                defer { Descriptor.close(fd) }
+                var round = 0
+                let deadline = TestDeadline()
+                while finished.current < producers && !deadline.passed {
+                    round += 1
+                    let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_002 * Double(round % 5)) { _ in }
+                    loop.add(soon, mode: .default)
+                    handOffPause(round)
+                    loop.remove(soon, mode: .default)
+                    let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+                    loop.add(port, mode: .default)
+                    handOffPause(round + 1)
+                    loop.remove(port, mode: .default)
+                    if round.isMultiple(of: 7) { loop.wakeUp() }
+                    for _ in 0..<10 { sched_yield() }
+                }
+            })
+        for thread in threads { thread.start() }
+        let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
+        let failure = runUntilSendersFinish(loop, senders: producers, finished: finished, progress: progress)
+        let counts = "\(loop.handOffHoldCount) holds, \(loop.wakeUpCount) wake-ups"
+        if let failure { return (failure, true, counts) }
+        for (index, box) in mailboxes.enumerated() {
+            let delivered = box.lock.withLock { box.delivered }
+            if delivered != Array(0..<tokensPerProducer) {
+                return ("producer \(index): delivered \(delivered.count) tokens", true, counts)
+            }
+        }
+        return (nil, pinned.current == 0 || loop.handOffHoldCount > 0, counts)
+    }
+}
+
 /// Another thread stops each of 600 runs at whatever point the loop has reached, the spin included (it waits for
 /// IsWaiting, which the spin sets, or not at all), and hands a token between stops so the governor keeps spinning.
 /// Every stop must end its run: a stop slept or spun through would leave the stopper waiting until its deadline.
