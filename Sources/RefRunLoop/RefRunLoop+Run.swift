@@ -109,7 +109,8 @@ extension RefRunLoop {
                 // g. BeforeWaiting, only when about to sleep (rule order.wait-observers-skipped-on-poll)
                 if !poll { notifyObservers(.beforeWaiting, in: mode) }
                 // h-i. sleep (or poll) until one live port; wake-ups are ignored from its return
-                live = waitForLivePort(frame, in: modeSet, poll: poll)
+                live = waitForLivePort(
+                    frame, in: modeSet, poll: poll, afterHandledSource: handled && !stopAfterHandle && !poll0)
                 // j. AfterWaiting, paired with BeforeWaiting (rule order.wait-observers-paired)
                 if !poll { notifyObservers(.afterWaiting, in: mode) }
             }

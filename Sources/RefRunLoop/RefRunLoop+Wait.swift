@@ -63,11 +63,15 @@ extension RefRunLoop {
     /// thread writes, so it reads them without the lock.
     ///
     /// `set` is `frame.mode.waitSet` (both immutable), which the caller (runPasses) holds for the whole run: read
-    /// here from the frame, it would cost a retain and a release on every wait.
-    func waitForLivePort(_ frame: RunFrame, in set: WaitSet.ModeSet, poll: Bool) -> LivePort {
+    /// here from the frame, it would cost a retain and a release on every wait. `afterHandledSource`: this is the poll
+    /// after a handled source in a run that goes on after the pass (not a poll run, not returnAfterSourceHandled),
+    /// which spin-then-park may hold (``holdBeforePoll(_:_:)``).
+    func waitForLivePort(_ frame: RunFrame, in set: WaitSet.ModeSet, poll: Bool, afterHandledSource: Bool) -> LivePort {
         assertOnLoopThread()
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if set.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
+        // Spin-then-park's hand-off hold: part of the poll, before it looks at anything (WaitPolicy.swift).
+        if afterHandledSource { holdBeforePoll(frame, set) }
         // Spin-then-park: the spin is part of the wait (WaitPolicy.swift, WaitSet.spin).
         let (waitStart, spun) = poll ? (start: 0, spun: false) : spinBeforeWaiting(frame, set)
         if waitSet.beginWait(set) {
@@ -157,6 +161,34 @@ extension RefRunLoop {
         sleeping.store(true, ordering: .releasing)  // CFRunLoopIsWaiting: the spin is part of the wait
         if waitSet.spin(set, until: deadline) == .claimed { count(spinCaughtCounter) }
         return (now, true)
+    }
+
+    /// Spin-then-park's hand-off hold (``WaitPolicy/handOffHold``), before the poll that follows a handled source:
+    /// when the policy spins, a wake-up is pending (work was handed over while the pass ran) and its last claimer ran
+    /// on another CPU (it can go on handing work over meanwhile), the poll first waits, without a system call, so
+    /// that the hand-offs gather into one batch for the next pass instead of a batch per pass. With
+    /// REF_RUNLOOP_SPIN=every (``WaitPolicy/spinsEveryWait``) it holds before every such poll, pending wake-up or not.
+    /// Bounded as the spin is (``WaitSet/hold(_:until:)``): no main-queue descriptor in the wait, no descriptor in
+    /// the set, no timerfd expiry queued, and not past the set's quiet time or the run's deadline. It only delays the
+    /// poll, as a descheduled loop thread would: the poll then reports what it would have reported at that time.
+    /// The loop is not waiting meanwhile (CFRunLoopIsWaiting stays false, as in any poll). Loop thread.
+    private func holdBeforePoll(_ frame: RunFrame, _ set: WaitSet.ModeSet) {
+        let maxSpin = maxSpinNanoseconds.load(ordering: .relaxed)
+        guard maxSpin > 0, frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return }
+        if !WaitPolicy.spinsEveryWait {
+            // The count before the claims: see WakeGate.allWritten.
+            guard waitSet.gate.reportable(writes: waitSet.writes.load(ordering: .sequentiallyConsistent)) else {
+                return
+            }
+            let waker = waitSet.lastWakerCPU.load(ordering: .relaxed)
+            guard waker < 0 || waker != csystem_current_cpu() else { return }
+        }
+        let now = RefClock.nanoseconds
+        var deadline = now &+ min(WaitPolicy.nanoseconds(WaitPolicy.handOffHold), maxSpin)
+        if let timeout = waitTimeout() { deadline = min(deadline, now &+ timeout) }
+        guard deadline > now, set.quietUntil.load(ordering: .acquiring) > now else { return }
+        count(holdCounter)
+        waitSet.hold(set, until: deadline)
     }
 
     /// A wait that began at `waitStart` was ended by a wake-up: the governor learns the gap. Loop thread.

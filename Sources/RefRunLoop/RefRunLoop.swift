@@ -83,7 +83,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// the next pass, as it would had it been queued a moment later.
     let hasBlocks = Atomic<Bool>(false)
     /// ``Tables/frames``. Protected by `lock`, and written only by the loop's thread: other threads read it under
-    /// `lock`; the loop's thread may read it without (``waitForLivePort(_:in:poll:)``, which asserts it runs there).
+    /// `lock`; the loop's thread may read it without (``waitForLivePort(_:in:poll:afterHandledSource:)``, which
+    /// asserts it runs there).
     var frames: [RunFrame] {
         _read { yield tables.pointee.frames }
         _modify { yield &tables.pointee.frames }
@@ -125,6 +126,8 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Wake-ups a spin saw claimed before the loop slept (``spinCaughtWakeUpCount``). Written only by the loop's
     /// thread, read by any.
     let spinCaughtCounter = Atomic<UInt64>(0)
+    /// Polls that spin-then-park held (``handOffHoldCount``). Written only by the loop's thread, read by any.
+    let holdCounter = Atomic<UInt64>(0)
     #if DEBUG
     /// Whether every change under `lock` ends with a check of the loop's invariants (``checkInvariantsAfterChangeLocked()``,
     /// RefRunLoop+Invariants.swift): off unless REF_RUNLOOP_CHECK_INVARIANTS=1 or a test turns it on for its loop

@@ -2,11 +2,15 @@
 // spins for a moment, polling the wake-up gate, when wake-ups have been arriving (spin-then-park). A hand-off from
 // another CPU that lands during the spin then costs a cache-line transfer instead of a kernel wake-up of a sleeping
 // thread (on a virtual machine, the hypervisor's wake-up of a halted vCPU as well). The spin itself is
-// ``WaitSet/spin(_:until:)``; where it sits in the pass is ``RefRunLoop/waitForLivePort(_:in:poll:)``.
+// ``WaitSet/spin(_:until:)``; where it sits in the pass is
+// ``RefRunLoop/waitForLivePort(_:in:poll:afterHandledSource:)``.
+// While work keeps being handed over, spin-then-park also holds the poll that follows a handled source for a moment
+// (``WaitPolicy/handOffHold``), so that the hand-offs gather into batches and the loop stays awake between them.
 //
 // Semantics are unchanged: the spin is part of the wait (after BeforeWaiting, before AfterWaiting, with
 // CFRunLoopIsWaiting true), it only reads the gate, and it ends no later than the run's deadline and the time the mode's
 // timerfd is armed for, so every port is reported by the same wait, in the same order, at the same time or earlier.
+// The hold is part of the poll, with the same bounds: it only delays the poll, as a descheduled thread would.
 
 import CRunLoopSystem
 import Glibc
@@ -28,6 +32,16 @@ extension RefRunLoop {
         public static let defaultMaxSpin: Duration = .microseconds(50)
         /// The longest spin a policy may ask for: past a millisecond a spin is a busy loop, not a hand-off window.
         public static let maxSpinLimit: Duration = .milliseconds(1)
+        /// How long spin-then-park holds the poll that follows a handled source while work keeps being handed over
+        /// (``RefRunLoop/holdBeforePoll(_:_:)``), at most the policy's cap. Without the hold, a loop that drains a
+        /// queue faster than other threads fill it comes back to it at once, drains it nearly empty each pass (every
+        /// pass costs its producers a signal and a wake-up claim, and the queue's lock moves between CPUs), and
+        /// falls asleep as soon as a pass finds nothing, so the next hand-off pays a kernel wake-up of its thread;
+        /// held, the hand-offs gather into batches and the loop stays awake while they keep coming. The price is
+        /// hand-off latency: up to this much more per item. About the time CF's pass spends in the system calls of
+        /// its poll after a handled source (ppoll, epoll_wait and a read, on the KVM hosts the benchmarks ran on),
+        /// which is where CF's larger batches come from (journal/2026-12-07-resident-throughput.md).
+        public static let handOffHold: Duration = .microseconds(4)
 
         /// The policy with a spin cap in nanoseconds: 0 is ``park``; above ``maxSpinLimit`` is clamped to it.
         public init(maxSpinNanoseconds: UInt64) {
@@ -52,8 +66,9 @@ extension RefRunLoop {
 
         /// The policy REF_RUNLOOP_SPIN asks for: unset, empty or `0` is ``park``; `1` spins with
         /// ``defaultMaxSpin``; `N us` (`20us`) spins N microseconds at most; `every` spins with ``defaultMaxSpin``
-        /// before every wait the spin may precede, whatever the governor says (``spinsEveryWait``: to check that the
-        /// spin changes no trace, not for use). Nil for anything else.
+        /// before every wait the spin may precede, whatever the governor says, and holds every poll the hand-off hold
+        /// may precede (``spinsEveryWait``: to check that the spin and the hold change no trace, not for use). Nil for
+        /// anything else.
         public init?(environmentValue value: String?) {
             guard let value, !value.isEmpty, value != "0" else {
                 self = .park
@@ -76,9 +91,10 @@ extension RefRunLoop {
         static let everyWaitValue = "every"
 
         /// Whether REF_RUNLOOP_SPIN is `every`: each wait that may spin spins for the whole cap, without the
-        /// governor's choice (read once). A check, not a policy: with the governor the spec's cases seldom spin
-        /// (few of them hand work over from another CPU), so this is how `runloop conform` shows that a spin before
-        /// any wait of any case changes no trace.
+        /// governor's choice, and each poll after a handled source that may be held is held for the whole
+        /// ``handOffHold``, pending wake-up or not (read once). A check, not a policy: with the governor the spec's
+        /// cases seldom spin (few of them hand work over from another CPU), so this is how `runloop conform` shows
+        /// that a spin before any wait, or a hold before any such poll, of any case changes no trace.
         static let spinsEveryWait: Bool = getenv(environmentVariable).map { strcmp($0, everyWaitValue) == 0 } ?? false
 
         /// The policy REF_RUNLOOP_SPIN asks for, ``park`` when it is unset, or nil with the value when it is not
@@ -137,6 +153,9 @@ extension RefRunLoop {
 
     /// Wake-ups that a spin saw claimed before the loop slept (counted among ``wakeUpCount`` too). Any thread.
     public var spinCaughtWakeUpCount: UInt64 { spinCaughtCounter.load(ordering: .relaxed) }
+
+    /// Polls after a handled source that spin-then-park held (``WaitPolicy/handOffHold``). Any thread.
+    public var handOffHoldCount: UInt64 { holdCounter.load(ordering: .relaxed) }
 }
 
 /// The adaptive half of spin-then-park: whether a wait spins, and for how long, from the hand-offs seen so far.

@@ -305,6 +305,28 @@ struct WaitSet: ~Copyable {
         }
     }
 
+    /// Spin-then-park's hand-off hold (``RefRunLoop/WaitPolicy/handOffHold``): spins with the CPU's spin hint and no
+    /// system call until `deadline` passes or `set` may hold another port's edge, whatever the gate says. Loop
+    /// thread, before the poll that follows a handled source (``beginWait(_:)`` not yet called).
+    ///
+    /// Like ``spin(_:until:)`` it writes nothing and only delays the poll: a wake-up claimed meanwhile follows the
+    /// protocol for an awake loop (the gate is open and not `waiting`), and the poll reports whatever is pending when
+    /// it runs, as if the loop's thread had been descheduled for the hold. It ends once the clock reaches the set's
+    /// quiet time or an expiry is queued, so no timer or descriptor is reported later than by the poll it delays (but
+    /// for the few polls between two clock reads).
+    func hold(_ set: ModeSet, until deadline: UInt64) {
+        var polls: UInt32 = 0
+        while set.timerEdges.load(ordering: .acquiring) & 1 == 0 {
+            polls &+= 1
+            // A clock read costs more than a look at the set: one in eight looks reads it.
+            if polls & 7 == 0 {
+                let now = RefClock.nanoseconds
+                if now >= deadline || now >= set.quietUntil.load(ordering: .acquiring) { return }
+            }
+            csystem_cpu_relax()
+        }
+    }
+
     /// Whether a poll of `set` now could report nothing, and would leave its ready list as it is: the set has no
     /// descriptor, its timerfd cannot have expired (``ModeSet/quietUntil``), no wake-up edge is queued on its list
     /// and no write is in flight (no claim pending, and every claim's edge off the list for good:

@@ -47,9 +47,14 @@ private final class Tally: @unchecked Sendable {
     #expect(report == nil, "\(report ?? "")")
 }
 
+/// The policies each test that uses ``SelfSignalling`` runs with: parking, and spin-then-park, whose hand-off hold
+/// delays the poll after each perform that woke the loop (WaitPolicy.handOffHold) and must change nothing here.
+private let policies: [RefRunLoop.WaitPolicy] = [.park, .spinThenPark(maxSpin: .milliseconds(1))]
+
 /// A source whose perform signals it again and wakes the loop (as a producer that finds the queue empty does), after
-/// calling `body` with the number of performs so far (1 for the first), unless `body` returns false. Confined to the
-/// loop's thread: every perform runs there.
+/// calling `body` with the number of performs so far (1 for the first), unless `body` returns false. The wake-up is
+/// then noted as made on another CPU, as a producer's is, so that spin-then-park holds the poll after the perform.
+/// Confined to the loop's thread: every perform runs there.
 private final class SelfSignalling: @unchecked Sendable {
     private(set) var performs = 0
     private(set) var source: RefRunLoopSource!
@@ -60,14 +65,17 @@ private final class SelfSignalling: @unchecked Sendable {
             guard body(performs) else { return }
             source.signal()
             loop.wakeUp()
+            loop.waitSet.lastWakerCPU.store(-1, ordering: .relaxed)
         })
         loop.add(source, mode: .default)
         source.signal()
     }
 }
 
-@Test func aReadyDescriptorIsPerformedWhileASourceKeepsItselfSignalled() {
+@Test(arguments: policies)
+func aReadyDescriptorIsPerformedWhileASourceKeepsItselfSignalled(policy: RefRunLoop.WaitPolicy) {
     let report = onFreshLoopThread { loop -> String? in
+        loop.waitPolicy = policy
         let fd = EventFD.create()
         defer { Descriptor.close(fd) }
         let atDescriptor = ResultBox<Int>()
@@ -89,8 +97,10 @@ private final class SelfSignalling: @unchecked Sendable {
     #expect(report == nil, "\(report ?? "")")
 }
 
-@Test func observersAndBlocksSeeEveryPerformOfASourceThatKeepsItselfSignalled() {
+@Test(arguments: policies)
+func observersAndBlocksSeeEveryPerformOfASourceThatKeepsItselfSignalled(policy: RefRunLoop.WaitPolicy) {
     let trace = onFreshLoopThread { loop -> [String] in
+        loop.waitPolicy = policy
         let seen = Recorder<String>()
         let observer = RefRunLoopObserver(activities: [.beforeTimers, .beforeSources]) { _, activity in
             seen.append(activity.description)
@@ -104,14 +114,18 @@ private final class SelfSignalling: @unchecked Sendable {
         }
         #expect(loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false) == .stopped)
         #expect(performs.performs == 3)
+        // Each perform woke the loop from "another CPU": spin-then-park held each pass's poll.
+        #expect(loop.handOffHoldCount == (policy == .park ? 0 : 3))
         return seen.all
     }
     let expected = (1...3).flatMap { ["beforeTimers", "beforeSources", "perform \($0)", "block \($0)"] }
     #expect(trace == expected)
 }
 
-@Test func aStopInAPerformEndsTheRunAfterThatPerform() {
+@Test(arguments: policies)
+func aStopInAPerformEndsTheRunAfterThatPerform(policy: RefRunLoop.WaitPolicy) {
     let (result, performs) = onFreshLoopThread { loop -> (RefRunLoopResult, Int) in
+        loop.waitPolicy = policy
         let source = SelfSignalling(loop: loop) { count in
             if count == 2 { loop.stop() }
             return true
@@ -122,21 +136,26 @@ private final class SelfSignalling: @unchecked Sendable {
     #expect(performs == 2)
 }
 
-@Test func returnAfterSourceHandledReturnsAfterOnePerformOfASourceThatKeepsItselfSignalled() {
-    let (result, performs) = onFreshLoopThread { loop -> (RefRunLoopResult, Int) in
+@Test(arguments: policies)
+func returnAfterSourceHandledReturnsAfterOnePerformOfASourceThatKeepsItselfSignalled(policy: RefRunLoop.WaitPolicy) {
+    let (result, performs, holds) = onFreshLoopThread { loop -> (RefRunLoopResult, Int, UInt64) in
+        loop.waitPolicy = policy
         let source = SelfSignalling(loop: loop) { _ in true }
-        return (loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: true), source.performs)
+        let result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: true)
+        return (result, source.performs, loop.handOffHoldCount)
     }
     #expect(result == .handledSource)
     #expect(performs == 1)
+    #expect(holds == 0, "the poll of a run that returns after the handled source was held")
 }
 
 /// The timeout passes during the first perform, which waits (on the clock, not for a time) until the run's deadline
 /// is behind it: the run's clock started before that perform, so its deadline is at most the perform's start plus the
 /// run's seconds. A poll (seconds 0) times out after its one pass as well.
-@Test(arguments: [0, 0.001])
-func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double) {
+@Test(arguments: [0, 0.001], policies)
+func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double, policy: RefRunLoop.WaitPolicy) {
     let (result, performs) = onFreshLoopThread { loop -> (RefRunLoopResult, Int) in
+        loop.waitPolicy = policy
         let source = SelfSignalling(loop: loop) { count in
             guard count == 1 else { return true }
             let start = RefClock.nanoseconds
@@ -154,8 +173,10 @@ func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double) {
 /// wake-up left and reports the timerfd, so the timer fires in that pass and the loop never prepares to sleep. A
 /// wake-up carried over from an earlier perform would be reported by that poll instead, and the timer would fire after
 /// BeforeWaiting.
-@Test func aWakeUpInAPerformIsConsumedByItsOwnPassPoll() {
+@Test(arguments: policies)
+func aWakeUpInAPerformIsConsumedByItsOwnPassPoll(policy: RefRunLoop.WaitPolicy) {
     let (trace, performs) = onFreshLoopThread { loop -> ([String], Int) in
+        loop.waitPolicy = policy
         let seen = Recorder<String>()
         let observer = RefRunLoopObserver(activities: .beforeWaiting) { _, activity in
             seen.append(activity.description)

@@ -201,6 +201,115 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     #expect(RefClock.nanoseconds < expiryWatchdog, "the spin with an expiry queued ran to its watchdog")
 }
 
+// MARK: The hand-off hold on a wait set
+
+/// A hold runs to its deadline whatever the gate says, and leaves a wake-up claimed before or during it pending for
+/// the poll after it: the claim deferred before the hold is consumed by that poll, without a system call.
+@Test func aHoldRunsToItsDeadlineAndLeavesTheClaimToThePoll() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    f.waitSet.setDeferral(before: .max, in: set)
+    f.waitSet.wake()  // the loop is awake and deferrable: deferred, no write
+    let deadline = RefClock.nanoseconds + 100_000
+    f.waitSet.hold(set, until: deadline)
+    #expect(RefClock.nanoseconds >= deadline)
+    let pending = f.waitSet.gate.snapshot().pending
+    #expect(pending)
+    let consumed = f.waitSet.beginWait(set)
+    #expect(consumed)
+    let written = f.waitSet.writes.load(ordering: .relaxed)
+    #expect(written == 1, "the consumed claim is counted as written, and nothing else was")
+}
+
+/// Its deadline is the watchdog's: a hold that did not end at the timerfd's date would run to it. The poll after it
+/// reports the timer.
+@Test func aHoldEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline() {
+    let f = SpinFixture()
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    f.waitSet.gate.open()
+    let due = RefClock.nanoseconds + 200_000
+    f.waitSet.arm(set, at: due, now: RefClock.nanoseconds)
+    let watchdog = spinWatchdog()
+    f.waitSet.hold(set, until: watchdog)
+    let ended = RefClock.nanoseconds
+    #expect(ended >= due)
+    #expect(ended < watchdog, "the hold ran to its watchdog: it did not end at the timer's date")
+    let consumed = f.waitSet.beginWait(set)
+    #expect(!consumed)
+    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 1_000_000_000)
+    #expect(report == .timer)
+    f.waitSet.endWait()
+}
+
+@Test func aHoldEndsAtOnceInASetWithADescriptorOrAQueuedExpiry() {
+    let f = SpinFixture()
+    let withDescriptor = f.waitSet.makeModeSet()
+    let expired = f.waitSet.makeModeSet()
+    defer {
+        withDescriptor.close()
+        expired.close()
+    }
+    f.waitSet.gate.open()
+    withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
+    let watchdog = spinWatchdog()
+    f.waitSet.hold(withDescriptor, until: watchdog)
+    let now = RefClock.nanoseconds
+    #expect(now < watchdog, "the hold in the set with a descriptor ran to its watchdog")
+    f.waitSet.arm(expired, at: now, now: now)  // due already: an expiry is queued
+    let expiryWatchdog = spinWatchdog()
+    f.waitSet.hold(expired, until: expiryWatchdog)
+    #expect(RefClock.nanoseconds < expiryWatchdog, "the hold with an expiry queued ran to its watchdog")
+}
+
+/// Spin-then-park holds the poll after a perform only while work is being handed over: a perform that woke the loop
+/// (from "another CPU") has its poll held, one that did not wake it has not; parking never holds. The traces are the
+/// same either way. Performs 1 and 2 signal the source and wake the loop, 3 only signals it, 4 removes it (the run
+/// finishes, its mode empty).
+@Test func thePollAfterAPerformIsHeldOnlyWhileAnotherCPUHandsWorkOver() {
+    func run(_ policy: RefRunLoop.WaitPolicy) -> (trace: [String], result: RefRunLoopResult, holds: UInt64) {
+        onFreshLoopThread { loop in
+            loop.waitPolicy = policy
+            let trace = Recorder<String>()
+            let observer = RefRunLoopObserver(activities: .allActivities, repeats: true) { _, activity in
+                trace.append("\(activity)")
+            }
+            loop.add(observer, mode: .default)
+            let holder = ResultBox<RefRunLoopSource>()  // set before the run, read only in the perform
+            let performs = ResultBox<Int>()
+            let source = RefRunLoopSource(perform: {
+                let count = (performs.value ?? 0) + 1
+                performs.value = count
+                trace.append("perform \(count)")
+                guard let source = holder.value else { return }
+                if count == 4 {
+                    loop.remove(source, mode: .default)
+                    return
+                }
+                source.signal()
+                guard count < 3 else { return }
+                loop.wakeUp()
+                loop.waitSet.lastWakerCPU.store(-1, ordering: .relaxed)  // as if the waker ran on another CPU
+            })
+            holder.value = source
+            loop.add(source, mode: .default)
+            source.signal()
+            let result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false)
+            return (trace.all, result, loop.handOffHoldCount)
+        }
+    }
+    let parked = run(.park)
+    let spun = run(.spinThenPark(maxSpin: .milliseconds(1)))
+    let passes = (1...4).flatMap { ["beforeTimers", "beforeSources", "perform \($0)"] }
+    #expect(parked.trace == ["entry"] + passes + ["exit"])
+    #expect(spun.trace == parked.trace)
+    #expect(parked.result == .finished && spun.result == .finished)
+    #expect(parked.holds == 0)
+    #expect(spun.holds == (RefRunLoop.WaitPolicy.spinsEveryWait ? 4 : 2))
+}
+
 // MARK: Runs with the spin on against the same runs parked
 
 /// One run of a loop with `policy`, whose BeforeWaiting observer makes this wait spin as long as the policy allows
@@ -400,6 +509,86 @@ private func handOffsToASpinningLoop() -> (failure: String?, spinCaught: Bool, c
         // Not a timing threshold: thousands of prompt hand-offs from the other CPU, of which none landing in a spin
         // would mean the spin never ran in this attempt (the caller's retry).
         return (nil, pinned.current == 0 || loop.spinCaughtWakeUpCount > 0, counts)
+    }
+}
+
+/// Producers stream tokens to the loop without waiting for each (post, signal, wake, as the resident-thread
+/// benchmark's producers do), so the loop's polls after its performs are held (WaitPolicy.handOffHold) while the
+/// tokens keep coming, from the other CPU when there are two; another thread keeps adding and removing a timer and a
+/// descriptor, which changes the set's quiet time in the middle of holds and switches wake-ups between deferred and
+/// written, and wakes the loop for nothing now and then. Every token is delivered, in order (a lost wake-up would
+/// leave a producer waiting for its last token until its deadline). An attempt in which no poll was held did not
+/// exercise the hold (threads that could not be pinned, or a machine loaded by other work): up to three attempts.
+@Test func tokensStreamedToAHoldingLoopAreNeverLost() {
+    var report: String?
+    for _ in 0..<3 {
+        let attempt = tokensStreamedToAHoldingLoop()
+        report = attempt.failure
+        if report != nil || attempt.held { break }
+        report = "no poll was held in three attempts (the last: \(attempt.counts))"
+    }
+    #expect(report == nil, "\(report ?? "")")
+}
+
+/// One attempt of tokensStreamedToAHoldingLoopAreNeverLost: a failure when a token was lost or out of order; whether
+/// a poll was held (true when the threads could not be pinned: then holds are not expected), and the loop's counts.
+private func tokensStreamedToAHoldingLoop() -> (failure: String?, held: Bool, counts: String) {
+    let producers = 2
+    let tokensPerProducer = 20_000
+    return onFreshLoopThread { loop -> (failure: String?, held: Bool, counts: String) in
+        loop.waitPolicy = .spinThenPark(maxSpin: RefRunLoop.WaitPolicy.defaultMaxSpin)
+        let pinned = Counter()
+        if csystem_usable_cpus() >= 2 && csystem_pin_to_cpu(1) == 0 { pinned.increment() }
+        let mailboxes = (0..<producers).map { _ in Mailbox() }
+        let sources = mailboxes.map { box in RefRunLoopSource(order: 0, perform: { box.drain() }) }
+        for source in sources { loop.add(source, mode: .default) }
+        let finished = Counter()
+        var threads: [Thread] = zip(sources, mailboxes).map { source, box in
+            Thread {
+                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+                for token in 0..<tokensPerProducer {
+                    box.post(token)
+                    source.signal()
+                    loop.wakeUp()
+                    if token % 1_000 == 999 { handOffPause(token / 1_000) }
+                }
+                waitUntil("the last token to be delivered") { box.hasDelivered(tokensPerProducer - 1) }
+                finished.increment()
+            }
+        }
+        threads.append(
+            Thread {
+                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+                let fd = EventFD.create()  // never written: its source never fires
+                defer { Descriptor.close(fd) }
+                var round = 0
+                let deadline = TestDeadline()
+                while finished.current < producers && !deadline.passed {
+                    round += 1
+                    let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_002 * Double(round % 5)) { _ in }
+                    loop.add(soon, mode: .default)
+                    handOffPause(round)
+                    loop.remove(soon, mode: .default)
+                    let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+                    loop.add(port, mode: .default)
+                    handOffPause(round + 1)
+                    loop.remove(port, mode: .default)
+                    if round.isMultiple(of: 7) { loop.wakeUp() }
+                    for _ in 0..<10 { sched_yield() }
+                }
+            })
+        for thread in threads { thread.start() }
+        let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
+        let failure = runUntilSendersFinish(loop, senders: producers, finished: finished, progress: progress)
+        let counts = "\(loop.handOffHoldCount) holds, \(loop.wakeUpCount) wake-ups"
+        if let failure { return (failure, true, counts) }
+        for (index, box) in mailboxes.enumerated() {
+            let delivered = box.lock.withLock { box.delivered }
+            if delivered != Array(0..<tokensPerProducer) {
+                return ("producer \(index): delivered \(delivered.count) tokens", true, counts)
+            }
+        }
+        return (nil, pinned.current == 0 || loop.handOffHoldCount > 0, counts)
     }
 }
 
