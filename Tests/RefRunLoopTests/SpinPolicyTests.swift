@@ -472,27 +472,7 @@ private func handOffsToASpinningLoop() -> (failure: String?, spinCaught: Bool, c
                 finished.increment()
             }
         }
-        threads.append(
-            Thread {
-                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
-                let fd = EventFD.create()  // never written: its source never fires
-                defer { Descriptor.close(fd) }
-                var round = 0
-                let deadline = TestDeadline()
-                while finished.current < senders && !deadline.passed {
-                    round += 1
-                    let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_05 * Double(round % 5)) { _ in }
-                    loop.add(soon, mode: .default)
-                    handOffPause(round)
-                    loop.remove(soon, mode: .default)
-                    let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
-                    loop.add(port, mode: .default)
-                    handOffPause(round + 1)
-                    loop.remove(port, mode: .default)
-                    if round.isMultiple(of: 7) { loop.wakeUp() }
-                    for _ in 0..<10 { sched_yield() }
-                }
-            })
+        threads.append(itemChurner(loop, step: 0.000_05, pinned: pinned, until: { finished.current >= senders }))
         for thread in threads { thread.start() }
         let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
         let failure = runUntilSendersFinish(loop, senders: senders, finished: finished, progress: progress)
@@ -556,27 +536,7 @@ private func tokensStreamedToAHoldingLoop() -> (failure: String?, held: Bool, co
                 finished.increment()
             }
         }
-        threads.append(
-            Thread {
-                if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
-                let fd = EventFD.create()  // never written: its source never fires
-                defer { Descriptor.close(fd) }
-                var round = 0
-                let deadline = TestDeadline()
-                while finished.current < producers && !deadline.passed {
-                    round += 1
-                    let soon = RefRunLoopTimer(fireDate: RefClock.now + 0.000_002 * Double(round % 5)) { _ in }
-                    loop.add(soon, mode: .default)
-                    handOffPause(round)
-                    loop.remove(soon, mode: .default)
-                    let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
-                    loop.add(port, mode: .default)
-                    handOffPause(round + 1)
-                    loop.remove(port, mode: .default)
-                    if round.isMultiple(of: 7) { loop.wakeUp() }
-                    for _ in 0..<10 { sched_yield() }
-                }
-            })
+        threads.append(itemChurner(loop, step: 0.000_002, pinned: pinned, until: { finished.current >= producers }))
         for thread in threads { thread.start() }
         let progress: @Sendable () -> Int = { deliveredCount(mailboxes) }
         let failure = runUntilSendersFinish(loop, senders: producers, finished: finished, progress: progress)
@@ -648,5 +608,34 @@ private func stopsOfASpinningLoop() -> String? {
             stoppedRuns.increment()
         }
         return pinned && loop.spinCaughtWakeUpCount == 0 ? spinStopsNotExercised : nil
+    }
+}
+
+/// A thread that keeps adding and removing a timer (due `step` times 0 to 4 seconds from now) and a descriptor source
+/// that never fires, which changes the wait set's quiet time and switches wake-ups between deferred and written, and
+/// wakes the loop for nothing every 7th round, until `done` says so or the test's deadline passes; on CPU 0 when
+/// `pinned` counts a pinned loop thread.
+private func itemChurner(
+    _ loop: RefRunLoop, step: Double, pinned: Counter, until done: @escaping @Sendable () -> Bool
+) -> Thread {
+    Thread {
+        if pinned.current > 0 { _ = csystem_pin_to_cpu(0) }
+        let fd = EventFD.create()  // never written: its source never fires
+        defer { Descriptor.close(fd) }
+        var round = 0
+        let deadline = TestDeadline()
+        while !done() && !deadline.passed {
+            round += 1
+            let soon = RefRunLoopTimer(fireDate: RefClock.now + step * Double(round % 5)) { _ in }
+            loop.add(soon, mode: .default)
+            handOffPause(round)
+            loop.remove(soon, mode: .default)
+            let port = RefRunLoopSource(fileDescriptor: fd, perform: {})
+            loop.add(port, mode: .default)
+            handOffPause(round + 1)
+            loop.remove(port, mode: .default)
+            if round.isMultiple(of: 7) { loop.wakeUp() }
+            for _ in 0..<10 { sched_yield() }
+        }
     }
 }
