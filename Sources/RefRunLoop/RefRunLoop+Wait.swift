@@ -70,7 +70,7 @@ extension RefRunLoop {
         assertOnLoopThread()
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
         if set.rearmPending.load(ordering: .relaxed) { lock.withLock { rearmTimerLocked(frame.mode, mayDefer: false) } }
-        // Spin-then-park's hand-off hold: part of the poll, before it looks at anything (WaitPolicy.swift).
+        // The hand-off hold: part of the poll, before it looks at anything (WaitPolicy.swift).
         if afterHandledSource { holdBeforePoll(frame, set) }
         // Spin-then-park: the spin is part of the wait (WaitPolicy.swift, WaitSet.spin).
         let (waitStart, spun) = poll ? (start: 0, spun: false) : spinBeforeWaiting(frame, set)
@@ -163,18 +163,18 @@ extension RefRunLoop {
         return (now, true)
     }
 
-    /// Spin-then-park's hand-off hold (``WaitPolicy/handOffHold``), before the poll that follows a handled source:
-    /// when the policy spins, a wake-up is pending (work was handed over while the pass ran) and its last claimer ran
-    /// on another CPU (it can go on handing work over meanwhile), the poll first waits, without a system call, so
-    /// that the hand-offs gather into one batch for the next pass instead of a batch per pass. With
-    /// REF_RUNLOOP_SPIN=every (``WaitPolicy/spinsEveryWait``) it holds before every such poll, pending wake-up or not.
-    /// Bounded as the spin is (``WaitSet/hold(_:until:)``): no main-queue descriptor in the wait, no descriptor in
-    /// the set, no timerfd expiry queued, and not past the set's quiet time or the run's deadline. It only delays the
-    /// poll, as a descheduled loop thread would: the poll then reports what it would have reported at that time.
-    /// The loop is not waiting meanwhile (CFRunLoopIsWaiting stays false, as in any poll). Loop thread.
+    /// The hand-off hold (``handOffHold``), before the poll that follows a handled source, with either wait policy:
+    /// when a wake-up is pending (work was handed over while the pass ran) and its claimer ran on another CPU (it can
+    /// go on handing work over meanwhile), the poll first waits, without a system call, so that the hand-offs gather
+    /// into one batch for the next pass instead of a batch per pass. With REF_RUNLOOP_SPIN=every
+    /// (``WaitPolicy/spinsEveryWait``) it holds before every such poll, pending wake-up or not. Bounded as the spin
+    /// is (``WaitSet/hold(_:until:)``): no main-queue descriptor in the wait, no descriptor in the set, no timerfd
+    /// expiry queued, and not past the set's quiet time or the run's deadline. It only delays the poll, as a
+    /// descheduled loop thread would: the poll then reports what it would have reported at that time. The loop is not
+    /// waiting meanwhile (CFRunLoopIsWaiting stays false, as in any poll). Loop thread.
     private func holdBeforePoll(_ frame: RunFrame, _ set: WaitSet.ModeSet) {
-        let maxSpin = maxSpinNanoseconds.load(ordering: .relaxed)
-        guard maxSpin > 0, frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return }
+        let length = handOffHoldNanoseconds.load(ordering: .relaxed)
+        guard length > 0, frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return }
         if !WaitPolicy.spinsEveryWait {
             // The count before the claims: see WakeGate.allWritten.
             guard waitSet.gate.reportable(writes: waitSet.writes.load(ordering: .sequentiallyConsistent)) else {
@@ -184,7 +184,7 @@ extension RefRunLoop {
             guard waker < 0 || waker != csystem_current_cpu() else { return }
         }
         let now = RefClock.nanoseconds
-        var deadline = now &+ min(WaitPolicy.nanoseconds(WaitPolicy.handOffHold), maxSpin)
+        var deadline = now &+ length
         if let timeout = waitTimeout() { deadline = min(deadline, now &+ timeout) }
         guard deadline > now, set.quietUntil.load(ordering: .acquiring) > now else { return }
         count(holdCounter)

@@ -126,7 +126,10 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Wake-ups a spin saw claimed before the loop slept (``spinCaughtWakeUpCount``). Written only by the loop's
     /// thread, read by any.
     let spinCaughtCounter = Atomic<UInt64>(0)
-    /// Polls that spin-then-park held (``handOffHoldCount``). Written only by the loop's thread, read by any.
+    /// The hand-off hold in nanoseconds, 0 for none (``handOffHold``). Any thread writes it; the loop's thread reads
+    /// it after each handled source.
+    let handOffHoldNanoseconds = Atomic<UInt64>(WaitPolicy.nanoseconds(WaitPolicy.handOffHold))
+    /// Polls that the loop held (``handOffHoldCount``). Written only by the loop's thread, read by any.
     let holdCounter = Atomic<UInt64>(0)
     #if DEBUG
     /// Whether every change under `lock` ends with a check of the loop's invariants (``checkInvariantsAfterChangeLocked()``,

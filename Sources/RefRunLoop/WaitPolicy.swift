@@ -4,8 +4,9 @@
 // thread (on a virtual machine, the hypervisor's wake-up of a halted vCPU as well). The spin itself is
 // ``WaitSet/spin(_:until:)``; where it sits in the pass is
 // ``RefRunLoop/waitForLivePort(_:in:poll:afterHandledSource:)``.
-// While work keeps being handed over, spin-then-park also holds the poll that follows a handled source for a moment
-// (``WaitPolicy/handOffHold``), so that the hand-offs gather into batches and the loop stays awake between them.
+// Apart from the policy, and with either, while work keeps being handed over from another CPU the loop holds the poll
+// that follows a handled source for a moment (``RefRunLoop/handOffHold``), so that the hand-offs gather into batches
+// and the loop stays awake between them.
 //
 // Semantics are unchanged: the spin is part of the wait (after BeforeWaiting, before AfterWaiting, with
 // CFRunLoopIsWaiting true), it only reads the gate, and it ends no later than the run's deadline and the time the mode's
@@ -32,8 +33,9 @@ extension RefRunLoop {
         public static let defaultMaxSpin: Duration = .microseconds(50)
         /// The longest spin a policy may ask for: past a millisecond a spin is a busy loop, not a hand-off window.
         public static let maxSpinLimit: Duration = .milliseconds(1)
-        /// How long spin-then-park holds the poll that follows a handled source while work keeps being handed over
-        /// (``RefRunLoop/holdBeforePoll(_:_:)``), at most the policy's cap. Without the hold, a loop that drains a
+        /// How long a loop holds the poll that follows a handled source while work keeps being handed over from
+        /// another CPU, unless told otherwise (``RefRunLoop/handOffHold``, ``RefRunLoop/holdBeforePoll(_:_:)``), with
+        /// either policy. Without the hold, a loop that drains a
         /// queue faster than other threads fill it comes back to it at once, drains it nearly empty each pass (every
         /// pass costs its producers a signal and a wake-up claim, and the queue's lock moves between CPUs), and
         /// falls asleep as soon as a pass finds nothing, so the next hand-off pays a kernel wake-up of its thread;
@@ -91,8 +93,8 @@ extension RefRunLoop {
         static let everyWaitValue = "every"
 
         /// Whether REF_RUNLOOP_SPIN is `every`: each wait that may spin spins for the whole cap, without the
-        /// governor's choice, and each poll after a handled source that may be held is held for the whole
-        /// ``handOffHold``, pending wake-up or not (read once). A check, not a policy: with the governor the spec's
+        /// governor's choice, and each poll after a handled source that may be held is held for the loop's whole
+        /// hold (``RefRunLoop/handOffHold``, unless 0), pending wake-up or not, from any CPU (read once). A check, not a policy: with the governor the spec's
         /// cases seldom spin (few of them hand work over from another CPU), so this is how `runloop conform` shows
         /// that a spin before any wait, or a hold before any such poll, of any case changes no trace.
         static let spinsEveryWait: Bool = getenv(environmentVariable).map { strcmp($0, everyWaitValue) == 0 } ?? false
@@ -154,7 +156,19 @@ extension RefRunLoop {
     /// Wake-ups that a spin saw claimed before the loop slept (counted among ``wakeUpCount`` too). Any thread.
     public var spinCaughtWakeUpCount: UInt64 { spinCaughtCounter.load(ordering: .relaxed) }
 
-    /// Polls after a handled source that spin-then-park held (``WaitPolicy/handOffHold``). Any thread.
+    /// How long this loop holds the poll that follows a handled source while another CPU keeps handing work over
+    /// (``holdBeforePoll(_:_:)``), whatever the wait policy: ``WaitPolicy/handOffHold`` unless set; zero never holds
+    /// (the poll runs at once, as CF's does); more than ``WaitPolicy/maxSpinLimit`` is clamped to it. Takes effect at
+    /// the loop's next poll. Any thread.
+    public var handOffHold: Duration {
+        get { .nanoseconds(Int64(handOffHoldNanoseconds.load(ordering: .relaxed))) }
+        set {
+            let nanoseconds = min(WaitPolicy.nanoseconds(newValue), WaitPolicy.nanoseconds(WaitPolicy.maxSpinLimit))
+            handOffHoldNanoseconds.store(nanoseconds, ordering: .relaxed)
+        }
+    }
+
+    /// Polls after a handled source that the loop held (``handOffHold``). Any thread.
     public var handOffHoldCount: UInt64 { holdCounter.load(ordering: .relaxed) }
 }
 

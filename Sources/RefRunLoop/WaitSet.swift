@@ -52,12 +52,14 @@ struct WaitSet: ~Copyable {
     /// queues an edge on every mode's ready list; while this count equals the gate's claims, every claimed write has
     /// been made (``WakeGate/allWritten(claims:writes:)``, ``ModeSet/wakeEdgesClearedAt``).
     let writes = Atomic<UInt64>(0)
-    /// Whether ``wake()`` notes its caller's CPU in `lastWakerCPU`: on while the loop's wait policy spins
-    /// (``RefRunLoop/waitPolicy``), so that parking costs wakers nothing more. Any thread.
+    /// Whether ``wake()`` notes every caller's CPU in `lastWakerCPU`, not only a claimer's: on while the loop's wait
+    /// policy spins (``RefRunLoop/waitPolicy``), so that parking costs a wake-up that finds one in flight nothing
+    /// more. Any thread.
     let recordsWakerCPU = Atomic<Bool>(false)
-    /// The CPU the last caller of ``wake()`` ran on, while `recordsWakerCPU` is on (-1: none noted). Any thread writes
-    /// it; the loop's thread reads it to skip a spin that would only keep that thread off its own CPU
-    /// (``SpinGovernor``). A hint: a stale value costs one spin or one sleep, never a wake-up.
+    /// The CPU of the last caller of ``wake()`` that claimed a wake-up (of every caller while `recordsWakerCPU` is
+    /// on; -1: none noted). Any thread writes it; the loop's thread reads it to skip a spin or a hand-off hold that
+    /// would only keep that thread off its own CPU (``SpinGovernor``, ``RefRunLoop/handOffHold``). A hint: a stale
+    /// value costs one spin, one hold or one sleep, never a wake-up.
     let lastWakerCPU = Atomic<Int32>(-1)
 
     init() {
@@ -73,8 +75,13 @@ struct WaitSet: ~Copyable {
     /// CFRunLoopWakeUp's kernel side: takes the right to wake the loop and writes the eventfd if the claim says so.
     /// Lock-free. Any thread.
     func wake() {
-        if recordsWakerCPU.load(ordering: .relaxed) { lastWakerCPU.store(csystem_current_cpu(), ordering: .relaxed) }
-        guard gate.claim() == .write else { return }
+        let notesEveryCaller = recordsWakerCPU.load(ordering: .relaxed)
+        if notesEveryCaller { lastWakerCPU.store(csystem_current_cpu(), ordering: .relaxed) }
+        let claim = gate.claim()
+        guard claim != .none else { return }
+        // A claim is made once per pass that takes wake-ups: noting its CPU costs a stream of wake-ups nothing.
+        if !notesEveryCaller { lastWakerCPU.store(csystem_current_cpu(), ordering: .relaxed) }
+        guard claim == .write else { return }
         interleavingPoint("WaitSet.wake.claimed")
         write()
     }
@@ -305,7 +312,7 @@ struct WaitSet: ~Copyable {
         }
     }
 
-    /// Spin-then-park's hand-off hold (``RefRunLoop/WaitPolicy/handOffHold``): spins with the CPU's spin hint and no
+    /// The hand-off hold (``RefRunLoop/handOffHold``): spins with the CPU's spin hint and no
     /// system call until `deadline` passes or `set` may hold another port's edge, whatever the gate says. Loop
     /// thread, before the poll that follows a handled source (``beginWait(_:)`` not yet called).
     ///

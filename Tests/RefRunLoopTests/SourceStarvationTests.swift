@@ -47,13 +47,29 @@ private final class Tally: @unchecked Sendable {
     #expect(report == nil, "\(report ?? "")")
 }
 
-/// The policies each test that uses ``SelfSignalling`` runs with: parking, and spin-then-park, whose hand-off hold
-/// delays the poll after each perform that woke the loop (WaitPolicy.handOffHold) and must change nothing here.
-private let policies: [RefRunLoop.WaitPolicy] = [.park, .spinThenPark(maxSpin: .milliseconds(1))]
+/// How each test that uses ``SelfSignalling`` runs its loop: parking and spin-then-park, both with the hand-off hold,
+/// which delays the poll after each perform that woke the loop (RefRunLoop.handOffHold) and must change nothing here,
+/// and parking without it.
+struct WaitSetting: Sendable, CustomTestStringConvertible {
+    let policy: RefRunLoop.WaitPolicy
+    let holds: Bool
+
+    func apply(to loop: RefRunLoop) {
+        loop.waitPolicy = policy
+        if !holds { loop.handOffHold = .zero }
+    }
+
+    var testDescription: String { "\(policy)\(holds ? " with the hold" : " without the hold")" }
+}
+
+private let settings: [WaitSetting] = [
+    WaitSetting(policy: .park, holds: false), WaitSetting(policy: .park, holds: true),
+    WaitSetting(policy: .spinThenPark(maxSpin: .milliseconds(1)), holds: true),
+]
 
 /// A source whose perform signals it again and wakes the loop (as a producer that finds the queue empty does), after
 /// calling `body` with the number of performs so far (1 for the first), unless `body` returns false. The wake-up is
-/// then noted as made on another CPU, as a producer's is, so that spin-then-park holds the poll after the perform.
+/// then noted as made on another CPU, as a producer's is, so that the loop holds the poll after the perform.
 /// Confined to the loop's thread: every perform runs there.
 private final class SelfSignalling: @unchecked Sendable {
     private(set) var performs = 0
@@ -72,10 +88,10 @@ private final class SelfSignalling: @unchecked Sendable {
     }
 }
 
-@Test(arguments: policies)
-func aReadyDescriptorIsPerformedWhileASourceKeepsItselfSignalled(policy: RefRunLoop.WaitPolicy) {
+@Test(arguments: settings)
+func aReadyDescriptorIsPerformedWhileASourceKeepsItselfSignalled(setting: WaitSetting) {
     let report = onFreshLoopThread { loop -> String? in
-        loop.waitPolicy = policy
+        setting.apply(to: loop)
         let fd = EventFD.create()
         defer { Descriptor.close(fd) }
         let atDescriptor = ResultBox<Int>()
@@ -97,10 +113,10 @@ func aReadyDescriptorIsPerformedWhileASourceKeepsItselfSignalled(policy: RefRunL
     #expect(report == nil, "\(report ?? "")")
 }
 
-@Test(arguments: policies)
-func observersAndBlocksSeeEveryPerformOfASourceThatKeepsItselfSignalled(policy: RefRunLoop.WaitPolicy) {
+@Test(arguments: settings)
+func observersAndBlocksSeeEveryPerformOfASourceThatKeepsItselfSignalled(setting: WaitSetting) {
     let trace = onFreshLoopThread { loop -> [String] in
-        loop.waitPolicy = policy
+        setting.apply(to: loop)
         let seen = Recorder<String>()
         let observer = RefRunLoopObserver(activities: [.beforeTimers, .beforeSources]) { _, activity in
             seen.append(activity.description)
@@ -114,18 +130,18 @@ func observersAndBlocksSeeEveryPerformOfASourceThatKeepsItselfSignalled(policy: 
         }
         #expect(loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: false) == .stopped)
         #expect(performs.performs == 3)
-        // Each perform woke the loop from "another CPU": spin-then-park held each pass's poll.
-        #expect(loop.handOffHoldCount == (policy == .park ? 0 : 3))
+        // Each perform woke the loop from "another CPU": the loop held each pass's poll, unless told not to.
+        #expect(loop.handOffHoldCount == (setting.holds ? 3 : 0))
         return seen.all
     }
     let expected = (1...3).flatMap { ["beforeTimers", "beforeSources", "perform \($0)", "block \($0)"] }
     #expect(trace == expected)
 }
 
-@Test(arguments: policies)
-func aStopInAPerformEndsTheRunAfterThatPerform(policy: RefRunLoop.WaitPolicy) {
+@Test(arguments: settings)
+func aStopInAPerformEndsTheRunAfterThatPerform(setting: WaitSetting) {
     let (result, performs) = onFreshLoopThread { loop -> (RefRunLoopResult, Int) in
-        loop.waitPolicy = policy
+        setting.apply(to: loop)
         let source = SelfSignalling(loop: loop) { count in
             if count == 2 { loop.stop() }
             return true
@@ -136,10 +152,10 @@ func aStopInAPerformEndsTheRunAfterThatPerform(policy: RefRunLoop.WaitPolicy) {
     #expect(performs == 2)
 }
 
-@Test(arguments: policies)
-func returnAfterSourceHandledReturnsAfterOnePerformOfASourceThatKeepsItselfSignalled(policy: RefRunLoop.WaitPolicy) {
+@Test(arguments: settings)
+func returnAfterSourceHandledReturnsAfterOnePerformOfASourceThatKeepsItselfSignalled(setting: WaitSetting) {
     let (result, performs, holds) = onFreshLoopThread { loop -> (RefRunLoopResult, Int, UInt64) in
-        loop.waitPolicy = policy
+        setting.apply(to: loop)
         let source = SelfSignalling(loop: loop) { _ in true }
         let result = loop.run(mode: .default, seconds: testHangLimit, returnAfterSourceHandled: true)
         return (result, source.performs, loop.handOffHoldCount)
@@ -152,10 +168,10 @@ func returnAfterSourceHandledReturnsAfterOnePerformOfASourceThatKeepsItselfSigna
 /// The timeout passes during the first perform, which waits (on the clock, not for a time) until the run's deadline
 /// is behind it: the run's clock started before that perform, so its deadline is at most the perform's start plus the
 /// run's seconds. A poll (seconds 0) times out after its one pass as well.
-@Test(arguments: [0, 0.001], policies)
-func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double, policy: RefRunLoop.WaitPolicy) {
+@Test(arguments: [0, 0.001], settings)
+func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double, setting: WaitSetting) {
     let (result, performs) = onFreshLoopThread { loop -> (RefRunLoopResult, Int) in
-        loop.waitPolicy = policy
+        setting.apply(to: loop)
         let source = SelfSignalling(loop: loop) { count in
             guard count == 1 else { return true }
             let start = RefClock.nanoseconds
@@ -173,10 +189,10 @@ func aTimeoutThatPassedInAPerformEndsTheRunAfterThatPerform(seconds: Double, pol
 /// wake-up left and reports the timerfd, so the timer fires in that pass and the loop never prepares to sleep. A
 /// wake-up carried over from an earlier perform would be reported by that poll instead, and the timer would fire after
 /// BeforeWaiting.
-@Test(arguments: policies)
-func aWakeUpInAPerformIsConsumedByItsOwnPassPoll(policy: RefRunLoop.WaitPolicy) {
+@Test(arguments: settings)
+func aWakeUpInAPerformIsConsumedByItsOwnPassPoll(setting: WaitSetting) {
     let (trace, performs) = onFreshLoopThread { loop -> ([String], Int) in
-        loop.waitPolicy = policy
+        setting.apply(to: loop)
         let seen = Recorder<String>()
         let observer = RefRunLoopObserver(activities: .beforeWaiting) { _, activity in
             seen.append(activity.description)

@@ -47,8 +47,8 @@ import Testing
     #expect(!recordsWhileParking)
 }
 
-@Test func aWakeUpNotesItsCPUOnlyWhileThePolicySpins() {
-    // The loop is not running: each wake-up is ignored, but its caller's CPU is noted (or not) first.
+@Test func aWakeUpNotesItsCPUOnEveryCallOnlyWhileThePolicySpins() {
+    // The loop is not running: each wake-up claims nothing, but its caller's CPU is noted (or not) first.
     let loop = RefRunLoop()
     loop.waitPolicy = .park
     loop.wakeUp()
@@ -58,6 +58,25 @@ import Testing
     loop.wakeUp()
     let notedWhileSpinning = loop.waitSet.lastWakerCPU.load(ordering: .relaxed)
     #expect(notedWhileSpinning >= 0)
+}
+
+/// Whatever the policy, the wake-up that claims notes its CPU (the hand-off hold reads it); while one is in flight,
+/// a parking loop's wake-ups note nothing.
+@Test func aWakeUpThatClaimsNotesItsCPUWhenParking() {
+    let f = SpinFixture()
+    let notesEveryCaller = f.waitSet.recordsWakerCPU.load(ordering: .relaxed)
+    #expect(!notesEveryCaller)
+    f.waitSet.wake()  // the gate is closed: no claim
+    let beforeOpening = f.waitSet.lastWakerCPU.load(ordering: .relaxed)
+    #expect(beforeOpening == -1)
+    f.waitSet.gate.open()
+    f.waitSet.wake()  // claimed and written
+    let afterClaim = f.waitSet.lastWakerCPU.load(ordering: .relaxed)
+    #expect(afterClaim >= 0)
+    f.waitSet.lastWakerCPU.store(-1, ordering: .relaxed)
+    f.waitSet.wake()  // one is in flight: no claim
+    let inFlight = f.waitSet.lastWakerCPU.load(ordering: .relaxed)
+    #expect(inFlight == -1)
 }
 
 // MARK: The governor
@@ -104,7 +123,7 @@ import Testing
 // MARK: The spin on a wait set
 
 /// The wait set under test, in an object: `#expect` captures its operands, which a non-copyable value cannot be.
-private final class SpinFixture {
+final class SpinFixture {
     let waitSet = WaitSet()
 }
 
@@ -157,8 +176,30 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     #expect(RefClock.nanoseconds >= deadline)
 }
 
-/// Its deadline is the watchdog's: a spin that did not end at the timerfd's date would run to it.
-@Test func aSpinEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline() {
+/// The two ways the loop's thread waits on a set without a system call, with the same bounds: the spin before a wait
+/// and the hand-off hold before a poll.
+enum BusyWait: String, CaseIterable, Sendable {
+    case spin, hold
+
+    /// Runs it on `set` until `deadline`: how the spin ended, nil for the hold (which reports nothing).
+    func run(_ f: SpinFixture, _ set: WaitSet.ModeSet, until deadline: UInt64) -> WaitSet.SpinEnd? {
+        switch self {
+        case .spin:
+            return f.waitSet.spin(set, until: deadline)
+        case .hold:
+            f.waitSet.hold(set, until: deadline)
+            return nil
+        }
+    }
+
+    /// How a spin that ended for another reason than a claim ends (nil for the hold).
+    var endWithoutClaim: WaitSet.SpinEnd? { self == .spin ? .parked : nil }
+}
+
+/// Its deadline is the watchdog's: one that did not end at the timerfd's date would run to it. The wait after it
+/// reports the timer, as it would have without it.
+@Test(arguments: BusyWait.allCases)
+func aBusyWaitEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline(_ wait: BusyWait) {
     let f = SpinFixture()
     let set = f.waitSet.makeModeSet()
     defer { set.close() }
@@ -166,12 +207,11 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     let due = RefClock.nanoseconds + 200_000
     f.waitSet.arm(set, at: due, now: RefClock.nanoseconds)
     let watchdog = spinWatchdog()
-    let end = f.waitSet.spin(set, until: watchdog)
-    #expect(end == .parked)
+    let end = wait.run(f, set, until: watchdog)
+    #expect(end == wait.endWithoutClaim)
     let ended = RefClock.nanoseconds
     #expect(ended >= due)
-    #expect(ended < watchdog, "the spin ran to its watchdog: it did not end at the timer's date")
-    // The wait that follows reports the timer, as it would have without the spin.
+    #expect(ended < watchdog, "the \(wait) ran to its watchdog: it did not end at the timer's date")
     let consumed = f.waitSet.beginWait(set)
     #expect(!consumed)
     let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 1_000_000_000)
@@ -179,7 +219,8 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     f.waitSet.endWait()
 }
 
-@Test func aSpinEndsAtOnceInASetWithADescriptorOrAQueuedExpiry() {
+@Test(arguments: BusyWait.allCases)
+func aBusyWaitEndsAtOnceInASetWithADescriptorOrAQueuedExpiry(_ wait: BusyWait) {
     let f = SpinFixture()
     let withDescriptor = f.waitSet.makeModeSet()
     let expired = f.waitSet.makeModeSet()
@@ -190,15 +231,15 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     f.waitSet.gate.open()
     withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
     let watchdog = spinWatchdog()
-    let descriptorEnd = f.waitSet.spin(withDescriptor, until: watchdog)
-    #expect(descriptorEnd == .parked)
+    let descriptorEnd = wait.run(f, withDescriptor, until: watchdog)
+    #expect(descriptorEnd == wait.endWithoutClaim)
     let now = RefClock.nanoseconds
-    #expect(now < watchdog, "the spin in the set with a descriptor ran to its watchdog")
+    #expect(now < watchdog, "the \(wait) in the set with a descriptor ran to its watchdog")
     f.waitSet.arm(expired, at: now, now: now)  // due already: an expiry is queued
     let expiryWatchdog = spinWatchdog()
-    let expiryEnd = f.waitSet.spin(expired, until: expiryWatchdog)
-    #expect(expiryEnd == .parked)
-    #expect(RefClock.nanoseconds < expiryWatchdog, "the spin with an expiry queued ran to its watchdog")
+    let expiryEnd = wait.run(f, expired, until: expiryWatchdog)
+    #expect(expiryEnd == wait.endWithoutClaim)
+    #expect(RefClock.nanoseconds < expiryWatchdog, "the \(wait) with an expiry queued ran to its watchdog")
 }
 
 // MARK: The hand-off hold on a wait set
@@ -223,55 +264,17 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
     #expect(written == 1, "the consumed claim is counted as written, and nothing else was")
 }
 
-/// Its deadline is the watchdog's: a hold that did not end at the timerfd's date would run to it. The poll after it
-/// reports the timer.
-@Test func aHoldEndsWhenTheModesTimerIsDueNotAtItsOwnDeadline() {
-    let f = SpinFixture()
-    let set = f.waitSet.makeModeSet()
-    defer { set.close() }
-    f.waitSet.gate.open()
-    let due = RefClock.nanoseconds + 200_000
-    f.waitSet.arm(set, at: due, now: RefClock.nanoseconds)
-    let watchdog = spinWatchdog()
-    f.waitSet.hold(set, until: watchdog)
-    let ended = RefClock.nanoseconds
-    #expect(ended >= due)
-    #expect(ended < watchdog, "the hold ran to its watchdog: it did not end at the timer's date")
-    let consumed = f.waitSet.beginWait(set)
-    #expect(!consumed)
-    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 1_000_000_000)
-    #expect(report == .timer)
-    f.waitSet.endWait()
-}
-
-@Test func aHoldEndsAtOnceInASetWithADescriptorOrAQueuedExpiry() {
-    let f = SpinFixture()
-    let withDescriptor = f.waitSet.makeModeSet()
-    let expired = f.waitSet.makeModeSet()
-    defer {
-        withDescriptor.close()
-        expired.close()
-    }
-    f.waitSet.gate.open()
-    withDescriptor.hasDescriptors = true  // any descriptor may become readable at any time
-    let watchdog = spinWatchdog()
-    f.waitSet.hold(withDescriptor, until: watchdog)
-    let now = RefClock.nanoseconds
-    #expect(now < watchdog, "the hold in the set with a descriptor ran to its watchdog")
-    f.waitSet.arm(expired, at: now, now: now)  // due already: an expiry is queued
-    let expiryWatchdog = spinWatchdog()
-    f.waitSet.hold(expired, until: expiryWatchdog)
-    #expect(RefClock.nanoseconds < expiryWatchdog, "the hold with an expiry queued ran to its watchdog")
-}
-
-/// Spin-then-park holds the poll after a perform only while work is being handed over: a perform that woke the loop
-/// (from "another CPU") has its poll held, one that did not wake it has not; parking never holds. The traces are the
-/// same either way. Performs 1 and 2 signal the source and wake the loop, 3 only signals it, 4 removes it (the run
-/// finishes, its mode empty).
+/// The loop holds the poll after a perform only while work is being handed over: a perform that woke the loop (from
+/// "another CPU") has its poll held, one that did not wake it has not; a hold of zero never holds. The traces are the
+/// same with either policy, held or not. Performs 1 and 2 signal the source and wake the loop, 3 only signals it, 4
+/// removes it (the run finishes, its mode empty).
 @Test func thePollAfterAPerformIsHeldOnlyWhileAnotherCPUHandsWorkOver() {
-    func run(_ policy: RefRunLoop.WaitPolicy) -> (trace: [String], result: RefRunLoopResult, holds: UInt64) {
+    func run(_ policy: RefRunLoop.WaitPolicy, hold: Duration = RefRunLoop.WaitPolicy.handOffHold)
+        -> (trace: [String], result: RefRunLoopResult, holds: UInt64)
+    {
         onFreshLoopThread { loop in
             loop.waitPolicy = policy
+            loop.handOffHold = hold
             let trace = Recorder<String>()
             let observer = RefRunLoopObserver(activities: .allActivities, repeats: true) { _, activity in
                 trace.append("\(activity)")
@@ -300,14 +303,29 @@ private func spinWatchdog() -> UInt64 { RefClock.nanoseconds + 10_000_000_000 }
             return (trace.all, result, loop.handOffHoldCount)
         }
     }
+    let unheld = run(.park, hold: .zero)
     let parked = run(.park)
     let spun = run(.spinThenPark(maxSpin: .milliseconds(1)))
     let passes = (1...4).flatMap { ["beforeTimers", "beforeSources", "perform \($0)"] }
-    #expect(parked.trace == ["entry"] + passes + ["exit"])
-    #expect(spun.trace == parked.trace)
-    #expect(parked.result == .finished && spun.result == .finished)
-    #expect(parked.holds == 0)
-    #expect(spun.holds == (RefRunLoop.WaitPolicy.spinsEveryWait ? 4 : 2))
+    #expect(unheld.trace == ["entry"] + passes + ["exit"])
+    #expect(parked.trace == unheld.trace)
+    #expect(spun.trace == unheld.trace)
+    #expect(unheld.result == .finished && parked.result == .finished && spun.result == .finished)
+    #expect(unheld.holds == 0)
+    let held: UInt64 = RefRunLoop.WaitPolicy.spinsEveryWait ? 4 : 2
+    #expect(parked.holds == held)
+    #expect(spun.holds == held)
+}
+
+@Test func theHoldIsClampedAndZeroTurnsItOff() {
+    let loop = RefRunLoop()
+    #expect(loop.handOffHold == RefRunLoop.WaitPolicy.handOffHold)
+    loop.handOffHold = .seconds(1)
+    #expect(loop.handOffHold == RefRunLoop.WaitPolicy.maxSpinLimit)
+    loop.handOffHold = .zero
+    #expect(loop.handOffHold == .zero)
+    let nanoseconds = loop.handOffHoldNanoseconds.load(ordering: .relaxed)
+    #expect(nanoseconds == 0)
 }
 
 // MARK: Runs with the spin on against the same runs parked
@@ -493,16 +511,18 @@ private func handOffsToASpinningLoop() -> (failure: String?, spinCaught: Bool, c
 }
 
 /// Producers stream tokens to the loop without waiting for each (post, signal, wake, as the resident-thread
-/// benchmark's producers do), so the loop's polls after its performs are held (WaitPolicy.handOffHold) while the
+/// benchmark's producers do), so the loop's polls after its performs are held (RefRunLoop.handOffHold), with either
+/// wait policy, while the
 /// tokens keep coming, from the other CPU when there are two; another thread keeps adding and removing a timer and a
 /// descriptor, which changes the set's quiet time in the middle of holds and switches wake-ups between deferred and
 /// written, and wakes the loop for nothing now and then. Every token is delivered, in order (a lost wake-up would
 /// leave a producer waiting for its last token until its deadline). An attempt in which no poll was held did not
 /// exercise the hold (threads that could not be pinned, or a machine loaded by other work): up to three attempts.
-@Test func tokensStreamedToAHoldingLoopAreNeverLost() {
+@Test(arguments: [RefRunLoop.WaitPolicy.park, .spinThenPark(maxSpin: RefRunLoop.WaitPolicy.defaultMaxSpin)])
+func tokensStreamedToAHoldingLoopAreNeverLost(policy: RefRunLoop.WaitPolicy) {
     var report: String?
     for _ in 0..<3 {
-        let attempt = tokensStreamedToAHoldingLoop()
+        let attempt = tokensStreamedToAHoldingLoop(policy)
         report = attempt.failure
         if report != nil || attempt.held { break }
         report = "no poll was held in three attempts (the last: \(attempt.counts))"
@@ -512,11 +532,13 @@ private func handOffsToASpinningLoop() -> (failure: String?, spinCaught: Bool, c
 
 /// One attempt of tokensStreamedToAHoldingLoopAreNeverLost: a failure when a token was lost or out of order; whether
 /// a poll was held (true when the threads could not be pinned: then holds are not expected), and the loop's counts.
-private func tokensStreamedToAHoldingLoop() -> (failure: String?, held: Bool, counts: String) {
+private func tokensStreamedToAHoldingLoop(_ policy: RefRunLoop.WaitPolicy) -> (
+    failure: String?, held: Bool, counts: String
+) {
     let producers = 2
     let tokensPerProducer = 20_000
     return onFreshLoopThread { loop -> (failure: String?, held: Bool, counts: String) in
-        loop.waitPolicy = .spinThenPark(maxSpin: RefRunLoop.WaitPolicy.defaultMaxSpin)
+        loop.waitPolicy = policy
         let pinned = Counter()
         if csystem_usable_cpus() >= 2 && csystem_pin_to_cpu(1) == 0 { pinned.increment() }
         let mailboxes = (0..<producers).map { _ in Mailbox() }
