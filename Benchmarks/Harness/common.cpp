@@ -38,9 +38,10 @@ static std::vector<const bench_engine *> &selected() {
 
 const std::vector<const bench_engine *> &engines() { return selected(); }
 
-std::vector<WaitVariant> wait_variants(const bench_engine *engine) {
+std::vector<WaitVariant> wait_variants(const bench_engine *engine, bool with_hold_off) {
     std::vector<WaitVariant> variants = {{"", 0}};
     if (engine->spin_variant) variants.push_back({"/spin:on", BENCH_SPIN});
+    if (with_hold_off && engine->hold_variant) variants.push_back({"/hold:off", BENCH_NO_HOLD});
     return variants;
 }
 

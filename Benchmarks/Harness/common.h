@@ -58,11 +58,12 @@ const std::vector<const bench_engine *> &all_engines();
 /// A waiting variant of an engine: how the families that have them (wake latency, resident thread) name it and the
 /// `create` flags that select it.
 struct WaitVariant {
-    const char *suffix;  // appended to the benchmark name: "" for the engine's default (spin:off), "/spin:on"
-    unsigned flags;      // 0, or BENCH_SPIN
+    const char *suffix;  // appended to the benchmark name: "" for the engine's default, "/spin:on", "/hold:off"
+    unsigned flags;      // 0, BENCH_SPIN or BENCH_NO_HOLD
 };
-/// The waiting variants of `engine`: its default, and `spin:on` when it has one (bench_engine.h, `spin_variant`).
-std::vector<WaitVariant> wait_variants(const bench_engine *engine);
+/// The waiting variants of `engine`: its default, `spin:on` when it has one (bench_engine.h, `spin_variant`) and,
+/// with `with_hold_off`, `hold:off` when it has one (`hold_variant`).
+std::vector<WaitVariant> wait_variants(const bench_engine *engine, bool with_hold_off = false);
 
 /// Registration entry points, one per family (one file each).
 void register_wake_latency();

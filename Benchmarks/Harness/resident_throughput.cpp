@@ -15,7 +15,8 @@
 // with each other, not with the loop.
 //
 // Arguments: producers:P, P = 1, 2, 4; spin:on (engines with a spin variant, ref) the loop spins briefly before it
-// sleeps (ref's spin-then-park wait policy); without it the engine waits as it does by default.
+// sleeps (ref's spin-then-park wait policy); hold:off (engines with a hold variant, ref) the loop polls at once after a
+// drain, without its hand-off hold; without either the engine waits as it does by default.
 // Counters: items_per_second (Google Benchmark's, from SetItemsProcessed and the manual time), wakeups_per_item (loop
 // wake-ups / items, by the engine's own count: below 1 when one wake-up drains a batch), csw_per_item (the loop
 // thread's voluntary context switches / items: the kernel's count of how often it slept, the same for every engine;
@@ -242,7 +243,7 @@ void resident_throughput(benchmark::State &state, const bench_engine *engine, in
 
 void register_resident_throughput() {
     for (const bench_engine *engine : engines()) {
-        for (const WaitVariant &variant : wait_variants(engine)) {
+        for (const WaitVariant &variant : wait_variants(engine, /*with_hold_off=*/true)) {
             for (int producers : {1, 2, 4}) {
                 std::string name = std::string("BM_ResidentThroughput/engine:") + engine->name +
                                    "/producers:" + std::to_string(producers) + variant.suffix;

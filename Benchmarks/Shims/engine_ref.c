@@ -64,7 +64,8 @@ static void fire_timer(void *info) {
 }
 
 // BENCH_SPIN (the `spin:on` variants) sets the spin-then-park wait policy with its default cap; without it the loop
-// parks, whatever REF_RUNLOOP_SPIN says, so a `spin:off` figure is always the parking loop's. The wake-up counter is
+// parks, whatever REF_RUNLOOP_SPIN says, so a `spin:off` figure is always the parking loop's. BENCH_NO_HOLD (the
+// `hold:off` variants) sets the hand-off hold to 0; without it the loop has its default hold. The wake-up counter is
 // always on (a load and a store per wait, by the loop's thread only), so BENCH_COUNT_WAKEUPS changes nothing.
 static bench_loop *ref_create(const bench_engine *self, unsigned flags, const char **why) {
     (void)self;
@@ -72,6 +73,8 @@ static bench_loop *ref_create(const bench_engine *self, unsigned flags, const ch
     bench_loop *loop = calloc(1, sizeof *loop);
     loop->run_loop = ref_runloop_current();
     ref_runloop_set_wait_policy(loop->run_loop, (flags & BENCH_SPIN) ? ref_runloop_default_max_spin_ns() : 0);
+    ref_runloop_set_hand_off_hold_ns(loop->run_loop,
+                                     (flags & BENCH_NO_HOLD) ? 0 : ref_runloop_default_hand_off_hold_ns());
     return loop;
 }
 
@@ -251,6 +254,7 @@ static bench_item *ref_activity_observer_add(bench_loop *loop, bench_activity_ca
 const bench_engine bench_engine_ref = {
     .name = "ref",
     .spin_variant = 1,
+    .hold_variant = 1,
     .describe = ref_describe,
     .create = ref_create,
     .destroy = ref_destroy,

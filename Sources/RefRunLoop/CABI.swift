@@ -147,6 +147,21 @@ public func refRunLoopSpinCaughtCount(_ loop: OpaquePointer?) -> UInt64 {
     (object(loop) as RefRunLoop).spinCaughtWakeUpCount
 }
 
+@_cdecl("ref_runloop_set_hand_off_hold_ns")
+public func refRunLoopSetHandOffHold(_ loop: OpaquePointer?, _ holdNanoseconds: UInt64) {
+    (object(loop) as RefRunLoop).handOffHold = .nanoseconds(Int64(clamping: holdNanoseconds))
+}
+
+@_cdecl("ref_runloop_hand_off_hold_ns")
+public func refRunLoopHandOffHold(_ loop: OpaquePointer?) -> UInt64 {
+    RefRunLoop.WaitPolicy.nanoseconds((object(loop) as RefRunLoop).handOffHold)
+}
+
+@_cdecl("ref_runloop_default_hand_off_hold_ns")
+public func refRunLoopDefaultHandOffHold() -> UInt64 {
+    RefRunLoop.WaitPolicy.nanoseconds(RefRunLoop.WaitPolicy.handOffHold)
+}
+
 // MARK: Sources
 
 @_cdecl("ref_runloop_source0_create")
@@ -478,6 +493,9 @@ private func checkAgainstHeader() {
     declared(ref_runloop_wait_policy)(refRunLoopWaitPolicy)
     declared(ref_runloop_default_max_spin_ns)(refRunLoopDefaultMaxSpinNanoseconds)
     declared(ref_runloop_spin_caught_count)(refRunLoopSpinCaughtCount)
+    declared(ref_runloop_set_hand_off_hold_ns)(refRunLoopSetHandOffHold)
+    declared(ref_runloop_hand_off_hold_ns)(refRunLoopHandOffHold)
+    declared(ref_runloop_default_hand_off_hold_ns)(refRunLoopDefaultHandOffHold)
     declared(ref_runloop_source0_create)(refRunLoopSource0Create)
     declared(ref_runloop_source1_create)(refRunLoopSource1Create)
     declared(ref_runloop_source_signal)(refRunLoopSourceSignal)

@@ -46,6 +46,9 @@ enum {
     /// Spin briefly before sleeping when work has been arriving (the `spin:on` variants); only for an engine whose
     /// `spin_variant` is set. An engine without the flag waits as it does by default (`spin:off`).
     BENCH_SPIN = 1u << 1,
+    /// Poll at once after a handled item, without the engine's hand-off hold (the `hold:off` variants of the
+    /// resident-thread family); only for an engine whose `hold_variant` is set.
+    BENCH_NO_HOLD = 1u << 2,
 };
 
 /// Activities an activity observer reports: CFRunLoopActivity's bits (CFRunLoop.h). CF and ref report all six; an
@@ -66,6 +69,9 @@ typedef struct bench_engine {
     /// Non-zero when `create` honours BENCH_SPIN: the wake-latency and resident-thread families then also register a
     /// `spin:on` variant of the engine (ref: its spin-then-park wait policy).
     int spin_variant;
+    /// Non-zero when `create` honours BENCH_NO_HOLD: the resident-thread family then also registers a `hold:off`
+    /// variant of the engine (ref: its hand-off hold set to 0).
+    int hold_variant;
     /// What the library is, with its version, for the results' context lines. `self` is this table.
     const char *(*describe)(const struct bench_engine *self);
 

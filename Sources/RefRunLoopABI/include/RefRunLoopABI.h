@@ -90,6 +90,15 @@ uint64_t ref_runloop_default_max_spin_ns(void);
 /// Benchmark counter: wake-ups a spin saw claimed before the loop slept (counted in ref_runloop_wakeup_count too).
 /// Any thread.
 uint64_t ref_runloop_spin_caught_count(ref_runloop *loop);
+/// The loop's hand-off hold in nanoseconds (RefRunLoop.handOffHold; CF has none), with either wait policy: while
+/// another CPU keeps handing work over, the poll after a handled source first waits up to this long without a system
+/// call, so that the hand-offs gather into one batch. 0 polls at once, as CF does; clamped to 1 ms. Only delays the
+/// poll, as a descheduled thread would. Takes effect at the loop's next poll. Any thread.
+void ref_runloop_set_hand_off_hold_ns(ref_runloop *loop, uint64_t hold_ns);
+/// The loop's hand-off hold in nanoseconds, 0 when it has none. Any thread.
+uint64_t ref_runloop_hand_off_hold_ns(ref_runloop *loop);
+/// The hold a loop starts with (RefRunLoop.WaitPolicy.handOffHold), in nanoseconds.
+uint64_t ref_runloop_default_hand_off_hold_ns(void);
 
 // Sources ---------------------------------------------------------------------------------------------------------
 
