@@ -103,7 +103,8 @@ extension BenchRun {
                 // benchmark tens of times, past the timed profiles' limits (cf's observers at N = 10,000).
                 "--rl_watchdog_s=\(limit)",
                 "--benchmark_filter=" + benchmark.filter,
-            ], output: log, limit: Double(limit), interruption: interruption, tick: progress.tick)
+            ], output: log, limit: Double(limit), environment: family.environment, interruption: interruption,
+            tick: progress.tick)
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         let counted = CallgrindCount.read(output, iterations: iterations)
         if case .collected = counted, !end.succeeded {

@@ -22,6 +22,13 @@ public enum InstructionFamily: String, Sendable, CaseIterable {
     /// The iterations of the shorter of the two runs when `--iterations` is not given.
     public var defaultIterations: Int { self == .wake ? 4000 : 2 }
 
+    /// The environment of the runs under callgrind beyond the inherited one. The wake family's totals hold only the
+    /// timed round trips (the harness stops counting its threads outside them), so the first call of a library
+    /// function, whose symbol the dynamic linker looks up then (thousands of instructions), would be counted in one
+    /// run and not in another, depending on which thread made it first and when: `LD_BIND_NOW` makes every lookup at
+    /// start-up. Scale counts whole processes, where each lookup is made once in either run and cancels out.
+    public var environment: [String: String]? { self == .wake ? ["LD_BIND_NOW": "1"] : nil }
+
     /// The results CSV's exact metric.
     public var metric: String { self == .wake ? "instructions_per_round_trip" : "instructions_per_item" }
 

@@ -68,6 +68,9 @@ import Testing
             instructionsPerUnit(short: 0, long: 4_002_000, iterations: 4000, unitsPerIteration: 1, nearest: true)
                 == 1001)
         #expect(InstructionFamily.wake.roundsToNearest && !InstructionFamily.scale.roundsToNearest)
+        // The wake family's totals hold only the timed round trips: no symbol is looked up in one run and not another.
+        #expect(InstructionFamily.wake.environment == ["LD_BIND_NOW": "1"])
+        #expect(InstructionFamily.scale.environment == nil)
     }
 
     @Test func anExactFamilyRepeatsTheShorterRunAndAgreesWithinOneInstructionPerUnit() {
