@@ -67,6 +67,7 @@ std::vector<WaitVariant> wait_variants(const bench_engine *engine, bool with_hol
 
 /// Registration entry points, one per family (one file each).
 void register_wake_latency();
+void register_wake_path();
 void register_observer_dispatch();
 void register_timer_coalescing();
 void register_scale();
@@ -189,6 +190,9 @@ class LoopThread {
     /// Any thread, while the loop exists (from a successful `wait_ready` until `stop`).
     uint64_t switches() const;
     uint64_t cpu_ns() const;
+    /// The kernel's id of the thread that runs `run` (not the engine's own threads, for nio and dispatch). Any
+    /// thread, after a successful `wait_ready`.
+    pid_t tid() const { return tid_.load(); }
 
    private:
     /// Lifecycle of the loop thread; changes under `mutex_`, each announced on `changed_`.

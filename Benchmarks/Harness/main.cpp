@@ -9,7 +9,8 @@
 //   --rl_describe                 print "# key: value" lines describing the selected engines and CPUs, then exit
 //   --rl_watchdog_s=N             the watchdog's limit per benchmark call, seconds (default: the profile's)
 //   --rl_iterations=N             every benchmark runs exactly N iterations (default: Google Benchmark decides by
-//                                 time); runloop bench --instructions uses it under callgrind
+//                                 time); runloop bench --instructions uses it under callgrind (it also
+//                                 registers BM_WakePath in the wake family)
 //   --rl_stress=N                 no benchmarks: N start/stop cycles of every engine's loop thread, without and with
 //                                 a burner (scripts/bench-stress.sh), then exit
 // Test-only: RL_TEST_HANG=REGEX makes the benchmarks whose name matches hang, to check the watchdog.
@@ -81,10 +82,13 @@ struct Family {
     void (*register_benchmarks)();
 };
 /// The wake family with the machine's limits (BM_Limits, limits.cpp), which wake latencies are read against: one
-/// invocation, so that their repetitions interleave and a slow spell of a shared machine lands on both.
+/// invocation, so that their repetitions interleave and a slow spell of a shared machine lands on both. With
+/// --rl_iterations it also has the round trips of one known path each (BM_WakePath, wake_path.cpp), which
+/// `runloop bench --instructions` counts.
 void register_wake_and_limits() {
     rlbench::register_limits();
     rlbench::register_wake_latency();
+    rlbench::register_wake_path();
 }
 
 const Family kFamilies[] = {

@@ -1,5 +1,5 @@
-// `runloop bench --instructions`: the phases after the build — each engine's benchmarks of the family counted two or
-// three times under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the results CSV (`# timing:
+// `runloop bench --instructions`: the phases after the build — each engine's benchmarks of the family counted three
+// times under valgrind's callgrind (InstructionCount.swift says what and how a count is read), the results CSV (`# timing:
 // none`, the exact metric), `runloop report`'s tables and instruction targets, and the run added to the history. valgrind 3.19 (Debian bookworm) cannot read
 // the DWARF 5 debug information the toolchain's clang writes, so a copy of the harness stripped of it (`strip -g`)
 // is counted; function names stay in the symbol table.
@@ -25,9 +25,9 @@ extension BenchRun {
         for benchmark in benchmarks {
             if interruption.isSet { break }
             switch try count(benchmark, harness: harness, counting: counting) {
-            case .success(let figure?): figures.append(figure)
-            case .success(nil):
-                progress.line("bench: \(benchmark.engine) skips \(benchmark.item ?? "it") (it lacks the feature)")
+            case .success(.counted(let figure)): figures.append(figure)
+            case .success(.skipped(let why)):
+                progress.line("bench: \(benchmark.engine) skips \(benchmark.item ?? "it"): \(why)")
             case .failure(let why):
                 missing.append((benchmark.name, "not counted under callgrind: " + why.description))
                 progress.line("bench: \(benchmark.name): not counted: \(why.description)")
@@ -44,9 +44,15 @@ extension BenchRun {
             table: InstructionText.table(figures, family: counting.family), metric: counting.family.metric)
     }
 
-    /// One benchmark's figure: nil when the engine skips it; a failure says why there is no count.
+    /// One benchmark counted, or skipped by its engine with the harness's reason.
+    enum CountOutcome {
+        case counted(InstructionFigure)
+        case skipped(String)
+    }
+
+    /// One benchmark's figure, or the engine's skip; a failure says why there is no count.
     func count(_ benchmark: CountedBenchmark, harness: Harness, counting: InstructionOptions) throws -> Result<
-        InstructionFigure?, BenchFailure
+        CountOutcome, BenchFailure
     > {
         let short = counting.shortIterations
         var totals: [Int] = []
@@ -54,31 +60,32 @@ extension BenchRun {
             progress.running("\(benchmark.name): \(iterations) iterations under callgrind")
             switch try callgrind(benchmark, iterations: iterations, harness: harness, family: counting.family) {
             case .collected(let total): totals.append(total)
-            case .skipped: return .success(nil)
+            case .skipped(let why): return .success(.skipped(why))
             case .missing(let why): return .failure(BenchFailure(why))
             }
             progress.advance()
         }
         guard
             let perUnit = instructionsPerUnit(
-                short: totals[0], long: totals[1], iterations: short, unitsPerIteration: benchmark.unitsPerIteration)
+                short: totals[0], long: totals[1], iterations: short, unitsPerIteration: benchmark.unitsPerIteration,
+                nearest: counting.family.roundsToNearest)
         else {
             return .failure(
                 BenchFailure("the run of \(2 * short) iterations counted fewer instructions than the run of \(short)"))
         }
-        // The repeat of the shorter run, for an exact family: a total that differs by one instruction per unit or
-        // more means the engine's work varies from run to run, and the figure is listed as not exact.
+        // The repeat of the shorter run: a total that differs by one instruction per unit or more means the engine's
+        // work varies from run to run, and the figure is listed as not exact.
         var repeatDifference: Int?
-        if totals.count == 3,
-            !repeatAgrees(
-                first: totals[0], repeated: totals[2], iterations: short,
-                unitsPerIteration: benchmark.unitsPerIteration)
+        if !repeatAgrees(
+            first: totals[0], repeated: totals[2], iterations: short,
+            unitsPerIteration: benchmark.unitsPerIteration)
         {
             repeatDifference = repeatDifferencePerUnit(
                 first: totals[0], repeated: totals[2], iterations: short, unitsPerIteration: benchmark.unitsPerIteration
             )
         }
-        return .success(InstructionFigure(benchmark: benchmark, perUnit: perUnit, repeatDifference: repeatDifference))
+        return .success(
+            .counted(InstructionFigure(benchmark: benchmark, perUnit: perUnit, repeatDifference: repeatDifference)))
     }
 
     /// Runs `iterations` of `benchmark` under callgrind, with a deadline, and reads its total.
@@ -96,7 +103,8 @@ extension BenchRun {
                 // benchmark tens of times, past the timed profiles' limits (cf's observers at N = 10,000).
                 "--rl_watchdog_s=\(limit)",
                 "--benchmark_filter=" + benchmark.filter,
-            ], output: log, limit: Double(limit), interruption: interruption, tick: progress.tick)
+            ], output: log, limit: Double(limit), environment: family.environment, interruption: interruption,
+            tick: progress.tick)
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         let counted = CallgrindCount.read(output, iterations: iterations)
         if case .collected = counted, !end.succeeded {

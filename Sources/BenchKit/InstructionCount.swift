@@ -1,15 +1,19 @@
 // What `runloop bench --instructions` counts and how a count is read: the benchmarks of one family run under
-// valgrind's callgrind with N and 2N iterations, and the difference of the two totals divided by N and by the
-// units in an iteration is the figure (process start, engine set-up and teardown cancel out); an exact family runs N
-// again, and a figure whose repeat differs is not exact. Counting user-space
+// valgrind's callgrind with N, 2N and again N iterations, and the difference of the first two totals divided by N and
+// by the units in an iteration is the figure (process start, engine set-up and teardown cancel out); a figure whose
+// repeat of N differs is not exact. Counting user-space
 // instructions gives a figure that does not move with the machine's load, unlike nanoseconds. The runs themselves are
 // InstructionRun's; everything here is pure, so tests check it without valgrind.
 import Foundation
 
 /// The family `--instructions` counts and what one unit of it is.
 public enum InstructionFamily: String, Sendable, CaseIterable {
-    /// One same-CPU wake-up round trip (BM_WakeLatency/pin:same/load:L): the benchmark thread signals a source and
-    /// wakes the loop, the loop thread runs the callout, which writes a reply eventfd the benchmark thread reads.
+    /// One same-CPU wake-up round trip on one known path of the engine (BM_WakePath/load:L/path:P, registered by the
+    /// harness under `--rl_iterations`): another thread signals a source and wakes the loop, the loop thread runs the
+    /// callout, which writes a reply eventfd that thread reads. `path:awake`: every signal finds the loop awake, before
+    /// its wait (the next poll takes the wake-up); `path:asleep`: every signal finds the loop thread blocked in its
+    /// wait. BM_WakeLatency's round trip mixes the two, in a proportion that changes from run to run, so it is timed,
+    /// not counted (Benchmarks/Harness/wake_path.cpp says how each path is made sure of).
     case wake
     /// One item added and removed at N = 10,000 (BM_Scale/n:10000), for each item kind: the shim's add and remove,
     /// the engine's, the item's allocation and freeing, and its share of the round's final pass.
@@ -18,25 +22,36 @@ public enum InstructionFamily: String, Sendable, CaseIterable {
     /// The iterations of the shorter of the two runs when `--iterations` is not given.
     public var defaultIterations: Int { self == .wake ? 4000 : 2 }
 
+    /// The environment of the runs under callgrind beyond the inherited one. The wake family's totals hold only the
+    /// timed round trips (the harness stops counting its threads outside them), so the first call of a library
+    /// function, whose symbol the dynamic linker looks up then (thousands of instructions), would be counted in one
+    /// run and not in another, depending on which thread made it first and when: `LD_BIND_NOW` makes every lookup at
+    /// start-up. Scale counts whole processes, where each lookup is made once in either run and cancels out.
+    public var environment: [String: String]? { self == .wake ? ["LD_BIND_NOW": "1"] : nil }
+
     /// The results CSV's exact metric.
     public var metric: String { self == .wake ? "instructions_per_round_trip" : "instructions_per_item" }
 
-    /// Whether two runs of one build are meant to give the same count (the results CSV's `# exact_metrics:`). A
-    /// scale item's add and remove is the same code every time, so the shorter run is repeated to check it per
-    /// benchmark: one whose repeat differs is listed `# inexact:` (an engine whose own threads do part of the work,
-    /// timers whose order follows the clock). A wake-up round trip counts different code depending on whether the
-    /// loop thread was asleep when the signal came (the eventfd written and read) or awake (no system call), and that
-    /// mix changes from run to run.
-    public var isExact: Bool { self == .scale }
+    /// The iterations of each run under callgrind, in order: the shorter, the longer and the shorter again. Both
+    /// families are meant to give the same count in two runs of one build (the results CSV's `# exact_metrics:`):
+    /// a scale item's add and remove, and a round trip on one path, are the same code every time. The repeat checks
+    /// it per benchmark: one whose repeat differs is listed `# inexact:` (an engine whose own threads do part of the
+    /// work, timers whose order follows the clock).
+    public func runIterations(short: Int) -> [Int] { [short, 2 * short, short] }
 
-    /// The iterations of each run under callgrind, in order: the shorter, the longer and, for an exact family, the
-    /// shorter again (the repeat that checks the figure is exact).
-    public func runIterations(short: Int) -> [Int] { isExact ? [short, 2 * short, short] : [short, 2 * short] }
+    /// Whether the figure is the nearest whole number of instructions per unit rather than the truncated one. A
+    /// round trip on one path is a whole number of instructions, and the difference of two totals carries the runs'
+    /// other differences (start-up, a few hundred instructions either way), which truncation would turn into one
+    /// instruction less in some runs; scale's figures include an amortised share (the item arrays' growth) and keep
+    /// the truncation their series began with.
+    public var roundsToNearest: Bool { self == .wake }
 
     /// What a unit is, for the `# profile:` line.
     func unitText(load: String) -> String {
         self == .wake
-            ? "same-CPU wake-up round trips, load \(load)" : "items added and removed at N = 10,000"
+            ? "same-CPU wake-up round trips, load \(load), each on one path (awake: the signal finds the loop before its "
+                + "wait; asleep: blocked in it)"
+            : "items added and removed at N = 10,000"
     }
 }
 
@@ -80,7 +95,7 @@ public struct InstructionOptions: Sendable, Equatable {
 /// One benchmark counted: its row's name in the results CSV and the filter that selects it.
 public struct CountedBenchmark: Sendable, Equatable {
     public let engine: String
-    /// The item kind (scale), or nil (wake).
+    /// The item kind (scale) or the path (wake).
     public let item: String?
     /// The row's name: the benchmark's name without the iterations.
     public let name: String
@@ -90,19 +105,17 @@ public struct CountedBenchmark: Sendable, Equatable {
     public let unitsPerIteration: Int
 
     /// The benchmarks of `options` for `engine`. Scale: source, timer, timer-random (timers added and removed in
-    /// random order, BM_Scale's `/order:random`), observer; wake: the engine's default wait only (not a variant named
-    /// after the load, as ref's `/spin:on`).
+    /// random order, BM_Scale's `/order:random`), observer; wake: the awake and the asleep path, at the load.
     public static func all(engine: String, options: InstructionOptions) -> [CountedBenchmark] {
-        let prefix =
-            "^" + regexEscaped("BM_" + (options.family == .wake ? "WakeLatency" : "Scale") + "/engine:" + engine)
+        let prefix = "^" + regexEscaped("BM_" + (options.family == .wake ? "WakePath" : "Scale") + "/engine:" + engine)
         switch options.family {
         case .wake:
-            let tail = "/pin:same/load:" + options.load
-            return [
-                CountedBenchmark(
-                    engine: engine, item: nil, name: "BM_WakeLatency/engine:\(engine)\(tail)",
+            return wakePaths.map { path in
+                let tail = "/load:\(options.load)/path:\(path)"
+                return CountedBenchmark(
+                    engine: engine, item: path, name: "BM_WakePath/engine:\(engine)\(tail)",
                     filter: prefix + regexEscaped(tail + "/iterations:"), unitsPerIteration: 1)
-            ]
+            }
         case .scale:
             return scaleItems.map { item in
                 let tail = item == "timer-random" ? "/item:timer/n:10000/order:random" : "/item:\(item)/n:10000"
@@ -115,6 +128,9 @@ public struct CountedBenchmark: Sendable, Equatable {
 
     /// The item kinds of the scale family, in the table's order.
     public static let scaleItems = ["source", "timer", "timer-random", "observer"]
+
+    /// The paths of the wake family (BM_WakePath's `path:`), in the table's order.
+    public static let wakePaths = ["awake", "asleep"]
 
     /// `text` with the characters a regular expression gives a meaning escaped (an engine `cf:/a/lib.so`).
     static func regexEscaped(_ text: String) -> String {
@@ -131,15 +147,23 @@ public struct CountedBenchmark: Sendable, Equatable {
 public enum CallgrindCount: Sendable, Equatable {
     /// The total instructions callgrind collected.
     case collected(Int)
-    /// The engine skips the benchmark: it lacks the feature (libevent has no observers).
-    case skipped
+    /// The engine skips the benchmark, for the reason given: it lacks the feature (libevent has no observers; nio's
+    /// loop threads cannot be watched for the asleep path).
+    case skipped(String)
     /// No count: the benchmark did not finish, reported an error, or callgrind printed no total; why.
     case missing(String)
 
     /// Reads the output of `valgrind --tool=callgrind <harness> ... --rl_iterations=N` (stdout and stderr together).
     public static func read(_ output: String, iterations: Int) -> CallgrindCount {
-        if output.contains("ERROR OCCURRED: 'skipped:") { return .skipped }
         let lines = output.split(separator: "\n")
+        // `BM_...  ERROR OCCURRED: 'skipped: REASON'`
+        if let skip = lines.first(where: { $0.contains("ERROR OCCURRED: 'skipped:") }),
+            let start = skip.range(of: "ERROR OCCURRED: 'skipped:")?.upperBound
+        {
+            var reason = skip[start...].trimmingCharacters(in: .whitespaces)
+            if reason.hasSuffix("'") { reason.removeLast() }
+            return .skipped(reason)
+        }
         if let error = lines.first(where: { $0.contains("ERROR OCCURRED") }) {
             return .missing("the benchmark reported an error: " + error.trimmingCharacters(in: .whitespaces))
         }
@@ -157,11 +181,15 @@ public enum CallgrindCount: Sendable, Equatable {
     }
 }
 
-/// The figure of one benchmark from its two counts: (long − short) / (iterations × units), or nil when the longer
-/// run counted fewer instructions than the shorter (no figure can come of that).
-public func instructionsPerUnit(short: Int, long: Int, iterations: Int, unitsPerIteration: Int) -> Int? {
+/// The figure of one benchmark from its two counts: (long − short) / (iterations × units), truncated or, with
+/// `nearest`, rounded to the nearest whole number (``InstructionFamily/roundsToNearest``); nil when the longer run
+/// counted fewer instructions than the shorter (no figure can come of that).
+public func instructionsPerUnit(short: Int, long: Int, iterations: Int, unitsPerIteration: Int, nearest: Bool = false)
+    -> Int?
+{
     guard long >= short, iterations > 0, unitsPerIteration > 0 else { return nil }
-    return (long - short) / (iterations * unitsPerIteration)
+    let units = iterations * unitsPerIteration
+    return ((long - short) + (nearest ? units / 2 : 0)) / units
 }
 
 /// Whether the repeat of the shorter run agrees with it: their totals differ by less than one instruction per unit,
@@ -181,10 +209,10 @@ public func repeatDifferencePerUnit(first: Int, repeated: Int, iterations: Int, 
 public struct InstructionFigure: Sendable, Equatable {
     public let benchmark: CountedBenchmark
     public let perUnit: Int
-    /// For an exact family: by how much the repeat of the shorter run differed, per unit, when it differed by one
-    /// instruction per unit or more (the figure is then not exact); nil when it agreed, and for a family not exact.
+    /// By how much the repeat of the shorter run differed, per unit, when it differed by one instruction per unit or
+    /// more (the figure is then not exact); nil when it agreed.
     public let repeatDifference: Int?
-    /// For an exact family: a figure of the same engine in the run (this one or another) was not exact
+    /// A figure of the same engine in the run (this one or another) was not exact
     /// (``InstructionFigure/withEnginesJudged(_:)``).
     public private(set) var engineVaried = false
 
@@ -245,8 +273,7 @@ public enum InstructionText {
         let short = options.shortIterations
         return "\(options.profileName) (family \(options.family.rawValue): \(short) and \(2 * short) iterations per "
             + "benchmark under valgrind's callgrind, their difference in user-space instructions per unit, "
-            + options.family.unitText(load: options.load)
-            + (options.family.isExact ? "; the shorter run repeated to check each count is exact" : "") + ")"
+            + options.family.unitText(load: options.load) + "; the shorter run repeated to check each count is exact)"
     }
 
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

@@ -176,11 +176,9 @@ public enum RunContext {
             ("command", (["runloop", "bench"] + options.arguments).joined(separator: " ")),
             ("filter", "family \(instructions.family.rawValue)"),
         ]
-        var counting = [("valgrind", valgrind), ("timing", "none")]
-        if instructions.family.isExact {
-            counting.append((ResultsReader.exactMetricsKey, instructions.family.metric))
-            counting += inexact.map { (ResultsReader.inexactKey, $0) }
-        }
+        let counting =
+            [("valgrind", valgrind), ("timing", "none"), (ResultsReader.exactMetricsKey, instructions.family.metric)]
+            + inexact.map { (ResultsReader.inexactKey, $0) }
         return lines.map { "# \($0.0): \($0.1)" } + machineLines(facts) + counting.map { "# \($0.0): \($0.1)" }
             + describe
     }

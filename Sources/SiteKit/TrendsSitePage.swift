@@ -1,5 +1,6 @@
-// trends.html: the key benchmarks (those the targets judge: wake-up latency and item churn at N = 10,000) across
-// every run of the results directory, with their change points, drawn by HistoryKit's trend charts.
+// trends.html: the key benchmarks (those the targets judge: wake-up latency and item churn at N = 10,000; and the
+// wake-up round trip's instructions on each path) across every run of the results directory, with their change
+// points, drawn by HistoryKit's trend charts.
 //
 // The history is built in memory from the CSVs each time (HistoryDatabase on ":memory:"): the site never writes
 // results/history.sqlite, which `runloop bench` and `runloop history add` keep.
@@ -52,6 +53,13 @@ enum TrendsSitePage {
                 + "peer measured once is drawn as its one point, for reference.",
             pattern: "^BM_Scale/engine:[a-z]+/item:[a-z]+/n:10000(/order:random)?$",
             metric: "instructions_per_item", engines: ["ref", "libuv"], minimumRuns: 1),
+        KeyBenchmark(
+            title: "Wake-up round trip in instructions, same CPU, per path",
+            note: "Instructions per same-CPU wake-up round trip, no load, on each path: the signal finds the loop "
+                + "awake (before its wait) or asleep (blocked in it), counted under callgrind (runloop bench "
+                + "--instructions --family wake): exact counts, harness included, so every step is the code's.",
+            pattern: "^BM_WakePath/engine:[a-z]+/load:none/path:(awake|asleep)$",
+            metric: "instructions_per_round_trip", engines: ["ref", "cf", "epoll"], minimumRuns: 1),
     ]
 
     /// A series of fewer runs is no trend: it is left out (`runloop history trend` shows it).

@@ -20,10 +20,13 @@ struct BenchCommand: ParsableCommand {
             + $0.purpose }.joined(separator: "; ")).
 
             --instructions counts instead of timing: each engine's benchmarks of one family (--family wake: a \
-            same-CPU wake-up round trip; scale: an item added and removed at N = 10,000, for sources, timers, timers \
-            in random order and observers) run under valgrind's callgrind with N and 2N iterations, and the \
-            difference in user-space instructions per unit is the figure, which does not move with the machine's \
-            load (scale repeats the N run: a figure whose repeat differs is marked not exact). It writes results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-instructions; profile \
+            same-CPU wake-up round trip on each path, BM_WakePath path:awake, where every signal finds the loop \
+            before its wait, and path:asleep, where every signal finds it blocked in its wait; engines whose loop \
+            runs on threads of their own skip asleep; scale: an item added and removed at N = 10,000, for sources, \
+            timers, timers in random order and observers) run under valgrind's callgrind with N, 2N and again N \
+            iterations, and the difference of the first two in user-space instructions per unit is the figure, \
+            which does not move with the machine's load (a figure whose repeat of N differs is marked not exact). \
+            It writes results/<label>-<date>.csv (label <virtualisation>-<CPUs>cpu-instructions; profile \
             callgrind) marked '# timing: none', prints the report's instruction tables and targets (those marked \
             'run: instructions' in the targets file) and adds the run to the history, whose trends show a step \
             between commits' counts as a change point. --tree DIR counts another checkout's harness (a worktree of another commit).
