@@ -53,13 +53,14 @@ public struct ConformanceRunner: Sendable {
     }
 
     /// Runs `attempt` up to `repetitions` times, until one does not meet its expectation, and returns that one (or the
-    /// last), saying which repetition it was when it did not meet it.
+    /// last), saying which repetition it was when it did not meet it. Each repetition is judged on a steady wall clock
+    /// (``WallClock/judgedOnASteadyClock(offset:_:)``).
     static func repeating(_ repetitions: Int, _ attempt: () -> CaseOutcome) -> CaseOutcome {
-        var outcome = attempt()
+        var outcome = WallClock.judgedOnASteadyClock(attempt)
         var repetition = 1
         while repetition < repetitions, outcome.meetsExpectation, outcome.status != .skip {
             repetition += 1
-            outcome = attempt()
+            outcome = WallClock.judgedOnASteadyClock(attempt)
         }
         if !outcome.meetsExpectation, repetitions > 1 {
             outcome.detail = "repetition \(repetition) of \(repetitions): " + (outcome.detail ?? "")

@@ -1,0 +1,54 @@
+// The wall clock against the monotonic clock, so that a case judged while the system stepped or slewed its wall clock
+// is not reported as the engine's failure. CF keeps dates as CFAbsoluteTime (the wall clock) and schedules on the
+// monotonic clock: a repeating timer's next date is "now" on one plus the time left on the other
+// (__CFRunLoopDoTimer 2622, CFRunLoop.c at swift-6.3.1-RELEASE), so a wall clock that moves during a case moves the
+// dates its queries answer, by as much as the clock moved.
+
+import Glibc
+
+/// Reads of the wall clock's offset from the monotonic clock. Stateless.
+enum WallClock {
+    /// How far the wall clock may move against the monotonic clock during an attempt before a failure is not taken as
+    /// the engine's: a fifth of the 0.01 s to which a case writes its dates, so that no date can round differently.
+    static let tolerance = 0.002
+
+    /// How many attempts a failure during which the wall clock moved gets in all, before it is reported ERROR.
+    static let attempts = 3
+
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in seconds: constant unless the wall clock is stepped or slewed.
+    static func offset() -> Double {
+        var realtime = timespec()
+        var monotonic = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        clock_gettime(CLOCK_REALTIME, &realtime)
+        return Double(realtime.tv_sec - monotonic.tv_sec) + Double(realtime.tv_nsec - monotonic.tv_nsec) / 1e9
+    }
+
+    /// Runs `attempt` (one run of one case, judged against its expectation) and, when the result does not meet the
+    /// expectation with a trace that was judged (PASS or FAIL) while the wall clock moved by more than ``tolerance``,
+    /// runs it again, ``attempts`` times in all. A result still not met with the clock moving each time is ERROR,
+    /// saying so: it cannot tell the engine's behaviour from the clock's. `offset` is ``offset()`` but in tests.
+    static func judgedOnASteadyClock(
+        offset: () -> Double = WallClock.offset, _ attempt: () -> CaseOutcome
+    ) -> CaseOutcome {
+        var moves: [Double] = []
+        while true {
+            let before = offset()
+            var outcome = attempt()
+            let moved = offset() - before
+            guard !outcome.meetsExpectation, outcome.status == .pass || outcome.status == .fail,
+                abs(moved) > tolerance
+            else { return outcome }
+            moves.append(moved)
+            guard moves.count == attempts else { continue }
+            let millis = moves.map { String(format2: $0 * 1000) + " ms" }.joined(separator: ", ")
+            outcome.detail =
+                "the wall clock moved against the monotonic clock in each of \(attempts) attempts (\(millis)): "
+                + "the system stepped or slewed it, which moves the dates an engine keeps in wall-clock time "
+                + "(CFAbsoluteTime), so the trace cannot be judged; run the case again. The last attempt's "
+                + "\(outcome.status.rawValue): " + (outcome.detail ?? "")
+            outcome.status = .error
+            return outcome
+        }
+    }
+}

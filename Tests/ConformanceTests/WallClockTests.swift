@@ -1,0 +1,91 @@
+// A failure judged while the wall clock moved is run again, and reported ERROR, not FAIL, when the clock kept moving.
+
+import Testing
+
+@testable import ConformanceKit
+
+/// An outcome of `status` for a case expected to pass.
+private func outcome(_ status: CaseStatus) -> CaseOutcome {
+    CaseOutcome(
+        caseID: "self.clock", area: "self", engine: "cf", status: status, expected: .pass, expectationReason: nil,
+        detail: "first difference", expectedTrace: [], actualTrace: [], seconds: 0)
+}
+
+/// A fake wall-clock offset: each read moves it by `step` seconds, for the first `movingReads` reads (all of them
+/// when nil), then it stays put (one read before and one after each attempt). Confined to the test's thread.
+private final class FakeOffset {
+    private var reads = 0
+    private var value = 0.0
+    private let step: Double
+    private let movingReads: Int?
+    init(step: Double, movingReads: Int? = nil) {
+        self.step = step
+        self.movingReads = movingReads
+    }
+    func read() -> Double {
+        reads += 1
+        if reads <= movingReads ?? .max { value += step }
+        return value
+    }
+}
+
+@Test func aFailureOnASteadyClockIsReportedAtOnce() {
+    let clock = FakeOffset(step: 0)
+    var attempts = 0
+    let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
+        attempts += 1
+        return outcome(.fail)
+    }
+    #expect(attempts == 1)
+    #expect(result.status == .fail)
+}
+
+@Test func aFailureWhileTheClockMovedIsRunAgainAndAPassOnASteadyClockStands() {
+    // The clock moves 10 ms across the first attempt (its two reads), then stays put.
+    let clock = FakeOffset(step: 0.010, movingReads: 2)
+    var attempts = 0
+    let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
+        attempts += 1
+        return outcome(attempts == 1 ? .fail : .pass)
+    }
+    #expect(attempts == 2)
+    #expect(result.status == .pass)
+}
+
+@Test func aFailureWhileTheClockKeptMovingIsAnErrorThatSaysSo() {
+    let clock = FakeOffset(step: 0.005)
+    var attempts = 0
+    let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
+        attempts += 1
+        return outcome(.fail)
+    }
+    #expect(attempts == WallClock.attempts)
+    #expect(result.status == .error)
+    #expect(result.detail?.contains("the wall clock moved against the monotonic clock") == true)
+    #expect(result.detail?.hasSuffix("The last attempt's FAIL: first difference") == true)
+}
+
+@Test func aMoveWithinTheToleranceOrAnOutcomeThatMeetsItsExpectationIsNotRunAgain() {
+    let small = FakeOffset(step: WallClock.tolerance / 2)
+    var attempts = 0
+    _ = WallClock.judgedOnASteadyClock(offset: small.read) {
+        attempts += 1
+        return outcome(.fail)
+    }
+    #expect(attempts == 1)
+    let large = FakeOffset(step: 0.010)
+    attempts = 0
+    let passed = WallClock.judgedOnASteadyClock(offset: large.read) {
+        attempts += 1
+        return outcome(.pass)
+    }
+    #expect(attempts == 1)
+    #expect(passed.status == .pass)
+    attempts = 0
+    let timedOut = WallClock.judgedOnASteadyClock(offset: large.read) {
+        attempts += 1
+        return outcome(.timeout)
+    }
+    #expect(attempts == 1)
+    #expect(timedOut.status == .timeout)
+}
