@@ -10,8 +10,8 @@
 # Builds runloop-bench (the package Benchmarks/Package.swift) with --sanitize=thread (scratch path .build-tsan-bench at
 # the repository root) and runs `runloop-bench --rl_profile=smoke` under an outer `timeout`. The default engines leave
 # out two whose locks ThreadSanitizer cannot see, so it would report their own correct code: `ref`, whose release
-# build locks with the standard library's Mutex (Sources/RefRunLoop/Lock.swift; scripts/tsan-stress.sh checks ref's
-# protocol in a debug build, with pthread mutexes), and `glib`, an uninstrumented library with its own lock code.
+# build locks with its futex lock (Sources/RefRunLoop/FutexLock.swift, not run here yet; scripts/tsan-stress.sh checks
+# ref's protocol in a debug build, with pthread mutexes, and the futex lock on its own), and `glib`, an uninstrumented library with its own lock code.
 # `dispatch` and `nio` are in: ThreadSanitizer's runtime intercepts libdispatch (dispatch_async_f, dispatch_sync_f, ...)
 # so it sees the queue's ordering, and SwiftNIO is Swift compiled in the same build, its locks instrumented; both ran
 # clean (2026-11-27, every family once, 0 reports). This found the producers' race on their record arrays in BM_ResidentThroughput (a crash in one full run).

@@ -7,8 +7,9 @@
 #
 #   scripts/tsan-stress.sh [--runs N]     (default 1 run)
 #
-# Debug builds take a pthread mutex in RefRunLoop's Lock, which ThreadSanitizer sees (release builds use the standard
-# library's Mutex, which it does not: Sources/RefRunLoop/Lock.swift), so this checks the lock protocol both share.
+# Debug builds take a pthread mutex in RefRunLoop's Lock, which ThreadSanitizer sees, so this checks the lock protocol
+# that release builds share; their futex lock (Sources/RefRunLoop/FutexLock.swift) is checked on its own here, by
+# FutexLockTests (ThreadSanitizer models its atomics' acquire and release).
 # Exit status: 0 when every run passed with no report, 1 otherwise, 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,6 +2,7 @@
 #include <poll.h>
 #include "CRunLoopSystem.h"
 
+#include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -143,3 +144,11 @@ extern void _dispatch_main_queue_callback_4CF(void *msg);
 int csystem_main_queue_handle(void) { return _dispatch_get_main_queue_handle_4CF(); }
 
 void csystem_main_queue_callback(void) { _dispatch_main_queue_callback_4CF(NULL); }
+
+int csystem_futex_wait(void *word, uint32_t expected) {
+    return (int)syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+int csystem_futex_wake(void *word, int count) {
+    return (int)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+}

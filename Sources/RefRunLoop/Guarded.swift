@@ -12,8 +12,8 @@ import Synchronization
 #endif
 
 /// A lock and the state it protects, as one non-copyable value stored in its owner (a source, a timer, an observer).
-/// The same two implementations as ``Lock`` (see there): the standard library's `Mutex` holding the state in release
-/// builds, a pthread mutex that records its owner thread in debug builds, so that `assertHeld()` and a second
+/// The same two implementations as ``Lock`` (see there): a ``FutexLock`` beside the state in release builds, a
+/// pthread mutex that records its owner thread in debug builds, so that `assertHeld()` and a second
 /// acquisition by the owner stop the process with a message, and ThreadSanitizer sees the lock.
 ///
 /// `State` is `Sendable` because the lock hands it to whichever thread holds it; a state holding unretained references
@@ -79,17 +79,24 @@ struct Guarded<State: Sendable>: ~Copyable, @unchecked Sendable {
         }
     }
     #else
-    private let mutex: Mutex<State>
+    private let mutex = FutexLock()
+    /// The state, at a stable address inline in the owner: Synchronization's raw-layout cell `_Cell` (public since
+    /// Swift 6.0, underscored), in which its `Mutex` keeps its value too; a raw-layout type of this library's own
+    /// would need an experimental feature. Reached through its pointer, so an access costs no exclusivity check; only
+    /// the lock's holder touches it.
+    private let state: _Cell<State>
 
     /// The name is for the reader and for the debug build's crash messages (not stored here, as in ``Lock``).
     init(_ name: StaticString, _ initial: State) {
-        mutex = Mutex(initial)
+        state = _Cell(initial)
     }
 
     /// Runs `body` with the state, the lock held.
     @inline(__always)
     borrowing func withLocked<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        try mutex.withLock { state in try body(&state) }
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body(&state._address.pointee)
     }
 
     /// Checked in debug builds only (see ``Lock/assertHeld()``).

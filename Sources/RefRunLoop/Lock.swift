@@ -14,15 +14,16 @@ import Synchronization
 /// loop, a source, a timer, an observer), so a lock is never duplicated and costs its owner no object of its own.
 ///
 /// Two implementations behind one `withLock`, so every caller takes and releases it the same way in both:
-/// - release builds: the standard library's `Mutex`, a futex word stored inline; creating an item allocates no
-///   mutex and an uncontended acquisition is one compare-exchange (journal/2026-11-27-reference-loop-history.md
-///   has what it saved). `assertHeld()` and `assertNotHeld()` compile to nothing;
+/// - release builds: a ``FutexLock``, a futex word stored inline; creating an item allocates no mutex, an
+///   uncontended acquisition is one compare-exchange and a release one exchange, with no thread id read (the
+///   standard library's `Mutex` reads one from thread-local storage on both: journal/2026-12-07-futex-lock.md).
+///   `assertHeld()` and `assertNotHeld()` compile to nothing;
 /// - debug builds, which the tests, the spec runs, the mutation and coverage scripts and the ThreadSanitizer stress
 ///   runs use: a pthread mutex that records its owner thread, so that `assertHeld()` stops the process when the
 ///   calling thread does not hold the lock (a "...Locked" function called without `withLock`), and a second
 ///   acquisition by the owner (which would deadlock) stops it with a message too. ThreadSanitizer sees pthread
-///   mutexes but not `Mutex` (Swift 6.3.1 on Linux: a counter guarded by a `Mutex` is reported as a race), so the
-///   sanitizer checks the lock protocol on this implementation.
+///   mutexes, so the sanitizer checks the lock protocol on this implementation (and the futex lock on its own, in
+///   FutexLockTests).
 struct Lock: ~Copyable, @unchecked Sendable {
     #if DEBUG && canImport(Glibc)
     let name: StaticString
@@ -85,7 +86,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
         }
     }
     #else
-    private let mutex = Mutex<Void>(())
+    private let mutex = FutexLock()
 
     /// The name is for the reader and for the debug build's crash messages: not stored here, where the lock is its
     /// 4-byte futex word (the 17 bytes of a StaticString, padded, took every source, timer and observer past 120
@@ -94,7 +95,9 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @inline(__always)
     borrowing func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try mutex.withLock { _ in try body() }
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body()
     }
 
     /// Checked in debug builds only (see above). Transparent, and without the debug build's parameters, so that the

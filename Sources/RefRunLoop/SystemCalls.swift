@@ -49,6 +49,27 @@ enum Syscall {
     }
 }
 
+/// futex(2), private to the process: the sleeping and waking of ``FutexLock``'s contended paths.
+enum Futex {
+    /// FUTEX_WAIT_PRIVATE: sleeps while the 32-bit word at `word` holds `expected`, until a ``wakeOne(_:)`` on it. Returns
+    /// at once when the word holds another value (EAGAIN), and early on a signal (EINTR) or a spurious wake-up: the
+    /// caller looks at the word again in every case.
+    static func wait(_ word: UnsafeMutableRawPointer, whileHolding expected: UInt32) {
+        if csystem_futex_wait(word, expected) == 0 { return }
+        let code = csystem_errno()
+        if code != EAGAIN && code != EINTR {
+            fatalError("internal bug: futex wait failed with errno \(code)")
+        }
+    }
+
+    /// FUTEX_WAKE_PRIVATE for one waiter on the word at `word` (none is fine).
+    static func wakeOne(_ word: UnsafeMutableRawPointer) {
+        if csystem_futex_wake(word, 1) < 0 {
+            fatalError("internal bug: futex wake failed with errno \(csystem_errno())")
+        }
+    }
+}
+
 /// eventfd(2): the loop's wake-up counter.
 ///
 /// The wake-up eventfd is registered edge-triggered and never read: each write that finds no wake-up pending is one

@@ -64,6 +64,13 @@ static inline void csystem_cpu_relax(void) {
 #endif
 }
 
+/// FUTEX_WAIT_PRIVATE on the (4-byte aligned) 32-bit word at `word`: sleeps while it holds `expected`, until a FUTEX_WAKE on it (or a
+/// signal, or a spurious wake-up). 0 when woken, or -1 with errno set (EAGAIN: it did not hold `expected`; EINTR).
+int csystem_futex_wait(void *word, uint32_t expected);
+/// FUTEX_WAKE_PRIVATE on the word at `word`: wakes at most `count` of its waiters; how many it woke, or -1 with errno
+/// set.
+int csystem_futex_wake(void *word, int count);
+
 /// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically (a pipe made by one thread must not leak into a process
 /// another thread spawns meanwhile). 0, or -1 with errno set.
 int csystem_pipe_cloexec(int fds[2]);
