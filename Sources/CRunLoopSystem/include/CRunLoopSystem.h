@@ -64,8 +64,9 @@ static inline void csystem_cpu_relax(void) {
 #endif
 }
 
-/// FUTEX_WAIT_PRIVATE on the (4-byte aligned) 32-bit word at `word`: sleeps while it holds `expected`, until a FUTEX_WAKE on it (or a
-/// signal, or a spurious wake-up). 0 when woken, or -1 with errno set (EAGAIN: it did not hold `expected`; EINTR).
+/// FUTEX_WAIT_PRIVATE on the (4-byte aligned) 32-bit word at `word`: sleeps while it holds `expected`, until a
+/// FUTEX_WAKE on it (or a signal, or a spurious wake-up). 0 when woken, or -1 with errno set (EAGAIN: it did not hold
+/// `expected`; EINTR).
 int csystem_futex_wait(void *word, uint32_t expected);
 /// FUTEX_WAKE_PRIVATE on the word at `word`: wakes at most `count` of its waiters; how many it woke, or -1 with errno
 /// set.
