@@ -7,6 +7,25 @@
 
 namespace rlbench {
 
+namespace {
+void idle_callout(void *) {}
+}  // namespace
+
+void IdleItems::add(const bench_engine *engine, bench_loop *loop) {
+    uint64_t later = now_ns() + 3600ull * 1000000000u;
+    for (int i = 0; i < kCount; i++) {
+        sources.push_back(engine->source_add(loop, idle_callout, nullptr));
+        timers.push_back(engine->timer_add(loop, later + (uint64_t)i * 1000u, 0, 0, idle_callout, nullptr));
+    }
+}
+
+void IdleItems::remove(const bench_engine *engine, bench_loop *loop) {
+    for (bench_item *item : sources) engine->source_remove(loop, item);
+    for (bench_item *item : timers) engine->timer_remove(loop, item);
+    sources.clear();
+    timers.clear();
+}
+
 int benchmark_cpu(Pin pin) { return pin == Pin::same ? loop_cpu() : client_cpu(); }
 
 bool pin_usable(benchmark::State &state, Pin pin) {

@@ -32,6 +32,17 @@ inline void cpu_relax() {
 #endif
 }
 
+/// The `load:idle1000` items of the wake-up round trips: 1,000 sources never signalled and 1,000 timers an hour away,
+/// added on the loop's thread before the round trips and removed there after them.
+struct IdleItems {
+    static constexpr int kCount = 1000;
+    std::vector<bench_item *> sources, timers;
+    /// Adds them to `loop`. Loop thread.
+    void add(const bench_engine *engine, bench_loop *loop);
+    /// Removes what `add` added. Loop thread.
+    void remove(const bench_engine *engine, bench_loop *loop);
+};
+
 /// Adds 1 to an eventfd. False if the write failed.
 bool post_eventfd(int fd);
 /// Reads a blocking eventfd: sleeps until it is signalled, reading again when a signal interrupts the read. False if

@@ -56,8 +56,6 @@ namespace {
 
 enum class Load { none, idle, burn };
 
-constexpr int kIdleItems = 1000;
-
 /// How the benchmark thread waits for the loop's answer.
 enum class ReplyWait { block, spin };
 
@@ -95,8 +93,6 @@ struct Reply {
 
 void reply(void *context) { static_cast<Reply *>(context)->answer(); }
 
-void nothing(void *) {}
-
 void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, Load load, unsigned flags,
                   ReplyWait reply_wait) {
     if (!pin_usable(state, pin)) return;
@@ -109,22 +105,15 @@ void wake_latency(benchmark::State &state, const bench_engine *engine, Pin pin, 
         return;
     }
     bench_item *source = nullptr;
-    std::vector<bench_item *> idle_sources, idle_timers;
+    IdleItems idle;
     LoopThread loop_thread(
         engine, flags, loop_on,
         [&](bench_loop *loop) {
             source = engine->source_add(loop, reply, &replies);
-            if (load == Load::idle) {
-                uint64_t later = now_ns() + 3600ull * 1000000000u;
-                for (int i = 0; i < kIdleItems; i++) {
-                    idle_sources.push_back(engine->source_add(loop, nothing, nullptr));
-                    idle_timers.push_back(engine->timer_add(loop, later + (uint64_t)i * 1000u, 0, 0, nothing, nullptr));
-                }
-            }
+            if (load == Load::idle) idle.add(engine, loop);
         },
         [&](bench_loop *loop) {
-            for (bench_item *item : idle_sources) engine->source_remove(loop, item);
-            for (bench_item *item : idle_timers) engine->timer_remove(loop, item);
+            idle.remove(engine, loop);
             engine->source_remove(loop, source);
         });
     std::string why;

@@ -57,8 +57,6 @@ namespace {
 
 enum class Path { awake, asleep };
 
-constexpr int kIdleItems = 1000;
-
 /// Under callgrind, stops (`on` false) or resumes (`on` true) counting the calling thread's instructions; callgrind's
 /// collection state is per thread, and every thread starts counted. Outside callgrind, nothing.
 void counting(bool on) {
@@ -102,8 +100,6 @@ void hold_then_answer(void *context) {
     if (!take_eventfd(path->go)) path->broken = true;
     if (!post_eventfd(path->reply)) path->broken = true;
 }
-
-void nothing(void *) {}
 
 /// Whether the thread whose /proc/self/task/<tid>/syscall file is open as `fd` is blocked in a wait system call.
 bool blocked_in_wait(int fd) {
@@ -164,7 +160,7 @@ void wake_path(benchmark::State &state, const bench_engine *engine, bool idle_lo
         return;
     }
     bench_item *source = nullptr;
-    std::vector<bench_item *> idle_sources, idle_timers;
+    IdleItems idle;
     LoopThread loop_thread(
         engine, 0, loop_on,
         [&](bench_loop *loop) {
@@ -172,17 +168,10 @@ void wake_path(benchmark::State &state, const bench_engine *engine, bool idle_lo
             // passes race with the first signal.
             counting(false);
             source = engine->source_add(loop, path == Path::awake ? answer_then_hold : hold_then_answer, &context);
-            if (idle_load) {
-                uint64_t later = now_ns() + 3600ull * 1000000000u;
-                for (int i = 0; i < kIdleItems; i++) {
-                    idle_sources.push_back(engine->source_add(loop, nothing, nullptr));
-                    idle_timers.push_back(engine->timer_add(loop, later + (uint64_t)i * 1000u, 0, 0, nothing, nullptr));
-                }
-            }
+            if (idle_load) idle.add(engine, loop);
         },
         [&](bench_loop *loop) {
-            for (bench_item *item : idle_sources) engine->source_remove(loop, item);
-            for (bench_item *item : idle_timers) engine->timer_remove(loop, item);
+            idle.remove(engine, loop);
             engine->source_remove(loop, source);
         });
     std::string why;

@@ -29,13 +29,20 @@ private final class FakeOffset {
     }
 }
 
-@Test func aFailureOnASteadyClockIsReportedAtOnce() {
-    let clock = FakeOffset(step: 0)
+/// How many attempts ``WallClock/judgedOnASteadyClock(offset:_:)`` made, and what it reported, for a case whose every
+/// attempt ends `status` while the wall clock moves `step` seconds at each read.
+private func judged(_ status: CaseStatus, clockStep step: Double) -> (attempts: Int, result: CaseOutcome) {
+    let clock = FakeOffset(step: step)
     var attempts = 0
     let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
         attempts += 1
-        return outcome(.fail)
+        return outcome(status)
     }
+    return (attempts, result)
+}
+
+@Test func aFailureOnASteadyClockIsReportedAtOnce() {
+    let (attempts, result) = judged(.fail, clockStep: 0)
     #expect(attempts == 1)
     #expect(result.status == .fail)
 }
@@ -53,39 +60,18 @@ private final class FakeOffset {
 }
 
 @Test func aFailureWhileTheClockKeptMovingIsAnErrorThatSaysSo() {
-    let clock = FakeOffset(step: 0.005)
-    var attempts = 0
-    let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
-        attempts += 1
-        return outcome(.fail)
-    }
+    let (attempts, result) = judged(.fail, clockStep: 0.005)
     #expect(attempts == WallClock.attempts)
     #expect(result.status == .error)
     #expect(result.detail?.contains("the wall clock moved against the monotonic clock") == true)
     #expect(result.detail?.hasSuffix("The last attempt's FAIL: first difference") == true)
 }
 
-@Test func aMoveWithinTheToleranceOrAnOutcomeThatMeetsItsExpectationIsNotRunAgain() {
-    let small = FakeOffset(step: WallClock.tolerance / 2)
-    var attempts = 0
-    _ = WallClock.judgedOnASteadyClock(offset: small.read) {
-        attempts += 1
-        return outcome(.fail)
-    }
+@Test(arguments: [
+    (CaseStatus.fail, WallClock.tolerance / 2), (.pass, 0.010), (.timeout, 0.010), (.crash, 0.010),
+])
+func aFailureWithinTheToleranceAnExpectedPassATimeoutOrACrashIsNotRunAgain(status: CaseStatus, step: Double) {
+    let (attempts, result) = judged(status, clockStep: step)
     #expect(attempts == 1)
-    let large = FakeOffset(step: 0.010)
-    attempts = 0
-    let passed = WallClock.judgedOnASteadyClock(offset: large.read) {
-        attempts += 1
-        return outcome(.pass)
-    }
-    #expect(attempts == 1)
-    #expect(passed.status == .pass)
-    attempts = 0
-    let timedOut = WallClock.judgedOnASteadyClock(offset: large.read) {
-        attempts += 1
-        return outcome(.timeout)
-    }
-    #expect(attempts == 1)
-    #expect(timedOut.status == .timeout)
+    #expect(result.status == status)
 }
