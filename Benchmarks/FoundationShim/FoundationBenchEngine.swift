@@ -206,7 +206,7 @@ public func foundationShimSourceRemove(_ pointer: OpaquePointer?, _ source: Opaq
 /// Timer with its block, and scripts/lsan-foundation.supp suppresses that leak by this function's name and Timer's,
 /// not the rest of foundation_shim_timer_add (its item must not leak).
 @inline(never)
-private func makeFoundationTimer(dueNS: UInt64, intervalNS: UInt64, firing item: FoundationBenchItem) -> Timer {
+private func makeShimTimer(dueNS: UInt64, intervalNS: UInt64, firing item: FoundationBenchItem) -> Timer {
     let carried = CPointer(raw: Unmanaged.passUnretained(item).toOpaque())
     return Timer(
         fire: date(dueNS), interval: Double(intervalNS) / 1e9, repeats: intervalNS > 0,
@@ -227,7 +227,7 @@ public func foundationShimTimerAdd(
     let item = FoundationBenchItem(callout: callout, context: context)
     item.naturalNext = dueNS
     item.interval = intervalNS
-    let timer = makeFoundationTimer(dueNS: dueNS, intervalNS: intervalNS, firing: item)
+    let timer = makeShimTimer(dueNS: dueNS, intervalNS: intervalNS, firing: item)
     timer.tolerance = Double(toleranceNS) / 1e9
     loop.runLoop.add(timer, forMode: .default)
     item.timer = timer
