@@ -14,9 +14,10 @@ ensure_packages "${base_packages[@]}" "${bench_packages[@]}"
 
 # timed COMMAND...: runs it and says how long it took, so a slow step shows in the log.
 timed() {
-    local started=$SECONDS
-    "$@"
+    local started=$SECONDS status=0
+    "$@" || status=$?
     echo "test.sh: $* took $((SECONDS - started)) s" >&2
+    return "$status"
 }
 
 # The tree's format first (seconds): C and C++ against .clang-format, Swift against .swift-format.
