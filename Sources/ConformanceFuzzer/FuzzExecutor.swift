@@ -32,6 +32,9 @@ public struct FuzzExecutor: Sendable {
     public var timeout: Double
     /// Where batch files are written (removed after each batch).
     public var directory: String
+    /// The wall clock's offset from the monotonic clock (``WallClock/offset()``; another reading in tests), read
+    /// before and after each run.
+    public var clockOffset: @Sendable () -> Double = WallClock.offset
 
     public init(launcher: WorkerLauncher, engines: [EngineDescription], timeout: Double, directory: String) {
         self.launcher = launcher
@@ -73,8 +76,17 @@ public struct FuzzExecutor: Sendable {
             defer { mainThread.close() }
             for (index, scenario) in renamed.enumerated() {
                 if let keepGoing, !keepGoing() { break }
-                let outcome = (mainThread.session(for: index) ?? session).run(scenario, limit: timeout)
-                let status = FuzzRunStatus(outcome.status)
+                let scenarioSession = mainThread.session(for: index) ?? session
+                // A trace made while the wall clock moved is made again (a main-thread scenario's session starts a
+                // new worker for it): dates an engine keeps in wall-clock time move with the clock, so two engines'
+                // traces could differ by the clock alone. After WallClock.attempts such runs the scenario is not
+                // compared: SKIP, which the campaign counts as skipped.
+                let (outcome, steady, _) = WallClock.steady(
+                    offset: clockOffset, retrying: { FuzzRunStatus($0.status) == .done }
+                ) {
+                    scenarioSession.run(scenario, limit: timeout)
+                }
+                let status = steady ? FuzzRunStatus(outcome.status) : .ended(.skip)
                 results.set(
                     index, engineIndex,
                     FuzzRun(

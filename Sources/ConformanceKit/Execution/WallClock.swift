@@ -7,16 +7,16 @@
 import Glibc
 
 /// Reads of the wall clock's offset from the monotonic clock. Stateless.
-enum WallClock {
+public enum WallClock {
     /// How far the wall clock may move against the monotonic clock during an attempt before a failure is not taken as
     /// the engine's: a fifth of the 0.01 s to which a case writes its dates, so that no date can round differently.
-    static let tolerance = 0.002
+    public static let tolerance = 0.002
 
     /// How many attempts a failure during which the wall clock moved gets in all, before it is reported ERROR.
-    static let attempts = 3
+    public static let attempts = 3
 
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in seconds: constant unless the wall clock is stepped or slewed.
-    static func offset() -> Double {
+    public static func offset() -> Double {
         var realtime = timespec()
         var monotonic = timespec()
         clock_gettime(CLOCK_MONOTONIC, &monotonic)
@@ -31,14 +31,24 @@ enum WallClock {
     static func judgedOnASteadyClock(
         offset: () -> Double = WallClock.offset, _ attempt: () -> CaseOutcome
     ) -> CaseOutcome {
+        steady(
+            offset: offset, retrying: { !$0.meetsExpectation && ($0.status == .pass || $0.status == .fail) }, attempt
+        ).outcome
+    }
+
+    /// Runs `attempt` and, while `retrying` says its outcome stands on its trace and the wall clock moved by more
+    /// than ``tolerance`` during it, runs it again, ``attempts`` times in all. Returns the first outcome made on a
+    /// steady clock, or, when the clock moved during every attempt, the last one turned into an ERROR that says so
+    /// (`steady` false, `moves` the clock's moves in seconds). `offset` is ``offset()`` but in tests.
+    public static func steady(
+        offset: () -> Double = WallClock.offset, retrying: (CaseOutcome) -> Bool, _ attempt: () -> CaseOutcome
+    ) -> (outcome: CaseOutcome, steady: Bool, moves: [Double]) {
         var moves: [Double] = []
         while true {
             let before = offset()
             var outcome = attempt()
             let moved = offset() - before
-            guard !outcome.meetsExpectation, outcome.status == .pass || outcome.status == .fail,
-                abs(moved) > tolerance
-            else { return outcome }
+            guard retrying(outcome), abs(moved) > tolerance else { return (outcome, true, moves) }
             moves.append(moved)
             guard moves.count == attempts else { continue }
             let millis = moves.map { String(format2: $0 * 1000) + " ms" }.joined(separator: ", ")
@@ -48,7 +58,7 @@ enum WallClock {
                 + "(CFAbsoluteTime), so the trace cannot be judged; run the case again. The last attempt's "
                 + "\(outcome.status.rawValue): " + (outcome.detail ?? "")
             outcome.status = .error
-            return outcome
+            return (outcome, false, moves)
         }
     }
 }
