@@ -3,33 +3,9 @@
 import ConformanceKit
 import ConformanceTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ConformanceFuzzer
-
-/// A fake wall-clock offset shared by the executor's engine threads: each read moves it by `step` seconds for the
-/// first `movingReads` reads (all of them when nil), then it stays put. `state` is protected by its mutex.
-final class MovingOffset: Sendable {
-    private let state = Mutex<(reads: Int, value: Double)>((0, 0))
-    private let step: Double
-    private let movingReads: Int?
-
-    init(step: Double, movingReads: Int? = nil) {
-        self.step = step
-        self.movingReads = movingReads
-    }
-
-    func read() -> Double {
-        state.withLock { state in
-            state.reads += 1
-            if state.reads <= movingReads ?? .max { state.value += step }
-            return state.value
-        }
-    }
-
-    var reads: Int { state.withLock { $0.reads } }
-}
 
 @Suite("Fuzzing on a moving wall clock")
 struct FuzzWallClockTests {
@@ -48,7 +24,7 @@ struct FuzzWallClockTests {
             """)
     }
 
-    private static func executor(_ clock: MovingOffset) -> FuzzExecutor {
+    private static func executor(_ clock: MovingClockOffset) -> FuzzExecutor {
         var executor = FuzzExecutor(
             launcher: TestWorker.launcher(), engines: [TestWorker.engine("ref")], timeout: 10,
             directory: NSTemporaryDirectory())
@@ -58,14 +34,14 @@ struct FuzzWallClockTests {
 
     @Test func aRunMadeWhileTheClockMovedIsMadeAgain() throws {
         // 10 ms across the first run (its two reads), then steady.
-        let clock = MovingOffset(step: 0.010, movingReads: 2)
+        let clock = MovingClockOffset(step: 0.010, movingReads: 2)
         let run = try #require(try Self.executor(clock).run([Self.scenario()]).first?.first)
         #expect(run.status == .done, "\(run)")
         #expect(clock.reads == 4, "two runs, each between two reads")
     }
 
     @Test func aScenarioWhoseRunsKeptMovingWithTheClockIsNotCompared() throws {
-        let clock = MovingOffset(step: 0.010)
+        let clock = MovingClockOffset(step: 0.010)
         let run = try #require(try Self.executor(clock).run([Self.scenario()]).first?.first)
         #expect(run.status == .ended(.skip), "\(run)")
         #expect(run.detail?.contains("the wall clock moved") == true, "\(run.detail ?? "no detail")")
@@ -73,7 +49,7 @@ struct FuzzWallClockTests {
     }
 
     @Test func aSteadyClockCostsOneRun() throws {
-        let clock = MovingOffset(step: 0)
+        let clock = MovingClockOffset(step: 0)
         let run = try #require(try Self.executor(clock).run([Self.scenario()]).first?.first)
         #expect(run.status == .done)
         #expect(clock.reads == 2)

@@ -1,5 +1,6 @@
 // A failure judged while the wall clock moved is run again, and reported ERROR, not FAIL, when the clock kept moving.
 
+import ConformanceTestSupport
 import Testing
 
 @testable import ConformanceKit
@@ -11,28 +12,10 @@ private func outcome(_ status: CaseStatus) -> CaseOutcome {
         detail: "first difference", expectedTrace: [], actualTrace: [], seconds: 0)
 }
 
-/// A fake wall-clock offset: each read moves it by `step` seconds, for the first `movingReads` reads (all of them
-/// when nil), then it stays put (one read before and one after each attempt). Confined to the test's thread.
-private final class FakeOffset {
-    private var reads = 0
-    private var value = 0.0
-    private let step: Double
-    private let movingReads: Int?
-    init(step: Double, movingReads: Int? = nil) {
-        self.step = step
-        self.movingReads = movingReads
-    }
-    func read() -> Double {
-        reads += 1
-        if reads <= movingReads ?? .max { value += step }
-        return value
-    }
-}
-
 /// How many attempts ``WallClock/judgedOnASteadyClock(offset:_:)`` made, and what it reported, for a case whose every
 /// attempt ends `status` while the wall clock moves `step` seconds at each read.
 private func judged(_ status: CaseStatus, clockStep step: Double) -> (attempts: Int, result: CaseOutcome) {
-    let clock = FakeOffset(step: step)
+    let clock = MovingClockOffset(step: step)
     var attempts = 0
     let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
         attempts += 1
@@ -49,7 +32,7 @@ private func judged(_ status: CaseStatus, clockStep step: Double) -> (attempts: 
 
 @Test func aFailureWhileTheClockMovedIsRunAgainAndAPassOnASteadyClockStands() {
     // The clock moves 10 ms across the first attempt (its two reads), then stays put.
-    let clock = FakeOffset(step: 0.010, movingReads: 2)
+    let clock = MovingClockOffset(step: 0.010, movingReads: 2)
     var attempts = 0
     let result = WallClock.judgedOnASteadyClock(offset: clock.read) {
         attempts += 1
