@@ -84,7 +84,7 @@ enum EventFD {
     /// descriptor is readable already.
     static func signal(_ fd: Int32) {
         do {
-            _ = try Syscall.call("eventfd_write") { csystem_eventfd_write(fd, 1) }
+            _ = try Syscall.call("eventfd_write") { csystem_eventfd_signal(fd) }
         } catch  where error.errno == EAGAIN {
             return
         } catch {
@@ -161,9 +161,8 @@ enum Epoll {
     /// "forever" or a relative time in nanoseconds (0 polls). Returns the event's token, or nil on timeout.
     static func waitForOne(_ epfd: Int32, timeoutNanoseconds timeout: UInt64?) -> UInt64? {
         var token: UInt64 = 0
-        let limit = UInt64(Int64.max)
-        let count = Syscall.mustSucceed("epoll_pwait2") {
-            csystem_epoll_wait_ns(epfd, &token, 1, timeout.map { Int64(min($0, limit)) } ?? -1)
+        let count = Syscall.mustSucceed("epoll_pwait") {
+            csystem_epoll_wait_one(epfd, &token, timeout.map { Int64(min($0, UInt64(Int64.max))) } ?? -1)
         }
         #if DEBUG
         ThreadProbe.current?.noteWait(timeoutNanoseconds: timeout, reportedNothing: count == 0)
