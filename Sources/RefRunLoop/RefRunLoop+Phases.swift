@@ -74,6 +74,8 @@ extension RefRunLoop {
     ///
     /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
     /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
+    /// Inlined into the pass (its one caller): a call would cost every pass a prologue and an epilogue.
+    @inline(__always)
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
         // Take the signalled list: the usual single source alone, two or more as a whole into the loop thread's
         // buffer. The idle path (nothing signalled anywhere in the loop) stops here without the loop's lock.
@@ -92,6 +94,11 @@ extension RefRunLoop {
         }
         if let only = consume only { return performOnlySignalled(only, in: mode) }
         guard !sources0Taken.isEmpty else { return false }
+        return performTakenSources0(in: mode, stopAfterHandle: stopAfterHandle)
+    }
+
+    /// ``performSources0(in:stopAfterHandle:)`` for two or more sources taken into `sources0Taken`.
+    private func performTakenSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
         // The buffer is taken out while in use: a nested run (from a perform) finds it empty and allocates its own,
         // and this pass puts its (larger) one back at the end.
         var taken = swapOut(&sources0Taken)

@@ -131,6 +131,9 @@ public final class RefRunLoop: @unchecked Sendable {
     let handOffHoldNanoseconds = Atomic<UInt64>(WaitPolicy.nanoseconds(WaitPolicy.handOffHold))
     /// Polls that the loop held (``handOffHoldCount``). Written only by the loop's thread, read by any.
     let holdCounter = Atomic<UInt64>(0)
+    /// Immutable. ``WaitPolicy/spinsEveryWait``, copied at creation: the global's lazy initialisation costs every
+    /// read a call, and the loop's thread reads it before each poll that follows a handled source.
+    let spinsEveryWait = WaitPolicy.spinsEveryWait
     #if DEBUG
     /// Whether every change under `lock` ends with a check of the loop's invariants (``checkInvariantsAfterChangeLocked()``,
     /// RefRunLoop+Invariants.swift): off unless REF_RUNLOOP_CHECK_INVARIANTS=1 or a test turns it on for its loop

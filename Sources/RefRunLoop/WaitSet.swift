@@ -245,7 +245,18 @@ struct WaitSet: ~Copyable {
     /// callout, whose WakeUp call has returned, could miss the poll after the callout when another thread's change
     /// makes it a write at that moment. The writer is one system call away; this yields meanwhile and gives up after
     /// a second (a later wait then reports the wake-up). Loop thread.
+    /// Inlined up to the first look, so a poll with no write in flight pays no call.
+    @inline(__always)
     func awaitWriteInFlight() {
+        // The count before the claims: see WakeGate.allWritten.
+        let written = writes.load(ordering: .sequentiallyConsistent)
+        let (claims, pending) = gate.snapshot()
+        if !pending || WakeGate.allWritten(claims: claims, writes: written) { return }
+        awaitWriteInFlightSlowly()
+    }
+
+    /// ``awaitWriteInFlight()`` once a write was found in flight. Loop thread.
+    private func awaitWriteInFlightSlowly() {
         var deadline: UInt64 = 0
         while true {
             // The count before the claims: see WakeGate.allWritten.
@@ -346,6 +357,7 @@ struct WaitSet: ~Copyable {
     /// that port first (case wakeup.stale-edge-cleared-by-poll, found by runloop fuzz, seed 5126180). (A pending
     /// wake-up is left to the system call for the same reason: reporting it takes its edge off the list, as CF's read
     /// of the eventfd does.)
+    @inline(__always)
     func pollWouldReportNothing(_ set: ModeSet) -> Bool {
         let (claims, pending) = gate.snapshot()
         guard !pending, set.wakeEdgesClearedAt == claims else { return false }

@@ -176,6 +176,7 @@ struct WakeGate: ~Copyable {
     /// is early, or if the clock, read after this has seen the claim, is still before the horizon; otherwise it is
     /// made a written one. Without a deferred claim the loop is marked waiting. End with ``endWait()`` unless a claim
     /// was consumed.
+    @inline(__always)
     func beginWait() -> WaitStart {
         var current = state.load(ordering: .sequentiallyConsistent)
         while true {
