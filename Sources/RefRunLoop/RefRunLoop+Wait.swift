@@ -87,8 +87,9 @@ extension RefRunLoop {
             waitSet.awaitWriteInFlight()
             if frame.mainQueueFD < 0 && waitSet.pollWouldReportNothing(set) {
                 // The poll's system call is skipped: it could report nothing and would leave the ready list as it is.
-                ignoreWakeUps(frame, true)
-                waitSet.endWait()
+                // Wake-ups are ignored from here and the wait is over (ignoreWakeUps and endWait in one step).
+                frame.ignoreWakeUps = true
+                waitSet.gate.closeAndEndWait()
                 return .none
             }
         }

@@ -158,7 +158,9 @@ enum Epoll {
     }
 
     /// Waits for one event (the loop handles one live port per pass, rule order.pass-phases). `timeout` is nil for
-    /// "forever" or a relative time in nanoseconds (0 polls). Returns the event's token, or nil on timeout.
+    /// "forever" or a relative time in nanoseconds (0 polls). Returns the event's token, or nil on timeout. Inlined
+    /// into the wait set's wait, its one caller on a pass.
+    @inline(__always)
     static func waitForOne(_ epfd: Int32, timeoutNanoseconds timeout: UInt64?) -> UInt64? {
         var token: UInt64 = 0
         let count = Syscall.mustSucceed("epoll_pwait") {

@@ -215,7 +215,8 @@ struct WaitSet: ~Copyable {
     /// edge at once, the first one `set` could hold; true then, and the wait is over. Otherwise marks the loop
     /// waiting, so that every claim from now on writes (and writes a deferred claim the loop cannot place before the
     /// horizon: the wait then reports its edge in the kernel's order), and returns false: end the wait with
-    /// ``endWait()``. Loop thread.
+    /// ``endWait()``. Loop thread. Inlined into the pass's wait, its one caller.
+    @inline(__always)
     func beginWait(_ set: ModeSet) -> Bool {
         let claim: UInt64
         switch gate.beginWait() {

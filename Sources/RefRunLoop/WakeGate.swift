@@ -210,6 +210,13 @@ struct WakeGate: ~Copyable {
         state.bitwiseAnd(~Self.waiting, ordering: .sequentiallyConsistent)
     }
 
+    /// Loop thread: ``close()`` and ``endWait()`` in one atomic step (a poll that ends without its system call). A
+    /// claim between the two steps would have found the gate closed and taken nothing, as it does after both, so
+    /// the one step allows no outcome the two did not.
+    func closeAndEndWait() {
+        state.bitwiseAnd(~(Self.accepting | Self.waiting), ordering: .sequentiallyConsistent)
+    }
+
     /// Loop thread, when a wait reports the wake-up eventfd: true if that is the write in flight, which is then
     /// consumed and the gate closed in one step; false for an edge with no write pending (one another mode's wait set
     /// kept), which the caller absorbs, leaving the gate as it was.
