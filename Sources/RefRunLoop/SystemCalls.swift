@@ -82,9 +82,25 @@ enum EventFD {
 
     /// eventfd_write(fd, 1). EAGAIN (the counter is at its maximum, after 2^64-2 unread wake-ups) is ignored: the
     /// descriptor is readable already.
+    /// Inlined up to the write: a failure, which needs a retry or a diagnosis, is handled out of line.
+    @inline(__always)
     static func signal(_ fd: Int32) {
+        if csystem_eventfd_signal(fd) == 0 { return }
+        signalAfterFailure(fd)
+    }
+
+    /// ``signal(_:)`` after its write failed, errno still set: retried on EINTR, done on EAGAIN, fatal otherwise.
+    @inline(never)
+    private static func signalAfterFailure(_ fd: Int32) {
+        var failed = true  // the first look is at the failed write's errno
         do {
-            _ = try Syscall.call("eventfd_write") { csystem_eventfd_signal(fd) }
+            _ = try Syscall.call("eventfd_write") {
+                if failed {
+                    failed = false
+                    return -1
+                }
+                return csystem_eventfd_signal(fd)
+            }
         } catch  where error.errno == EAGAIN {
             return
         } catch {
