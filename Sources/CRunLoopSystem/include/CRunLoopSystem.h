@@ -58,8 +58,12 @@ int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds);
 uint64_t csystem_monotonic_ns(void);
 /// The calling thread's kernel id.
 int32_t csystem_gettid(void);
-/// The CPU the calling thread runs on (sched_getcpu: a read of glibc's rseq area, no system call), or -1.
-int32_t csystem_current_cpu(void);
+/// glibc's sched_getcpu, declared here: <sched.h> declares it only with _GNU_SOURCE, which the Glibc module does
+/// not define.
+extern int sched_getcpu(void);
+/// The CPU the calling thread runs on (sched_getcpu: a read of glibc's rseq area, no system call), or -1. Inline: a
+/// call of its own cost the wake path more than the wrapper does.
+static inline int32_t csystem_current_cpu(void) { return (int32_t)sched_getcpu(); }
 /// Pins the calling thread to CPU `cpu` (sched_setaffinity); 0, or -1 with errno set (EINVAL: not a CPU this process
 /// may use).
 int csystem_pin_to_cpu(int cpu);
