@@ -66,6 +66,9 @@ extension RefRunLoop {
     /// here from the frame, it would cost a retain and a release on every wait. `afterHandledSource`: this is the poll
     /// after a handled source in a run that goes on after the pass (not a poll run, not returnAfterSourceHandled),
     /// which spin-then-park may hold (``holdBeforePoll(_:_:)``).
+    ///
+    /// The system call and its reports are a function of their own (``waitInKernel(_:_:poll:waitStart:)``): a wake-up
+    /// consumed without one, and a poll that skips it, pay for no frame that size.
     func waitForLivePort(_ frame: RunFrame, in set: WaitSet.ModeSet, poll: Bool, afterHandledSource: Bool) -> LivePort {
         assertOnLoopThread()
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
@@ -93,6 +96,12 @@ extension RefRunLoop {
                 return .none
             }
         }
+        return waitInKernel(frame, set, poll: poll, waitStart: waitStart)
+    }
+
+    /// The wait's system call and its reports, for ``waitForLivePort(_:in:poll:afterHandledSource:)`` once the gate
+    /// marks the loop waiting; ends the wait. `waitStart` is the spin's (0 when it did not run). Loop thread.
+    private func waitInKernel(_ frame: RunFrame, _ set: WaitSet.ModeSet, poll: Bool, waitStart: UInt64) -> LivePort {
         sleeping.store(true, ordering: .releasing)
         // The main queue's eventfd is in the mode's set for this wait only, as CF inserts and removes its dispatch
         // port around each wait: a run nested in another mode must not see it, nor a later run of this mode that

@@ -373,7 +373,8 @@ struct WaitSet: ~Copyable {
     /// Waits on `set` for one event, `timeout` nanoseconds at most (nil: no limit; 0 polls), and keeps the edge
     /// accounting: which wake-up edges and timerfd expiries the set's ready list may still hold. A wake-up report for
     /// the claim in flight consumes it and closes the gate in one atomic step. Loop thread, between ``beginWait(_:)``
-    /// and ``endWait()``.
+    /// and ``endWait()``. Inlined into the pass's wait, its one caller there.
+    @inline(__always)
     func waitForOne(_ set: ModeSet, timeoutNanoseconds timeout: UInt64?) -> Report {
         let edges = set.timerEdges.load(ordering: .acquiring)
         // The count before the claims: see WakeGate.allWritten.
