@@ -34,7 +34,7 @@ int csystem_epoll_wait(int epfd, uint64_t *data, int max_events, int timeout_ms)
 /// milliseconds on kernels without it). timeout_ns < 0 waits forever; 0 polls (with plain epoll_wait).
 int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t timeout_ns);
 /// The wait and the wake-up write of a run loop's pass, each one system call with no more around it than it needs.
-/// Outside ThreadSanitizer builds they enter the kernel directly, not through glibc's wrappers: those are
+/// On x86_64, outside ThreadSanitizer builds, they enter the kernel directly, not through glibc's wrappers: those are
 /// cancellation points, whose enabling and disabling of asynchronous cancellation around the call costs more than the
 /// call's own user-space side, and a run loop's thread is never cancelled there (cancellation unwinds the stack, and
 /// unwinding through Swift frames is undefined). ThreadSanitizer builds call glibc's, which it intercepts to see the
