@@ -61,7 +61,9 @@ public final class RefRunLoopSource: @unchecked Sendable {
         /// no hashing and no allocation.
         var memberships: SourceMemberships = InlineList()
 
-        /// See ``PassStanding``. O(modes holding the source).
+        /// See ``PassStanding``. O(modes holding the source). Inlined: a pass checks the one source of a wake-up
+        /// with it, and the call copied the state for it.
+        @inline(__always)
         func standing(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
             guard valid && signalled, memberships.holds(loop) else { return .stale }
             return memberships.index(of: mode) != nil ? .due(sequence: signalStamp) : .elsewhere

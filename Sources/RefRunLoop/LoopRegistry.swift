@@ -52,7 +52,7 @@ extension RefRunLoop {
             }
             commonItems = [:]
             blocks = []
-            signalledSources.withLocked { $0 = [] }
+            signalledSources.withLocked { $0.removeAll() }
             lifecycle = .closed
             exitConditionsChangedLocked()
             closeModeDescriptors()

@@ -74,24 +74,26 @@ extension RefRunLoop {
     ///
     /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
     /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
+    /// Inlined into the pass (its one caller): a call would cost every pass a prologue and an epilogue.
+    @inline(__always)
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
         // Take the signalled list: the usual single source alone, two or more as a whole into the loop thread's
         // buffer. The idle path (nothing signalled anywhere in the loop) stops here without the loop's lock.
         // The list's lock is a leaf lock, so taking it alone first keeps the lock order.
         let only: RefRunLoopSource? = signalledSources.withLocked { listed in
-            switch listed.count {
-            case 0:
-                return nil
-            case 1:
-                return listed.removeLast()
-            default:
-                // `sources0Taken` is empty between passes, so the list keeps an empty array.
-                swap(&sources0Taken, &listed)
-                return nil
-            }
+            guard listed.hasTwoOrMore else { return listed.takeOnly() }
+            // The loop's buffer is accessed only here: an access to it in the usual path would cost a dynamic
+            // exclusivity check on every pass.
+            listed.takeAll(into: &sources0Taken)
+            return nil
         }
         if let only = consume only { return performOnlySignalled(only, in: mode) }
         guard !sources0Taken.isEmpty else { return false }
+        return performTakenSources0(in: mode, stopAfterHandle: stopAfterHandle)
+    }
+
+    /// ``performSources0(in:stopAfterHandle:)`` for two or more sources taken into `sources0Taken`.
+    private func performTakenSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
         // The buffer is taken out while in use: a nested run (from a perform) finds it empty and allocates its own,
         // and this pass puts its (larger) one back at the end.
         var taken = swapOut(&sources0Taken)
@@ -111,7 +113,7 @@ extension RefRunLoop {
             case .stale:
                 return false
             case .elsewhere:
-                signalledSources.withLocked { $0.insert(source, at: 0) }
+                signalledSources.withLocked { $0.insertAtFront(source) }
                 return false
             case .due:
                 state.signalled = false
@@ -142,7 +144,7 @@ extension RefRunLoop {
                     }
                 }
             }
-            if !kept.isEmpty { signalledSources.withLocked { $0.insert(contentsOf: kept, at: 0) } }
+            if !kept.isEmpty { signalledSources.withLocked { $0.insertAtFront(contentsOf: kept) } }
         }
         guard !candidates.isEmpty else { return false }
         if candidates.count > 1 {
@@ -162,7 +164,7 @@ extension RefRunLoop {
             // pass; a later pass drops those this batch performs as stale. With `stopAfterHandle` the rest thus stay
             // listed.
             let rest = candidates.dropFirst().map(\.source)
-            signalledSources.withLocked { $0.insert(contentsOf: rest, at: 0) }
+            signalledSources.withLocked { $0.insertAtFront(contentsOf: rest) }
         }
         var handled = false
         for index in candidates.indices {
@@ -299,5 +301,62 @@ extension RefRunLoop {
         if overflow { return UInt64(Int64.max) }
         let (next, overflow2) = previous.addingReportingOverflow(product)
         return overflow2 ? UInt64(Int64.max) : next
+    }
+}
+
+/// A loop's signalled list (``RefRunLoop/signalledSources``), in order: its first entry in a slot of its own, the
+/// others in an array. The usual list holds one source at a time (a wake-up's), which then costs no array work: no
+/// uniqueness check and no capacity check when it is pushed and when it is taken. The array keeps its storage between
+/// passes. Protected by the list's lock (the owning ``Guarded``).
+struct SignalledList: Sendable {
+    /// The first entry; nil only when the list is empty (then `rest` is empty too).
+    private var first: RefRunLoopSource? = nil
+    /// The entries after the first, in order.
+    private var rest: [RefRunLoopSource] = []
+
+    var isEmpty: Bool { first == nil }
+
+    /// Appends a source.
+    @inline(__always)
+    mutating func append(_ source: RefRunLoopSource) {
+        if first == nil { first = source } else { rest.append(source) }
+    }
+
+    /// Puts a source first.
+    mutating func insertAtFront(_ source: RefRunLoopSource) {
+        if let old = first.take() { rest.insert(old, at: 0) }
+        first = source
+    }
+
+    /// Puts sources first, in their order.
+    mutating func insertAtFront(contentsOf sources: [RefRunLoopSource]) {
+        guard !sources.isEmpty else { return }
+        var front = sources
+        if let old = first.take() { front.append(old) }
+        front.append(contentsOf: rest)
+        first = front.removeFirst()
+        rest = front
+    }
+
+    /// Whether the list has two entries or more.
+    var hasTwoOrMore: Bool { !rest.isEmpty }
+
+    /// Empties a list of at most one entry, returning that entry (nil when empty).
+    @inline(__always)
+    mutating func takeOnly() -> RefRunLoopSource? {
+        first.take()
+    }
+
+    /// Empties the list, appending its entries in order to `buffer`.
+    mutating func takeAll(into buffer: inout [RefRunLoopSource]) {
+        guard let head = first.take() else { return }
+        buffer.append(head)
+        buffer.append(contentsOf: rest)
+        rest.removeAll(keepingCapacity: true)
+    }
+
+    mutating func removeAll() {
+        first = nil
+        rest = []
     }
 }

@@ -66,6 +66,9 @@ extension RefRunLoop {
     /// here from the frame, it would cost a retain and a release on every wait. `afterHandledSource`: this is the poll
     /// after a handled source in a run that goes on after the pass (not a poll run, not returnAfterSourceHandled),
     /// which spin-then-park may hold (``holdBeforePoll(_:_:)``).
+    ///
+    /// The system call and its reports are a function of their own (``waitInKernel(_:_:poll:waitStart:)``): a wake-up
+    /// consumed without one, and a poll that skips it, pay for no frame that size.
     func waitForLivePort(_ frame: RunFrame, in set: WaitSet.ModeSet, poll: Bool, afterHandledSource: Bool) -> LivePort {
         assertOnLoopThread()
         // A later arming this thread deferred is made now, before the mode's wait set is looked at.
@@ -83,15 +86,23 @@ extension RefRunLoop {
             if waitStart != 0 { noteWakeUp(since: waitStart) }
             return .none
         }
-        defer { waitSet.endWait() }
-        if poll { waitSet.awaitWriteInFlight() }
-        if poll && frame.mainQueueFD < 0 && waitSet.pollWouldReportNothing(set) {
-            // The poll's system call is skipped: it could report nothing and would leave the ready list as it is.
-            ignoreWakeUps(frame, true)
-            return .none
+        if poll {
+            waitSet.awaitWriteInFlight()
+            if frame.mainQueueFD < 0 && waitSet.pollWouldReportNothing(set) {
+                // The poll's system call is skipped: it could report nothing and would leave the ready list as it is.
+                // Wake-ups are ignored from here and the wait is over (ignoreWakeUps and endWait in one step).
+                frame.ignoreWakeUps = true
+                waitSet.gate.closeAndEndWait()
+                return .none
+            }
         }
+        return waitInKernel(frame, set, poll: poll, waitStart: waitStart)
+    }
+
+    /// The wait's system call and its reports, for ``waitForLivePort(_:in:poll:afterHandledSource:)`` once the gate
+    /// marks the loop waiting; ends the wait. `waitStart` is the spin's (0 when it did not run). Loop thread.
+    private func waitInKernel(_ frame: RunFrame, _ set: WaitSet.ModeSet, poll: Bool, waitStart: UInt64) -> LivePort {
         sleeping.store(true, ordering: .releasing)
-        defer { sleeping.store(false, ordering: .releasing) }
         // The main queue's eventfd is in the mode's set for this wait only, as CF inserts and removes its dispatch
         // port around each wait: a run nested in another mode must not see it, nor a later run of this mode that
         // does not service the queue. Added edge-triggered, it is reported at once if readable already.
@@ -99,8 +110,11 @@ extension RefRunLoop {
         if mainQueueFD >= 0 {
             set.insertForOneWait(mainQueueFD)
         }
-        defer { if mainQueueFD >= 0 { set.removeAfterWait(mainQueueFD) } }
-        while true {
+        // The wait's end, in this order after every report below: the main queue's eventfd out of the set, the
+        // waiting flag cleared, the gate's wait ended. (Written out, not deferred: the optimizer made a call of the
+        // deferred block on every wait.)
+        let live: LivePort
+        waiting: while true {
             let report = waitSet.waitForOne(set, timeoutNanoseconds: poll ? 0 : waitTimeout())
             count(wakeUpCounter)
             switch report {
@@ -109,11 +123,13 @@ extension RefRunLoop {
                 // WakeUp once (rule timeout.finite).
                 if !poll { lock.withLock { markTimeoutsDeliveredLocked() } }
                 ignoreWakeUps(frame, true)
-                return .none
+                live = .none
+                break waiting
             case .wakeUp:
                 frame.ignoreWakeUps = true
                 if waitStart != 0 { noteWakeUp(since: waitStart) }
-                return .none
+                live = .none
+                break waiting
             case .staleWakeUp:
                 // An edge another mode's set kept, with no wake-up pending: absorbed.
                 continue
@@ -122,17 +138,23 @@ extension RefRunLoop {
                 let drained: UInt64?
                 do { drained = try EventFD.read(mainQueueFD) } catch { drained = nil }
                 ignoreWakeUps(frame, true)
-                return drained == nil ? .none : .mainQueue
+                live = drained == nil ? .none : .mainQueue
+                break waiting
             case .timer, .descriptor:
-                guard let live = lock.withLock({ classifyLocked(report, mode: frame.mode) }) else {
+                guard let classified = lock.withLock({ classifyLocked(report, mode: frame.mode) }) else {
                     // Absorbed: not for this mode (or stale). Wait again (a poll polls again: each report comes
                     // once, so this ends), as if the report had never reached this mode's wait set.
                     continue
                 }
                 ignoreWakeUps(frame, true)
-                return live
+                live = classified
+                break waiting
             }
         }
+        if mainQueueFD >= 0 { set.removeAfterWait(mainQueueFD) }
+        sleeping.store(false, ordering: .releasing)
+        waitSet.endWait()
+        return live
     }
 
     /// Spin-then-park's spin, after BeforeWaiting and before the wait (``WaitPolicy``): when the policy spins and
@@ -143,14 +165,23 @@ extension RefRunLoop {
     /// main-queue descriptor in the wait, no descriptor in the set, no timerfd expiry queued, and not past the
     /// set's quiet time or the run's deadline, which bound the spin. Returns when the wait began (0 when the policy
     /// parks: the governor is not fed) and whether it spun (then `sleeping` is set). Loop thread.
+    /// Inlined up to the policy's check, so a parking loop pays no call.
+    @inline(__always)
     private func spinBeforeWaiting(_ frame: RunFrame, _ set: WaitSet.ModeSet) -> (start: UInt64, spun: Bool) {
         let maxSpin = maxSpinNanoseconds.load(ordering: .relaxed)
         guard maxSpin > 0 else { return (0, false) }
+        return spinBeforeWaiting(frame, set, maxSpin: maxSpin)
+    }
+
+    /// ``spinBeforeWaiting(_:_:)`` when the policy spins (`maxSpin` > 0). Loop thread.
+    private func spinBeforeWaiting(_ frame: RunFrame, _ set: WaitSet.ModeSet, maxSpin: UInt64) -> (
+        start: UInt64, spun: Bool
+    ) {
         let now = RefClock.nanoseconds
         guard frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return (now, false) }
         let waker = waitSet.lastWakerCPU.load(ordering: .relaxed)
         let budget =
-            WaitPolicy.spinsEveryWait
+            spinsEveryWait
             ? maxSpin
             : spinGovernor.spinBudget(
                 now: now, maxSpin: maxSpin, wakerOnThisCPU: waker >= 0 && waker == csystem_current_cpu())
@@ -172,10 +203,12 @@ extension RefRunLoop {
     /// expiry queued, and not past the set's quiet time or the run's deadline. It only delays the poll, as a
     /// descheduled loop thread would: the poll then reports what it would have reported at that time. The loop is not
     /// waiting meanwhile (CFRunLoopIsWaiting stays false, as in any poll). Loop thread.
+    /// Inlined up to the decision to hold, so a poll that does not hold pays no call.
+    @inline(__always)
     private func holdBeforePoll(_ frame: RunFrame, _ set: WaitSet.ModeSet) {
         let length = handOffHoldNanoseconds.load(ordering: .relaxed)
         guard length > 0, frame.mainQueueFD < 0, set.timerEdges.load(ordering: .acquiring) & 1 == 0 else { return }
-        if !WaitPolicy.spinsEveryWait {
+        if !spinsEveryWait {
             // The count before the claims: see WakeGate.allWritten.
             guard waitSet.gate.reportable(writes: waitSet.writes.load(ordering: .sequentiallyConsistent)) else {
                 return
@@ -183,6 +216,11 @@ extension RefRunLoop {
             let waker = waitSet.lastWakerCPU.load(ordering: .relaxed)
             guard waker < 0 || waker != csystem_current_cpu() else { return }
         }
+        hold(set, length: length)
+    }
+
+    /// ``holdBeforePoll(_:_:)`` once it holds: for `length` nanoseconds at most, within its bounds. Loop thread.
+    private func hold(_ set: WaitSet.ModeSet, length: UInt64) {
         let now = RefClock.nanoseconds
         var deadline = now &+ length
         if let timeout = waitTimeout() { deadline = min(deadline, now &+ timeout) }

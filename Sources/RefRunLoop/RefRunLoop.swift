@@ -94,10 +94,10 @@ public final class RefRunLoop: @unchecked Sendable {
     /// this loop that is valid and signalled is on the list (possibly with stale entries: sources performed,
     /// invalidated or removed since, and duplicates, which a pass drops): pushed by the first signal and by adding a
     /// signalled source to a mode. A pass reads this instead of scanning every source of its mode.
-    let signalledSources = Guarded<[RefRunLoopSource]>("RefRunLoop.signalledSources", [])
+    let signalledSources = Guarded<SignalledList>("RefRunLoop.signalledSources", SignalledList())
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
-    /// each pass that finds two or more sources listed to take `signalledSources` whole, so a pass allocates
-    /// nothing; empty between passes.
+    /// each pass that finds two or more sources listed, to take them into, so a pass allocates nothing once the
+    /// buffers have grown; empty between passes.
     var sources0Taken: [RefRunLoopSource] = []
     /// Confined to the loop's thread (as `sources0Taken`). Storage reused for a pass's sources to perform.
     var sources0Candidates: [(source: RefRunLoopSource, order: Int, sequence: UInt64)] = []
@@ -131,6 +131,9 @@ public final class RefRunLoop: @unchecked Sendable {
     let handOffHoldNanoseconds = Atomic<UInt64>(WaitPolicy.nanoseconds(WaitPolicy.handOffHold))
     /// Polls that the loop held (``handOffHoldCount``). Written only by the loop's thread, read by any.
     let holdCounter = Atomic<UInt64>(0)
+    /// Immutable. ``WaitPolicy/spinsEveryWait``, copied at creation: the global's lazy initialisation costs every
+    /// read a call, and the loop's thread reads it before each poll that follows a handled source.
+    let spinsEveryWait = WaitPolicy.spinsEveryWait
     #if DEBUG
     /// Whether every change under `lock` ends with a check of the loop's invariants (``checkInvariantsAfterChangeLocked()``,
     /// RefRunLoop+Invariants.swift): off unless REF_RUNLOOP_CHECK_INVARIANTS=1 or a test turns it on for its loop

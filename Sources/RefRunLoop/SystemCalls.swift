@@ -82,9 +82,25 @@ enum EventFD {
 
     /// eventfd_write(fd, 1). EAGAIN (the counter is at its maximum, after 2^64-2 unread wake-ups) is ignored: the
     /// descriptor is readable already.
+    /// Inlined up to the write: a failure, which needs a retry or a diagnosis, is handled out of line.
+    @inline(__always)
     static func signal(_ fd: Int32) {
+        if csystem_eventfd_signal(fd) == 0 { return }
+        signalAfterFailure(fd)
+    }
+
+    /// ``signal(_:)`` after its write failed, errno still set: retried on EINTR, done on EAGAIN, fatal otherwise.
+    @inline(never)
+    private static func signalAfterFailure(_ fd: Int32) {
+        var failed = true  // the first look is at the failed write's errno
         do {
-            _ = try Syscall.call("eventfd_write") { csystem_eventfd_write(fd, 1) }
+            _ = try Syscall.call("eventfd_write") {
+                if failed {
+                    failed = false
+                    return -1
+                }
+                return csystem_eventfd_signal(fd)
+            }
         } catch  where error.errno == EAGAIN {
             return
         } catch {
@@ -158,12 +174,13 @@ enum Epoll {
     }
 
     /// Waits for one event (the loop handles one live port per pass, rule order.pass-phases). `timeout` is nil for
-    /// "forever" or a relative time in nanoseconds (0 polls). Returns the event's token, or nil on timeout.
+    /// "forever" or a relative time in nanoseconds (0 polls). Returns the event's token, or nil on timeout. Inlined
+    /// into the wait set's wait, its one caller on a pass.
+    @inline(__always)
     static func waitForOne(_ epfd: Int32, timeoutNanoseconds timeout: UInt64?) -> UInt64? {
         var token: UInt64 = 0
-        let limit = UInt64(Int64.max)
-        let count = Syscall.mustSucceed("epoll_pwait2") {
-            csystem_epoll_wait_ns(epfd, &token, 1, timeout.map { Int64(min($0, limit)) } ?? -1)
+        let count = Syscall.mustSucceed("epoll_pwait") {
+            csystem_epoll_wait_one(epfd, &token, timeout.map { Int64(min($0, UInt64(Int64.max))) } ?? -1)
         }
         #if DEBUG
         ThreadProbe.current?.noteWait(timeoutNanoseconds: timeout, reportedNothing: count == 0)

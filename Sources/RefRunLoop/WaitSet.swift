@@ -215,7 +215,8 @@ struct WaitSet: ~Copyable {
     /// edge at once, the first one `set` could hold; true then, and the wait is over. Otherwise marks the loop
     /// waiting, so that every claim from now on writes (and writes a deferred claim the loop cannot place before the
     /// horizon: the wait then reports its edge in the kernel's order), and returns false: end the wait with
-    /// ``endWait()``. Loop thread.
+    /// ``endWait()``. Loop thread. Inlined into the pass's wait, its one caller.
+    @inline(__always)
     func beginWait(_ set: ModeSet) -> Bool {
         let claim: UInt64
         switch gate.beginWait() {
@@ -245,7 +246,18 @@ struct WaitSet: ~Copyable {
     /// callout, whose WakeUp call has returned, could miss the poll after the callout when another thread's change
     /// makes it a write at that moment. The writer is one system call away; this yields meanwhile and gives up after
     /// a second (a later wait then reports the wake-up). Loop thread.
+    /// Inlined up to the first look, so a poll with no write in flight pays no call.
+    @inline(__always)
     func awaitWriteInFlight() {
+        // The count before the claims: see WakeGate.allWritten.
+        let written = writes.load(ordering: .sequentiallyConsistent)
+        let (claims, pending) = gate.snapshot()
+        if !pending || WakeGate.allWritten(claims: claims, writes: written) { return }
+        awaitWriteInFlightSlowly()
+    }
+
+    /// ``awaitWriteInFlight()`` once a write was found in flight. Loop thread.
+    private func awaitWriteInFlightSlowly() {
         var deadline: UInt64 = 0
         while true {
             // The count before the claims: see WakeGate.allWritten.
@@ -346,6 +358,7 @@ struct WaitSet: ~Copyable {
     /// that port first (case wakeup.stale-edge-cleared-by-poll, found by runloop fuzz, seed 5126180). (A pending
     /// wake-up is left to the system call for the same reason: reporting it takes its edge off the list, as CF's read
     /// of the eventfd does.)
+    @inline(__always)
     func pollWouldReportNothing(_ set: ModeSet) -> Bool {
         let (claims, pending) = gate.snapshot()
         guard !pending, set.wakeEdgesClearedAt == claims else { return false }
@@ -360,7 +373,8 @@ struct WaitSet: ~Copyable {
     /// Waits on `set` for one event, `timeout` nanoseconds at most (nil: no limit; 0 polls), and keeps the edge
     /// accounting: which wake-up edges and timerfd expiries the set's ready list may still hold. A wake-up report for
     /// the claim in flight consumes it and closes the gate in one atomic step. Loop thread, between ``beginWait(_:)``
-    /// and ``endWait()``.
+    /// and ``endWait()``. Inlined into the pass's wait, its one caller there.
+    @inline(__always)
     func waitForOne(_ set: ModeSet, timeoutNanoseconds timeout: UInt64?) -> Report {
         let edges = set.timerEdges.load(ordering: .acquiring)
         // The count before the claims: see WakeGate.allWritten.

@@ -176,6 +176,7 @@ struct WakeGate: ~Copyable {
     /// is early, or if the clock, read after this has seen the claim, is still before the horizon; otherwise it is
     /// made a written one. Without a deferred claim the loop is marked waiting. End with ``endWait()`` unless a claim
     /// was consumed.
+    @inline(__always)
     func beginWait() -> WaitStart {
         var current = state.load(ordering: .sequentiallyConsistent)
         while true {
@@ -207,6 +208,13 @@ struct WakeGate: ~Copyable {
     /// Loop thread: the wait is over (claims may be deferred again while `deferrable`).
     func endWait() {
         state.bitwiseAnd(~Self.waiting, ordering: .sequentiallyConsistent)
+    }
+
+    /// Loop thread: ``close()`` and ``endWait()`` in one atomic step (a poll that ends without its system call). A
+    /// claim between the two steps would have found the gate closed and taken nothing, as it does after both, so
+    /// the one step allows no outcome the two did not.
+    func closeAndEndWait() {
+        state.bitwiseAnd(~(Self.accepting | Self.waiting), ordering: .sequentiallyConsistent)
     }
 
     /// Loop thread, when a wait reports the wake-up eventfd: true if that is the write in flight, which is then

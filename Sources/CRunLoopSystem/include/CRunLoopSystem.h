@@ -33,6 +33,19 @@ int csystem_epoll_wait(int epfd, uint64_t *data, int max_events, int timeout_ms)
 /// Like csystem_epoll_wait with a nanosecond timeout (epoll_pwait2; epoll_wait with the timeout rounded up to
 /// milliseconds on kernels without it). timeout_ns < 0 waits forever; 0 polls (with plain epoll_wait).
 int csystem_epoll_wait_ns(int epfd, uint64_t *data, int max_events, int64_t timeout_ns);
+/// The wait and the wake-up write of a run loop's pass, each one system call with no more around it than it needs.
+/// On x86_64, outside ThreadSanitizer builds, they enter the kernel directly, not through glibc's wrappers: those are
+/// cancellation points, whose enabling and disabling of asynchronous cancellation around the call costs more than the
+/// call's own user-space side, and a run loop's thread is never cancelled there (cancellation unwinds the stack, and
+/// unwinding through Swift frames is undefined). ThreadSanitizer builds call glibc's, which it intercepts to see the
+/// synchronisation of descriptors.
+///
+/// One event of the epoll set `epfd` into *token (its data word): 1, 0 on timeout, or -1 with errno set.
+/// timeout_ns < 0 waits forever, 0 polls (both epoll_pwait with no signal mask, as epoll_wait); a positive timeout
+/// goes through csystem_epoll_wait_ns (epoll_pwait2).
+int csystem_epoll_wait_one(int epfd, uint64_t *token, int64_t timeout_ns);
+/// Adds 1 to the eventfd counter: 0, or -1 with errno set (EAGAIN at the counter's maximum).
+int csystem_eventfd_signal(int fd);
 /// The calling thread's errno (Swift cannot read the errno macro reliably after another C call).
 int csystem_errno(void);
 /// read(fd, value, 8): 0 when 8 bytes were read, -1 with errno set otherwise (EAGAIN when nothing is readable).
@@ -45,8 +58,12 @@ int csystem_pthread_timedjoin(unsigned long thread, double deadline_seconds);
 uint64_t csystem_monotonic_ns(void);
 /// The calling thread's kernel id.
 int32_t csystem_gettid(void);
-/// The CPU the calling thread runs on (sched_getcpu: a read of glibc's rseq area, no system call), or -1.
-int32_t csystem_current_cpu(void);
+/// glibc's sched_getcpu, declared here: <sched.h> declares it only with _GNU_SOURCE, which the Glibc module does
+/// not define.
+extern int sched_getcpu(void);
+/// The CPU the calling thread runs on (sched_getcpu: a read of glibc's rseq area, no system call), or -1. Inline: a
+/// call of its own cost the wake path more than the wrapper does.
+static inline int32_t csystem_current_cpu(void) { return (int32_t)sched_getcpu(); }
 /// Pins the calling thread to CPU `cpu` (sched_setaffinity); 0, or -1 with errno set (EINVAL: not a CPU this process
 /// may use).
 int csystem_pin_to_cpu(int cpu);
