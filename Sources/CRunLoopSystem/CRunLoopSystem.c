@@ -158,7 +158,6 @@ uint64_t csystem_monotonic_ns(void) {
 
 int32_t csystem_gettid(void) { return (int32_t)syscall(SYS_gettid); }
 
-
 int csystem_pin_to_cpu(int cpu) {
     if (cpu < 0 || cpu >= CPU_SETSIZE) {
         errno = EINVAL;
