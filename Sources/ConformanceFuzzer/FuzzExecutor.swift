@@ -65,6 +65,8 @@ public struct FuzzExecutor: Sendable {
         }
         defer { unlink(path) }
         let results = ResultTable(scenarios: renamed.count, engines: engines.count)
+        // The scenarios whose traces hold dates (fireDate, nextTimerFireDate queries).
+        let datesQueried = Set(renamed.indices.filter { renamed[$0].allActions.contains(where: Self.queriesDate) })
         DispatchQueue.concurrentPerform(iterations: engines.count) { engineIndex in
             let engine = engines[engineIndex]
             let session = WorkerSession(launcher: launcher, specPath: path, engine: engine)
@@ -77,12 +79,13 @@ public struct FuzzExecutor: Sendable {
             for (index, scenario) in renamed.enumerated() {
                 if let keepGoing, !keepGoing() { break }
                 let scenarioSession = mainThread.session(for: index) ?? session
-                // A trace made while the wall clock moved is made again (a main-thread scenario's session starts a
-                // new worker for it): dates an engine keeps in wall-clock time move with the clock, so two engines'
-                // traces could differ by the clock alone. After WallClock.attempts such runs the scenario is not
+                // A trace with a date in it made while the wall clock moved is made again (a main-thread scenario's
+                // session starts a new worker for it): dates an engine keeps in wall-clock time move with the clock,
+                // so two engines' traces could differ by the clock alone. After WallClock.attempts such runs the scenario is not
                 // compared: SKIP, which the campaign counts as skipped.
                 let (outcome, steady, _) = WallClock.steady(
-                    offset: clockOffset, retrying: { FuzzRunStatus($0.status) == .done }
+                    offset: clockOffset,
+                    retrying: { datesQueried.contains(index) && FuzzRunStatus($0.status) == .done }
                 ) {
                     scenarioSession.run(scenario, limit: timeout)
                 }
@@ -96,6 +99,14 @@ public struct FuzzExecutor: Sendable {
             }
         }
         return results.rows
+    }
+
+    /// Whether `action` traces a date, which an engine may keep in wall-clock time.
+    static func queriesDate(_ action: Action) -> Bool {
+        switch action {
+        case .query(.fireDate), .query(.nextTimerFireDate): return true
+        default: return false
+        }
     }
 
     /// How many main-thread scenarios of a batch have their workers started ahead, per engine: a worker starts (exec,

@@ -9,8 +9,9 @@ import Testing
 
 @Suite("Fuzzing on a moving wall clock")
 struct FuzzWallClockTests {
-    /// One scenario that runs to its end on ref: one run with an observer of its entry and exit.
-    static func scenario() throws -> SpecCase {
+    /// One scenario that runs to its end on ref and traces a date: a timer far away, its fire date queried. With
+    /// `dated` false, the same without the query.
+    static func scenario(dated: Bool = true) throws -> SpecCase {
         try FuzzTests.onlyCase(
             """
             spec_version: 1
@@ -18,8 +19,8 @@ struct FuzzWallClockTests {
               - id: fuzz.clock
                 rule: x
                 source: observed
-                items: {o: {observer: {activities: [entry, exit]}}}
-                steps: [{add: o}, run]
+                items: {t: {timer: {fire: 30}}}
+                steps: [{add: t}, \(dated ? "{query: [fireDate, t]}, " : "")run]
                 expect: []
             """)
     }
@@ -46,6 +47,13 @@ struct FuzzWallClockTests {
         #expect(run.status == .ended(.skip), "\(run)")
         #expect(run.detail?.contains("the wall clock moved") == true, "\(run.detail ?? "no detail")")
         #expect(clock.reads == 2 * WallClock.attempts)
+    }
+
+    @Test func aTraceWithNoDateIsNotMadeAgain() throws {
+        let clock = MovingClockOffset(step: 0.010)
+        let run = try #require(try Self.executor(clock).run([Self.scenario(dated: false)]).first?.first)
+        #expect(run.status == .done, "\(run)")
+        #expect(clock.reads == 2)
     }
 
     @Test func aSteadyClockCostsOneRun() throws {

@@ -134,12 +134,14 @@ struct DefectiveCFTests {
         _ defects: String, globs: [String], limit: Double = 1, workers: Int = 1,
         crashesAllowed: Bool = false
     ) throws -> [String] {
-        let outcomes = DefectiveCF.byID(
+        let all = DefectiveCF.byID(
             try DefectiveCF.report(
                 defects: defects, globs: globs, limit: limit,
                 workers: workers))
         let reference = try DefectiveCF.builtIn.get()
-        #expect(!outcomes.isEmpty && outcomes.keys.allSatisfy { reference[$0] != nil })
+        #expect(!all.isEmpty && all.keys.allSatisfy { reference[$0] != nil })
+        // A result the moving wall clock left unjudged (ERROR) is the machine's: left out of both checks.
+        let outcomes = all.filter { !WallClock.leftUnjudged($0.value) }
         for outcome in outcomes.values where outcome.status == .crash || outcome.status == .error {
             // A crash may only be the library's own abort, which names itself on stderr.
             #expect(

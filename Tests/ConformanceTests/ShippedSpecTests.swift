@@ -111,6 +111,11 @@ enum ShippedSpec {
         for (index, engine) in engines.enumerated() {
             var outcome = try #require(outcomes[index])
             outcome.expected = expected[engine] ?? .pass
+            // A result the moving wall clock left unjudged is the machine's, not the engine's nor the suite's.
+            if WallClock.leftUnjudged(outcome) {
+                print("ShippedSpecTests: \(id) on \(engine) not judged: \(outcome.detail ?? "")")
+                continue
+            }
             #expect(
                 outcome.meetsExpectation,
                 "\(id) on \(engine): \(outcome.status.rawValue), expected \(outcome.expected.rawValue)\n\(outcome.detail ?? "")"

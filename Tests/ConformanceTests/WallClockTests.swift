@@ -48,6 +48,8 @@ private func judged(_ status: CaseStatus, clockStep step: Double) -> (attempts: 
     #expect(result.status == .error)
     #expect(result.detail?.contains("the wall clock moved against the monotonic clock") == true)
     #expect(result.detail?.hasSuffix("The last attempt's FAIL: first difference") == true)
+    #expect(WallClock.leftUnjudged(result))
+    #expect(!WallClock.leftUnjudged(outcome(.error)))
 }
 
 @Test(arguments: [

@@ -356,8 +356,12 @@ final class CaseExecution: @unchecked Sendable {
         case .mark(let text):
             record(Trace.mark(text))
         case .stall(let seconds):
+            // At least `seconds` by the engine's clock and by the monotonic clock, which run deadlines and `took`
+            // lines use: an engine's clock that is the wall clock (CF's, Foundation's) runs fast while the system
+            // slews or steps it forward, and would end the stall early on the other.
             let end = loop.now + seconds
-            while loop.now < end {}
+            let monotonicEnd = Self.monotonicSeconds() + seconds
+            while loop.now < end || Self.monotonicSeconds() < monotonicEnd {}
         case .sleep(let seconds):
             Thread.sleep(forTimeInterval: seconds)
         case .query(let query):
