@@ -152,8 +152,9 @@ public struct Measurement: Sendable, Equatable {
             !ResultsReader.standardColumns.contains($0) || $0 == "items_per_second"
         }
         var result: [Measurement] = []
-        for metric in [Metric.realTime] + counters.map(Metric.counter) {
-            for samples in results.samples(of: metric) where !samples.values.isEmpty {
+        let metrics = [Metric.realTime] + counters.map(Metric.counter)
+        for (metric, samplesOfMetric) in zip(metrics, results.samples(ofEach: metrics)) {
+            for samples in samplesOfMetric where !samples.values.isEmpty {
                 result.append(
                     Measurement(
                         benchmark: samples.name.full, metric: metric.description,

@@ -315,31 +315,43 @@ public struct ResultsFile: Sendable {
     /// `_median` (else `_mean`) aggregate. Benchmarks with no value for `metric` are left out
     /// (see `benchmarksWithoutValues(of:)`); error rows are never used.
     public func samples(of metric: Metric) -> [BenchmarkSamples] {
+        samples(ofEach: [metric])[0]
+    }
+
+    /// `samples(of:)` for each of `metrics`, in their order, with the rows grouped by benchmark once for all of them
+    /// (a run has dozens of counters, and grouping its rows again for each was most of a history import).
+    public func samples(ofEach metrics: [Metric]) -> [[BenchmarkSamples]] {
         var order: [String] = []
         var grouped: [String: [BenchmarkRow]] = [:]
         for row in rows where row.kind != .error {
             if grouped[row.benchmark] == nil { order.append(row.benchmark) }
             grouped[row.benchmark, default: []].append(row)
         }
-        var result: [BenchmarkSamples] = []
-        for benchmark in order {
+        let groups = order.map { benchmark in
             let group = grouped[benchmark] ?? []
-            let name = BenchmarkName(benchmark)
-            let repetitions = group.filter { $0.kind == .repetition }
-            let values = repetitions.compactMap { $0.value(of: metric) }
-            if !values.isEmpty, let first = repetitions.first(where: { $0.value(of: metric) != nil }) {
-                result.append(BenchmarkSamples(name: name, values: values, source: .repetitions, firstLine: first.line))
-                continue
-            }
-            for (statistic, source) in [("median", SampleSource.medianAggregate), ("mean", .meanAggregate)] {
-                if let row = group.first(where: { $0.kind == .aggregate(statistic) }), let value = row.value(of: metric)
-                {
-                    result.append(BenchmarkSamples(name: name, values: [value], source: source, firstLine: row.line))
-                    break
+            return (name: BenchmarkName(benchmark), group: group, repetitions: group.filter { $0.kind == .repetition })
+        }
+        return metrics.map { metric in
+            var result: [BenchmarkSamples] = []
+            for (name, group, repetitions) in groups {
+                let values = repetitions.compactMap { $0.value(of: metric) }
+                if !values.isEmpty, let first = repetitions.first(where: { $0.value(of: metric) != nil }) {
+                    result.append(
+                        BenchmarkSamples(name: name, values: values, source: .repetitions, firstLine: first.line))
+                    continue
+                }
+                for (statistic, source) in [("median", SampleSource.medianAggregate), ("mean", .meanAggregate)] {
+                    if let row = group.first(where: { $0.kind == .aggregate(statistic) }),
+                        let value = row.value(of: metric)
+                    {
+                        result.append(
+                            BenchmarkSamples(name: name, values: [value], source: source, firstLine: row.line))
+                        break
+                    }
                 }
             }
+            return result
         }
-        return result
     }
 
     /// Benchmarks that have non-error rows but no value for `metric` (empty counter cells).

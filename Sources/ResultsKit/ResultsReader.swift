@@ -115,7 +115,9 @@ public enum ResultsReader {
             let (kind, benchmark) = kinds[position]
             func cell(_ column: String) -> String {
                 guard let position = index[column], position < record.fields.count else { return "" }
-                return record.fields[position].trimmingCharacters(in: .whitespaces)
+                // Most counter cells are empty (each family has its own counters), and trimming is the slow part.
+                let field = record.fields[position]
+                return field.isEmpty ? "" : field.trimmingCharacters(in: .whitespaces)
             }
             func number(_ column: String, required: Bool) throws -> Double? {
                 let text = cell(column)
