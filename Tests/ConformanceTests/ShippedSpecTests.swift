@@ -66,11 +66,19 @@ enum ShippedSpec {
         }
     }
 
+    /// Each engine's shipped expectations, loaded on first use: every case of every engine asks.
+    private static let expectations = Mutex<[String: EngineExpectations]>([:])
+
     /// What the shipped expectations say `engine` gives on case `id` (PASS when they do not name it).
     static func expectedStatus(_ id: String, on engine: String) throws -> CaseStatus {
         let directory = try #require(request.expectationsPath)
-        let expectations = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: Set(caseIDs))
-        return expectations.entries[id]?.status ?? .pass
+        let loaded = try expectations.withLock { loaded in
+            if let known = loaded[engine] { return known }
+            let made = try EngineExpectations.load(directory: directory, engine: engine, knownIDs: Set(caseIDs))
+            loaded[engine] = made
+            return made
+        }
+        return loaded.entries[id]?.status ?? .pass
     }
 
     /// Runs the case on each engine at the same time, each in its own worker session (most of a case's time is

@@ -124,22 +124,12 @@ public struct IsolatedRunner: Sendable {
         return cases.indices.map { finished[$0 % jobs][$0 / jobs] }
     }
 
-    /// What a worker for `cases` loads: the one file that holds them all, if there is one, else `specPath`. Parsing
-    /// the whole spec is most of a worker's own work in a run of one area (the runner has loaded and checked the
-    /// whole spec already), as for a main-thread case's worker (``WorkerSession/fileHolding(_:)``).
-    static func servedSpec(_ cases: [SpecCase], _ specPath: String) -> String {
-        guard let first = cases.first, cases.allSatisfy({ $0.location.file == first.location.file }) else {
-            return specPath
-        }
-        return WorkerSession.fileHolding(first) ?? specPath
-    }
-
     /// `cases` one after the other in one engine's worker (a fresh one after a crash or a timeout).
     private func runShard(
         _ cases: [SpecCase], specPath: String, engine: EngineDescription,
         expectations: EngineExpectations?
     ) -> [CaseOutcome] {
-        let session = WorkerSession(launcher: launcher, specPath: Self.servedSpec(cases, specPath), engine: engine)
+        let session = WorkerSession(launcher: launcher, specPath: specPath, engine: engine)
         defer { session.close() }
         return cases.map { specCase in
             let entry = expectations?.entries[specCase.id]
@@ -194,7 +184,7 @@ public final class WorkerSession: @unchecked Sendable {
     /// give it a session of its own and start that session's worker ahead, while other cases run. A worker that
     /// cannot start is left to the case, which reports why.
     public func prestart() {
-        lock.withLock { _ = startIfNeeded(specPath: specPath) }
+        lock.withLock { _ = startIfNeeded() }
     }
 
     /// Runs one case in the worker with a watchdog of `limit` seconds. The outcome's expectation is PASS; apply the
@@ -235,10 +225,9 @@ public final class WorkerSession: @unchecked Sendable {
             expected: .pass, expectationReason: nil, detail: nil,
             expectedTrace: specCase.expectedTrace, actualTrace: [], seconds: 0)
         let worker: WorkerProcess
-        // Such a worker serves one case, so it loads only the file that holds it: a start per main-thread case then
-        // costs a process, not a parse of the whole spec (the 26 cases of 140-main took 7 s on a busy machine).
-        let servedSpec = ownWorker ? Self.fileHolding(specCase) ?? specPath : specPath
-        switch startIfNeeded(specPath: servedSpec) {
+        // A start per main-thread case costs a process, not a parse of the whole spec: a worker parses only the files
+        // of the cases it is asked for (ServedSpec.swift).
+        switch startIfNeeded() {
         case .success(let running): worker = running
         case .failure(let error):
             outcome.detail = error.description
@@ -302,18 +291,8 @@ public final class WorkerSession: @unchecked Sendable {
         return outcome
     }
 
-    /// The spec file a case was loaded from, if it is a file on disk (a generated case has none).
-    static func fileHolding(_ specCase: SpecCase) -> String? {
-        var isDirectory: ObjCBool = false
-        let path = specCase.location.file
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return nil
-        }
-        return path
-    }
-
     /// The running worker, or a new one, serving `specPath`, that has said it is ready.
-    private func startIfNeeded(specPath: String) -> Result<WorkerProcess, WorkerError> {
+    private func startIfNeeded() -> Result<WorkerProcess, WorkerError> {
         if let process { return .success(process) }
         guard failedStarts < Self.startAttempts else {
             return .failure(

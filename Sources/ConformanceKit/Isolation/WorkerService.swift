@@ -43,10 +43,9 @@ public enum WorkerService {
                 writer.send(.fatal(error.description))
                 return 2
             }
-            let cases: [String: SpecCase]
+            let spec: ServedSpec
             do {
-                let loaded = try SpecLoader.load(path: specPath).flatMap(\.cases)
-                cases = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                spec = try ServedSpec(path: specPath)
             } catch {
                 writer.send(.fatal("\(error)"))
                 return 2
@@ -59,7 +58,7 @@ public enum WorkerService {
             // dispatch queue.
             let mainThread = MainThreadExecutor()
             let protocolThread = Thread {
-                serve(cases: cases, engine: engine, writer: writer, mainThread: mainThread, activity: activity)
+                serve(spec: spec, engine: engine, writer: writer, mainThread: mainThread, activity: activity)
                 mainThread.finish()
             }
             protocolThread.name = "worker: protocol"
@@ -85,13 +84,25 @@ public enum WorkerService {
     /// Runs each case id read from standard input and reports it. No watchdog here: the runner holds it and ends this
     /// process when a case overruns, so a hanging case costs a process, never a thread left behind in a later case.
     private static func serve(
-        cases: [String: SpecCase], engine: any RunLoopEngine, writer: MessageWriter,
+        spec: ServedSpec, engine: any RunLoopEngine, writer: MessageWriter,
         mainThread: MainThreadExecutor, activity: CaseActivity
     ) {
+        var spec = spec
         while let id = readLine(strippingNewline: true) {
             guard activity.begin() else { return }  // the runner is gone: no case may start without its watchdog
             defer { activity.end() }
-            guard let specCase = cases[id] else {
+            let found: SpecCase?
+            do {
+                found = try spec.specCase(id)
+            } catch {
+                writer.send(
+                    .done(
+                        .init(
+                            id: id, status: .error, detail: "the worker's spec does not load: \(error)", trace: [],
+                            seconds: 0)))
+                continue
+            }
+            guard let specCase = found else {
                 writer.send(
                     .done(
                         .init(
