@@ -133,6 +133,10 @@ public final class RefRunLoopSource: @unchecked Sendable {
     }
 
     deinit {
+        // Every mode holding the source holds a reference to it (its source list's, as CF's mode sets retain theirs
+        // and RefRunLoopABI.h promises), so a source never goes while it has a membership. That retain on every add
+        // and release on every remove is the reference counting the add and remove keep.
+        assert(state.withLocked { $0.memberships.isEmpty }, "internal bug: a source was let go while in a mode")
         if case .version0(let callouts?) = kind { callouts.release() }
     }
 
@@ -542,7 +546,8 @@ enum LoopItem {
 /// Both references are unretained, so copying a membership (a pass's check and every signal read them) costs no
 /// reference counting: a membership never outlives its loop or its mode. Loops are made only by `LoopRegistry`, which
 /// holds each thread's loop until the thread exits and tears it down then (``RefRunLoop/tearDown()`` removes every
-/// membership in it) before letting it go, and never lets the main loop go; a loop keeps its modes for its whole life.
+/// membership in it) before letting it go, and never lets the main loop go; a loop keeps its modes for its whole life
+/// (modes are never removed). The loop's deinit asserts, in debug builds, that no mode of it still holds an item.
 struct SourceMembership {
     /// The loop, unretained.
     let reference: Unmanaged<RefRunLoop>
