@@ -125,6 +125,9 @@ final class LoopMode {
     /// (rule empty.what-counts).
     var hasSourcesOrTimers: Bool { !sources.isEmpty || !timers.isEmpty }
 
+    /// Whether the mode holds no source, timer or observer. Caller holds the owning loop's lock (or is its deinit).
+    var holdsNoItem: Bool { sources.isEmpty && timers.isEmpty && observers.isEmpty }
+
     /// Whether the mode holds `item`. Caller holds the lock of `loop`, the mode's loop.
     func contains(_ item: LoopItem, in loop: RefRunLoop) -> Bool {
         loop.lock.assertHeld()

@@ -158,6 +158,14 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     deinit {
+        // The items' records of this loop and its modes are unretained (a source's memberships, a timer's entries
+        // and binding, an observer's places and binding: SourceMembership, ModeHandle, LoopBinding), so none may
+        // outlive it: a loop is let go only after its teardown emptied every mode (LoopRegistry), and an item in a
+        // mode would still hold such a record. Checked here in debug builds (a loop that no thread owns, made by a
+        // test, must be emptied before it goes).
+        assert(
+            modes.values.allSatisfy { $0.holdsNoItem },
+            "internal bug: a loop was let go while a mode held an item, whose unretained records of it would dangle")
         if lifecycle == .open { closeModeDescriptors() }
         tables.deinitialize(count: 1)
         tables.deallocate()
