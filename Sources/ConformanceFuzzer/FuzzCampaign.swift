@@ -226,8 +226,11 @@ public struct FuzzSummary: Sendable {
     public var scenarios: Int
     /// Batches run, and scenarios of a batch that were not run (the time limit or an interrupt came first).
     public var batches: Int = 0
-    /// Scenarios some engine SKIPped (it lacks a feature the scenario uses).
+    /// Scenarios some engine SKIPped: it lacks a feature the scenario uses, or the wall clock moved during each of its
+    /// runs of a scenario that traces dates (those are also in ``skippedForTheClock``).
     public var skipped: Int
+    /// Seeds of the skipped scenarios that the moving wall clock left unjudged on some engine (``WallClock``).
+    public var skippedForTheClock: [UInt64] = []
     /// Seeds of the scenarios every engine timed out on (nothing to compare; the generator should not make them).
     public var hung: [UInt64]
     /// Seeds of the scenarios every engine ended the same way other than completing or timing out (all CRASH, all

@@ -116,6 +116,9 @@ final class FuzzCampaignRun {
         for (index, runs) in batch.results.enumerated() {
             if runs.contains(where: \.isSkip) {
                 summary.skipped += 1
+                if runs.contains(where: { $0.isSkip && WallClock.saysUnjudged($0.detail) }) {
+                    summary.skippedForTheClock.append(batch.seeds[index])
+                }
             } else if runs.allSatisfy({ $0.status == .ended(.timeout) }) {
                 summary.hung.append(batch.seeds[index])
             } else if FuzzCampaign.diverges(runs) {

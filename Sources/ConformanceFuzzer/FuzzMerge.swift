@@ -35,6 +35,8 @@ public struct FuzzMerged: Codable, Sendable, Equatable {
     public var hung_seeds: [UInt64]
     public var failed_everywhere_seeds: [UInt64]
     public var skipped: Int
+    /// The skipped scenarios that the moving wall clock left unjudged, by seed (none from a report that does not say).
+    public var skipped_for_the_clock_seeds: [UInt64] = []
 
     public struct ShardEntry: Codable, Sendable, Equatable {
         public var file: String
@@ -203,7 +205,8 @@ public enum FuzzMerge {
             },
             hung_seeds: reports.flatMap(\.hung_seeds).sorted(),
             failed_everywhere_seeds: reports.flatMap(\.failed_everywhere_seeds).sorted(),
-            skipped: reports.reduce(0) { $0 + $1.skipped }
+            skipped: reports.reduce(0) { $0 + $1.skipped },
+            skipped_for_the_clock_seeds: reports.flatMap { $0.skipped_for_the_clock_seeds ?? [] }.sorted()
         ).countingUnexplained()
     }
 
@@ -317,7 +320,9 @@ public enum FuzzMerge {
                 + "scenarios, \(merged.unexplained_defects) unexplained), "
                 + "\(merged.nondeterministic_seeds.count) "
                 + "nondeterministic, \(merged.hung_seeds.count) hung, \(merged.failed_everywhere_seeds.count) failed "
-                + "on every engine, \(merged.skipped) skipped")
+                + "on every engine, \(merged.skipped) skipped"
+                + (merged.skipped_for_the_clock_seeds.isEmpty
+                    ? "" : " (\(merged.skipped_for_the_clock_seeds.count) for the moving wall clock)"))
         for setAside in merged.nondeterministic_scenarios {
             lines.append(
                 "nondeterministic (set aside): seed \(setAside.seed): "

@@ -99,12 +99,19 @@ public enum FuzzOutput {
                     ? ""
                     : "\(summary.unclassified.count) that a known divergence may "
                         + "explain (its counterfactual not run), ")
-                + "\(summary.nondeterministic.count) nondeterministic, \(summary.skipped) skipped, "
+                + "\(summary.nondeterministic.count) nondeterministic, \(summary.skipped) skipped"
+                + (summary.skippedForTheClock.isEmpty
+                    ? "" : " (\(summary.skippedForTheClock.count) for the moving wall clock)") + ", "
                 + "\(summary.hung.count) hung on every engine, \(summary.failedEverywhere.count) failed on every engine"
                 + (notRunAgain == 0 ? "" : "; \(notRunAgain) divergences found at the end were not run again"))
         lines.append(timeLine(summary, options: options))
         if !summary.hung.isEmpty {
             lines.append("hung on every engine: seeds " + summary.hung.map(String.init).joined(separator: ", "))
+        }
+        if !summary.skippedForTheClock.isEmpty {
+            lines.append(
+                "skipped because the wall clock moved during each run on some engine (run them again): seeds "
+                    + summary.skippedForTheClock.map(String.init).joined(separator: ", "))
         }
         // The first few with their status (one broken setup fails every scenario alike); the JSON lists every seed.
         for failed in summary.failedEverywhere.prefix(10) {
@@ -321,7 +328,7 @@ public enum FuzzOutput {
             nondeterministic: summary.nondeterministic.count,
             nondeterministic_seeds: summary.nondeterministic.map(\.seed),
             nondeterministic_scenarios: summary.nondeterministic.map(FuzzReport.SetAside.init),
-            skipped: summary.skipped,
+            skipped: summary.skipped, skipped_for_the_clock_seeds: summary.skippedForTheClock,
             hung: summary.hung.count, hung_seeds: summary.hung,
             failed_everywhere: summary.failedEverywhere.count,
             failed_everywhere_seeds: summary.failedEverywhere.map(\.seed),

@@ -37,6 +37,9 @@ public struct FuzzReport: Codable, Sendable, Equatable {
     /// written before they were recorded).
     public var nondeterministic_scenarios: [SetAside]?
     public var skipped: Int
+    /// The skipped scenarios' seeds that the moving wall clock left unjudged (null in a report written before they
+    /// were recorded).
+    public var skipped_for_the_clock_seeds: [UInt64]?
     public var hung: Int
     public var hung_seeds: [UInt64]
     public var failed_everywhere: Int

@@ -56,6 +56,31 @@ struct FuzzWallClockTests {
         #expect(clock.reads == 2)
     }
 
+    @Test func aCampaignCountsTheScenariosTheClockLeftUnjudgedBySeed() throws {
+        let options = FuzzOptions(
+            engines: [TestWorker.engine("ref"), TestWorker.engine("planted")], seed: 1, count: 12, seconds: nil,
+            shape: FuzzShape(), outDirectory: nil, timeout: 10)
+        var campaign = FuzzCampaign(options: options, launcher: TestWorker.launcher())
+        let clock = MovingClockOffset(step: 0.010)
+        campaign.executor.clockOffset = { clock.read() }
+        let summary = try campaign.run()
+        // Every scenario that traces a date moved with the clock on each of its runs; the others ran as usual.
+        let dated = (1...12).map(UInt64.init).filter { seed in
+            FuzzScenario.allActions(of: FuzzGenerator().scenario(seed: seed)).contains(where: FuzzExecutor.queriesDate)
+        }
+        #expect(!dated.isEmpty, "no scenario of seeds 1 to 12 traces a date: choose other seeds")
+        #expect(summary.skippedForTheClock == dated)
+        #expect(summary.skipped >= dated.count)
+        #expect(FuzzOutput.text(summary, options: options).contains("(\(dated.count) for the moving wall clock)"))
+        // The report carries the seeds, and a merge of it says the same.
+        let report = try FuzzMerge.parse(
+            Data(JSONText.render(FuzzOutput.report(summary, options: options)).utf8), file: "r.json")
+        #expect(report.skipped_for_the_clock_seeds == dated)
+        let merged = try FuzzMerge.merge([report], files: ["r.json"])
+        #expect(merged.skipped_for_the_clock_seeds == dated)
+        #expect(FuzzMerge.text(merged).contains("(\(dated.count) for the moving wall clock)"))
+    }
+
     @Test func aSteadyClockCostsOneRun() throws {
         let clock = MovingClockOffset(step: 0)
         let run = try #require(try Self.executor(clock).run([Self.scenario()]).first?.first)

@@ -44,7 +44,12 @@ public enum WallClock {
     /// Whether `outcome` is an ERROR for a result the wall clock left unjudged (``steady(offset:retrying:_:)``): a
     /// finding about the machine's clock, not about the engine, nor the suite's fault.
     public static func leftUnjudged(_ outcome: CaseOutcome) -> Bool {
-        outcome.status == .error && (outcome.detail ?? "").hasPrefix(unjudgedPrefix)
+        outcome.status == .error && saysUnjudged(outcome.detail)
+    }
+
+    /// Whether `detail` is the one ``steady(offset:retrying:_:)`` gives a result the wall clock left unjudged.
+    public static func saysUnjudged(_ detail: String?) -> Bool {
+        (detail ?? "").hasPrefix(unjudgedPrefix)
     }
 
     /// Runs `attempt` (one run of one case, judged against its expectation) and, when the result does not meet the
