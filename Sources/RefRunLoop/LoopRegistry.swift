@@ -52,7 +52,7 @@ extension RefRunLoop {
             }
             commonItems = [:]
             blocks = []
-            signalledSources.withLocked { $0.removeAll() }
+            withSignalledLocked { $0.removeAll() }
             lifecycle = .closed
             exitConditionsChangedLocked()
             closeModeDescriptors()

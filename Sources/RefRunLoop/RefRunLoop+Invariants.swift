@@ -46,6 +46,9 @@ extension RefRunLoop {
     func invariantViolationLocked(sources: [RefRunLoopSource]) -> String? {
         lock.assertHeld()
         if hasBlocks.load(ordering: .relaxed) == blocks.isEmpty { return "hasBlocks disagrees with the block queue" }
+        if signalledSources.withLocked({ hasSignalled.load(ordering: .relaxed) == $0.isEmpty }) {
+            return "hasSignalled disagrees with the signalled list"
+        }
         guard modes[RefRunLoopMode.defaultModeName] === defaultMode else {
             return "the default mode is not in the table"
         }

@@ -73,14 +73,36 @@ extension RefRunLoop {
     /// swift-6.3.1-RELEASE), so a batch whose last source was invalidated by an earlier perform reports "not handled".
     ///
     /// Better than CF: CF scans every source of the mode, O(n) per pass; this reads the loop's signalled list
-    /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) with one lock when none is.
+    /// (``RefRunLoop/signalledSources``), O(s log s) for the s signalled sources, O(1) and no lock when none is.
     /// Inlined into the pass (its one caller): a call would cost every pass a prologue and an epilogue.
     @inline(__always)
     func performSources0(in mode: LoopMode, stopAfterHandle: Bool) -> Bool {
+        // Nothing signalled anywhere in the loop (the second pass of a wake-up that slept, an idle pass): no lock.
+        // The flag is read without the list's lock, and no signal a pass must see is missed:
+        // - A signal made before a wake-up (signal(), then wakeUp(), usually on another thread) is seen by the pass
+        //   that wake-up leads to. The signal's push stores true, sequentially consistent, before the wake-up's claim
+        //   on the wait set's gate (WakeGate.claim(), sequentially consistent) in the producer's program order. The
+        //   loop's thread takes that claim off the gate before this pass, in a sequentially consistent step of its
+        //   wait (WakeGate.beginWait() for a deferred claim, consumeReport() for a written one), and this load is
+        //   sequentially consistent too. If the claim set `pending`, the consume reads it;
+        //   if it found a wake-up pending and only read the gate, that read precedes the consume of that wake-up.
+        //   Either way the store precedes this load in the single order of sequentially consistent steps, so the load
+        //   reads it or a later store. A later false is stored only when a change empties the list: on this thread
+        //   (a pass taking it) or at teardown, so the source was taken, not lost. A signal on this thread (a perform,
+        //   a callout, an observer) is sequenced before, and read for the same reason.
+        // - A signal racing with this load (no wake-up ordered between them) may be read as not there yet. It is then
+        //   a signal made after this pass collected its sources, for a later pass, as in CF, whose
+        //   __CFRunLoopDoSources0 takes one snapshot of the mode's signalled sources and performs those. A signal
+        //   does not wake the loop (rule source.signal-does-not-wake), so nothing else promises it to this pass.
+        // - Reading true with the list since emptied (by a nested pass) only takes the lock for nothing.
+        // The flag only lets the pass skip the lock: what the pass performs is read under the lock.
+        guard hasSignalled.load(ordering: .sequentiallyConsistent) else {
+            assert(sources0Taken.isEmpty, "the loop thread's buffer of signalled sources is empty between passes")
+            return false
+        }
         // Take the signalled list: the usual single source alone, two or more as a whole into the loop thread's
-        // buffer. The idle path (nothing signalled anywhere in the loop) stops here without the loop's lock.
         // The list's lock is a leaf lock, so taking it alone first keeps the lock order.
-        let only: RefRunLoopSource? = signalledSources.withLocked { listed in
+        let only: RefRunLoopSource? = withSignalledLocked { listed in
             guard listed.hasTwoOrMore else { return listed.takeOnly() }
             // The loop's buffer is accessed only here: an access to it in the usual path would cost a dynamic
             // exclusivity check on every pass.
@@ -113,7 +135,7 @@ extension RefRunLoop {
             case .stale:
                 return false
             case .elsewhere:
-                signalledSources.withLocked { $0.insertAtFront(source) }
+                withSignalledLocked { $0.insertAtFront(source) }
                 return false
             case .due:
                 state.signalled = false
@@ -144,7 +166,7 @@ extension RefRunLoop {
                     }
                 }
             }
-            if !kept.isEmpty { signalledSources.withLocked { $0.insertAtFront(contentsOf: kept) } }
+            if !kept.isEmpty { withSignalledLocked { $0.insertAtFront(contentsOf: kept) } }
         }
         guard !candidates.isEmpty else { return false }
         if candidates.count > 1 {
@@ -164,7 +186,7 @@ extension RefRunLoop {
             // pass; a later pass drops those this batch performs as stale. With `stopAfterHandle` the rest thus stay
             // listed.
             let rest = candidates.dropFirst().map(\.source)
-            signalledSources.withLocked { $0.insertAtFront(contentsOf: rest) }
+            withSignalledLocked { $0.insertAtFront(contentsOf: rest) }
         }
         var handled = false
         for index in candidates.indices {

@@ -111,8 +111,13 @@ extension RefRunLoop {
             set.insertForOneWait(mainQueueFD)
         }
         // The wait's end, in this order after every report below: the main queue's eventfd out of the set, the
-        // waiting flag cleared, the gate's wait ended. (Written out, not deferred: the optimizer made a call of the
-        // deferred block on every wait.)
+        // waiting flag cleared, the gate's wait ended. Written out after the loop, not deferred (the optimizer made a
+        // call of the deferred block on every wait), so every report leaves the loop by `break waiting`; a debug
+        // build checks that each exit of this function went through the wait's end.
+        #if DEBUG
+        var waitEnded = false
+        defer { precondition(waitEnded, "internal bug: a wait returned without ending (waitInKernel: break waiting)") }
+        #endif
         let live: LivePort
         waiting: while true {
             let report = waitSet.waitForOne(set, timeoutNanoseconds: poll ? 0 : waitTimeout())
@@ -154,6 +159,9 @@ extension RefRunLoop {
         if mainQueueFD >= 0 { set.removeAfterWait(mainQueueFD) }
         sleeping.store(false, ordering: .releasing)
         waitSet.endWait()
+        #if DEBUG
+        waitEnded = true
+        #endif
         return live
     }
 

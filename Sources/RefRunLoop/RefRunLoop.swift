@@ -95,6 +95,11 @@ public final class RefRunLoop: @unchecked Sendable {
     /// invalidated or removed since, and duplicates, which a pass drops): pushed by the first signal and by adding a
     /// signalled source to a mode. A pass reads this instead of scanning every source of its mode.
     let signalledSources = Guarded<SignalledList>("RefRunLoop.signalledSources", SignalledList())
+    /// Whether `signalledSources` is non-empty: written with the list's lock held, after every change to the list
+    /// (``withSignalledLocked(_:)``, the only way the list is changed), read without it by the loop's thread so that
+    /// a pass with nothing signalled takes no lock (``performSources0(in:stopAfterHandle:)`` says why no signal is
+    /// missed). Under the list's lock it always equals `!signalledSources.isEmpty`.
+    let hasSignalled = Atomic<Bool>(false)
     /// Confined to the loop's thread (only ``performSources0(in:stopAfterHandle:)`` uses it). Storage reused by
     /// each pass that finds two or more sources listed, to take them into, so a pass allocates nothing once the
     /// buffers have grown; empty between passes.
@@ -610,7 +615,27 @@ public final class RefRunLoop: @unchecked Sendable {
     /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and holds the source's lock.
     @inline(__always)
     func enqueueSignalled(_ source: RefRunLoopSource) {
-        signalledSources.withLocked { $0.append(source) }
+        withSignalledLocked { $0.append(source) }
+    }
+
+    /// Runs `body` with the signalled list, its lock held, then records in `hasSignalled` whether the list is
+    /// non-empty. Every change to the list goes through here, so each store of the flag is made under the lock that
+    /// orders the list's changes, and the last one stored is the list's state. Any thread.
+    @inline(__always)
+    func withSignalledLocked<T>(_ body: (inout SignalledList) -> T) -> T {
+        signalledSources.withLocked { listed in
+            assert(hasSignalled.load(ordering: .relaxed) != listed.isEmpty, "hasSignalled disagrees with the list")
+            let result = body(&listed)
+            // True sequentially consistent, so that it precedes a later wake-up's claim in the single order of such
+            // steps even when that claim only reads the gate (``performSources0(in:stopAfterHandle:)``). False is
+            // stored only when a pass or the teardown empties the list, and is read only by the loop's thread.
+            if listed.isEmpty {
+                hasSignalled.store(false, ordering: .releasing)
+            } else {
+                hasSignalled.store(true, ordering: .sequentiallyConsistent)
+            }
+            return result
+        }
     }
 
     /// ``enqueueSignalled(_:)`` out of line, for a source signalled before it joins a mode (rare): inlined, the list's

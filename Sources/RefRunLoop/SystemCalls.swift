@@ -27,17 +27,32 @@ enum Syscall {
         while true {
             let result = body()
             if result >= 0 { return result }
-            let code = csystem_errno()
-            switch code {
-            case EINTR:
-                continue
-            case EBADF, EFAULT:
-                fatalError(
-                    "internal bug: \(function) failed with errno \(code): a descriptor or buffer of the run loop is wrong"
-                )
-            default:
-                throw SystemCallError(function: "\(function)", errno: code)
-            }
+            try checkFailure(function, errno: csystem_errno())
+        }
+    }
+
+    /// ``call(_:_:)`` for a call whose first attempt the caller made and saw fail with errno `code` (read at once
+    /// after it): the same policy from that errno on.
+    @inline(__always)
+    static func call(_ function: StaticString, failedWith code: Int32, _ body: () -> Int32) throws(SystemCallError)
+        -> Int32
+    {
+        try checkFailure(function, errno: code)
+        return try call(function, body)
+    }
+
+    /// The policy for one failure's errno `code`: returns on EINTR (the call is made again), crashes on errnos that
+    /// mean a bug here, throws ``SystemCallError`` otherwise.
+    @inline(__always)
+    private static func checkFailure(_ function: StaticString, errno code: Int32) throws(SystemCallError) {
+        switch code {
+        case EINTR:
+            return
+        case EBADF, EFAULT:
+            fatalError(
+                "internal bug: \(function) failed with errno \(code): a descriptor or buffer of the run loop is wrong")
+        default:
+            throw SystemCallError(function: "\(function)", errno: code)
         }
     }
 
@@ -92,15 +107,8 @@ enum EventFD {
     /// ``signal(_:)`` after its write failed, errno still set: retried on EINTR, done on EAGAIN, fatal otherwise.
     @inline(never)
     private static func signalAfterFailure(_ fd: Int32) {
-        var failed = true  // the first look is at the failed write's errno
         do {
-            _ = try Syscall.call("eventfd_write") {
-                if failed {
-                    failed = false
-                    return -1
-                }
-                return csystem_eventfd_signal(fd)
-            }
+            _ = try Syscall.call("eventfd_write", failedWith: csystem_errno()) { csystem_eventfd_signal(fd) }
         } catch  where error.errno == EAGAIN {
             return
         } catch {

@@ -249,30 +249,27 @@ struct WaitSet: ~Copyable {
     /// Inlined up to the first look, so a poll with no write in flight pays no call.
     @inline(__always)
     func awaitWriteInFlight() {
+        if writeInFlight() { awaitWriteInFlightSlowly() }
+    }
+
+    /// Whether a claim is pending whose write has not been counted yet (``WakeGate/allWritten(claims:writes:)``).
+    /// Loop thread.
+    @inline(__always)
+    private func writeInFlight() -> Bool {
         // The count before the claims: see WakeGate.allWritten.
         let written = writes.load(ordering: .sequentiallyConsistent)
         let (claims, pending) = gate.snapshot()
-        if !pending || WakeGate.allWritten(claims: claims, writes: written) { return }
-        awaitWriteInFlightSlowly()
+        return pending && !WakeGate.allWritten(claims: claims, writes: written)
     }
 
-    /// ``awaitWriteInFlight()`` once a write was found in flight. Loop thread.
+    /// ``awaitWriteInFlight()`` once it found a write in flight: yields until the write is counted, for a second at
+    /// most. Loop thread.
     private func awaitWriteInFlightSlowly() {
-        var deadline: UInt64 = 0
-        while true {
-            // The count before the claims: see WakeGate.allWritten.
-            let written = writes.load(ordering: .sequentiallyConsistent)
-            let (claims, pending) = gate.snapshot()
-            if !pending || WakeGate.allWritten(claims: claims, writes: written) { return }
-            let now = RefClock.nanoseconds
-            if deadline == 0 {
-                deadline = now &+ 1_000_000_000
-            } else if now >= deadline {
-                return
-            }
+        let deadline = RefClock.nanoseconds &+ 1_000_000_000
+        repeat {
             interleavingPoint("WaitSet.awaitWriteInFlight.waiting")
             sched_yield()
-        }
+        } while writeInFlight() && RefClock.nanoseconds < deadline
     }
 
     /// What ended a spin (``spin(_:until:)``).

@@ -2,6 +2,7 @@
 // mode's set gives and in which order, and the accounting that lets a poll skip its system call. Single-threaded:
 // every wait is a poll (timeout 0), so nothing waits.
 
+import CRunLoopSystem
 import Testing
 
 @testable import RefRunLoop
@@ -200,4 +201,15 @@ private func beginWait(_ f: Fixture, _ set: WaitSet.ModeSet) -> Bool { f.waitSet
     #expect(poll(f, set) == .oneWait)
     set.removeAfterWait(extra)
     #expect(poll(f, set) == .timeout)
+}
+
+/// A wake-up write that finds the eventfd's counter at its maximum (2^64-2 unread) fails with EAGAIN and is done:
+/// the descriptor is readable already (EventFD.signal's failure path, Syscall.call(_:failedWith:_:)).
+@Test func aSignalOfAFullEventFDIsDone() throws {
+    let fd = EventFD.create()
+    defer { Descriptor.close(fd) }
+    #expect(csystem_eventfd_write(fd, UInt64.max - 1) == 0)
+    EventFD.signal(fd)
+    #expect(try EventFD.read(fd) == UInt64.max - 1)
+    #expect(try EventFD.read(fd) == nil)
 }
