@@ -250,9 +250,23 @@ public final class BenchRun {
 
     // MARK: - Pieces
 
-    /// `--out`, else results/<label>-<date>.csv in the checkout.
+    /// `--out`, else results/<label>-<date>.csv in the checkout, or, when a run that started in the same minute has
+    /// that name, the first of <label>-<date>-2.csv, -3, ... that no file has: a run never replaces another's results.
+    /// Called once per run.
     func outputPath(label: String) -> String {
-        options.out ?? root + "/results/\(label)-\(RunContext.fileStamp(started)).csv"
+        if let out = options.out { return out }
+        return Self.unusedPath(root + "/results/\(label)-\(RunContext.fileStamp(started))", suffix: ".csv")
+    }
+
+    /// `base + suffix`, or the first `base-N + suffix` (N from 2) that names no file.
+    static func unusedPath(_ base: String, suffix: String) -> String {
+        var path = base + suffix
+        var number = 2
+        while FileManager.default.fileExists(atPath: path) {
+            path = "\(base)-\(number)\(suffix)"
+            number += 1
+        }
+        return path
     }
 
     /// The checkout: the current directory or one above it with Benchmarks/Package.swift, else one above the

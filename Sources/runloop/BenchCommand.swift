@@ -73,7 +73,10 @@ struct BenchCommand: ParsableCommand {
             valueName: "regex"))
     var filter: String?
 
-    @Option(help: ArgumentHelp("The CSV to write (default results/<label>-<date>.csv).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The CSV to write (default results/<label>-<date>.csv, or <label>-<date>-2.csv and so on when a run of the same minute has that name).",
+            valueName: "file"))
     var out: String?
 
     @Option(

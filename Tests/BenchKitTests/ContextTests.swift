@@ -64,6 +64,18 @@ import Testing
         #expect(RunContext.fileStamp(Date(timeIntervalSince1970: 1_764_260_562)) == "20251127-1622")
     }
 
+    @Test func aRunNeverTakesTheNameOfAnotherRunsResults() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = directory.path + "/kvm-2cpu-20251127-1622"
+        #expect(BenchRun.unusedPath(base, suffix: ".csv") == base + ".csv")
+        try "first".write(toFile: base + ".csv", atomically: true, encoding: .utf8)
+        #expect(BenchRun.unusedPath(base, suffix: ".csv") == base + "-2.csv")
+        try "second".write(toFile: base + "-2.csv", atomically: true, encoding: .utf8)
+        #expect(BenchRun.unusedPath(base, suffix: ".csv") == base + "-3.csv")
+    }
+
     @Test func partialRunsAreMarked() {
         #expect(
             RunContext.closingLines(seconds: 42, loadAverage: "1 2 3", interruptedAfter: nil)
