@@ -91,23 +91,14 @@ public enum WorkerService {
         while let id = readLine(strippingNewline: true) {
             guard activity.begin() else { return }  // the runner is gone: no case may start without its watchdog
             defer { activity.end() }
-            let found: SpecCase?
-            do {
-                found = try spec.specCase(id)
-            } catch {
-                writer.send(
-                    .done(
-                        .init(
-                            id: id, status: .error, detail: "the worker's spec does not load: \(error)", trace: [],
-                            seconds: 0)))
-                continue
-            }
-            guard let specCase = found else {
-                writer.send(
-                    .done(
-                        .init(
-                            id: id, status: .error, detail: "the worker's spec has no case '\(id)'", trace: [],
-                            seconds: 0)))
+            let found: Result<SpecCase?, Error> = Result { try spec.specCase(id) }
+            guard case .success(let specCase?) = found else {
+                let detail =
+                    switch found {
+                    case .failure(let error): "the worker's spec does not load: \(error)"
+                    case .success: "the worker's spec has no case '\(id)'"
+                    }
+                writer.send(.done(.init(id: id, status: .error, detail: detail, trace: [], seconds: 0)))
                 continue
             }
             let outcome = CaseAttempt.run(specCase, on: engine, limit: nil, mainThread: mainThread) { line in
