@@ -18,11 +18,26 @@ public struct ImportSummary: Sendable, Equatable {
 
 extension HistoryDatabase {
     /// Reads every file, then records those not yet present in one transaction: a file that cannot be read or lacks
-    /// the context a run needs stops the import before anything is written.
+    /// the context a run needs stops the import before anything is written. A file whose bytes the history already
+    /// holds is not parsed.
     /// - Throws: `HistoryError` naming the first bad file.
     public func add(files: [String]) throws -> ImportSummary {
-        let records = try files.map(RunRecord.read(path:))
-        return try write { db in try HistoryDatabase.insert(records, db) }
+        let runFiles = try files.map(RunFile.read(path:))
+        let known = try read { db in Set(try String.fetchAll(db, sql: "SELECT content_hash FROM run")) }
+        let runs = try runFiles.map { file in
+            PendingRun(file: file, record: known.contains(file.contentHash) ? nil : try file.record())
+        }
+        return try write { db in try HistoryDatabase.insert(runs, db) }
+    }
+
+    /// ``add(files:)`` for files the caller has already parsed: each file's bytes are read again for their hash only.
+    /// - Throws: `HistoryError` naming the first file that cannot be read or lacks the context a run needs.
+    public func add(parsed runs: [ResultsFile]) throws -> ImportSummary {
+        let pending = try runs.map { results in
+            let file = try RunFile.read(path: results.path)
+            return PendingRun(file: file, record: try RunRecord(results: results, hash: file.contentHash))
+        }
+        return try write { db in try HistoryDatabase.insert(pending, db) }
     }
 
     /// Empties the index and imports every `*.csv` in `directories` (sorted by name), in one transaction.
@@ -40,10 +55,13 @@ extension HistoryDatabase {
                 (directory as NSString).appendingPathComponent($0)
             }
         }
-        let records = try files.map(RunRecord.read(path:))
+        let runs = try files.map { path in
+            let file = try RunFile.read(path: path)
+            return PendingRun(file: file, record: try file.record())
+        }
         return try write { db in
             try db.execute(sql: "DELETE FROM run; DELETE FROM series")
-            return try HistoryDatabase.insert(records, db)
+            return try HistoryDatabase.insert(runs, db)
         }
     }
 
@@ -66,8 +84,9 @@ extension HistoryDatabase {
         }
     }
 
-    /// Inserts the records not already present (by content hash).
-    static func insert(_ records: [RunRecord], _ db: Database) throws -> ImportSummary {
+    /// Inserts the runs not already present (by content hash). A run read unparsed, as one the history held, is
+    /// parsed here if that run has gone since (a `rebuild` in between).
+    static func insert(_ runs: [PendingRun], _ db: Database) throws -> ImportSummary {
         var summary = ImportSummary()
         var seriesIDs: [String: Int64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, benchmark, metric FROM series") {
@@ -86,14 +105,15 @@ extension HistoryDatabase {
             sql: "INSERT INTO run_context (run_id, position, key, value) VALUES (?, ?, ?, ?)")
         let insertEngine = try db.makeStatement(
             sql: "INSERT OR IGNORE INTO run_engine (run_id, engine, version) VALUES (?, ?, ?)")
-        for record in records {
+        for run in runs {
             if let existing = try String.fetchOne(
                 db, sql: "SELECT file FROM run WHERE content_hash = ?",
-                arguments: [record.contentHash])
+                arguments: [run.file.contentHash])
             {
-                summary.alreadyPresent.append((record.file, existing))
+                summary.alreadyPresent.append((run.file.path, existing))
                 continue
             }
+            let record = try run.record ?? run.file.record()
             try db.execute(
                 sql: """
                     INSERT INTO run (file, content_hash, date, machine, cpu, commit_id, uncommitted_paths, profile,
@@ -136,4 +156,10 @@ extension HistoryDatabase {
         }
         return summary
     }
+}
+
+/// A file to import: its record, or nil when the history held its bytes as it was read (not parsed).
+struct PendingRun {
+    let file: RunFile
+    let record: RunRecord?
 }

@@ -61,11 +61,11 @@ extension HistoryDatabase {
         let target: HistoryRun
         let all = try runs()
         if let runFile {
-            let record = try RunRecord.read(path: runFile)
+            let file = try RunFile.read(path: runFile)
             guard
                 let id = try read({ db in
                     try Int64.fetchOne(
-                        db, sql: "SELECT id FROM run WHERE content_hash = ?", arguments: [record.contentHash])
+                        db, sql: "SELECT id FROM run WHERE content_hash = ?", arguments: [file.contentHash])
                 }), let run = all.first(where: { $0.id == id })
             else {
                 throw HistoryError.file(

@@ -48,19 +48,7 @@ public struct RunRecord: Sendable {
     /// - Throws: `HistoryError` naming the file (and line) for an unreadable or malformed CSV, or a missing or
     ///   malformed context line.
     public static func read(path: String) throws -> RunRecord {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw HistoryError.file(path, "cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw HistoryError.file(path, "not UTF-8 text")
-        }
-        let results: ResultsFile
-        do {
-            results = try ResultsReader.parse(text: text, file: path)
-        } catch let error as InputError {
-            throw HistoryError(error.description)
-        }
-        return try RunRecord(results: results, hash: SHA256.hex(data))
+        try RunFile.read(path: path).record()
     }
 
     /// Builds the record of a parsed file whose bytes hash to `hash`.

@@ -58,6 +58,45 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         #expect(try db.runs().count == 1)
     }
 
+    @Test func aFileTheHistoryHoldsIsNotParsedAgain() throws {
+        let runs = try SyntheticRuns()
+        let path = try runs.write(SyntheticRuns.csv(date: SyntheticRuns.date(0), commit: "abc"))
+        let broken = try runs.write("no CSV at all\n")
+        let db = try HistoryDatabase(path: runs.path("h.sqlite"))
+        #expect(try db.add(files: [path]).added == [path])
+        // The history now claims the broken file's bytes as the held run's: parsing them would throw.
+        let brokenHash = try RunFile.read(path: broken).contentHash
+        try db.write { try $0.execute(sql: "UPDATE run SET content_hash = ?", arguments: [brokenHash]) }
+        let summary = try db.add(files: [broken])
+        #expect(summary.added.isEmpty)
+        #expect(summary.alreadyPresent.map(\.recordedAs) == [path])
+        // A file read while the history held its run, whose run has gone since (a rebuild in between), is parsed then.
+        let held = try RunFile.read(path: path)
+        let emptied = try HistoryDatabase(path: runs.path("emptied.sqlite"))
+        let again = try emptied.write { try HistoryDatabase.insert([PendingRun(file: held, record: nil)], $0) }
+        #expect(again.added == [path])
+        #expect(try emptied.runs().map(\.file) == [path])
+    }
+
+    @Test func parsedRunsImportAsTheirFilesDo() throws {
+        let runs = try SyntheticRuns()
+        let files = try (0..<3).map {
+            try runs.write(SyntheticRuns.csv(date: SyntheticRuns.date($0), commit: "c\($0)", seed: UInt64($0 + 1)))
+        }
+        let byFile = try HistoryDatabase(path: runs.path("files.sqlite"))
+        let byParse = try HistoryDatabase(path: runs.path("parsed.sqlite"))
+        #expect(try byFile.add(files: files).added == files)
+        #expect(try byParse.add(parsed: files.map(ResultsReader.read(path:))).added == files)
+        #expect(try byFile.runs() == byParse.runs())
+        func points(_ db: HistoryDatabase) throws -> [String] {
+            try db.trend(pattern: "BM_", metric: "real_time").flatMap { series in
+                series.points.map { "\(series.benchmark) \($0.run.id) \($0.count) \($0.median) \($0.q1) \($0.q3)" }
+            }
+        }
+        #expect(try !points(byFile).isEmpty)
+        #expect(try points(byFile) == points(byParse))
+    }
+
     @Test(arguments: ["date", "label", "cpu_model", "commit", "profile"])
     func aMissingContextLineIsExit2NamingFileAndLine(key: String) throws {
         let runs = try SyntheticRuns()
