@@ -145,39 +145,78 @@ private final class Fixture: @unchecked Sendable {
     let waitSet = WaitSet()
 }
 
+/// A poll of `f`'s wait set that finds a write in flight: a writer thread claims a wake-up and is held between its
+/// claim and its write until the test's thread reaches `awaited` (or `schedule` ends). `poll` runs on the test's
+/// thread once the claim is pending, inside a wait; then the wake-up is taken and the wait ended. Returns `poll`'s
+/// result and the report of the wait that took the wake-up.
+private func pollWithAWriteInFlight<T>(
+    _ f: Fixture, _ schedule: InterleavingSchedule, writerHeldUntil awaited: StaticString, poll: () -> T
+) -> (T, WaitSet.Report) {
+    let set = f.waitSet.makeModeSet()
+    defer { set.close() }
+    let me = InterleavingSchedule.currentThread
+    f.waitSet.gate.open()
+    let notConsumed = !f.waitSet.beginWait(set)
+    #expect(notConsumed)
+    let done = DispatchSemaphore(value: 0)
+    let writer = Thread {
+        schedule.hold("WaitSet.wake.claimed", on: InterleavingSchedule.currentThread, until: awaited, on: me)
+        f.waitSet.wake()
+        done.signal()
+    }
+    writer.start()
+    #expect(waitUntil { f.waitSet.gate.snapshot().pending })
+    let result = poll()
+    // The writer goes on: its hold ends when the poll reached its point or with the schedule, not at its deadline
+    // (which would be a failure listed).
+    #expect(schedule.end() == [])
+    #expect(done.wait(timeout: .now() + 20) == .success)
+    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 0)
+    f.waitSet.endWait()
+    return (result, report)
+}
+
 /// While a poll waits for another thread's write, it yields the CPU: the writer is one system call away and may be
 /// waiting for this thread's CPU (on one CPU, a poll that spun instead would keep the writer off it until its time
 /// slice ended).
 @Test func aPollAwaitingAWriteInFlightYieldsTheCPU() {
     let f = Fixture()
-    let set = f.waitSet.makeModeSet()
-    defer { set.close() }
-    let schedule = InterleavingSchedule(deadlineSeconds: 10)
-    let me = InterleavingSchedule.currentThread
-    f.waitSet.gate.open()
-    let notConsumed = !f.waitSet.beginWait(set)
-    #expect(notConsumed)
-    // The waker claims and stops between its claim and its write until the poll is waiting for that write.
-    let done = DispatchSemaphore(value: 0)
-    let waker = Thread {
-        schedule.hold(
-            "WaitSet.wake.claimed", on: InterleavingSchedule.currentThread,
-            until: "WaitSet.awaitWriteInFlight.waiting", on: me)
-        f.waitSet.wake()
-        done.signal()
+    // The writer is held until the poll is waiting for its write.
+    let (yields, report) = pollWithAWriteInFlight(
+        f, InterleavingSchedule(deadlineSeconds: 10), writerHeldUntil: "WaitSet.awaitWriteInFlight.waiting"
+    ) {
+        let probe = ThreadProbe.install()
+        defer { probe.remove() }
+        f.waitSet.awaitWriteInFlight()
+        return probe.yields
     }
-    waker.start()
-    #expect(waitUntil { f.waitSet.gate.snapshot().pending })
-    let probe = ThreadProbe.install()
-    f.waitSet.awaitWriteInFlight()
-    let yields = probe.yields
-    probe.remove()
-    let report = f.waitSet.waitForOne(set, timeoutNanoseconds: 0)
-    f.waitSet.endWait()
-    #expect(done.wait(timeout: .now() + 20) == .success)
-    #expect(schedule.end() == [])
     #expect(report == .wakeUp)
     #expect(yields >= 1)
+}
+
+/// A poll gives up waiting for a write in flight one second after it began to wait (a writer stopped between its
+/// claim and its write, by a debugger or a descheduled CPU, must not hold the loop longer): it yields until its clock
+/// reads that deadline, and no longer. Here the test's clock reads the start, one nanosecond before the deadline, then
+/// the deadline: two yields, three readings.
+@Test func aPollAwaitingAWriteInFlightGivesUpOneSecondAfterItBegan() {
+    let f = Fixture()
+    // The writer is held until the poll has given up: it awaits a point no thread reaches, so the schedule's end lets
+    // it go; the schedule's deadline is long enough that it is still held when the poll looks, on any machine.
+    let ((readings, yields), report) = pollWithAWriteInFlight(
+        f, InterleavingSchedule(deadlineSeconds: 60), writerHeldUntil: "WaitPathProbeTests.never"
+    ) {
+        let base = csystem_monotonic_ns()
+        let second: UInt64 = 1_000_000_000
+        let probe = ThreadProbe.install()
+        defer { probe.remove() }
+        // Past the third reading, far beyond any deadline the poll could have set.
+        probe.readings = { [base, base + second - 1, base + second].dropFirst($0).first ?? base + 1000 * second }
+        f.waitSet.awaitWriteInFlight()
+        return (probe.clockReadings, probe.yields)
+    }
+    #expect(report == .wakeUp)
+    #expect(yields == 2)
+    #expect(readings == 3)
 }
 
 // MARK: The spin's clock (WaitSet.spin)
