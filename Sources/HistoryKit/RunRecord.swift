@@ -44,13 +44,6 @@ public struct RunRecord: Sendable {
         ("profile", "names the profile (full, quick)"),
     ]
 
-    /// Reads and checks `path`.
-    /// - Throws: `HistoryError` naming the file (and line) for an unreadable or malformed CSV, or a missing or
-    ///   malformed context line.
-    public static func read(path: String) throws -> RunRecord {
-        try RunFile.read(path: path).record()
-    }
-
     /// Builds the record of a parsed file whose bytes hash to `hash`.
     init(results: ResultsFile, hash: String) throws {
         let path = results.path
