@@ -60,6 +60,34 @@ fi
 rows() { sed -nE "s/^bench: \[[0-9]+\/[0-9]+\] .*: done in [0-9]+ s \(.*\b([0-9]+) $1 rows.*\)$/\1/p" "$2" |
     awk '{ sum += $1 } END { print sum + 0 }'; }
 
+# Instructions counted under callgrind (`--instructions`), in the default run only: ref and the floor, 200, 400 and 200
+# wake-up round trips on each path, then one, two and one rounds of the scale family, and the history reading the wake
+# one. Started first and checked below: valgrind keeps one CPU busy while the smoke run's benchmarks mostly wait on
+# their timers, and a count does not depend on the load beside it.
+# The harness is built first, so that the count and the smoke run do not both build it.
+count_instructions() {
+    "$runloop" bench --instructions --engines ref,epoll --iterations 200 --no-history --harness "$1" \
+        --out "$kept/instructions-wake.csv" >"$kept/instructions.log" 2>&1 &&
+        "$runloop" bench --instructions --family scale --engines ref,epoll --iterations 1 --no-history \
+            --harness "$1" --out "$kept/instructions-scale.csv" >>"$kept/instructions.log" 2>&1 &&
+        "$runloop" history add --db "$kept/instructions.sqlite" "$kept/instructions-wake.csv" \
+            >>"$kept/instructions.log" 2>&1 &&
+        "$runloop" history trend --db "$kept/instructions.sqlite" '^BM_WakePath/engine:ref/' \
+            --metric instructions_per_round_trip >>"$kept/instructions.log" 2>&1
+}
+counting=
+if ((${#arguments[@]} == 0)); then
+    if harness=$(bench --build-only 2>"$kept/build.log" | tail -1) && [[ -x $harness ]]; then
+        count_instructions "$harness" &
+        counting=$!
+    else
+        cat "$kept/build.log"
+        echo "bench-smoke: FAILED: the harness's build"
+        echo "bench-smoke: 0 passed, 1 failed"
+        exit 1
+    fi
+fi
+
 bench --out "$csv" "${arguments[@]}" >"$log" 2>&1
 status=$?
 passed=$(rows measured "$log") failed=$(rows error "$log") skipped=$(rows skipped "$log")
@@ -116,21 +144,13 @@ else
     failed=$((failed + 1))
 fi
 
-# Instructions counted under callgrind (`--instructions`), in the default run only: ref and the floor, 200, 400 and 200
-# wake-up round trips on each path, then one, two and one rounds of the scale family; each CSV must be marked untimed
-# and hold a positive count per engine and path or item, and the history must read the wake one. No figure is checked.
-if ((${#arguments[@]} == 0)); then
+# The instruction count started above: each CSV must be marked untimed and hold a positive count per engine and path
+# or item, and the history must have read the wake one. No figure is checked.
+if [[ -n $counting ]]; then
     count_status=0
-    "$runloop" bench --instructions --engines ref,epoll --iterations 200 --no-history \
-        --out "$kept/instructions-wake.csv" >"$kept/instructions.log" 2>&1 || count_status=1
-    "$runloop" bench --instructions --family scale --engines ref,epoll --iterations 1 --no-history \
-        --out "$kept/instructions-scale.csv" >>"$kept/instructions.log" 2>&1 || count_status=1
+    wait "$counting" || count_status=1
     counted=$(cat "$kept"/instructions-*.csv 2>/dev/null | grep -cE '^"BM_[A-Za-z]+/engine:(ref|epoll)/.*",[0-9]+,,,,[1-9][0-9]*$')
     untimed=$(cat "$kept"/instructions-*.csv 2>/dev/null | grep -c '^# timing: none$')
-    "$runloop" history add --db "$kept/instructions.sqlite" "$kept/instructions-wake.csv" \
-        >>"$kept/instructions.log" 2>&1 || count_status=1
-    "$runloop" history trend --db "$kept/instructions.sqlite" '^BM_WakePath/engine:ref/' \
-        --metric instructions_per_round_trip >>"$kept/instructions.log" 2>&1 || count_status=1
     if ((count_status == 0 && counted == 12 && untimed == 2)); then
         echo "bench-smoke: instruction count passed: ref and epoll counted, 12 figures, read by the history"
     else
