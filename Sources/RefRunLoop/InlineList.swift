@@ -1,5 +1,5 @@
 // A list whose first element is stored inline: the per-item lists of the modes that hold an item (a source's
-// memberships, a timer's queue entries, an observer's store handles) almost always have one element, and an array
+// places, a timer's queue entries, an observer's store handles) almost always have one element, and an array
 // allocated one buffer for it on every add and freed it on every remove. The rest is an optional array, nil while
 // empty: an empty array is still a reference (to the shared empty storage), and every item's deinit released it, which
 // cost more than releasing nil.

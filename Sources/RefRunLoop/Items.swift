@@ -1,9 +1,9 @@
 // Sources, timers and observers: the items a mode holds.
 //
-// Lock order: a loop's lock may be held while taking a source's or a timer's lock, never the reverse (an observer has
-// no lock: its binding is atomic and its places are its loop's, SharedLoopBinding in LoopBinding.swift); the lock of a
-// loop's `signalledSources` comes last of all (a source's lock may be held while taking it). No lock is held during a
-// callout.
+// Lock order: a loop's lock may be held while taking a timer's lock or RefRunLoopSource.otherLoopsLock, never the
+// reverse (a source and an observer have no lock of their own: their bindings are atomic and their places are their
+// loop's, SourceBinding.swift and SharedLoopBinding in LoopBinding.swift); the lock of a loop's `signalledSources` comes
+// last of all. No lock is held during a callout.
 
 import Synchronization
 
@@ -45,64 +45,49 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
     let perform: SourcePerform
 
-    /// What `state` protects: the source's own fields, which any thread reads and changes.
-    struct State: @unchecked Sendable {  // the memberships' references are unretained: see SourceMembership.
-        var valid = true
-        /// Set by ``signal()``, cleared when performed (rule source.signal-belongs-to-source) or invalidated.
-        var signalled = false
-        /// A process-wide sequence number taken by the first signal since the last perform: CF's `_signaledTime`,
-        /// which breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a loop, so a
-        /// signal made before the source was added to a mode still counts from when it was made.
-        var signalStamp: UInt64 = 0
-        /// Changed with the holding loop's lock held too. Every mode of every loop that holds this source (CF's
-        /// `_runLoops` bag counts the modes), with the source's place in that mode, so that a pass can tell whether a
-        /// signalled source is in its mode under this lock alone. Searched by identity: a source is almost always in
-        /// one mode of one loop, which the list stores inline, so adding, removing, signalling and a pass's check cost
-        /// no hashing and no allocation.
-        var memberships: SourceMemberships = InlineList()
+    /// The source's marks (valid, signalled) and a mode of its home loop, one word any thread reads and changes
+    /// atomically, with no lock (``SourceBinding``).
+    let binding = SourceBinding()
+    /// The source's place in each mode of its home loop that holds it (the mode, and the source's position in the
+    /// mode's source list, ``LoopMode/sources``). Protected by the home loop's lock, and reached only while that loop
+    /// is the home (``homePlaces``, which asserts both): only that loop's "...Locked" functions read and change it.
+    /// Searched by identity: a source is almost always in one mode, which the list stores inline, so adding, removing
+    /// and a pass's check cost no hashing and no allocation. Not checked for exclusivity at run time, as an
+    /// observer's places: every access is under that one lock and none overlaps another.
+    @exclusivity(unchecked) private var storedHomePlaces = HomePlaces()
+    typealias HomePlaces = InlineList<ModeHandle<Int>>
+    /// The modes of loops other than the home that hold the source (CF allows a source in several loops), with the
+    /// source's place in each; nil while there is none. Protected by ``otherLoopsLock`` (``otherMemberships``), and
+    /// changed with the holding loop's lock held too.
+    @exclusivity(unchecked) private var storedOtherMemberships: [SourceMembership]? = nil
+    /// The lock of every source's ``otherMemberships``, process-wide: a source in the modes of two loops at once is
+    /// rare, and a lock of each source's own would cost every source its word. Taken after a loop's lock, before a
+    /// loop's signalled list's.
+    static let otherLoopsLock = Lock("RefRunLoopSource.otherLoopsLock")
 
-        /// See ``PassStanding``. O(modes holding the source). Inlined: a pass checks the one source of a wake-up
-        /// with it, and the call copied the state for it.
-        @inline(__always)
-        func standing(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
-            guard valid && signalled, memberships.holds(loop) else { return .stale }
-            return memberships.index(of: mode) != nil ? .due(sequence: signalStamp) : .elsewhere
+    /// ``storedHomePlaces``. Caller holds the home loop's lock.
+    var homePlaces: HomePlaces {
+        _read {
+            binding.assertHomeHeld()
+            yield storedHomePlaces
         }
-
-        /// Records that `mode` no longer holds the source and returns where it was in the mode's source list. Caller
-        /// holds the loop's lock too.
-        ///
-        /// Inlined for a source in that one mode only (almost every source): the general removal stays out of line,
-        /// and the call with its frame cost more than the test.
-        @inline(__always)
-        mutating func removeMembership(_ mode: LoopMode) -> Int? {
-            if let sole = memberships.removeSole(where: { $0.isIn(mode) }) { return sole.slot }
-            return removeOneOfMemberships(mode)
-        }
-
-        /// ``removeMembership(_:)`` for a source in another mode or in several.
-        @inline(never)
-        private mutating func removeOneOfMemberships(_ mode: LoopMode) -> Int? {
-            guard let index = memberships.index(of: mode) else { return nil }
-            return memberships.remove(at: index).slot
-        }
-
-        /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller
-        /// holds the loop's lock too.
-        mutating func move(in mode: LoopMode, to slot: Int) {
-            guard let index = memberships.index(of: mode) else {
-                preconditionFailure("internal bug: a source listed in mode \(mode.name) has no membership there")
-            }
-            memberships[index].slot = slot
-        }
-
-        /// Forgets every membership in `loop` (its thread exited). Caller holds the loop's lock too.
-        mutating func removeMemberships(of loop: RefRunLoop) {
-            memberships.removeAll { $0.isIn(loop) }
+        _modify {
+            binding.assertHomeHeld()
+            yield &storedHomePlaces
         }
     }
-    /// The source's lock and the fields it protects (``State``), reached only through `state.withLocked`.
-    let state = Guarded<State>("RefRunLoopSource.state", State())
+
+    /// ``storedOtherMemberships``. Caller holds ``otherLoopsLock``.
+    var otherMemberships: [SourceMembership]? {
+        _read {
+            Self.otherLoopsLock.assertHeld()
+            yield storedOtherMemberships
+        }
+        _modify {
+            Self.otherLoopsLock.assertHeld()
+            yield &storedOtherMemberships
+        }
+    }
 
     /// A version-0 source. `schedule` and `cancel`, when given, receive the concrete mode name, once per mode the
     /// source is added to or removed from (rules source.schedule-once-per-mode, source.cancel-on-remove).
@@ -134,13 +119,14 @@ public final class RefRunLoopSource: @unchecked Sendable {
 
     deinit {
         // Every mode holding the source holds a reference to it (its source list's, as CF's mode sets retain theirs
-        // and RefRunLoopABI.h promises), so a source never goes while it has a membership. That retain on every add
+        // and RefRunLoopABI.h promises), so a source never goes while it has a place in one. That retain on every add
         // and release on every remove is the reference counting the add and remove keep.
-        assert(state.withLocked { $0.memberships.isEmpty }, "internal bug: a source was let go while in a mode")
+        assert(
+            binding.hasNoHome && storedOtherMemberships == nil, "internal bug: a source was let go while in a mode")
         if case .version0(let callouts?) = kind { callouts.release() }
     }
 
-    /// Where a signalled source stands for a pass of `loop` in `mode` (``State/standing(for:in:)``).
+    /// Where a signalled source stands for a pass of `loop` in `mode` (``standingLocked(for:in:)``).
     enum PassStanding {
         /// Not valid, not signalled (performed since it was listed), or in no mode of the loop: dropped from the
         /// loop's signalled list (signalling it again or adding it to a mode lists it again).
@@ -151,15 +137,169 @@ public final class RefRunLoopSource: @unchecked Sendable {
         case due(sequence: UInt64)
     }
 
-    /// Records, in `state` (the source's, whose lock the caller holds), that `mode` of `loop` holds the source at
-    /// `slot` of its source list; a signalled version-0 source goes on the loop's signalled list, for a pass in that
-    /// mode to find. Caller holds the loop's lock too.
-    func addMembership(_ state: inout State, _ loop: RefRunLoop, _ mode: LoopMode, slot: Int) {
-        self.state.assertHeld()
+    // MARK: Places in modes (the holding loop's lock)
+
+    /// The source's position in `mode`'s source list, nil when `mode` (of `loop`) does not hold it. Caller holds
+    /// `loop`'s lock. Inlined for the usual source, at home in `loop` or in no loop.
+    @inline(__always)
+    func slotLocked(in mode: LoopMode, of loop: RefRunLoop) -> Int? {
         loop.lock.assertHeld()
-        state.memberships.append(SourceMembership(loop: loop, mode: mode, slot: slot))
-        guard state.signalled && isVersion0 else { return }
-        loop.enqueueSignalledOnJoin(self)
+        if binding.isHome(loop), let index = homePlaces.firstIndex(where: { $0.isIn(mode) }) {
+            return homePlaces[index].handle
+        }
+        // Another loop's add may set the mark at any time, but only this loop, under its lock, adds this loop's
+        // memberships: when there is one, the mark is set and this thread sees it.
+        guard binding.current & SourceBinding.inOtherLoops != 0 else { return nil }
+        return otherSlot(in: mode)
+    }
+
+    /// ``slotLocked(in:of:)`` among the other loops' memberships.
+    @inline(never)
+    private func otherSlot(in mode: LoopMode) -> Int? {
+        Self.otherLoopsLock.withLock { otherMemberships?.first { $0.isIn(mode) }?.slot }
+    }
+
+    /// Appends the source to `mode`'s source list and records its place, unless it is invalid or there already;
+    /// returns whether it joined. A signalled version-0 source goes on the loop's signalled list, for a pass in that
+    /// mode to find. Caller holds `loop`'s lock.
+    @inline(__always)
+    func joinLocked(_ loop: RefRunLoop, _ mode: LoopMode) -> Bool {
+        loop.lock.assertHeld()
+        guard slotLocked(in: mode, of: loop) == nil else { return false }
+        let marks: UInt
+        if binding.isHome(loop) {
+            marks = binding.current
+            // An invalid source is never added (CF checks in CFRunLoopAddSource).
+            guard marks & SourceBinding.invalid == 0 else { return false }
+            homePlaces.append(ModeHandle(mode, mode.sources.append(self)))
+            binding.rename(homePlaces[0].mode, several: true)
+        } else if let bound = binding.bindHome(mode) {
+            marks = bound
+            guard marks & SourceBinding.invalid == 0 else {
+                binding.unbindHome(from: loop)
+                return false
+            }
+            homePlaces.append(ModeHandle(mode, mode.sources.append(self)))
+        } else {
+            return joinOtherLoopLocked(loop, mode)
+        }
+        if marks & SourceBinding.signalled != 0 && isVersion0 { loop.enqueueSignalledOnJoin(self) }
+        return true
+    }
+
+    /// ``joinLocked(_:_:)`` for a loop that is not the source's home while another is.
+    @inline(never)
+    private func joinOtherLoopLocked(_ loop: RefRunLoop, _ mode: LoopMode) -> Bool {
+        Self.otherLoopsLock.withLock {
+            // Marked before the validity and the signal are read (one read-modify-write): a signal or an invalidation
+            // that this add does not see sees the mark, and then waits for this lock to read the memberships.
+            let marks = binding.markInOtherLoops()
+            guard marks & SourceBinding.invalid == 0 else {
+                if otherMemberships == nil { binding.clearInOtherLoops() }
+                return false
+            }
+            let membership = SourceMembership(loop: loop, mode: mode, slot: mode.sources.append(self))
+            if otherMemberships == nil { otherMemberships = [membership] } else { otherMemberships!.append(membership) }
+            if marks & SourceBinding.signalled != 0 && isVersion0 { loop.enqueueSignalledOnJoin(self) }
+            return true
+        }
+    }
+
+    /// Records that `mode` of `loop` no longer holds the source and returns where it was in the mode's source list,
+    /// nil when it was not there. Caller holds `loop`'s lock.
+    ///
+    /// Inlined for a source in that one mode only (almost every source): the general removal stays out of line,
+    /// and the call with its frame cost more than the test.
+    @inline(__always)
+    func leaveLocked(_ loop: RefRunLoop, _ mode: LoopMode) -> Int? {
+        loop.lock.assertHeld()
+        if binding.isHome(loop), let sole = homePlaces.removeSole(where: { $0.isIn(mode) }) {
+            binding.unbindHome(from: loop)
+            return sole.handle
+        }
+        return leaveOneOfPlacesLocked(loop, mode)
+    }
+
+    /// ``leaveLocked(_:_:)`` for a source in another mode or in several, or in other loops.
+    @inline(never)
+    private func leaveOneOfPlacesLocked(_ loop: RefRunLoop, _ mode: LoopMode) -> Int? {
+        if binding.isHome(loop), let index = homePlaces.firstIndex(where: { $0.isIn(mode) }) {
+            let slot = homePlaces.remove(at: index).handle
+            if homePlaces.isEmpty {
+                binding.unbindHome(from: loop)
+            } else {
+                binding.rename(homePlaces[0].mode, several: homePlaces.count > 1)
+            }
+            return slot
+        }
+        guard binding.current & SourceBinding.inOtherLoops != 0 else { return nil }
+        return Self.otherLoopsLock.withLock {
+            guard let index = otherMemberships?.firstIndex(where: { $0.isIn(mode) }) else { return nil }
+            let slot = otherMemberships!.remove(at: index).slot
+            if otherMemberships!.isEmpty {
+                otherMemberships = nil
+                binding.clearInOtherLoops()
+            }
+            return slot
+        }
+    }
+
+    /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds
+    /// `loop`'s lock.
+    func moveLocked(in mode: LoopMode, of loop: RefRunLoop, to slot: Int) {
+        loop.lock.assertHeld()
+        if binding.isHome(loop), let index = homePlaces.firstIndex(where: { $0.isIn(mode) }) {
+            homePlaces[index].handle = slot
+            return
+        }
+        Self.otherLoopsLock.withLock {
+            guard let index = otherMemberships?.firstIndex(where: { $0.isIn(mode) }) else {
+                preconditionFailure("internal bug: a source listed in mode \(mode.name) has no place there")
+            }
+            otherMemberships![index].slot = slot
+        }
+    }
+
+    /// Forgets every place in `loop` (its thread exited). Caller holds `loop`'s lock.
+    func leaveEveryModeLocked(of loop: RefRunLoop) {
+        loop.lock.assertHeld()
+        if binding.isHome(loop) {
+            homePlaces = []
+            binding.unbindHome(from: loop)
+        }
+        guard binding.current & SourceBinding.inOtherLoops != 0 else { return }
+        Self.otherLoopsLock.withLock {
+            otherMemberships?.removeAll { $0.isIn(loop) }
+            if otherMemberships?.isEmpty == true {
+                otherMemberships = nil
+                binding.clearInOtherLoops()
+            }
+        }
+    }
+
+    /// Where the source stands for a pass of `loop` in `mode` (``PassStanding``). Caller holds `loop`'s lock.
+    /// O(modes holding the source). Inlined: a pass checks the one source of a wake-up with it.
+    @inline(__always)
+    func standingLocked(for loop: RefRunLoop, in mode: LoopMode) -> PassStanding {
+        loop.lock.assertHeld()
+        let marks = binding.current
+        guard marks & (SourceBinding.invalid | SourceBinding.signalled) == SourceBinding.signalled else {
+            return .stale
+        }
+        let home = binding.isHome(loop)
+        if home && homePlaces.contains(where: { $0.isIn(mode) }) { return .due(sequence: binding.signalStamp) }
+        guard marks & SourceBinding.inOtherLoops != 0 else { return home ? .elsewhere : .stale }
+        return otherStanding(for: loop, in: mode, atHome: home)
+    }
+
+    /// ``standingLocked(for:in:)`` among the other loops' memberships.
+    @inline(never)
+    private func otherStanding(for loop: RefRunLoop, in mode: LoopMode, atHome: Bool) -> PassStanding {
+        Self.otherLoopsLock.withLock {
+            guard let memberships = otherMemberships else { return atHome ? .elsewhere : .stale }
+            if memberships.contains(where: { $0.isIn(mode) }) { return .due(sequence: binding.signalStamp) }
+            return atHome || memberships.contains { $0.isIn(loop) } ? .elsewhere : .stale
+        }
     }
 
     var isVersion0: Bool {
@@ -191,21 +331,29 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// The first signal also puts the source on the signalled list of every loop holding it, so that a pass visits
     /// only signalled sources (``RefRunLoop/performSources0(in:stopAfterHandle:)``). O(loops holding it).
     public func signal() {
-        state.withLocked { state in
-            guard state.valid, !state.signalled else { return }
-            state.signalled = true
-            state.signalStamp = SequenceNumber.next()
-            // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
-            // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
-            guard isVersion0 else { return }
-            // Once per loop holding it, through unretained references (see SourceMembership): no reference counting
-            // per signal. A source in one mode (almost every source) reads its one membership in place: calling the
-            // walk copies the list for the call and so retains and releases its overflow array on every signal (a
-            // one-membership case inside forEachLoop keeps that copy and its retain).
-            if state.memberships.count == 1 {
-                state.memberships[0].reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
-            } else {
-                state.memberships.forEachLoop { $0._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) } }
+        // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
+        // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
+        guard isVersion0 else {
+            _ = binding.signal(inFlight: false)
+            return
+        }
+        guard let marks = binding.signal(inFlight: true) else { return }
+        // The home through an unretained reference, safe while in flight (SourceBinding): no reference counting per
+        // signal.
+        SourceBinding.homeLoop(in: marks)?._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
+        if marks & SourceBinding.inOtherLoops != 0 { signalOtherLoops() }
+        binding.leaveFlight()
+    }
+
+    /// Lists the source in every other loop holding it, once per loop.
+    @inline(never)
+    private func signalOtherLoops() {
+        Self.otherLoopsLock.withLock {
+            guard let memberships = otherMemberships else { return }
+            for (index, membership) in memberships.enumerated()
+            where !memberships[..<index].contains(where: { $0.reference.toOpaque() == membership.reference.toOpaque() })
+            {
+                membership.reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
             }
         }
     }
@@ -213,22 +361,28 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// CFRunLoopSourceInvalidate: the source is never performed again and leaves every mode of every loop, with a
     /// cancel callout per mode (rule source.invalidate). O(modes of the loops holding it). Any thread.
     public func invalidate() {
-        let holders: [RefRunLoop] = state.withLocked { state in
-            guard state.valid else { return [] }
-            state.valid = false
-            state.signalled = false
-            // The memberships stay until each loop takes the source out of each mode (removeEverywhere), which needs
-            // the source's place in the mode's list; invalid, the source is never performed or listed meanwhile.
-            return state.memberships.loops
+        guard let before = binding.invalidate() else { return }
+        // The places stay until each loop takes the source out of each mode (removeEverywhere), which needs the
+        // source's place in the mode's list; invalid, the source is never performed or listed meanwhile. Each loop is
+        // retained while in flight (SourceBinding), so it outlives the removal.
+        var holders: [RefRunLoop] = []
+        if let home = SourceBinding.homeLoop(in: before) { holders.append(home.takeUnretainedValue()) }
+        if before & SourceBinding.inOtherLoops != 0 {
+            Self.otherLoopsLock.withLock {
+                for loop in otherMemberships?.loops ?? [] where !holders.contains(where: { $0 === loop }) {
+                    holders.append(loop)
+                }
+            }
         }
+        binding.leaveFlight()
         for loop in holders { loop.removeEverywhere(.source(self)) }
     }
 
-    /// CFRunLoopSourceIsValid. Any thread.
-    public var isValid: Bool { state.withLocked { $0.valid } }
+    /// CFRunLoopSourceIsValid. Any thread, no lock.
+    public var isValid: Bool { binding.isValid }
 
-    /// CFRunLoopSourceIsSignalled. Any thread.
-    public var isSignalled: Bool { state.withLocked { $0.signalled } }
+    /// CFRunLoopSourceIsSignalled. Any thread, no lock.
+    public var isSignalled: Bool { binding.isSignalled }
 }
 
 /// A run-loop timer (CFRunLoopTimer).
@@ -540,10 +694,10 @@ enum LoopItem {
     }
 }
 
-/// One mode of one loop that holds a source, and where the source is in that mode's source list
-/// (``LoopMode/sources``).
+/// One mode of a loop other than the source's home that holds the source (``RefRunLoopSource/otherMemberships``), and
+/// where the source is in that mode's source list (``LoopMode/sources``).
 ///
-/// Both references are unretained, so copying a membership (a pass's check and every signal read them) costs no
+/// Both references are unretained, so copying a membership (a pass's check and a signal read them) costs no
 /// reference counting: a membership never outlives its loop or its mode. Loops are made only by `LoopRegistry`, which
 /// holds each thread's loop until the thread exits and tears it down then (``RefRunLoop/tearDown()`` removes every
 /// membership in it) before letting it go, and never lets the main loop go; a loop keeps its modes for its whole life
@@ -575,35 +729,13 @@ struct SourceMembership {
     func isIn(_ mode: LoopMode) -> Bool { modeReference.toOpaque() == Unmanaged.passUnretained(mode).toOpaque() }
 }
 
-/// A source's memberships: the first stored inline, so a source in one mode allocates nothing for them. Order is not
-/// meaningful. Not thread-safe: the source's lock protects it.
-typealias SourceMemberships = InlineList<SourceMembership>
-
-extension InlineList<SourceMembership> {
-    /// Where `mode` is (modes belong to one loop, so the mode alone identifies the membership). O(count).
-    @inline(__always)
-    func index(of mode: LoopMode) -> Int? {
-        firstIndex { $0.isIn(mode) }
-    }
-
-    /// Whether some mode of `loop` holds the source. O(count).
-    func holds(_ loop: RefRunLoop) -> Bool {
-        contains { $0.isIn(loop) }
-    }
-
+extension [SourceMembership] {
     /// The holding loops, each once, in the order they first appear.
     var loops: [RefRunLoop] {
         var result: [RefRunLoop] = []
-        forEachLoop { reference in result.append(reference.takeUnretainedValue()) }
-        return result
-    }
-
-    /// Calls `body` once per holding loop, with the loop unretained. O(count^2), and count is almost always 1.
-    func forEachLoop(_ body: (Unmanaged<RefRunLoop>) -> Void) {
-        for index in indices {
-            let loop = self[index].reference
-            let seenBefore = firstIndex { $0.reference.toOpaque() == loop.toOpaque() }! < index
-            if !seenBefore { body(loop) }
+        for membership in self where !result.contains(where: { membership.isIn($0) }) {
+            result.append(membership.reference.takeUnretainedValue())
         }
+        return result
     }
 }

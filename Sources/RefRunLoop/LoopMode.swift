@@ -27,9 +27,10 @@ final class LoopMode {
         /// (``RefRunLoop/wakeTimeLocked(for:)``).
         var timerBatches = 0
         /// The mode's sources, of both versions, in the order they were added (a pass sorts the signalled ones by
-        /// (order, first signal)). Each source's membership for this mode records its position here
-        /// (``SourceMembership/slot``): adding appends, removing leaves a hole and moves no other source (so it takes
-        /// no other source's lock, except when the holes are squeezed out), and neither hashes.
+        /// (order, first signal)). Each source's place for this mode records its position here
+        /// (``RefRunLoopSource/homePlaces``, or ``SourceMembership/slot`` for a source held by a second loop): adding
+        /// appends, removing leaves a hole and moves no other source (except when the holes are squeezed out), and
+        /// neither hashes.
         var sources = SlotArray<RefRunLoopSource>()
         /// Timers by (deadline, insertion).
         var timers = TimerQueue<RefRunLoopTimer>()
@@ -76,6 +77,24 @@ final class LoopMode {
     var observedActivities: RefRunLoopActivity = []
     /// _CFRunLoopStopMode's request: one Stopped result at the next check in this mode (rule stop.mode-flag).
     var stopped = false
+
+    /// ``loopReference``: set once, by the loop, before another thread can reach the mode (``belong(to:)``), and only
+    /// read after.
+    @exclusivity(unchecked) private var storedLoop: Unmanaged<RefRunLoop>? = nil
+
+    /// The loop the mode belongs to, unretained: a loop keeps its modes for its whole life.
+    @inline(__always)
+    var loopReference: Unmanaged<RefRunLoop> { storedLoop.unsafelyUnwrapped }
+
+    /// Records the mode's loop. Called once, by the loop, as it makes the mode.
+    func belong(to loop: RefRunLoop) {
+        precondition(storedLoop == nil, "internal bug: a mode given a second loop")
+        // A source's word names a mode by its address (SourceBinding).
+        precondition(
+            SourceBinding.canName(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())),
+            "a run-loop mode's address does not fit a source's word (48-bit user addresses are assumed)")
+        storedLoop = Unmanaged.passUnretained(loop)
+    }
 
     init(name: String, waitSet: WaitSet.ModeSet) {
         self.name = name
@@ -133,8 +152,7 @@ final class LoopMode {
         loop.lock.assertHeld()
         switch item {
         case .source(let source):
-            // Another loop holding the source changes its memberships under that loop's lock and the source's.
-            return source.state.withLocked { $0.memberships.index(of: self) != nil }
+            return source.slotLocked(in: self, of: loop) != nil
         case .timer(let timer):
             return timer.state.withLocked { $0.entries.contains { $0.isIn(self) } }
         case .observer(let observer):

@@ -26,7 +26,7 @@ extension RefRunLoop {
             guard lifecycle == .open else { return }
             for mode in modes.values {
                 for source in mode.sources.elements {
-                    source.state.withLocked { $0.removeMemberships(of: self) }
+                    source.leaveEveryModeLocked(of: self)
                     if let cancel = source.cancelCallout {
                         let name = mode.name
                         callouts.append { cancel(name) }

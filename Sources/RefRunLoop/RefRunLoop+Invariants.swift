@@ -20,7 +20,7 @@ extension RefRunLoop {
     }
 
     /// The first broken invariant, or nil. `sources` are also checked from their side: each membership a source
-    /// records in this loop points at a mode that lists it there. Takes `lock` (and each source's lock after it).
+    /// records in this loop points at a mode that lists it there. Takes `lock`.
     /// O(items). Any thread.
     func checkInvariants(sources: [RefRunLoopSource] = []) -> String? {
         lock.withLock { invariantViolationLocked(sources: sources) }
@@ -63,11 +63,10 @@ extension RefRunLoop {
             if let broken = modeViolationLocked(mode) { return "mode \(mode.name): \(broken)" }
         }
         for source in sources {
-            let memberships = source.state.withLocked { Array($0.memberships) }
-            for membership in memberships where membership.isIn(self) {
-                guard membership.mode.sources.element(at: membership.slot) === source else {
-                    return
-                        "a source records slot \(membership.slot) of mode \(membership.mode.name), which lists another"
+            for mode in modes.values {
+                guard let slot = source.slotLocked(in: mode, of: self) else { continue }
+                guard mode.sources.element(at: slot) === source else {
+                    return "a source records slot \(slot) of mode \(mode.name), which lists another"
                 }
             }
         }
@@ -78,15 +77,12 @@ extension RefRunLoop {
     /// timers' records of it, its observer store, and the wait-set state derived from them. Caller holds `lock`.
     private func modeViolationLocked(_ mode: LoopMode) -> String? {
         lock.assertHeld()
-        if let broken = mode.sources.checkInvariants(position: { source in
-            source.state.withLocked { state in
-                state.memberships.index(of: mode).map { state.memberships[$0].slot } ?? -1
-            }
-        }) {
+        if let broken = mode.sources.checkInvariants(position: { source in source.slotLocked(in: mode, of: self) ?? -1 }
+        ) {
             return broken
         }
         for (fd, source) in mode.sourcesByDescriptor {
-            let listed = source.state.withLocked { $0.memberships.index(of: mode) != nil }
+            let listed = source.slotLocked(in: mode, of: self) != nil
             if !listed || source.fileDescriptor != fd {
                 return "descriptor \(fd) maps to a source the mode does not hold for it"
             }

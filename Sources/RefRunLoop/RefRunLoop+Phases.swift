@@ -126,20 +126,27 @@ extension RefRunLoop {
         return performSignalled(taken, in: mode, stopAfterHandle: stopAfterHandle)
     }
 
-    /// The common case of one signalled source (a wake-up's): its standing is checked and its signal cleared under
-    /// one acquisition of its lock, without the loop's. A signal arriving after that is a new one, for a later
-    /// pass, exactly as if it had come as the perform started; with `stopAfterHandle` there is nothing left over.
+    /// The common case of one signalled source (a wake-up's). A source whose word names this mode as the only one of
+    /// its home holding it (almost every source) has its signal taken with one compare-exchange, without the loop's
+    /// lock; any other is checked under the lock, which protects its places. A signal arriving after that is a new
+    /// one, for a later pass, exactly as if it had come as the perform started; with `stopAfterHandle` there is
+    /// nothing left over.
     private func performOnlySignalled(_ source: RefRunLoopSource, in mode: LoopMode) -> Bool {
-        let due: Bool = source.state.withLocked { state in
-            switch state.standing(for: self, in: mode) {
-            case .stale:
-                return false
-            case .elsewhere:
-                withSignalledLocked { $0.insertAtFront(source) }
-                return false
-            case .due:
-                state.signalled = false
-                return true
+        let due: Bool
+        if let taken = source.binding.takeSignal(ifOnlyIn: mode) {
+            due = taken
+        } else {
+            due = lock.withLock {
+                switch source.standingLocked(for: self, in: mode) {
+                case .stale:
+                    return false
+                case .elsewhere:
+                    withSignalledLocked { $0.insertAtFront(source) }
+                    return false
+                case .due:
+                    // An invalidation since the check leaves nothing to take.
+                    return source.binding.takeSignal()
+                }
             }
         }
         guard due else { return false }
@@ -158,12 +165,10 @@ extension RefRunLoop {
         lock.withLock {
             var kept: [RefRunLoopSource] = []
             for source in taken {
-                source.state.withLocked { state in
-                    switch state.standing(for: self, in: mode) {
-                    case .stale: break
-                    case .elsewhere: kept.append(source)
-                    case .due(let sequence): candidates.append((source, source.order, sequence))
-                    }
+                switch source.standingLocked(for: self, in: mode) {
+                case .stale: break
+                case .elsewhere: kept.append(source)
+                case .due(let sequence): candidates.append((source, source.order, sequence))
                 }
             }
             if !kept.isEmpty { withSignalledLocked { $0.insertAtFront(contentsOf: kept) } }
@@ -208,12 +213,7 @@ extension RefRunLoop {
     /// __CFRunLoopDoSource0: clears the signal and performs the source if it is still valid (rule
     /// source.batch-snapshot: one invalidated earlier in the batch is skipped; one merely removed is still performed).
     private func performSource0(_ source: RefRunLoopSource) -> Bool {
-        let due: Bool = source.state.withLocked { state in
-            guard state.signalled else { return false }
-            state.signalled = false
-            return state.valid
-        }
-        guard due else { return false }
+        guard source.binding.takeSignal() else { return false }
         source.perform()
         return true
     }

@@ -89,8 +89,8 @@ public final class RefRunLoop: @unchecked Sendable {
         _read { yield tables.pointee.frames }
         _modify { yield &tables.pointee.frames }
     }
-    /// The signalled list and its lock, a leaf lock taken last (after `lock` and after a source's lock), so that
-    /// ``RefRunLoopSource/signal()`` can push onto the list while holding the source's lock. Every version-0 source of
+    /// The signalled list and its lock, a leaf lock taken last (after `lock` and after
+    /// ``RefRunLoopSource/otherLoopsLock``), so that an add can push onto the list under those. Every version-0 source of
     /// this loop that is valid and signalled is on the list (possibly with stale entries: sources performed,
     /// invalidated or removed since, and duplicates, which a pass drops): pushed by the first signal and by adding a
     /// signalled source to a mode. A pass reads this instead of scanning every source of its mode.
@@ -160,11 +160,12 @@ public final class RefRunLoop: @unchecked Sendable {
         commonModes = [RefRunLoopMode.defaultModeName]
         commonModeOrder = [RefRunLoopMode.defaultModeName]
         waitSet.recordsWakerCPU.store(maxSpinNanoseconds.load(ordering: .relaxed) > 0, ordering: .relaxed)
+        defaultMode.belong(to: self)
     }
 
     deinit {
-        // The items' records of this loop and its modes are unretained (a source's memberships, a timer's entries
-        // and binding, an observer's places and binding: SourceMembership, ModeHandle, LoopBinding), so none may
+        // The items' records of this loop and its modes are unretained (a source's word and places, a timer's entries
+        // and binding, an observer's places and binding: SourceBinding, ModeHandle, LoopBinding), so none may
         // outlive it: a loop is let go only after its teardown emptied every mode (LoopRegistry), and an item in a
         // mode would still hold such a record. Checked here in debug builds (a loop that no thread owns, made by a
         // test, must be emptied before it goes).
@@ -385,8 +386,24 @@ public final class RefRunLoop: @unchecked Sendable {
         guard create else { return nil }
         disallowDeferralLocked()  // the new set gets the eventfd's edge if it was written
         let mode = LoopMode(name: name, waitSet: waitSet.makeModeSet())
+        mode.belong(to: self)
         modes[name] = mode
         return mode
+    }
+
+    /// Whether `address` is the address of one of this loop's modes (a source's word names its home by a mode,
+    /// ``SourceBinding/isHome(_:)``). O(1) for the default mode, O(modes) for another. Caller holds `lock`.
+    @inline(__always)
+    func hasModeLocked(at address: UInt) -> Bool {
+        lock.assertHeld()
+        if address == UInt(bitPattern: Unmanaged.passUnretained(defaultMode).toOpaque()) { return true }
+        return hasNamedModeLocked(at: address)
+    }
+
+    /// ``hasModeLocked(at:)`` for a mode other than the default one.
+    @inline(never)
+    private func hasNamedModeLocked(at address: UInt) -> Bool {
+        modes.values.contains { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) == address }
     }
 
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.
@@ -424,13 +441,7 @@ public final class RefRunLoop: @unchecked Sendable {
     /// when it did not join, or has none). Caller holds `lock`.
     private func joinLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
         lock.assertHeld()
-        let joined: Bool = source.state.withLocked { state in
-            // An invalid source is never added (CF checks in CFRunLoopAddSource).
-            guard state.valid, state.memberships.index(of: mode) == nil else { return false }
-            source.addMembership(&state, self, mode, slot: mode.sources.append(source))
-            return true
-        }
-        guard joined else { return nil }
+        guard source.joinLocked(self, mode) else { return nil }
         if let fd = source.fileDescriptor { registerDescriptorLocked(fd, source: source, in: mode) }
         return source.scheduleCallout
     }
@@ -516,7 +527,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func leaveLocked(_ source: RefRunLoopSource, _ mode: LoopMode) -> (@Sendable (String) -> Void)? {
         lock.assertHeld()
         itemLeftLocked()
-        guard let slot = source.state.withLocked({ $0.removeMembership(mode) }) else { return nil }
+        guard let slot = source.leaveLocked(self, mode) else { return nil }
         removeSourceLocked(at: slot, from: mode)
         if let fd = source.fileDescriptor { unregisterDescriptorLocked(fd, in: mode) }
         return source.cancelCallout
@@ -568,12 +579,12 @@ public final class RefRunLoop: @unchecked Sendable {
     }
 
     /// Takes the source at `slot` out of the mode's source list; when that squeezes the list's holes out, each moved
-    /// source records its new place (under its own lock). Caller holds `lock`. The closure holds `mode` unretained,
-    /// as in ``leaveLocked(_:_:)`` for an observer.
+    /// source records its new place (under this lock). Caller holds `lock`. The closure holds `mode` unretained, as
+    /// in ``leaveLocked(_:_:)`` for an observer.
     private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
         lock.assertHeld()
         mode.sources.remove(at: slot) { [unowned(unsafe) mode] moved, position in
-            moved.state.withLocked { $0.move(in: mode, to: position) }
+            moved.moveLocked(in: mode, of: self, to: position)
         }
     }
 
@@ -612,7 +623,8 @@ public final class RefRunLoop: @unchecked Sendable {
         exitEpoch.store(exitEpoch.load(ordering: .relaxed) &+ 1, ordering: .releasing)
     }
 
-    /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and holds the source's lock.
+    /// Puts a source on the signalled list. Any thread; the caller may hold `lock` and
+    /// ``RefRunLoopSource/otherLoopsLock``.
     @inline(__always)
     func enqueueSignalled(_ source: RefRunLoopSource) {
         withSignalledLocked { $0.append(source) }

@@ -12,9 +12,11 @@ import Testing
         loop.add(RefRunLoopTimer(fireDate: RefClock.now + 3_600) { _ in }, mode: .default)
         if let broken = loop.checkInvariants(sources: sources) { return "a sound loop was reported broken: \(broken)" }
         // A source that believes it is at another place in its mode's list.
-        sources[1].state.withLocked { $0.memberships[0].slot += 1 }
+        let mode = loop.defaultMode
+        let slot = loop.lock.withLock { sources[1].slotLocked(in: mode, of: loop)! }
+        loop.lock.withLock { sources[1].moveLocked(in: mode, of: loop, to: slot + 1) }
         let misplaced = loop.checkInvariants(sources: sources)
-        sources[1].state.withLocked { $0.memberships[0].slot -= 1 }
+        loop.lock.withLock { sources[1].moveLocked(in: mode, of: loop, to: slot) }
         guard let misplaced, misplaced.contains("mode kCFRunLoopDefaultMode") else {
             return "a source's wrong slot went unnoticed (\(misplaced ?? "nil"))"
         }

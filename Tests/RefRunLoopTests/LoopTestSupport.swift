@@ -62,6 +62,22 @@ func onFreshLoopThread<T: Sendable>(
     return box.value!
 }
 
+/// Runs each of `bodies` on a thread of its own, all released together; false if one did not finish in time.
+func runTogether(_ bodies: [@Sendable () -> Void]) -> Bool {
+    let start = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for body in bodies {
+        done.enter()
+        Thread {
+            _ = start.wait(timeout: .now() + testHangLimit)
+            body()
+            done.leave()
+        }.start()
+    }
+    for _ in bodies { start.signal() }
+    return done.wait(timeout: .now() + testHangLimit) == .success
+}
+
 /// A value handed from one thread to another through a semaphore (which orders the accesses).
 final class ResultBox<T>: @unchecked Sendable {
     var value: T?

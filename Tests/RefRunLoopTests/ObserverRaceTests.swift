@@ -7,22 +7,6 @@ import Testing
 
 @testable import RefRunLoop
 
-/// Runs each of `bodies` on a thread of its own, all released together; false if one did not finish in time.
-private func runTogether(_ bodies: [@Sendable () -> Void]) -> Bool {
-    let start = DispatchSemaphore(value: 0)
-    let done = DispatchGroup()
-    for body in bodies {
-        done.enter()
-        Thread {
-            _ = start.wait(timeout: .now() + testHangLimit)
-            body()
-            done.leave()
-        }.start()
-    }
-    for _ in bodies { start.signal() }
-    return done.wait(timeout: .now() + testHangLimit) == .success
-}
-
 @Test func observersRacingBetweenTwoLoopsAndInvalidationsStayInOneLoopAndLeaveWhenInvalid() {
     // Two loops that no thread runs (adding and removing work from any thread); kept alive by the test.
     let loops = [RefRunLoop(), RefRunLoop()]

@@ -335,7 +335,7 @@ private func busyDrainingSources(_ mailboxes: [Mailbox]) -> [RefRunLoopSource] {
 }
 
 /// Sources shared by two loops while other threads churn both loops' source lists: every removal moves the last
-/// source of its mode into the gap and updates that source's recorded place under its own lock, and senders signal
+/// source of its mode into the gap and updates that source's recorded place under the loop's lock, and senders signal
 /// the shared sources meanwhile. Every signal is performed exactly once (by whichever loop's pass comes first: the
 /// signal belongs to the source), no wake-up is lost, and afterwards every mode's list and every source's recorded
 /// places agree. Synchronised on loop state only.

@@ -112,7 +112,7 @@ private func withProbe<T>(_ body: (ThreadProbe, UInt64) -> T) -> T {
 // MARK: The exit check's lock (RefRunLoop+Run.swift: exitCheck)
 
 /// A pass that performs a version-0 source and then polls, in a run whose stop flags and mode nothing changed, takes
-/// the loop's lock not once: the source's perform takes its own lock, the poll skips its system call without the
+/// the loop's lock not once: the source's signal is taken from its word, the poll skips its system call without the
 /// loop's, and the exit check sees from the exit epoch that nothing it looks at under the lock changed. (The
 /// loop's lock is the one every other thread's change of the loop contends for: a run loop busy with sources must
 /// not take it on every pass.)
