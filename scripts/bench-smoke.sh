@@ -47,9 +47,15 @@ runloop=$(build_runloop bench-smoke "$kept/runloop-build.log") || {
     echo "bench-smoke: 0 passed, 1 failed"
     exit 1
 }
-bench() { "$runloop" bench --smoke --no-history "$@"; }
+# The harness is built once, here; every run below uses that binary (`--harness`), so none builds it again.
+if ! harness=$("$runloop" bench --build-only 2>"$kept/build.log" | tail -1) || [[ ! -x $harness ]]; then
+    cat "$kept/build.log"
+    echo "bench-smoke: FAILED: the harness's build"
+    echo "bench-smoke: 0 passed, 1 failed"
+    exit 1
+fi
+bench() { "$runloop" bench --smoke --no-history --harness "$harness" "$@"; }
 if $build_only; then
-    bench --build-only >"$log" 2>&1 || { cat "$log"; echo "bench-smoke: FAILED: the harness's build"; exit 1; }
     rm -rf "$kept"
     echo "bench-smoke: built"
     exit 0
@@ -64,12 +70,11 @@ rows() { sed -nE "s/^bench: \[[0-9]+\/[0-9]+\] .*: done in [0-9]+ s \(.*\b([0-9]
 # wake-up round trips on each path, then one, two and one rounds of the scale family, and the history reading the wake
 # one. Started first and checked below: valgrind keeps one CPU busy while the smoke run's benchmarks mostly wait on
 # their timers, and a count does not depend on the load beside it.
-# The harness is built first, so that the count and the smoke run do not both build it.
 count_instructions() {
-    "$runloop" bench --instructions --engines ref,epoll --iterations 200 --no-history --harness "$1" \
+    "$runloop" bench --instructions --engines ref,epoll --iterations 200 --no-history --harness "$harness" \
         --out "$kept/instructions-wake.csv" >"$kept/instructions.log" 2>&1 &&
         "$runloop" bench --instructions --family scale --engines ref,epoll --iterations 1 --no-history \
-            --harness "$1" --out "$kept/instructions-scale.csv" >>"$kept/instructions.log" 2>&1 &&
+            --harness "$harness" --out "$kept/instructions-scale.csv" >>"$kept/instructions.log" 2>&1 &&
         "$runloop" history add --db "$kept/instructions.sqlite" "$kept/instructions-wake.csv" \
             >>"$kept/instructions.log" 2>&1 &&
         "$runloop" history trend --db "$kept/instructions.sqlite" '^BM_WakePath/engine:ref/' \
@@ -77,15 +82,8 @@ count_instructions() {
 }
 counting=
 if ((${#arguments[@]} == 0)); then
-    if harness=$(bench --build-only 2>"$kept/build.log" | tail -1) && [[ -x $harness ]]; then
-        count_instructions "$harness" &
-        counting=$!
-    else
-        cat "$kept/build.log"
-        echo "bench-smoke: FAILED: the harness's build"
-        echo "bench-smoke: 0 passed, 1 failed"
-        exit 1
-    fi
+    count_instructions &
+    counting=$!
 fi
 
 bench --out "$csv" "${arguments[@]}" >"$log" 2>&1
