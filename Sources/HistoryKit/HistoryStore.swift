@@ -30,12 +30,12 @@ extension HistoryDatabase {
         return try write { db in try HistoryDatabase.insert(runs, db) }
     }
 
-    /// ``add(files:)`` for files the caller has already parsed: each file's bytes are read again for their hash only.
-    /// - Throws: `HistoryError` naming the first file that cannot be read or lacks the context a run needs.
-    public func add(parsed runs: [ResultsFile]) throws -> ImportSummary {
-        let pending = try runs.map { results in
-            let file = try RunFile.read(path: results.path)
-            return PendingRun(file: file, record: try RunRecord(results: results, hash: file.contentHash))
+    /// ``add(files:)`` for files the caller has already read and parsed (``RunFile/results()``): nothing is read or
+    /// parsed again.
+    /// - Throws: `HistoryError` naming the first file that lacks the context a run needs.
+    public func add(parsed runs: [(file: RunFile, results: ResultsFile)]) throws -> ImportSummary {
+        let pending = try runs.map { run in
+            PendingRun(file: run.file, record: try RunRecord(results: run.results, hash: run.file.contentHash))
         }
         return try write { db in try HistoryDatabase.insert(pending, db) }
     }

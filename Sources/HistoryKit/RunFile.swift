@@ -20,18 +20,22 @@ public struct RunFile: Sendable {
         return RunFile(path: path, contentHash: SHA256.hex(data), data: data)
     }
 
-    /// Parses and checks the file.
-    /// - Throws: `HistoryError` naming the file (and line) for a malformed CSV, or a missing or malformed context line.
-    public func record() throws -> RunRecord {
+    /// Parses the file's bytes as a results CSV.
+    /// - Throws: `HistoryError` naming the file (and line) for text that is not UTF-8 or a malformed CSV.
+    public func results() throws -> ResultsFile {
         guard let text = String(data: data, encoding: .utf8) else {
             throw HistoryError.file(path, "not UTF-8 text")
         }
-        let results: ResultsFile
         do {
-            results = try ResultsReader.parse(text: text, file: path)
+            return try ResultsReader.parse(text: text, file: path)
         } catch let error as InputError {
             throw HistoryError(error.description)
         }
-        return try RunRecord(results: results, hash: contentHash)
+    }
+
+    /// Parses and checks the file.
+    /// - Throws: `HistoryError` naming the file (and line) for a malformed CSV, or a missing or malformed context line.
+    public func record() throws -> RunRecord {
+        try RunRecord(results: results(), hash: contentHash)
     }
 }

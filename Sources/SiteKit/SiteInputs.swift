@@ -3,6 +3,7 @@
 import ConformanceKit
 import ConformanceSpec
 import Foundation
+import HistoryKit
 import ResultsKit
 
 /// What `runloop site` was asked for.
@@ -40,6 +41,8 @@ public struct SiteOptions: Sendable {
 struct ResultsRun: Sendable {
     let path: String
     let file: ResultsFile
+    /// The bytes `file` was parsed from, with their hash: the history's trends import the run from them.
+    let source: RunFile
     /// The `# date:` context line ("" when the file has none: it sorts first, as the oldest).
     var date: String { file.contextValue("date") ?? "" }
     var name: String { (path as NSString).lastPathComponent }
@@ -131,9 +134,10 @@ struct SiteInputs: Sendable {
         let runs = try names.map { name -> ResultsRun in
             let path = (directory as NSString).appendingPathComponent(name)
             do {
-                return ResultsRun(path: path, file: try ResultsReader.read(path: path))
-            } catch let error as InputError {
-                throw SiteError(error.description)
+                let source = try RunFile.read(path: path)
+                return ResultsRun(path: path, file: try source.results(), source: source)
+            } catch let error as HistoryError {
+                throw SiteError(error.message)
             }
         }
         return runs.sorted { ($0.date, $0.name) < ($1.date, $1.name) }

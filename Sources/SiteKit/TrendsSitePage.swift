@@ -84,7 +84,7 @@ enum TrendsSitePage {
         let series: [[TrendSeries]]
         do {
             let database = try HistoryDatabase(path: ":memory:")
-            _ = try database.add(parsed: (inputs.runs + inputs.countRuns).map(\.file))
+            _ = try database.add(parsed: (inputs.runs + inputs.countRuns).map { ($0.source, $0.file) })
             series = try keyBenchmarks.map { key in
                 try database.trend(pattern: key.pattern, metric: key.metric)
                     .filter { key.engines.contains($0.engine ?? "") && $0.points.count >= key.minimumRuns }

@@ -86,7 +86,11 @@ let resultsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         let byFile = try HistoryDatabase(path: runs.path("files.sqlite"))
         let byParse = try HistoryDatabase(path: runs.path("parsed.sqlite"))
         #expect(try byFile.add(files: files).added == files)
-        #expect(try byParse.add(parsed: files.map(ResultsReader.read(path:))).added == files)
+        let parsed = try files.map { path in
+            let file = try RunFile.read(path: path)
+            return (file: file, results: try file.results())
+        }
+        #expect(try byParse.add(parsed: parsed).added == files)
         #expect(try byFile.runs() == byParse.runs())
         func points(_ db: HistoryDatabase) throws -> [String] {
             try db.trend(pattern: "BM_", metric: "real_time").flatMap { series in
