@@ -330,6 +330,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     ///
     /// The first signal also puts the source on the signalled list of every loop holding it, so that a pass visits
     /// only signalled sources (``RefRunLoop/performSources0(in:stopAfterHandle:)``). O(loops holding it).
+    @inline(__always)
     public func signal() {
         // Only a version-0 source is performed for its signal (CF's __CFRunLoopCollectSources0 takes version-0
         // sources only): a signalled version-1 source just answers isSignalled (rule source.v1-port).
@@ -345,16 +346,13 @@ public final class RefRunLoopSource: @unchecked Sendable {
         binding.leaveFlight()
     }
 
-    /// Lists the source in every other loop holding it, once per loop.
+    /// Lists the source in every other loop holding it, once per loop. The loops are retained (a rare path): the
+    /// usual path's unretained call to the home is then the only one of its kind, which the compiler inlines (two
+    /// such closures were merged into one function, called out of line).
     @inline(never)
     private func signalOtherLoops() {
         Self.otherLoopsLock.withLock {
-            guard let memberships = otherMemberships else { return }
-            for (index, membership) in memberships.enumerated()
-            where !memberships[..<index].contains(where: { $0.reference.toOpaque() == membership.reference.toOpaque() })
-            {
-                membership.reference._withUnsafeGuaranteedRef { $0.enqueueSignalled(self) }
-            }
+            for loop in otherMemberships?.loops ?? [] { loop.enqueueSignalled(self) }
         }
     }
 
