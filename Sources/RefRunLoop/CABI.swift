@@ -170,7 +170,7 @@ public func refRunLoopSource0Create(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, kind: .version0(nil), perform: .c(call)))
+    return retained(RefRunLoopSource(order: order, kind: .version0(nil), perform: .c(call), creatorHolds: true))
 }
 
 @_cdecl("ref_runloop_source1_create")
@@ -180,7 +180,8 @@ public func refRunLoopSource1Create(
     _ info: UnsafeMutableRawPointer?
 ) -> OpaquePointer {
     let call = CCallout(function: nonNull(perform, "a perform callout"), info: info)
-    return retained(RefRunLoopSource(order: order, kind: .version1(fileDescriptor: fd), perform: .c(call)))
+    return retained(
+        RefRunLoopSource(order: order, kind: .version1(fileDescriptor: fd), perform: .c(call), creatorHolds: true))
 }
 
 @_cdecl("ref_runloop_source_signal")
@@ -189,10 +190,19 @@ public func refRunLoopSourceSignal(_ source: OpaquePointer?) {
 }
 
 @_cdecl("ref_runloop_source_invalidate")
-public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) { (object(source) as RefRunLoopSource).invalidate() }
+public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) {
+    // Held for the call: after its creator's release the source may live by the modes' reference alone, which leaving
+    // them lets go.
+    let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source))).retain()
+    defer { source.release() }
+    source._withUnsafeGuaranteedRef { $0.invalidate() }
+}
 
+/// The creator's reference goes to the modes holding the source, when any does (SourceBinding).
 @_cdecl("ref_runloop_source_release")
-public func refRunLoopSourceRelease(_ source: OpaquePointer?) { release(source, as: RefRunLoopSource.self) }
+public func refRunLoopSourceRelease(_ source: OpaquePointer?) {
+    RefRunLoopSource.releaseCreatorsReference(Unmanaged.fromOpaque(UnsafeRawPointer(nonNull(source))))
+}
 
 // A source's add and remove, the calls a churning caller makes per source: the C function compares the mode argument
 // with the default mode's pointer and, for it, tail-calls a free function holding the loop's method with the loop and
@@ -221,7 +231,7 @@ public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePoint
     // as pointers, called indirectly (about 8 instructions per call more than the direct form).
     let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
     let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
-    if isDefaultModePointer(name) {
+    if isDefaultModePointer(name) && source._withUnsafeGuaranteedRef({ $0.binding.creatorStillHolds }) {
         removeFromDefaultMode(loop, source)
     } else {
         removeSource(loop, source, name)
@@ -271,11 +281,15 @@ private func addSource(
     }
 }
 
-/// A source removed from the mode of any other C mode argument.
+/// A source removed from the mode of any other C mode argument, or by a caller that gave back its reference (the
+/// source then lives by the modes' reference, which its last removal lets go: it is held for the call).
 @inline(never)
 private func removeSource(
     _ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>, _ name: UnsafePointer<CChar>?
 ) {
+    let held = !source._withUnsafeGuaranteedRef { $0.binding.creatorStillHolds }
+    if held { _ = source.retain() }
+    defer { if held { source.release() } }
     changing(OpaquePointer(loop.toOpaque()), OpaquePointer(source.toOpaque()), as: RefRunLoopSource.self) {
         loop, source in
         withMode(name, defaultMode: { loop.removeFromDefaultMode(source) }, other: { loop.remove(source, mode: $0) })
@@ -398,16 +412,22 @@ private func createdObserver(_ activities: UInt32, _ repeats: Int32, _ order: In
     retained(
         RefRunLoopObserver(
             activities: RefRunLoopActivity(rawValue: UInt(activities)), repeats: repeats != 0, order: order,
-            callout: callout))
+            callout: callout, creatorHolds: true))
 }
 
 @_cdecl("ref_runloop_observer_invalidate")
 public func refRunLoopObserverInvalidate(_ observer: OpaquePointer?) {
-    (object(observer) as RefRunLoopObserver).invalidate()
+    // Held for the call, as a source's invalidation is.
+    let observer = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(nonNull(observer))).retain()
+    defer { observer.release() }
+    observer._withUnsafeGuaranteedRef { $0.invalidate() }
 }
 
+/// The creator's reference goes to the modes holding the observer, when any does (``SharedLoopBinding``).
 @_cdecl("ref_runloop_observer_release")
-public func refRunLoopObserverRelease(_ observer: OpaquePointer?) { release(observer, as: RefRunLoopObserver.self) }
+public func refRunLoopObserverRelease(_ observer: OpaquePointer?) {
+    RefRunLoopObserver.releaseCreatorsReference(Unmanaged.fromOpaque(UnsafeRawPointer(nonNull(observer))))
+}
 
 // An observer's add and remove, direct as a source's and a timer's are, in a third order (see the timer's): the loop
 // (the add) or the observer (the remove) is checked first, the mode argument compared, and the other checked on the
@@ -429,8 +449,8 @@ public func refRunLoopAddObserver(_ loop: OpaquePointer?, _ observer: OpaquePoin
 public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?)
 {
     let checkedObserver = nonNull(observer)
-    if isDefaultModePointer(name) {
-        let observer = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(checkedObserver))
+    let observer = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(checkedObserver))
+    if isDefaultModePointer(name) && observer._withUnsafeGuaranteedRef({ $0.binding.creatorStillHolds }) {
         let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
         loop._withUnsafeGuaranteedRef { loop in
             observer._withUnsafeGuaranteedRef { removeFromDefaultMode($0, loop) }
@@ -463,6 +483,11 @@ private func addObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ n
 /// An observer removed from the mode of any other C mode argument.
 @inline(never)
 private func removeObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+    // Held for the call when its creator gave it back (see the source's removeSource).
+    let unmanaged = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(nonNull(observer)))
+    let held = !unmanaged._withUnsafeGuaranteedRef { $0.binding.creatorStillHolds }
+    if held { _ = unmanaged.retain() }
+    defer { if held { unmanaged.release() } }
     changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
         withMode(
             name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })

@@ -45,9 +45,9 @@ public final class RefRunLoopSource: @unchecked Sendable {
     /// The perform callout, of either version. Immutable: a pass calls it without a lock.
     let perform: SourcePerform
 
-    /// The source's marks (valid, signalled) and a mode of its home loop, one word any thread reads and changes
-    /// atomically, with no lock (``SourceBinding``).
-    let binding = SourceBinding()
+    /// The source's marks (valid, signalled), a mode of its home loop and its creator's hold, one word any thread reads
+    /// and changes atomically, with no lock (``SourceBinding``).
+    let binding: SourceBinding
     /// The source's place in each mode of its home loop that holds it (the mode, and the source's position in the
     /// mode's source list, ``LoopMode/sources``). Protected by the home loop's lock, and reached only while that loop
     /// is the home (``homePlaces``, which asserts both): only that loop's "...Locked" functions read and change it.
@@ -97,30 +97,34 @@ public final class RefRunLoopSource: @unchecked Sendable {
         cancel: (@Sendable (String) -> Void)? = nil
     ) {
         let callouts = schedule == nil && cancel == nil ? nil : ModeCallouts(schedule: schedule, cancel: cancel)
-        self.init(order: order, kind: .version0(retaining: callouts), perform: .swift(perform))
+        self.init(order: order, kind: .version0(retaining: callouts), perform: .swift(perform), creatorHolds: false)
     }
 
     /// A version-1 source: when `fileDescriptor` becomes readable in a mode that holds the source, the loop reads 8
     /// bytes from it and calls `perform`, one source per pass (rule source.v1-port). The caller owns the descriptor; it
     /// must stay open while the source is in a mode.
     public convenience init(order: Int = 0, fileDescriptor: Int32, perform: @escaping @Sendable () -> Void) {
-        self.init(order: order, kind: .version1(fileDescriptor: fileDescriptor), perform: .swift(perform))
+        self.init(
+            order: order, kind: .version1(fileDescriptor: fileDescriptor), perform: .swift(perform), creatorHolds: false
+        )
     }
 
     /// A source of either version with its perform callout stored as given (the C ABI passes C callouts). A
     /// version-0 `kind`'s callouts must be retained for the source (``Kind/version0(retaining:)``): it releases them
-    /// in its deinit. Inlined into its callers (the C ABI's creation called it out of line, a frame per source).
+    /// in its deinit. `creatorHolds`: the reference the caller makes is the C ABI's, given back only through
+    /// ``releaseCreatorsReference(_:)`` (SourceBinding). Inlined into its callers (the C ABI's creation called it out
+    /// of line, a frame per source).
     @inline(__always)
-    init(order: Int, kind: Kind, perform: SourcePerform) {
+    init(order: Int, kind: Kind, perform: SourcePerform, creatorHolds: Bool) {
         self.order = order
         self.kind = kind
         self.perform = perform
+        self.binding = SourceBinding(creatorHolds: creatorHolds)
     }
 
     deinit {
-        // Every mode holding the source holds a reference to it (its source list's, as CF's mode sets retain theirs
-        // and RefRunLoopABI.h promises), so a source never goes while it has a place in one. That retain on every add
-        // and release on every remove is the reference counting the add and remove keep.
+        // The one reference for the places is held while a mode of any loop holds the source (SourceBinding, as CF's
+        // mode sets retain theirs and RefRunLoopABI.h promises), so a source never goes while it has a place in one.
         assert(
             binding.hasNoHome && storedOtherMemberships == nil, "internal bug: a source was let go while in a mode")
         if case .version0(let callouts?) = kind { callouts.release() }
@@ -171,15 +175,17 @@ public final class RefRunLoopSource: @unchecked Sendable {
             marks = binding.current
             // An invalid source is never added (CF checks in CFRunLoopAddSource).
             guard marks & SourceBinding.invalid == 0 else { return false }
-            homePlaces.append(ModeHandle(mode, mode.sources.append(self)))
+            homePlaces.append(ModeHandle(mode, mode.sources.append(Unmanaged.passUnretained(self))))
             binding.rename(homePlaces[0].mode, several: true)
         } else if let bound = binding.bindHome(mode) {
-            marks = bound
+            marks = bound.after
             guard marks & SourceBinding.invalid == 0 else {
-                binding.unbindHome(from: loop)
+                // Bound and unbound with no place between: the hold is as it was.
+                _ = binding.unbindHome(from: loop)
                 return false
             }
-            homePlaces.append(ModeHandle(mode, mode.sources.append(self)))
+            homePlaces.append(ModeHandle(mode, mode.sources.append(Unmanaged.passUnretained(self))))
+            adjustHold(bound)
         } else {
             return joinOtherLoopLocked(loop, mode)
         }
@@ -193,20 +199,25 @@ public final class RefRunLoopSource: @unchecked Sendable {
         Self.otherLoopsLock.withLock {
             // Marked before the validity and the signal are read (one read-modify-write): a signal or an invalidation
             // that this add does not see sees the mark, and then waits for this lock to read the memberships.
-            let marks = binding.markInOtherLoops()
+            let change = binding.markInOtherLoops()
+            let marks = change.before
             guard marks & SourceBinding.invalid == 0 else {
-                if otherMemberships == nil { binding.clearInOtherLoops() }
+                // Marked and cleared with no place between: the hold is as it was.
+                if otherMemberships == nil { _ = binding.clearInOtherLoops() }
                 return false
             }
-            let membership = SourceMembership(loop: loop, mode: mode, slot: mode.sources.append(self))
+            let slot = mode.sources.append(Unmanaged.passUnretained(self))
+            let membership = SourceMembership(loop: loop, mode: mode, slot: slot)
             if otherMemberships == nil { otherMemberships = [membership] } else { otherMemberships!.append(membership) }
+            adjustHold(change)
             if marks & SourceBinding.signalled != 0 && isVersion0 { loop.enqueueSignalledOnJoin(self) }
             return true
         }
     }
 
     /// Records that `mode` of `loop` no longer holds the source and returns where it was in the mode's source list,
-    /// nil when it was not there. Caller holds `loop`'s lock.
+    /// nil when it was not there. Caller holds `loop`'s lock, and a reference to the source: leaving its last place
+    /// may let go of the one reference for its places (SourceBinding).
     ///
     /// Inlined for a source in that one mode only (almost every source): the general removal stays out of line,
     /// and the call with its frame cost more than the test.
@@ -214,7 +225,7 @@ public final class RefRunLoopSource: @unchecked Sendable {
     func leaveLocked(_ loop: RefRunLoop, _ mode: LoopMode) -> Int? {
         loop.lock.assertHeld()
         if binding.isHome(loop), let sole = homePlaces.removeSole(where: { $0.isIn(mode) }) {
-            binding.unbindHome(from: loop)
+            adjustHold(binding.unbindHome(from: loop))
             return sole.handle
         }
         return leaveOneOfPlacesLocked(loop, mode)
@@ -226,22 +237,22 @@ public final class RefRunLoopSource: @unchecked Sendable {
         if binding.isHome(loop), let index = homePlaces.firstIndex(where: { $0.isIn(mode) }) {
             let slot = homePlaces.remove(at: index).handle
             if homePlaces.isEmpty {
-                binding.unbindHome(from: loop)
+                adjustHold(binding.unbindHome(from: loop))
             } else {
                 binding.rename(homePlaces[0].mode, several: homePlaces.count > 1)
             }
             return slot
         }
         guard binding.current & SourceBinding.inOtherLoops != 0 else { return nil }
-        return Self.otherLoopsLock.withLock {
-            guard let index = otherMemberships?.firstIndex(where: { $0.isIn(mode) }) else { return nil }
+        let (slot, change): (Int?, (before: UInt, after: UInt)?) = Self.otherLoopsLock.withLock {
+            guard let index = otherMemberships?.firstIndex(where: { $0.isIn(mode) }) else { return (nil, nil) }
             let slot = otherMemberships!.remove(at: index).slot
-            if otherMemberships!.isEmpty {
-                otherMemberships = nil
-                binding.clearInOtherLoops()
-            }
-            return slot
+            guard otherMemberships!.isEmpty else { return (slot, nil) }
+            otherMemberships = nil
+            return (slot, binding.clearInOtherLoops())
         }
+        if let change { adjustHold(change) }
+        return slot
     }
 
     /// Records that the source moved to `slot` of `mode`'s source list (its holes were squeezed out). Caller holds
@@ -260,21 +271,42 @@ public final class RefRunLoopSource: @unchecked Sendable {
         }
     }
 
-    /// Forgets every place in `loop` (its thread exited). Caller holds `loop`'s lock.
+    /// Forgets every place in `loop` (its thread exited). Caller holds `loop`'s lock, and a reference to the source (as
+    /// for ``leaveLocked(_:_:)``).
     func leaveEveryModeLocked(of loop: RefRunLoop) {
         loop.lock.assertHeld()
         if binding.isHome(loop) {
             homePlaces = []
-            binding.unbindHome(from: loop)
+            adjustHold(binding.unbindHome(from: loop))
         }
         guard binding.current & SourceBinding.inOtherLoops != 0 else { return }
-        Self.otherLoopsLock.withLock {
+        let change: (before: UInt, after: UInt)? = Self.otherLoopsLock.withLock {
             otherMemberships?.removeAll { $0.isIn(loop) }
-            if otherMemberships?.isEmpty == true {
-                otherMemberships = nil
-                binding.clearInOtherLoops()
-            }
+            guard otherMemberships?.isEmpty == true else { return nil }
+            otherMemberships = nil
+            return binding.clearInOtherLoops()
         }
+        if let change { adjustHold(change) }
+    }
+
+    // MARK: The one reference for the places
+
+    /// Takes or lets go of the one reference for the source's places and its creator's hold, after the word changed
+    /// from `change.before` to `change.after` (SourceBinding). Letting go never ends the source here: the caller holds
+    /// a reference of its own.
+    @inline(__always)
+    private func adjustHold(_ change: (before: UInt, after: UInt)) {
+        let (was, now) = (SourceBinding.isHeld(change.before), SourceBinding.isHeld(change.after))
+        guard was != now else { return }
+        if now { Unmanaged.passUnretained(self).retain() } else { Unmanaged.passUnretained(self).release() }
+    }
+
+    /// ref_runloop_source_release: gives back the reference the C ABI's create function returned. While a mode holds
+    /// the source the modes keep that reference as their one reference (SourceBinding); otherwise it goes, and with it
+    /// the source unless something else holds it. The creator's thread, once.
+    static func releaseCreatorsReference(_ source: Unmanaged<RefRunLoopSource>) {
+        let change = source._withUnsafeGuaranteedRef { $0.binding.releaseCreator() }
+        if !SourceBinding.isHeld(change.after) { source.release() }
     }
 
     /// Where the source stands for a pass of `loop` in `mode` (``PassStanding``). Caller holds `loop`'s lock.
@@ -578,16 +610,16 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     /// Observers with a lower order are called first; equal orders in the order they were added (rule observer.order).
     public let order: Int
     let callout: ObserverCallout
-    /// The loop whose modes hold the observer, if any (``SharedLoopBinding``: any thread reads it; only that loop
-    /// changes it, under its lock).
-    let binding = SharedLoopBinding()
+    /// The loop whose modes hold the observer, if any, and its creator's hold (``SharedLoopBinding``: any thread reads
+    /// it; only that loop changes the loop, under its lock).
+    let binding: SharedLoopBinding
     /// The observer's handle in each mode's observer store. Protected by the lock of the loop in `binding`, and reached
     /// only while the observer is bound (``places``, which asserts both): only that loop's "...Locked" functions read
     /// and change it, after checking the binding under their lock. Not checked for exclusivity at run time: every
     /// access is under that one lock and none overlaps another, and the check (a thread-local access-set insertion and
     /// removal) would cost more on every add and remove than the lock it replaces.
     @exclusivity(unchecked) private var storedPlaces = Places()
-    typealias Places = InlineList<ModeHandle<OrderedStore<RefRunLoopObserver>.Handle>>
+    typealias Places = InlineList<ModeHandle<OrderedStore<Unmanaged<RefRunLoopObserver>>.Handle>>
 
     /// ``storedPlaces``. Caller holds the lock of the loop in `binding`.
     var places: Places {
@@ -602,7 +634,7 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     }
 
     /// Records that `mode`'s store moved the observer to `handle`. Caller holds the lock of the loop in `binding`.
-    func relocate(in mode: LoopMode, to handle: OrderedStore<RefRunLoopObserver>.Handle) {
+    func relocate(in mode: LoopMode, to handle: OrderedStore<Unmanaged<RefRunLoopObserver>>.Handle) {
         guard let slot = places.firstIndex(where: { $0.isIn(mode) }) else {
             preconditionFailure("internal bug: an observer stored in mode \(mode.name) has no handle there")
         }
@@ -625,15 +657,35 @@ public final class RefRunLoopObserver: @unchecked Sendable {
         activities: RefRunLoopActivity, repeats: Bool = true, order: Int = 0,
         callout: @escaping @Sendable (RefRunLoopObserver, RefRunLoopActivity) -> Void
     ) {
-        self.init(activities: activities, repeats: repeats, order: order, callout: .swift(callout))
+        self.init(activities: activities, repeats: repeats, order: order, callout: .swift(callout), creatorHolds: false)
     }
 
-    /// CFRunLoopObserverCreate with the callout stored as given (the C ABI's).
-    init(activities: RefRunLoopActivity, repeats: Bool, order: Int, callout: ObserverCallout) {
+    /// CFRunLoopObserverCreate with the callout stored as given (the C ABI's). `creatorHolds`: the reference the caller
+    /// makes is the C ABI's, given back only through ``releaseCreatorsReference(_:)`` (``SharedLoopBinding``).
+    init(activities: RefRunLoopActivity, repeats: Bool, order: Int, callout: ObserverCallout, creatorHolds: Bool) {
         self.activities = activities
         self.repeats = repeats
         self.order = order
         self.callout = callout
+        self.binding = SharedLoopBinding(creatorHolds: creatorHolds)
+    }
+
+    /// Takes or lets go of the one reference for the observer's places and its creator's hold, after its binding
+    /// changed from `change.before` to `change.after` (``SharedLoopBinding``). Letting go never ends the observer here:
+    /// the caller holds a reference of its own.
+    @inline(__always)
+    func adjustHold(_ change: (before: UInt, after: UInt)) {
+        let (was, now) = (SharedLoopBinding.isHeld(change.before), SharedLoopBinding.isHeld(change.after))
+        guard was != now else { return }
+        if now { Unmanaged.passUnretained(self).retain() } else { Unmanaged.passUnretained(self).release() }
+    }
+
+    /// ref_runloop_observer_release: gives back the reference the C ABI's create function returned. While a loop's
+    /// modes hold the observer they keep that reference as their one reference; otherwise it goes, and with it the
+    /// observer unless something else holds it. The creator's thread, once.
+    static func releaseCreatorsReference(_ observer: Unmanaged<RefRunLoopObserver>) {
+        let change = observer._withUnsafeGuaranteedRef { $0.binding.releaseCreator() }
+        if !SharedLoopBinding.isHeld(change.after) { observer.release() }
     }
 
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.

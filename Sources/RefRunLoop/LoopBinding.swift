@@ -63,56 +63,95 @@ struct LoopBinding {
 /// binding and removes the observer from that loop once the add has released the loop's lock. (An item's own lock
 /// serialised the two before; an unbinding followed by another loop's binding also hands that loop, through the
 /// binding, what the first one wrote under its lock.)
+///
+/// The word also holds the mark `creatorHolds` (bit 0; a loop is 16-byte aligned): set while the C caller that made the
+/// observer holds the reference its create function returned. The observer store of a mode holds its observers
+/// unretained, and one counted reference stands for the observer's places and that hold, as a source's does
+/// (SourceBinding.swift): taken when the word goes from neither to either, let go when it goes back (``isHeld(_:)``).
 struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
-    /// The loop's address, 0 for none.
-    private let address = Atomic<UInt>(0)
+    /// Set while the C caller that made the observer holds the reference its create function returned.
+    static let creatorHolds: UInt = 1
 
-    init() {}
+    /// The loop's address (0 for none) and `creatorHolds`.
+    private let word: Atomic<UInt>
+
+    /// An unbound binding; `creatorHolds` for an observer made through the C ABI.
+    init(creatorHolds: Bool) {
+        word = Atomic(creatorHolds ? Self.creatorHolds : 0)
+    }
 
     private static func address(of loop: RefRunLoop) -> UInt {
         UInt(bitPattern: Unmanaged.passUnretained(loop).toOpaque())
     }
 
+    /// The bound loop's address in the word, 0 for none.
+    @inline(__always)
+    private var address: UInt { word.load(ordering: .sequentiallyConsistent) & ~Self.creatorHolds }
+
+    /// Whether `word` needs the one reference for the observer's places and its creator's hold.
+    @inline(__always)
+    static func isHeld(_ word: UInt) -> Bool { word != 0 }
+
     /// Whether the observer is in no loop. Any thread (an answer that may be stale at once, unless the caller holds the
     /// lock of a loop and asks about that loop, as ``isBound(to:)``).
     @inline(__always)
-    var isUnbound: Bool { address.load(ordering: .sequentiallyConsistent) == 0 }
+    var isUnbound: Bool { address == 0 }
 
     /// Whether the observer is in `loop`'s modes. Stable while the caller holds `loop`'s lock.
     @inline(__always)
-    func isBound(to loop: RefRunLoop) -> Bool {
-        address.load(ordering: .sequentiallyConsistent) == Self.address(of: loop)
-    }
+    func isBound(to loop: RefRunLoop) -> Bool { address == Self.address(of: loop) }
 
     /// Whether the observer may join `loop`: in no loop, or in that one. Any thread (a hint: joining checks again).
     @inline(__always)
     func admits(_ loop: RefRunLoop) -> Bool {
-        let current = address.load(ordering: .sequentiallyConsistent)
+        let current = address
         return current == 0 || current == Self.address(of: loop)
     }
 
-    /// Binds the observer to `loop` if it is in no loop; returns whether it did. Caller holds `loop`'s lock.
+    /// Binds the observer to `loop` if it is in no loop; returns the word before and after, nil when it is in another
+    /// loop. Caller holds `loop`'s lock.
     @inline(__always)
-    func bindIfUnbound(_ loop: RefRunLoop) -> Bool {
+    func bindIfUnbound(_ loop: RefRunLoop) -> (before: UInt, after: UInt)? {
         loop.lock.assertHeld()
-        return address.compareExchange(expected: 0, desired: Self.address(of: loop), ordering: .sequentiallyConsistent)
-            .exchanged
+        var seen = word.load(ordering: .relaxed)
+        // Only the creator's release changes the word meanwhile (it clears its mark), so this retries at most once.
+        while seen & ~Self.creatorHolds == 0 {
+            let desired = seen | Self.address(of: loop)
+            let (exchanged, original) = word.compareExchange(
+                expected: seen, desired: desired, ordering: .sequentiallyConsistent)
+            if exchanged { return (seen, desired) }
+            seen = original
+        }
+        return nil
     }
 
-    /// Unbinds the observer from `loop`, which it is bound to. Caller holds `loop`'s lock.
+    /// Unbinds the observer from `loop`, which it is bound to; returns the word before and after. Caller holds
+    /// `loop`'s lock.
     @inline(__always)
-    func unbind(from loop: RefRunLoop) {
+    func unbind(from loop: RefRunLoop) -> (before: UInt, after: UInt) {
         loop.lock.assertHeld()
         assert(isBound(to: loop), "internal bug: an observer unbound from a loop it is not bound to")
-        address.store(0, ordering: .sequentiallyConsistent)
+        let before = word.bitwiseAnd(Self.creatorHolds, ordering: .sequentiallyConsistent).oldValue
+        return (before, before & Self.creatorHolds)
     }
+
+    /// Clears `creatorHolds` (the C ABI's release); returns the word before and after. The creator's thread, once.
+    func releaseCreator() -> (before: UInt, after: UInt) {
+        let before = word.bitwiseAnd(~Self.creatorHolds, ordering: .sequentiallyConsistent).oldValue
+        precondition(before & Self.creatorHolds != 0, "an observer was released more often than it was created")
+        return (before, before & ~Self.creatorHolds)
+    }
+
+    /// Whether the C caller that made the observer still holds the reference its create function returned. Stable for
+    /// that caller (only it clears the mark).
+    @inline(__always)
+    var creatorStillHolds: Bool { word.load(ordering: .relaxed) & Self.creatorHolds != 0 }
 
     /// The bound loop, retained, nil when there is none. Takes ``LoopRegistry``'s retirement lock (see above); the
     /// caller holds no lock.
     func retainedLoop() -> RefRunLoop? {
         LoopRegistry.retirement.withLock {
-            let current = address.load(ordering: .sequentiallyConsistent)
-            guard let pointer = UnsafeRawPointer(bitPattern: current) else { return nil }
+            guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
             return Unmanaged<RefRunLoop>.fromOpaque(pointer).takeUnretainedValue()
         }
     }
@@ -122,8 +161,7 @@ struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
     @inline(__always)
     func assertBoundLoopHeld() {
         #if DEBUG
-        let current = address.load(ordering: .sequentiallyConsistent)
-        guard let pointer = UnsafeRawPointer(bitPattern: current) else {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else {
             fatalError("internal bug: an observer's places were reached while it is in no loop")
         }
         Unmanaged<RefRunLoop>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.lock.assertHeld() }

@@ -30,12 +30,15 @@ final class LoopMode {
         /// (order, first signal)). Each source's place for this mode records its position here
         /// (``RefRunLoopSource/homePlaces``, or ``SourceMembership/slot`` for a source held by a second loop): adding
         /// appends, removing leaves a hole and moves no other source (except when the holes are squeezed out), and
-        /// neither hashes.
-        var sources = SlotArray<RefRunLoopSource>()
+        /// neither hashes. Unretained: the source's one reference for its places keeps it alive while it is here
+        /// (SourceBinding.swift), so adding and removing count no reference.
+        var sources = SlotArray<Unmanaged<RefRunLoopSource>>()
         /// Timers by (deadline, insertion).
         var timers = TimerQueue<RefRunLoopTimer>()
-        /// Observers by (order, insertion). Every change must call ``LoopMode/observersChanged()``.
-        var observers = OrderedStore<RefRunLoopObserver>()
+        /// Observers by (order, insertion). Every change must call ``LoopMode/observersChanged()``. Unretained, as the
+        /// sources are: the observer's one reference for its places keeps it alive while it is here
+        /// (``SharedLoopBinding``).
+        var observers = OrderedStore<Unmanaged<RefRunLoopObserver>>()
     }
     /// The mode's ``Tables``; the mode owns it (allocated in init, freed in deinit).
     private let tables: UnsafeMutablePointer<Tables>
@@ -46,7 +49,7 @@ final class LoopMode {
         _modify { yield &tables.pointee.timerBatches }
     }
     /// ``Tables/sources``. Protected by the owning loop's lock.
-    var sources: SlotArray<RefRunLoopSource> {
+    var sources: SlotArray<Unmanaged<RefRunLoopSource>> {
         _read { yield tables.pointee.sources }
         _modify { yield &tables.pointee.sources }
     }
@@ -56,7 +59,7 @@ final class LoopMode {
         _modify { yield &tables.pointee.timers }
     }
     /// ``Tables/observers``. Protected by the owning loop's lock.
-    var observers: OrderedStore<RefRunLoopObserver> {
+    var observers: OrderedStore<Unmanaged<RefRunLoopObserver>> {
         _read { yield tables.pointee.observers }
         _modify { yield &tables.pointee.observers }
     }
@@ -130,7 +133,7 @@ final class LoopMode {
     private func rebuildSnapshots(lock: borrowing Lock) {
         lock.withLock {
             snapshotVersion = observersVersion.load(ordering: .relaxed)
-            let all = observers.elementsInOrder()
+            let all = observers.elementsInOrder().map { $0.takeUnretainedValue() }
             observedActivities = []
             for index in observerSnapshots.indices {
                 let bit = RefRunLoopActivity(rawValue: 1 << UInt(index))

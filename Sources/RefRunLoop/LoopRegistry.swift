@@ -24,8 +24,11 @@ extension RefRunLoop {
         var detachedObservers: [RefRunLoopObserver] = []
         lock.withLock {
             guard lifecycle == .open else { return }
-            for mode in modes.values {
-                for source in mode.sources.elements {
+            // Every mode's sources, held until all have left: a source's first leaving takes it out of every mode of
+            // the loop and may let go of its places' reference, while the other modes' lists still name it.
+            let listed = modes.values.map { mode in (mode, mode.sources.elements.map { $0.takeUnretainedValue() }) }
+            for (mode, sources) in listed {
+                for source in sources {
                     source.leaveEveryModeLocked(of: self)
                     if let cancel = source.cancelCallout {
                         let name = mode.name
@@ -34,8 +37,11 @@ extension RefRunLoop {
                 }
                 mode.sources = SlotArray()
                 mode.sourcesByDescriptor = [:]
+            }
+            for mode in modes.values {
                 detachedTimers.append(contentsOf: mode.timers.removeAll().map(\.payload))
-                detachedObservers.append(contentsOf: mode.observers.elementsInOrder())
+                // Held until each is unbound below: its places' reference may be the only one.
+                detachedObservers.append(contentsOf: mode.observers.elementsInOrder().map { $0.takeUnretainedValue() })
                 mode.observers = OrderedStore()
                 mode.observersChanged()
             }
@@ -48,7 +54,7 @@ extension RefRunLoop {
             // An observer in several modes is listed once per mode.
             for observer in detachedObservers where observer.binding.isBound(to: self) {
                 observer.places = []
-                observer.binding.unbind(from: self)
+                observer.adjustHold(observer.binding.unbind(from: self))
             }
             commonItems = [:]
             blocks = []

@@ -65,7 +65,7 @@ extension RefRunLoop {
         for source in sources {
             for mode in modes.values {
                 guard let slot = source.slotLocked(in: mode, of: self) else { continue }
-                guard mode.sources.element(at: slot) === source else {
+                guard mode.sources.element(at: slot)?.takeUnretainedValue() === source else {
                     return "a source records slot \(slot) of mode \(mode.name), which lists another"
                 }
             }
@@ -77,10 +77,10 @@ extension RefRunLoop {
     /// timers' records of it, its observer store, and the wait-set state derived from them. Caller holds `lock`.
     private func modeViolationLocked(_ mode: LoopMode) -> String? {
         lock.assertHeld()
-        if let broken = mode.sources.checkInvariants(position: { source in source.slotLocked(in: mode, of: self) ?? -1 }
-        ) {
-            return broken
+        let position = { (source: Unmanaged<RefRunLoopSource>) in
+            source.takeUnretainedValue().slotLocked(in: mode, of: self) ?? -1
         }
+        if let broken = mode.sources.checkInvariants(position: position) { return broken }
         for (fd, source) in mode.sourcesByDescriptor {
             let listed = source.slotLocked(in: mode, of: self) != nil
             if !listed || source.fileDescriptor != fd {

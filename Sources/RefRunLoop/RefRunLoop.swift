@@ -481,20 +481,23 @@ public final class RefRunLoop: @unchecked Sendable {
     /// once this lock is released.
     private func joinLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         lock.assertHeld()
-        let newlyBound: Bool
+        let binding: (before: UInt, after: UInt)?
         if observer.binding.isBound(to: self) {
             guard !observer.places.contains(where: { $0.isIn(mode) }) else { return }
-            newlyBound = false
+            binding = nil
         } else {
             // In another loop's modes, it stays there (rule loop.observer-one-loop).
-            guard observer.binding.bindIfUnbound(self) else { return }
-            newlyBound = true
+            guard let bound = observer.binding.bindIfUnbound(self) else { return }
+            binding = bound
         }
         guard !observer.invalidated.load(ordering: .sequentiallyConsistent) else {
-            if newlyBound { observer.binding.unbind(from: self) }
+            // Bound and unbound with no place between: the hold is as it was.
+            if binding != nil { _ = observer.binding.unbind(from: self) }
             return
         }
-        observer.places.append(ModeHandle(mode, mode.observers.insert(observer, order: observer.order)))
+        let handle = mode.observers.insert(Unmanaged.passUnretained(observer), order: observer.order)
+        observer.places.append(ModeHandle(mode, handle))
+        if let binding { observer.adjustHold(binding) }
         mode.observersChanged()
     }
 
@@ -558,7 +561,8 @@ public final class RefRunLoop: @unchecked Sendable {
         rearmTimerLocked(mode, changed: true)
     }
 
-    /// Removes an observer from `mode`. Caller holds `lock`.
+    /// Removes an observer from `mode`. Caller holds `lock`, and a reference to the observer: leaving its last place may
+    /// let go of the one reference for its places (``SharedLoopBinding``).
     private func leaveLocked(_ observer: RefRunLoopObserver, _ mode: LoopMode) {
         lock.assertHeld()
         // No exit condition changes: observers do not keep a mode from being empty (rule empty.what-counts).
@@ -571,10 +575,10 @@ public final class RefRunLoop: @unchecked Sendable {
         // under this lock too). The closure holds `mode` unretained: the caller holds it for the call (a strong
         // capture cost a retain and a release of the mode on every removal, as the store is one of its properties).
         mode.observers.remove(handle) { [unowned(unsafe) mode] moved, handle in
-            moved.relocate(in: mode, to: handle)
+            moved.takeUnretainedValue().relocate(in: mode, to: handle)
         }
         // Unbound last, once nothing here touches it: another loop may bind it as soon as this store is seen.
-        if observer.places.isEmpty { observer.binding.unbind(from: self) }
+        if observer.places.isEmpty { observer.adjustHold(observer.binding.unbind(from: self)) }
         mode.observersChanged()
     }
 
@@ -584,7 +588,7 @@ public final class RefRunLoop: @unchecked Sendable {
     private func removeSourceLocked(at slot: Int, from mode: LoopMode) {
         lock.assertHeld()
         mode.sources.remove(at: slot) { [unowned(unsafe) mode] moved, position in
-            moved.moveLocked(in: mode, of: self, to: position)
+            moved.takeUnretainedValue().moveLocked(in: mode, of: self, to: position)
         }
     }
 

@@ -33,8 +33,18 @@ import Glibc
 /// source still at home there the same way; so the loop outlives every use in flight. Nothing in flight waits for any
 /// lock but a loop's signalled list, a leaf lock that no waiter holds, so the wait ends.
 ///
+/// **The one reference for the places.** A mode's source list holds its sources unretained. One counted reference
+/// stands for all of a source's places and for its creator's hold, taken when the word goes from neither to either
+/// and let go when it goes back (``isHeld(_:)``; ``RefRunLoopSource/adjustHold(from:to:)``). A source made through
+/// the C ABI starts with `creatorHolds` set, and the reference its create function returned is that one reference:
+/// adding it to modes and removing it count no reference, and its release (``releaseCreator()``) lets the reference
+/// go only when no mode holds the source; otherwise the modes keep it, as CF's modes keep theirs. A source made in
+/// Swift never has the mark (Swift lets its references go without telling the source), so its first place retains
+/// it and its last releases it.
+///
 /// Layout: bits 0-3 the marks, bits 4-47 the mode's address (an object is 16-byte aligned, and a user-space address on
-/// the 64-bit Linux targets fits 48 bits: ``LoopMode`` checks its own when it is made), bits 48-63 the count in flight.
+/// the 64-bit Linux targets fits 48 bits: ``LoopMode`` checks its own when it is made), bit 48 `creatorHolds`, bits
+/// 49-63 the count in flight (each is a thread inside a signal or an invalidation of this source).
 struct SourceBinding: ~Copyable, @unchecked Sendable {
     /// Set by an invalidation; never cleared.
     static let invalid: UInt = 1
@@ -47,18 +57,31 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
     static let severalHomeModes: UInt = 8
     /// The bits naming a mode of the home.
     static let modeBits: UInt = 0x0000_FFFF_FFFF_FFF0
+    /// Set while the C caller that made the source holds the reference its create function returned; cleared by
+    /// ``releaseCreator()``.
+    static let creatorHolds: UInt = 1 << 48
     /// One signal or invalidation in flight.
-    static let inFlightUnit: UInt = 1 << 48
+    static let inFlightUnit: UInt = 1 << 49
+    /// The bits of the count in flight.
+    static let inFlightBits: UInt = ~(inFlightUnit - 1)
 
-    /// The marks, the home's mode and the count in flight.
-    private let word = Atomic<UInt>(0)
+    /// The marks, the home's mode, the creator's hold and the count in flight.
+    private let word: Atomic<UInt>
     /// A process-wide sequence number taken by the first signal since the last perform: CF's `_signaledTime`, which
     /// breaks ties in `order` (rule source.perform-order). It belongs to the source, not to a loop, so a signal made
     /// before the source was added to a mode still counts from when it was made. Stored before the signal's mark (two
     /// signals racing may each store theirs; either is a time of the first signal), read after it.
     private let stamp = Atomic<UInt64>(0)
 
-    init() {}
+    /// A binding with no home; `creatorHolds` for a source made through the C ABI (see above).
+    init(creatorHolds: Bool) {
+        word = Atomic(creatorHolds ? Self.creatorHolds : 0)
+    }
+
+    /// Whether `word` needs the one reference that stands for the source's places and its creator's hold: a mode of
+    /// any loop holds the source, or its creator does.
+    @inline(__always)
+    static func isHeld(_ word: UInt) -> Bool { word & (modeBits | inOtherLoops | creatorHolds) != 0 }
 
     /// Whether `address` can be stored in the word's mode bits.
     static func canName(_ address: UInt) -> Bool { address & ~modeBits == 0 && address != 0 }
@@ -152,15 +175,29 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
         return result
     }
 
-    /// Sets `inOtherLoops`; returns the word before. Caller holds ``RefRunLoopSource/otherLoopsLock``.
-    func markInOtherLoops() -> UInt {
-        word.bitwiseOr(Self.inOtherLoops, ordering: .sequentiallyConsistent).oldValue
+    /// Sets `inOtherLoops`; returns the word before and after. Caller holds ``RefRunLoopSource/otherLoopsLock``.
+    func markInOtherLoops() -> (before: UInt, after: UInt) {
+        let before = word.bitwiseOr(Self.inOtherLoops, ordering: .sequentiallyConsistent).oldValue
+        return (before, before | Self.inOtherLoops)
     }
 
-    /// Clears `inOtherLoops`. Caller holds ``RefRunLoopSource/otherLoopsLock``.
-    func clearInOtherLoops() {
-        word.bitwiseAnd(~Self.inOtherLoops, ordering: .sequentiallyConsistent)
+    /// Clears `inOtherLoops`; returns the word before and after. Caller holds ``RefRunLoopSource/otherLoopsLock``.
+    func clearInOtherLoops() -> (before: UInt, after: UInt) {
+        let before = word.bitwiseAnd(~Self.inOtherLoops, ordering: .sequentiallyConsistent).oldValue
+        return (before, before & ~Self.inOtherLoops)
     }
+
+    /// Clears `creatorHolds` (the C ABI's release); returns the word before and after. The creator's thread, once.
+    func releaseCreator() -> (before: UInt, after: UInt) {
+        let before = word.bitwiseAnd(~Self.creatorHolds, ordering: .sequentiallyConsistent).oldValue
+        precondition(before & Self.creatorHolds != 0, "a source was released more often than it was created")
+        return (before, before & ~Self.creatorHolds)
+    }
+
+    /// Whether the C caller that made the source still holds the reference its create function returned. Stable for
+    /// that caller (only it clears the mark).
+    @inline(__always)
+    var creatorStillHolds: Bool { word.load(ordering: .relaxed) & Self.creatorHolds != 0 }
 
     // MARK: The home loop
 
@@ -205,13 +242,13 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
         #endif
     }
 
-    /// Makes `mode`'s loop the home, naming `mode`, if there is no home; returns the word it set, nil when another loop
-    /// is the home. Caller holds the lock of `mode`'s loop.
+    /// Makes `mode`'s loop the home, naming `mode`, if there is no home; returns the word before and the word it set,
+    /// nil when another loop is the home. Caller holds the lock of `mode`'s loop.
     @inline(__always)
-    func bindHome(_ mode: LoopMode) -> UInt? {
+    func bindHome(_ mode: LoopMode) -> (before: UInt, after: UInt)? {
         let named = Self.bits(of: mode)
         let (before, after) = update { $0 & Self.modeBits == 0 ? $0 | named : nil }
-        return before == after ? nil : after
+        return before == after ? nil : (before, after)
     }
 
     /// Names `mode` as the home's mode, with `several` when other modes of the home hold the source too. Caller holds
@@ -222,13 +259,14 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
         _ = update { ($0 & ~(Self.modeBits | Self.severalHomeModes)) | named }
     }
 
-    /// Stops `loop` being the home, then waits until nothing that may have read it is in flight (see above). Caller
-    /// holds `loop`'s lock and no signalled list's lock.
+    /// Stops `loop` being the home, then waits until nothing that may have read it is in flight (see above); returns
+    /// the word before and after. Caller holds `loop`'s lock and no signalled list's lock.
     @inline(__always)
-    func unbindHome(from loop: RefRunLoop) {
+    func unbindHome(from loop: RefRunLoop) -> (before: UInt, after: UInt) {
         assert(isHome(loop), "internal bug: a source unbound from a loop that is not its home")
-        let (before, _) = update { $0 & ~(Self.modeBits | Self.severalHomeModes) }
-        if before >= Self.inFlightUnit { awaitNoneInFlight() }
+        let change = update { $0 & ~(Self.modeBits | Self.severalHomeModes) }
+        if change.before & Self.inFlightBits != 0 { awaitNoneInFlight() }
+        return change
     }
 
     /// Yields until no signal or invalidation is in flight: each is a few dozen instructions and a leaf lock. Debug
@@ -238,7 +276,7 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
         #if DEBUG
         let limit = RefClock.nanoseconds + 10_000_000_000
         #endif
-        while word.load(ordering: .acquiring) >= Self.inFlightUnit {
+        while word.load(ordering: .acquiring) & Self.inFlightBits != 0 {
             sched_yield()
             #if DEBUG
             if RefClock.nanoseconds > limit { fatalError("internal bug: a source's signal stayed in flight for 10 s") }

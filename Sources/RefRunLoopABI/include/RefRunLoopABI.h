@@ -6,8 +6,10 @@
 //
 // Ownership: a loop pointer is borrowed (a loop lives as long as its thread; the main loop forever). Sources, timers
 // and observers are returned with one reference that the caller gives back with the matching _release function;
-// modes they are in keep their own references. Callouts run on the loop's thread with no lock held.
-// Mode arguments are NUL-terminated UTF-8 names; NULL means kCFRunLoopCommonModes (add, remove, perform_block).
+// modes they are in keep them alive. After giving a source back, a caller may still pass its pointer to remove and
+// invalidate while a mode holds it, once the release has returned (not from another thread during it). Callouts run on
+// the loop's thread with no lock held. Mode arguments are NUL-terminated UTF-8 names; NULL means kCFRunLoopCommonModes
+// (add, remove, perform_block).
 #ifndef REF_RUNLOOP_ABI_H
 #define REF_RUNLOOP_ABI_H
 
