@@ -198,7 +198,7 @@ public func refRunLoopSourceInvalidate(_ source: OpaquePointer?) {
     source._withUnsafeGuaranteedRef { $0.invalidate() }
 }
 
-/// The creator's reference goes to the modes holding the source, when any does (SourceBinding).
+/// The creator's reference goes to the modes holding the source, when any does (CreatorHold.swift).
 @_cdecl("ref_runloop_source_release")
 public func refRunLoopSourceRelease(_ source: OpaquePointer?) {
     RefRunLoopSource.releaseCreatorsReference(Unmanaged.fromOpaque(UnsafeRawPointer(nonNull(source))))
@@ -423,7 +423,7 @@ public func refRunLoopObserverInvalidate(_ observer: OpaquePointer?) {
     observer._withUnsafeGuaranteedRef { $0.invalidate() }
 }
 
-/// The creator's reference goes to the modes holding the observer, when any does (``SharedLoopBinding``).
+/// The creator's reference goes to the modes holding the observer, when any does (CreatorHold.swift).
 @_cdecl("ref_runloop_observer_release")
 public func refRunLoopObserverRelease(_ observer: OpaquePointer?) {
     RefRunLoopObserver.releaseCreatorsReference(Unmanaged.fromOpaque(UnsafeRawPointer(nonNull(observer))))

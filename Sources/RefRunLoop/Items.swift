@@ -289,26 +289,6 @@ public final class RefRunLoopSource: @unchecked Sendable {
         if let change { adjustHold(change) }
     }
 
-    // MARK: The one reference for the places
-
-    /// Takes or lets go of the one reference for the source's places and its creator's hold, after the word changed
-    /// from `change.before` to `change.after` (SourceBinding). Letting go never ends the source here: the caller holds
-    /// a reference of its own.
-    @inline(__always)
-    private func adjustHold(_ change: (before: UInt, after: UInt)) {
-        let (was, now) = (SourceBinding.isHeld(change.before), SourceBinding.isHeld(change.after))
-        guard was != now else { return }
-        if now { Unmanaged.passUnretained(self).retain() } else { Unmanaged.passUnretained(self).release() }
-    }
-
-    /// ref_runloop_source_release: gives back the reference the C ABI's create function returned. While a mode holds
-    /// the source the modes keep that reference as their one reference (SourceBinding); otherwise it goes, and with it
-    /// the source unless something else holds it. The creator's thread, once.
-    static func releaseCreatorsReference(_ source: Unmanaged<RefRunLoopSource>) {
-        let change = source._withUnsafeGuaranteedRef { $0.binding.releaseCreator() }
-        if !SourceBinding.isHeld(change.after) { source.release() }
-    }
-
     /// Where the source stands for a pass of `loop` in `mode` (``PassStanding``). Caller holds `loop`'s lock.
     /// O(modes holding the source). Inlined: a pass checks the one source of a wake-up with it.
     @inline(__always)
@@ -670,24 +650,6 @@ public final class RefRunLoopObserver: @unchecked Sendable {
         self.binding = SharedLoopBinding(creatorHolds: creatorHolds)
     }
 
-    /// Takes or lets go of the one reference for the observer's places and its creator's hold, after its binding
-    /// changed from `change.before` to `change.after` (``SharedLoopBinding``). Letting go never ends the observer here:
-    /// the caller holds a reference of its own.
-    @inline(__always)
-    func adjustHold(_ change: (before: UInt, after: UInt)) {
-        let (was, now) = (SharedLoopBinding.isHeld(change.before), SharedLoopBinding.isHeld(change.after))
-        guard was != now else { return }
-        if now { Unmanaged.passUnretained(self).retain() } else { Unmanaged.passUnretained(self).release() }
-    }
-
-    /// ref_runloop_observer_release: gives back the reference the C ABI's create function returned. While a loop's
-    /// modes hold the observer they keep that reference as their one reference; otherwise it goes, and with it the
-    /// observer unless something else holds it. The creator's thread, once.
-    static func releaseCreatorsReference(_ observer: Unmanaged<RefRunLoopObserver>) {
-        let change = observer._withUnsafeGuaranteedRef { $0.binding.releaseCreator() }
-        if !SharedLoopBinding.isHeld(change.after) { observer.release() }
-    }
-
     /// CFRunLoopObserverInvalidate: never called again, removed from every mode. O(modes × log n). Any thread.
     public func invalidate() {
         guard !invalidated.exchange(true, ordering: .sequentiallyConsistent) else { return }
@@ -715,6 +677,17 @@ public final class RefRunLoopObserver: @unchecked Sendable {
     func endFiring() {
         firing.store(false, ordering: .relaxed)
     }
+}
+
+// The one reference for the places (CreatorHold.swift), read from each item's binding word.
+extension RefRunLoopSource: HeldByPlaces {
+    static func isHeld(_ word: UInt) -> Bool { SourceBinding.isHeld(word) }
+    func clearCreatorMark() -> (before: UInt, after: UInt) { binding.releaseCreator() }
+}
+
+extension RefRunLoopObserver: HeldByPlaces {
+    static func isHeld(_ word: UInt) -> Bool { SharedLoopBinding.isHeld(word) }
+    func clearCreatorMark() -> (before: UInt, after: UInt) { binding.releaseCreator() }
 }
 
 /// Any item a mode can hold.

@@ -137,9 +137,7 @@ struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
 
     /// Clears `creatorHolds` (the C ABI's release); returns the word before and after. The creator's thread, once.
     func releaseCreator() -> (before: UInt, after: UInt) {
-        let before = word.bitwiseAnd(~Self.creatorHolds, ordering: .sequentiallyConsistent).oldValue
-        precondition(before & Self.creatorHolds != 0, "an observer was released more often than it was created")
-        return (before, before & ~Self.creatorHolds)
+        clearCreatorMark(Self.creatorHolds, in: word, of: "an observer")
     }
 
     /// Whether the C caller that made the observer still holds the reference its create function returned. Stable for

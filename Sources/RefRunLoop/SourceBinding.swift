@@ -35,7 +35,7 @@ import Glibc
 ///
 /// **The one reference for the places.** A mode's source list holds its sources unretained. One counted reference
 /// stands for all of a source's places and for its creator's hold, taken when the word goes from neither to either
-/// and let go when it goes back (``isHeld(_:)``; ``RefRunLoopSource/adjustHold(from:to:)``). A source made through
+/// and let go when it goes back (``isHeld(_:)``; ``HeldByPlaces``, CreatorHold.swift). A source made through
 /// the C ABI starts with `creatorHolds` set, and the reference its create function returned is that one reference:
 /// adding it to modes and removing it count no reference, and its release (``releaseCreator()``) lets the reference
 /// go only when no mode holds the source; otherwise the modes keep it, as CF's modes keep theirs. A source made in
@@ -189,9 +189,7 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
 
     /// Clears `creatorHolds` (the C ABI's release); returns the word before and after. The creator's thread, once.
     func releaseCreator() -> (before: UInt, after: UInt) {
-        let before = word.bitwiseAnd(~Self.creatorHolds, ordering: .sequentiallyConsistent).oldValue
-        precondition(before & Self.creatorHolds != 0, "a source was released more often than it was created")
-        return (before, before & ~Self.creatorHolds)
+        clearCreatorMark(Self.creatorHolds, in: word, of: "a source")
     }
 
     /// Whether the C caller that made the source still holds the reference its create function returned. Stable for
