@@ -24,6 +24,10 @@ public enum HarnessBuild {
     /// lines are in the error.
     public static func build(root: String, log: String, interruption: Interruption?) throws -> String {
         let arguments = buildArguments(root: root)
+        // SwiftPM keeps its build plan (<scratch>/release.yaml) until a manifest of the harness package changes, and a
+        // file added to a target of the checkout (its path dependency) since the last build is then not compiled: the
+        // build fails on the new names. Planning again takes under a second; compiled files are kept.
+        try? FileManager.default.removeItem(atPath: root + "/" + scratch + "/release.yaml")
         let end = try ChildProcess.run(
             "swift", arguments + ["--product", "runloop-bench"], output: log,
             limit: limitSeconds, interruption: interruption)
