@@ -80,10 +80,6 @@ struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
         word = Atomic(creatorHolds ? Self.creatorHolds : 0)
     }
 
-    private static func address(of loop: RefRunLoop) -> UInt {
-        UInt(bitPattern: Unmanaged.passUnretained(loop).toOpaque())
-    }
-
     /// The bound loop's address in the word, 0 for none.
     @inline(__always)
     private var address: UInt { word.load(ordering: .sequentiallyConsistent) & ~Self.creatorHolds }
@@ -99,13 +95,13 @@ struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
 
     /// Whether the observer is in `loop`'s modes. Stable while the caller holds `loop`'s lock.
     @inline(__always)
-    func isBound(to loop: RefRunLoop) -> Bool { address == Self.address(of: loop) }
+    func isBound(to loop: RefRunLoop) -> Bool { address == wordAddress(of: loop) }
 
     /// Whether the observer may join `loop`: in no loop, or in that one. Any thread (a hint: joining checks again).
     @inline(__always)
     func admits(_ loop: RefRunLoop) -> Bool {
         let current = address
-        return current == 0 || current == Self.address(of: loop)
+        return current == 0 || current == wordAddress(of: loop)
     }
 
     /// Binds the observer to `loop` if it is in no loop; returns the word before and after, nil when it is in another
@@ -116,7 +112,7 @@ struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
         var seen = word.load(ordering: .relaxed)
         // Only the creator's release changes the word meanwhile (it clears its mark), so this retries at most once.
         while seen & ~Self.creatorHolds == 0 {
-            let desired = seen | Self.address(of: loop)
+            let desired = seen | wordAddress(of: loop)
             let (exchanged, original) = word.compareExchange(
                 expected: seen, desired: desired, ordering: .sequentiallyConsistent)
             if exchanged { return (seen, desired) }

@@ -94,7 +94,7 @@ final class LoopMode {
         precondition(storedLoop == nil, "internal bug: a mode given a second loop")
         // A source's word names a mode by its address (SourceBinding).
         precondition(
-            SourceBinding.canName(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())),
+            SourceBinding.canName(wordAddress(of: self)),
             "a run-loop mode's address does not fit a source's word (48-bit user addresses are assumed)")
         storedLoop = Unmanaged.passUnretained(loop)
     }

@@ -396,14 +396,14 @@ public final class RefRunLoop: @unchecked Sendable {
     @inline(__always)
     func hasModeLocked(at address: UInt) -> Bool {
         lock.assertHeld()
-        if address == UInt(bitPattern: Unmanaged.passUnretained(defaultMode).toOpaque()) { return true }
+        if address == wordAddress(of: defaultMode) { return true }
         return hasNamedModeLocked(at: address)
     }
 
     /// ``hasModeLocked(at:)`` for a mode other than the default one.
     @inline(never)
     private func hasNamedModeLocked(at address: UInt) -> Bool {
-        modes.values.contains { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) == address }
+        modes.values.contains { wordAddress(of: $0) == address }
     }
 
     /// Adds to one concrete mode. Caller holds `lock`; schedule callouts are appended to `callouts`.

@@ -86,11 +86,6 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
     /// Whether `address` can be stored in the word's mode bits.
     static func canName(_ address: UInt) -> Bool { address & ~modeBits == 0 && address != 0 }
 
-    @inline(__always)
-    private static func bits(of mode: LoopMode) -> UInt {
-        UInt(bitPattern: Unmanaged.passUnretained(mode).toOpaque())
-    }
-
     /// The word now. Any thread.
     @inline(__always)
     var current: UInt { word.load(ordering: .sequentiallyConsistent) }
@@ -162,7 +157,7 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
     /// then asks under its loop's lock). Any thread (the pass's, without its loop's lock).
     @inline(__always)
     func takeSignal(ifOnlyIn mode: LoopMode) -> Bool? {
-        let named = Self.bits(of: mode)
+        let named = wordAddress(of: mode)
         var result: Bool? = nil
         _ = update { seen in
             guard seen & (Self.modeBits | Self.severalHomeModes | Self.inOtherLoops) == named else {
@@ -244,7 +239,7 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
     /// nil when another loop is the home. Caller holds the lock of `mode`'s loop.
     @inline(__always)
     func bindHome(_ mode: LoopMode) -> (before: UInt, after: UInt)? {
-        let named = Self.bits(of: mode)
+        let named = wordAddress(of: mode)
         let (before, after) = update { $0 & Self.modeBits == 0 ? $0 | named : nil }
         return before == after ? nil : (before, after)
     }
@@ -253,7 +248,7 @@ struct SourceBinding: ~Copyable, @unchecked Sendable {
     /// the home's lock, and `mode` is one of its modes holding the source.
     @inline(__always)
     func rename(_ mode: LoopMode, several: Bool) {
-        let named = Self.bits(of: mode) | (several ? Self.severalHomeModes : 0)
+        let named = wordAddress(of: mode) | (several ? Self.severalHomeModes : 0)
         _ = update { ($0 & ~(Self.modeBits | Self.severalHomeModes)) | named }
     }
 
