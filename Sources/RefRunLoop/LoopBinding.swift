@@ -110,7 +110,7 @@ struct SharedLoopBinding: ~Copyable, @unchecked Sendable {
     func bindIfUnbound(_ loop: RefRunLoop) -> (before: UInt, after: UInt)? {
         loop.lock.assertHeld()
         var seen = word.load(ordering: .relaxed)
-        // Only the creator's release changes the word meanwhile (it clears its mark), so this retries at most once.
+        // Meanwhile the creator's release may clear its mark (once: one retry), or another loop may bind (this returns).
         while seen & ~Self.creatorHolds == 0 {
             let desired = seen | wordAddress(of: loop)
             let (exchanged, original) = word.compareExchange(
