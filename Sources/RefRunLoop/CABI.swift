@@ -231,7 +231,7 @@ public func refRunLoopRemoveSource(_ loop: OpaquePointer?, _ source: OpaquePoint
     // as pointers, called indirectly (about 8 instructions per call more than the direct form).
     let source = Unmanaged<RefRunLoopSource>.fromOpaque(UnsafeRawPointer(nonNull(source)))
     let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
-    if isDefaultModePointer(name) && source._withUnsafeGuaranteedRef({ $0.binding.creatorStillHolds }) {
+    if isDefaultModePointer(name) && source._withUnsafeGuaranteedRef({ $0.creatorStillHolds }) {
         removeFromDefaultMode(loop, source)
     } else {
         removeSource(loop, source, name)
@@ -287,12 +287,12 @@ private func addSource(
 private func removeSource(
     _ loop: Unmanaged<RefRunLoop>, _ source: Unmanaged<RefRunLoopSource>, _ name: UnsafePointer<CChar>?
 ) {
-    let held = !source._withUnsafeGuaranteedRef { $0.binding.creatorStillHolds }
-    if held { _ = source.retain() }
-    defer { if held { source.release() } }
-    changing(OpaquePointer(loop.toOpaque()), OpaquePointer(source.toOpaque()), as: RefRunLoopSource.self) {
-        loop, source in
-        withMode(name, defaultMode: { loop.removeFromDefaultMode(source) }, other: { loop.remove(source, mode: $0) })
+    RefRunLoopSource.holdingIfGivenBack(source) {
+        changing(OpaquePointer(loop.toOpaque()), OpaquePointer(source.toOpaque()), as: RefRunLoopSource.self) {
+            loop, source in
+            withMode(
+                name, defaultMode: { loop.removeFromDefaultMode(source) }, other: { loop.remove(source, mode: $0) })
+        }
     }
 }
 
@@ -450,7 +450,7 @@ public func refRunLoopRemoveObserver(_ loop: OpaquePointer?, _ observer: OpaqueP
 {
     let checkedObserver = nonNull(observer)
     let observer = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(checkedObserver))
-    if isDefaultModePointer(name) && observer._withUnsafeGuaranteedRef({ $0.binding.creatorStillHolds }) {
+    if isDefaultModePointer(name) && observer._withUnsafeGuaranteedRef({ $0.creatorStillHolds }) {
         let loop = Unmanaged<RefRunLoop>.fromOpaque(UnsafeRawPointer(nonNull(loop)))
         loop._withUnsafeGuaranteedRef { loop in
             observer._withUnsafeGuaranteedRef { removeFromDefaultMode($0, loop) }
@@ -483,14 +483,13 @@ private func addObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ n
 /// An observer removed from the mode of any other C mode argument.
 @inline(never)
 private func removeObserver(_ loop: OpaquePointer?, _ observer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-    // Held for the call when its creator gave it back (see the source's removeSource).
+    // Held for the call when its creator gave it back, as a source's removal is.
     let unmanaged = Unmanaged<RefRunLoopObserver>.fromOpaque(UnsafeRawPointer(nonNull(observer)))
-    let held = !unmanaged._withUnsafeGuaranteedRef { $0.binding.creatorStillHolds }
-    if held { _ = unmanaged.retain() }
-    defer { if held { unmanaged.release() } }
-    changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
-        withMode(
-            name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })
+    RefRunLoopObserver.holdingIfGivenBack(unmanaged) {
+        changing(loop, observer, as: RefRunLoopObserver.self) { loop, observer in
+            withMode(
+                name, defaultMode: { loop.removeFromDefaultMode(observer) }, other: { loop.remove(observer, mode: $0) })
+        }
     }
 }
 

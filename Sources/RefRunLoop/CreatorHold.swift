@@ -11,6 +11,9 @@ protocol HeldByPlaces: AnyObject {
     static func isHeld(_ word: UInt) -> Bool
     /// Clears the creator's mark in the binding word; returns the word before and after. The creator's thread, once.
     func clearCreatorMark() -> (before: UInt, after: UInt)
+    /// Whether the C caller that made the item still holds the reference its create function returned. Stable for that
+    /// caller (only it clears the mark).
+    var creatorStillHolds: Bool { get }
 }
 
 extension HeldByPlaces {
@@ -29,6 +32,17 @@ extension HeldByPlaces {
     static func releaseCreatorsReference(_ item: Unmanaged<Self>) {
         let change = item._withUnsafeGuaranteedRef { $0.clearCreatorMark() }
         if !isHeld(change.after) { item.release() }
+    }
+
+    /// Calls `body`, with `item` held for the call when its creator has given its reference back: the item may then
+    /// live by its places' reference alone, which the call may let go (the C ABI's removal of its last place). While
+    /// the creator holds it, nothing is counted.
+    @inline(__always)
+    static func holdingIfGivenBack<R>(_ item: Unmanaged<Self>, _ body: () -> R) -> R {
+        let held = !item._withUnsafeGuaranteedRef { $0.creatorStillHolds }
+        if held { _ = item.retain() }
+        defer { if held { item.release() } }
+        return body()
     }
 }
 

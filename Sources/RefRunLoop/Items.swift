@@ -683,11 +683,13 @@ public final class RefRunLoopObserver: @unchecked Sendable {
 extension RefRunLoopSource: HeldByPlaces {
     static func isHeld(_ word: UInt) -> Bool { SourceBinding.isHeld(word) }
     func clearCreatorMark() -> (before: UInt, after: UInt) { binding.releaseCreator() }
+    var creatorStillHolds: Bool { binding.creatorStillHolds }
 }
 
 extension RefRunLoopObserver: HeldByPlaces {
     static func isHeld(_ word: UInt) -> Bool { SharedLoopBinding.isHeld(word) }
     func clearCreatorMark() -> (before: UInt, after: UInt) { binding.releaseCreator() }
+    var creatorStillHolds: Bool { binding.creatorStillHolds }
 }
 
 /// Any item a mode can hold.
